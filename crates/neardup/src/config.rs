@@ -1,0 +1,272 @@
+//! [`PipelineConfig`]: the data that fully determines a fingerprint.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::filter::FilterConfig;
+use crate::fingerprint::Bits;
+use crate::hash::HashConfig;
+use crate::normalize::NormalizerConfig;
+use crate::select::SelectConfig;
+use crate::tokenize::TokenizerConfig;
+use crate::weight::{WeightConfig, BUILTIN_IDF};
+
+/// The version of the fingerprint format: the meaning of every field of
+/// [`PipelineConfig`] and of every built-in stage. It changes whenever the
+/// same configuration would give a different fingerprint; see CHANGELOG.md.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// A whole pipeline, as data: normalize → tokenize → filter → weight →
+/// select → hash → vote.
+///
+/// Two fingerprints are comparable only when their configurations are
+/// equal. Index files and stores record the configuration with
+/// [`FORMAT_VERSION`] and refuse to mix.
+///
+/// Serialized as TOML (the form `neardup config show` prints) or JSON:
+///
+/// ```toml
+/// format_version = 1
+/// bits = 64
+/// normalize = [{ type = "nfkc" }, { type = "lowercase" }]
+/// filters = [{ type = "punctuation" }]
+/// weight = { type = "tf" }
+/// select = { type = "all" }
+/// hash = "xxh3"
+///
+/// [tokenizer]
+/// type = "shingles"
+/// n = 3
+/// over = { type = "words", hmm = false }
+/// ```
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PipelineConfig {
+    /// The format version this configuration was written for. By default,
+    /// this is [`FORMAT_VERSION`].
+    #[serde(default = "current_version")]
+    pub format_version: u32,
+    /// Fingerprint width. By default, this is 64.
+    #[serde(default)]
+    pub bits: Bits,
+    /// Normalizers, applied in order. By default, this is empty.
+    #[serde(default)]
+    pub normalize: Vec<NormalizerConfig>,
+    /// Filters; a token is kept when every filter keeps it. By default,
+    /// this is empty.
+    #[serde(default)]
+    pub filters: Vec<FilterConfig>,
+    /// How distinct features are weighted. By default, this is `tf`.
+    #[serde(default = "default_weight")]
+    pub weight: WeightConfig,
+    /// Which features vote. By default, this is `all`.
+    #[serde(default = "default_select")]
+    pub select: SelectConfig,
+    /// The feature hash. By default, this is `xxh3`.
+    #[serde(default)]
+    pub hash: HashConfig,
+    /// The tokenizer.
+    pub tokenizer: TokenizerConfig,
+}
+
+fn current_version() -> u32 {
+    FORMAT_VERSION
+}
+fn default_weight() -> WeightConfig {
+    WeightConfig::Tf
+}
+fn default_select() -> SelectConfig {
+    SelectConfig::All
+}
+
+impl PipelineConfig {
+    /// Parses a TOML configuration. Relative file paths in it stay relative
+    /// to the current directory; [`load`](Self::load) resolves them against
+    /// the file's folder.
+    ///
+    /// # Errors
+    ///
+    /// Syntax errors and unknown fields, with line and column, and invalid
+    /// values (see [`validate`](Self::validate)).
+    pub fn from_toml(text: &str) -> Result<PipelineConfig> {
+        Self::from_toml_at(text, Path::new("<config>"))
+    }
+
+    /// Parses a JSON configuration.
+    ///
+    /// # Errors
+    ///
+    /// As [`from_toml`](Self::from_toml).
+    pub fn from_json(text: &str) -> Result<PipelineConfig> {
+        Self::from_json_at(text, Path::new("<config>"))
+    }
+
+    fn from_toml_at(text: &str, path: &Path) -> Result<PipelineConfig> {
+        let c: PipelineConfig = toml::from_str(text).map_err(|e| Error::ConfigSyntax {
+            path: path.to_owned(),
+            message: e.to_string().trim().to_owned(),
+        })?;
+        c.validate()?;
+        Ok(c)
+    }
+
+    fn from_json_at(text: &str, path: &Path) -> Result<PipelineConfig> {
+        let c: PipelineConfig = serde_json::from_str(text)
+            .map_err(|e| Error::ConfigSyntax { path: path.to_owned(), message: e.to_string() })?;
+        c.validate()?;
+        Ok(c)
+    }
+
+    /// Reads a configuration file: JSON if its name ends in `.json`, TOML
+    /// otherwise. Relative paths inside (stop-word files, IDF tables) are
+    /// resolved against the file's folder and stored absolute.
+    ///
+    /// # Errors
+    ///
+    /// The file cannot be read, does not parse, or is invalid.
+    pub fn load(path: impl AsRef<Path>) -> Result<PipelineConfig> {
+        let path = path.as_ref();
+        let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+        let text = String::from_utf8(bytes).map_err(|_| Error::ConfigSyntax {
+            path: path.to_owned(),
+            message: "the file is not UTF-8".into(),
+        })?;
+        let mut c = if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("json")) {
+            Self::from_json_at(&text, path)?
+        } else {
+            Self::from_toml_at(&text, path)?
+        };
+        let base = path.parent().map(|p| if p.as_os_str().is_empty() { Path::new(".") } else { p });
+        if let Some(base) = base {
+            let base = std::fs::canonicalize(base).unwrap_or_else(|_| base.to_owned());
+            c.resolve_paths(&base);
+        }
+        Ok(c)
+    }
+
+    fn resolve_paths(&mut self, base: &Path) {
+        let abs = |p: &Path| -> PathBuf {
+            if p.is_relative() {
+                base.join(p)
+            } else {
+                p.to_owned()
+            }
+        };
+        for f in &mut self.filters {
+            if let FilterConfig::Stopwords { files, .. } = f {
+                for file in files.iter_mut() {
+                    *file = abs(file);
+                }
+            }
+        }
+        if let WeightConfig::Tfidf { idf, .. } = &mut self.weight {
+            if idf != BUILTIN_IDF {
+                *idf = abs(Path::new(idf)).to_string_lossy().into_owned();
+            }
+        }
+    }
+
+    /// Checks the values that the types cannot.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Config`] saying which value is wrong and what is allowed.
+    pub fn validate(&self) -> Result<()> {
+        let bad = |m: String| Err(Error::Config(m));
+        if self.format_version > FORMAT_VERSION || self.format_version == 0 {
+            return bad(format!(
+                "format_version {} is not supported: this neardup reads format {FORMAT_VERSION}; \
+                 upgrade neardup or write the configuration for format {FORMAT_VERSION}",
+                self.format_version
+            ));
+        }
+        self.tokenizer.validate().map_err(Error::Config)?;
+        self.select.validate().map_err(Error::Config)?;
+        if !self.hash.supports(self.bits) {
+            return bad(format!(
+                "hash {} has no {}-bit form; use bits = 64 or another hash",
+                self.hash.name(),
+                self.bits
+            ));
+        }
+        if let WeightConfig::Textrank { window, damping, iterations } = &self.weight {
+            if *window < 2 || !(0.0..1.0).contains(damping) || *iterations == 0 {
+                return bad(format!(
+                    "textrank needs window ≥ 2, 0 ≤ damping < 1 and iterations ≥ 1, \
+                     not window = {window}, damping = {damping}, iterations = {iterations}"
+                ));
+            }
+        }
+        if let WeightConfig::Tfidf { unknown: crate::weight::UnknownIdf::Value(v), .. } = &self.weight {
+            if !v.is_finite() {
+                return bad(format!("tfidf unknown must be a finite number, not {v}"));
+            }
+        }
+        Ok(())
+    }
+
+    /// The configuration as TOML.
+    pub fn to_toml(&self) -> String {
+        toml::to_string(self).expect("a PipelineConfig always serializes")
+    }
+
+    /// The configuration as compact JSON.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("a PipelineConfig always serializes")
+    }
+
+    /// A stable 64-bit identifier of this configuration (XXH3 of its
+    /// compact JSON): equal configurations have equal ids.
+    pub fn id(&self) -> u64 {
+        xxhash_rust::xxh3::xxh3_64(self.to_json().as_bytes())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::presets;
+
+    #[test]
+    fn every_preset_round_trips_through_toml_and_json() {
+        for name in presets::NAMES {
+            let c = presets::config(name).unwrap();
+            assert_eq!(PipelineConfig::from_toml(&c.to_toml()).unwrap(), c, "{name}");
+            assert_eq!(PipelineConfig::from_json(&c.to_json()).unwrap(), c, "{name}");
+        }
+    }
+
+    #[test]
+    fn errors_say_where_and_what() {
+        let e =
+            PipelineConfig::from_toml("bits = 64\n[tokenizer]\ntype = \"wordz\"\n").unwrap_err().to_string();
+        assert!(e.contains("wordz") && e.contains("line"), "{e}");
+        let e =
+            PipelineConfig::from_toml("bits = 63\ntokenizer = { type = \"words\" }").unwrap_err().to_string();
+        assert!(e.contains("64 or 128"), "{e}");
+        let e = PipelineConfig::from_toml("bits = 128\nhash = \"lookup3\"\ntokenizer = { type = \"words\" }")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("lookup3"), "{e}");
+        let e = PipelineConfig::from_toml("format_version = 99\ntokenizer = { type = \"words\" }")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("upgrade"), "{e}");
+        let e = PipelineConfig::from_toml("tokenizer = { type = \"words\" }\ncolour = 1")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("colour"), "{e}");
+    }
+
+    #[test]
+    fn minimal_config_gets_documented_defaults() {
+        let c = PipelineConfig::from_toml("tokenizer = { type = \"words\" }").unwrap();
+        assert_eq!(c.bits, Bits::B64);
+        assert_eq!(c.hash, HashConfig::Xxh3);
+        assert_eq!(c.weight, WeightConfig::Tf);
+        assert_eq!(c.select, SelectConfig::All);
+        assert_eq!(c.format_version, FORMAT_VERSION);
+    }
+}

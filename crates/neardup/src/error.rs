@@ -1,0 +1,87 @@
+//! The library's error type.
+
+use std::path::PathBuf;
+
+/// A convenient alias for results whose error is [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Everything that can go wrong in this crate.
+///
+/// Fingerprinting itself never fails: errors come from loading data
+/// (configurations, IDF tables, stop-word files), from parsing fingerprints,
+/// and from documents that have nothing to fingerprint. Every message says
+/// what to do about it.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A pipeline configuration is invalid.
+    #[error("invalid pipeline configuration: {0}")]
+    Config(String),
+    /// A configuration file could not be parsed.
+    #[error("{path}: {message}")]
+    ConfigSyntax {
+        /// The file.
+        path: PathBuf,
+        /// What the parser said, with line and column where it knows them.
+        message: String,
+    },
+    /// No preset has this name.
+    #[error("unknown preset {name:?}; the presets are: {known}")]
+    UnknownPreset {
+        /// The name asked for.
+        name: String,
+        /// The names that exist, comma-separated.
+        known: String,
+    },
+    /// A data file (IDF table, stop-word list, configuration) could not be read.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A line of an IDF table is malformed.
+    #[error("{path}:{line}: {message}; an IDF table has one `word idf` pair per line")]
+    IdfTable {
+        /// The file.
+        path: PathBuf,
+        /// The 1-based line number.
+        line: usize,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// A string is not a fingerprint.
+    #[error("invalid fingerprint {input:?}: {reason}")]
+    ParseFingerprint {
+        /// The text that failed to parse (cut to 80 characters).
+        input: String,
+        /// Why.
+        reason: &'static str,
+    },
+    /// Two fingerprints of different widths were compared.
+    #[error(
+        "cannot compare a {left}-bit fingerprint with a {right}-bit one; \
+         fingerprints are comparable only when made by the same pipeline"
+    )]
+    WidthMismatch {
+        /// Width of the left operand.
+        left: u32,
+        /// Width of the right operand.
+        right: u32,
+    },
+    /// A document produced no features: it is empty, or everything in it was
+    /// filtered out.
+    #[error(
+        "document has no features after normalization and filtering (it is empty, \
+         blank, or only punctuation/stop words); its fingerprint would say nothing"
+    )]
+    EmptyDocument,
+}
+
+impl Error {
+    pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Error {
+        Error::Io { path: path.into(), source }
+    }
+}

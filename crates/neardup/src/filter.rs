@@ -1,0 +1,217 @@
+//! Stage 3, filter ("降噪"): drop tokens that carry no signal.
+
+use std::collections::HashSet;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::normalize::is_punctuation_or_symbol;
+
+/// Decides which tokens to keep.
+pub trait TokenFilter: Send + Sync + fmt::Debug {
+    /// Whether `token` is kept.
+    fn keep(&self, token: &str) -> bool;
+}
+
+/// The built-in filters, as they appear in a configuration:
+/// `filters = [{ type = "punctuation" }, { type = "stopwords", lists = ["en"] }]`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
+#[non_exhaustive]
+pub enum FilterConfig {
+    /// Drop tokens made only of punctuation, symbols and whitespace.
+    Punctuation,
+    /// Drop stop words: built-in lists by name and user files (one word
+    /// per line, UTF-8; blank lines are ignored). Matching is exact, so
+    /// normalize (lower-case) first.
+    Stopwords {
+        /// Built-in lists: `en` (the Glasgow list of 318 English words, as
+        /// in scikit-learn), `zh` (the Chinese words of cppjieba's list),
+        /// `cppjieba` (cppjieba's whole list, 1,534 lines: Chinese, English
+        /// and punctuation), `jieba` (the 31 English words that
+        /// `jieba.analyse` drops). By default, this is empty.
+        #[serde(default)]
+        lists: Vec<String>,
+        /// User files, relative to the configuration file's folder when
+        /// loaded from one. By default, this is empty.
+        #[serde(default)]
+        files: Vec<PathBuf>,
+    },
+    /// Drop tokens shorter than `min` characters (Unicode scalar values).
+    MinChars {
+        /// The shortest token kept.
+        min: usize,
+    },
+}
+
+/// The names of the built-in stop-word lists.
+pub const STOPWORD_LISTS: [&str; 4] = ["en", "zh", "cppjieba", "jieba"];
+
+fn builtin_list(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "en" => include_str!("../data/stopwords/en.txt"),
+        "zh" => include_str!("../data/stopwords/zh.txt"),
+        "cppjieba" => include_str!("../data/stopwords/cppjieba.txt"),
+        "jieba" => JIEBA_STOP_WORDS,
+        _ => return None,
+    })
+}
+
+/// jieba's `STOP_WORDS` (jieba.analyse and jieba-rs).
+const JIEBA_STOP_WORDS: &str =
+    "the\nof\nis\nand\nto\nin\nthat\nwe\nfor\nan\nare\nby\nbe\nas\non\nwith\ncan\nif\n\
+from\nwhich\nyou\nit\nthis\nthen\nat\nhave\nall\nnot\none\nhas\nor\n";
+
+/// A set of stop words.
+#[derive(Clone, Debug, Default)]
+pub struct Stopwords {
+    words: Arc<HashSet<String>>,
+}
+
+impl Stopwords {
+    /// Loads the named built-in lists and the files; relative file paths
+    /// are resolved against `base`.
+    ///
+    /// # Errors
+    ///
+    /// An unknown list name, or a file that cannot be read or is not UTF-8.
+    pub fn load(lists: &[String], files: &[PathBuf], base: Option<&Path>) -> Result<Stopwords> {
+        let mut words = HashSet::new();
+        for name in lists {
+            let text = builtin_list(name).ok_or_else(|| {
+                Error::Config(format!(
+                    "unknown stop-word list {name:?}; the built-in lists are {}; use `files` for your own",
+                    STOPWORD_LISTS.join(", ")
+                ))
+            })?;
+            // cppjieba compares whole lines, spaces included; so do we.
+            words.extend(text.lines().filter(|l| !l.is_empty()).map(str::to_owned));
+        }
+        for file in files {
+            let path = match base {
+                Some(b) if file.is_relative() => b.join(file),
+                _ => file.clone(),
+            };
+            let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
+            let text = String::from_utf8(bytes).map_err(|e| {
+                Error::io(
+                    &path,
+                    std::io::Error::new(
+                        std::io::ErrorKind::InvalidData,
+                        format!("stop-word file is not UTF-8 ({e}); convert it to UTF-8"),
+                    ),
+                )
+            })?;
+            words.extend(text.lines().map(str::trim).filter(|l| !l.is_empty()).map(str::to_owned));
+        }
+        Ok(Stopwords { words: Arc::new(words) })
+    }
+
+    /// How many words the set holds.
+    pub fn len(&self) -> usize {
+        self.words.len()
+    }
+
+    /// Whether the set is empty.
+    pub fn is_empty(&self) -> bool {
+        self.words.is_empty()
+    }
+
+    /// Whether `word` is a stop word.
+    pub fn contains(&self, word: &str) -> bool {
+        self.words.contains(word)
+    }
+}
+
+impl TokenFilter for Stopwords {
+    fn keep(&self, token: &str) -> bool {
+        !self.contains(token)
+    }
+}
+
+/// Drops tokens made only of punctuation, symbols and whitespace.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Punctuation;
+
+impl TokenFilter for Punctuation {
+    fn keep(&self, token: &str) -> bool {
+        !token.chars().all(|c| c.is_whitespace() || is_punctuation_or_symbol(c))
+    }
+}
+
+/// Drops tokens shorter than `min` characters.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct MinChars {
+    /// The shortest token kept.
+    pub min: usize,
+}
+
+impl TokenFilter for MinChars {
+    fn keep(&self, token: &str) -> bool {
+        // Byte length bounds the character count from above.
+        token.len() >= self.min && (token.is_ascii() || token.chars().count() >= self.min)
+    }
+}
+
+/// A loaded filter.
+#[derive(Clone, Debug)]
+pub(crate) enum Filter {
+    Punctuation(Punctuation),
+    Stopwords(Stopwords),
+    MinChars(MinChars),
+}
+
+impl Filter {
+    pub(crate) fn load(config: &FilterConfig, base: Option<&Path>) -> Result<Filter> {
+        Ok(match config {
+            FilterConfig::Punctuation => Filter::Punctuation(Punctuation),
+            FilterConfig::Stopwords { lists, files } => {
+                Filter::Stopwords(Stopwords::load(lists, files, base)?)
+            }
+            FilterConfig::MinChars { min } => Filter::MinChars(MinChars { min: *min }),
+        })
+    }
+}
+
+impl TokenFilter for Filter {
+    #[inline]
+    fn keep(&self, token: &str) -> bool {
+        match self {
+            Filter::Punctuation(f) => f.keep(token),
+            Filter::Stopwords(f) => f.keep(token),
+            Filter::MinChars(f) => f.keep(token),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builtin_lists_load() {
+        for name in STOPWORD_LISTS {
+            let s = Stopwords::load(&[name.to_string()], &[], None).unwrap();
+            assert!(s.len() > 20, "{name}");
+        }
+        let en = Stopwords::load(&["en".into()], &[], None).unwrap();
+        assert!(en.contains("the") && !en.contains("fox"));
+        let zh = Stopwords::load(&["zh".into()], &[], None).unwrap();
+        assert!(zh.contains("的") && !zh.contains("the"));
+        let err = Stopwords::load(&["klingon".into()], &[], None).unwrap_err().to_string();
+        assert!(err.contains("klingon") && err.contains("en, zh"), "{err}");
+    }
+
+    #[test]
+    fn simple_filters() {
+        assert!(!Punctuation.keep("，。"));
+        assert!(!Punctuation.keep("--"));
+        assert!(Punctuation.keep("a-b"));
+        assert!(!MinChars { min: 2 }.keep("中"));
+        assert!(MinChars { min: 2 }.keep("中国"));
+        assert!(!MinChars { min: 2 }.keep("a"));
+    }
+}

@@ -1,0 +1,67 @@
+//! neardup finds near-duplicate texts with SimHash (Charikar 2002; Manku,
+//! Jain & Das Sarma 2007), in Chinese, English and mixed text.
+//!
+//! A document becomes a 64- or 128-bit [`Fingerprint`] through a pipeline
+//! of stages, each a trait with serde-tagged built-ins:
+//!
+//! 1. **normalize** ([`normalize`]): NFKC, lower case, punctuation stripping;
+//! 2. **tokenize** ([`tokenize`]): words (UAX #29, jieba for Chinese,
+//!    bigrams for kana and Hangul), character n-grams, word shingles;
+//! 3. **filter** ([`filter`]): stop words, punctuation, short tokens;
+//! 4. **weight** ([`weight`]): uniform, tf, tf-idf, TextRank;
+//! 5. **select** ([`select`]): optionally only the top N features;
+//! 6. **hash** ([`hash`]): XXH3, FNV-1a, MD5, SipHash, lookup3;
+//! 7. **vote** ([`vote`]): lane `j` sums `±w`; bit `j` is 1 iff the sum is positive.
+//!
+//! Documents whose fingerprints differ in at most `k` bits are near
+//! duplicates. A [`PipelineConfig`] is data that fully determines the
+//! fingerprints; [`presets`] names the common ones.
+//!
+//! ```
+//! use neardup::Fingerprinter;
+//!
+//! let fp = Fingerprinter::preset("default")?;
+//! let a = fp.fingerprint("SimHash maps similar documents to similar fingerprints, \
+//!                         so near duplicates differ in only a few bits.");
+//! let b = fp.fingerprint("SimHash maps similar documents to similar fingerprints, \
+//!                         so near-duplicates differ in only a few bits!");
+//! let c = fp.fingerprint("Completely unrelated text about cooking rice and beans.");
+//! assert!(a.distance(b) < a.distance(c));
+//!
+//! // Python users' fingerprints, bit for bit (PyPI `simhash` 2.1.2):
+//! let py = Fingerprinter::preset("python-simhash")?;
+//! assert_eq!(py.fingerprint("").to_string(), "e9800998ecf8427e");
+//! # Ok::<(), neardup::Error>(())
+//! ```
+
+#![deny(missing_docs)]
+
+mod compat;
+pub mod config;
+pub mod error;
+pub mod filter;
+pub mod fingerprint;
+pub mod hash;
+pub mod normalize;
+pub mod pipeline;
+pub mod presets;
+pub mod select;
+pub mod sparse;
+pub mod tokenize;
+pub mod vote;
+pub mod weight;
+
+pub use config::{PipelineConfig, FORMAT_VERSION};
+pub use error::{Error, Result};
+pub use filter::FilterConfig;
+pub use fingerprint::{Bits, Fingerprint};
+pub use hash::HashConfig;
+pub use normalize::NormalizerConfig;
+pub use pipeline::{Explanation, FeatureVote, Fingerprinter, FingerprinterBuilder};
+pub use select::SelectConfig;
+pub use tokenize::TokenizerConfig;
+pub use weight::WeightConfig;
+
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+struct ReadmeDoctests;

@@ -1,0 +1,222 @@
+//! Stage 1, normalize: rewrite the text before it is split into tokens.
+//!
+//! Normalizers never fail and never copy text they do not change: each
+//! returns [`Cow::Borrowed`] when its input is already normal.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use unicode_general_category::{get_general_category, GeneralCategory};
+use unicode_normalization::{is_nfkc_quick, IsNormalized, UnicodeNormalization};
+
+/// Rewrites text before tokenization.
+pub trait Normalizer: Send + Sync + fmt::Debug {
+    /// The normalized text; borrowed when nothing changed.
+    fn normalize<'a>(&self, text: &'a str) -> Cow<'a, str>;
+}
+
+/// The built-in normalizers, as they appear in a configuration:
+/// `normalize = [{ type = "nfkc" }, { type = "lowercase" }]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
+#[non_exhaustive]
+pub enum NormalizerConfig {
+    /// Unicode NFKC: full-width letters and digits become ASCII, compatibility
+    /// ideographs become unified ones, ligatures are split.
+    Nfkc,
+    /// Unicode lower case (full mappings, final sigma in context).
+    Lowercase,
+    /// Every punctuation or symbol character (general categories P* and S*)
+    /// becomes a space.
+    StripPunctuation,
+    /// Every run of whitespace becomes one space; leading and trailing
+    /// whitespace is removed.
+    CollapseWhitespace,
+    /// What the PyPI `simhash` package does to text: CPython 3.11's
+    /// `str.lower()`, then only the characters matching
+    /// `[\w\u4e00-\u9fcc]` are kept, joined without separators.
+    PythonSimhash,
+}
+
+impl Normalizer for NormalizerConfig {
+    fn normalize<'a>(&self, text: &'a str) -> Cow<'a, str> {
+        match self {
+            NormalizerConfig::Nfkc => Nfkc.normalize(text),
+            NormalizerConfig::Lowercase => Lowercase.normalize(text),
+            NormalizerConfig::StripPunctuation => StripPunctuation.normalize(text),
+            NormalizerConfig::CollapseWhitespace => CollapseWhitespace.normalize(text),
+            NormalizerConfig::PythonSimhash => crate::compat::python::PythonSimhash.normalize(text),
+        }
+    }
+}
+
+/// Applies a list of normalizers in order, copying at most once per step
+/// that changes something.
+pub fn normalize_all<'a>(steps: &[NormalizerConfig], text: &'a str) -> Cow<'a, str> {
+    let mut cur = Cow::Borrowed(text);
+    for step in steps {
+        if let Cow::Owned(s) = step.normalize(&cur) {
+            cur = Cow::Owned(s);
+        }
+    }
+    cur
+}
+
+/// Unicode NFKC.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Nfkc;
+
+impl Normalizer for Nfkc {
+    fn normalize<'a>(&self, text: &'a str) -> Cow<'a, str> {
+        if text.is_ascii() || is_nfkc_quick(text.chars()) == IsNormalized::Yes {
+            return Cow::Borrowed(text);
+        }
+        let out: String = text.nfkc().collect();
+        if out == text {
+            Cow::Borrowed(text)
+        } else {
+            Cow::Owned(out)
+        }
+    }
+}
+
+/// Unicode lower case.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Lowercase;
+
+impl Normalizer for Lowercase {
+    fn normalize<'a>(&self, text: &'a str) -> Cow<'a, str> {
+        if text.is_ascii() {
+            if !text.bytes().any(|b| b.is_ascii_uppercase()) {
+                return Cow::Borrowed(text);
+            }
+            return Cow::Owned(text.to_ascii_lowercase());
+        }
+        // `char::is_lowercase` misses titlecase and uncased-but-mapped
+        // characters, so test by mapping.
+        if text.chars().all(|c| {
+            let mut l = c.to_lowercase();
+            l.next() == Some(c) && l.next().is_none()
+        }) {
+            return Cow::Borrowed(text);
+        }
+        Cow::Owned(text.to_lowercase())
+    }
+}
+
+/// Replaces punctuation and symbols with spaces.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct StripPunctuation;
+
+/// Whether `c` is punctuation or a symbol (general category P* or S*).
+pub fn is_punctuation_or_symbol(c: char) -> bool {
+    if c.is_ascii() {
+        return c.is_ascii_punctuation();
+    }
+    use GeneralCategory::*;
+    matches!(
+        get_general_category(c),
+        ConnectorPunctuation
+            | DashPunctuation
+            | OpenPunctuation
+            | ClosePunctuation
+            | InitialPunctuation
+            | FinalPunctuation
+            | OtherPunctuation
+            | MathSymbol
+            | CurrencySymbol
+            | ModifierSymbol
+            | OtherSymbol
+    )
+}
+
+impl Normalizer for StripPunctuation {
+    fn normalize<'a>(&self, text: &'a str) -> Cow<'a, str> {
+        if !text.chars().any(is_punctuation_or_symbol) {
+            return Cow::Borrowed(text);
+        }
+        Cow::Owned(text.chars().map(|c| if is_punctuation_or_symbol(c) { ' ' } else { c }).collect())
+    }
+}
+
+/// Collapses whitespace runs to one space and trims the ends.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CollapseWhitespace;
+
+impl Normalizer for CollapseWhitespace {
+    fn normalize<'a>(&self, text: &'a str) -> Cow<'a, str> {
+        let mut prev_space = true;
+        let normal = text.chars().all(|c| {
+            let ok = if c.is_whitespace() { c == ' ' && !prev_space } else { true };
+            prev_space = c.is_whitespace();
+            ok
+        }) && !text.ends_with(' ');
+        if normal {
+            return Cow::Borrowed(text);
+        }
+        let mut out = String::with_capacity(text.len());
+        for w in text.split_whitespace() {
+            if !out.is_empty() {
+                out.push(' ');
+            }
+            out.push_str(w);
+        }
+        Cow::Owned(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    macro_rules! test_normalizer {
+        ($name:ident, $n:expr, $($input:expr => $want:expr),+ $(,)?) => {
+            #[test]
+            fn $name() {
+                $(
+                    let got = $n.normalize($input);
+                    assert_eq!(got, $want, "help: {:?} normalized {:?}", $n, $input);
+                    if $input == $want {
+                        assert!(matches!(got, Cow::Borrowed(_)), "help: unchanged text must not be copied");
+                    }
+                )+
+            }
+        };
+    }
+
+    test_normalizer!(nfkc, Nfkc,
+        "abc" => "abc",
+        "ＡＢＣ１２３" => "ABC123",
+        "ﬁne" => "fine",
+        "中文" => "中文",
+        "ｶﾀｶﾅ" => "カタカナ",
+    );
+    test_normalizer!(lowercase, Lowercase,
+        "abc" => "abc",
+        "ABC" => "abc",
+        "ΟΔΟΣ" => "οδος",
+        "中文" => "中文",
+        "Ǆ" => "ǆ",
+    );
+    test_normalizer!(strip, StripPunctuation,
+        "a b" => "a b",
+        "a,b.c!" => "a b c ",
+        "你好，世界。" => "你好 世界 ",
+        "$5+3" => " 5 3",
+    );
+
+    test_normalizer!(collapse, CollapseWhitespace,
+        "a b" => "a b",
+        "  a \t\n b  " => "a b",
+        "" => "",
+        "a " => "a",
+    );
+
+    #[test]
+    fn sequence_copies_only_when_needed() {
+        let steps = [NormalizerConfig::Nfkc, NormalizerConfig::Lowercase];
+        assert!(matches!(normalize_all(&steps, "plain"), Cow::Borrowed(_)));
+        assert_eq!(normalize_all(&steps, "ＨＥＬＬＯ"), "hello");
+    }
+}

@@ -1,0 +1,415 @@
+//! [`Fingerprinter`]: a loaded pipeline that turns text into fingerprints.
+
+use std::path::Path;
+
+use rayon::prelude::*;
+use rustc_hash::FxHashMap;
+
+use crate::config::PipelineConfig;
+use crate::error::{Error, Result};
+use crate::filter::{Filter, FilterConfig, TokenFilter};
+use crate::fingerprint::{Bits, Fingerprint};
+use crate::hash::{FeatureHasher, HashConfig};
+use crate::normalize::{normalize_all, NormalizerConfig};
+use crate::select::SelectConfig;
+use crate::tokenize::{Tokenizer, TokenizerConfig};
+use crate::vote::{Lanes, Vote};
+use crate::weight::{FeatureCounts, LoadedWeighter, WeightConfig, Weighter};
+
+/// A loaded pipeline. Build it once (loading stop words, IDF tables and the
+/// jieba dictionary) and share it: it is `Send + Sync` and every method
+/// takes `&self`.
+///
+/// # Example
+///
+/// ```
+/// use neardup::Fingerprinter;
+///
+/// let fp = Fingerprinter::preset("default")?;
+/// let a = fp.fingerprint("The quick brown fox jumps over the lazy dog by the river bank today");
+/// let b = fp.fingerprint("The quick brown fox jumps over the lazy dog by the river bank today!");
+/// assert_eq!(a.distance(b), 0);
+/// # Ok::<(), neardup::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct Fingerprinter {
+    config: PipelineConfig,
+    normalize: Vec<NormalizerConfig>,
+    tokenizer: TokenizerConfig,
+    shingle: usize,
+    filters: Vec<Filter>,
+    weighter: LoadedWeighter,
+    select: SelectConfig,
+    hash: HashConfig,
+    bits: Bits,
+}
+
+/// One feature's part in a fingerprint, as [`Fingerprinter::explain`] reports it.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct FeatureVote {
+    /// The feature text (a token, or tokens joined by a space).
+    pub feature: String,
+    /// Its weight in the vote.
+    pub weight: f64,
+    /// Its hash, as hex of the fingerprint's width.
+    pub hash: Fingerprint,
+}
+
+/// Why a fingerprint came out as it did.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Explanation {
+    /// The fingerprint.
+    pub fingerprint: Fingerprint,
+    /// The features that voted, in voting order.
+    pub features: Vec<FeatureVote>,
+    /// The lane sums, one per bit: bit `j` is 1 iff `lanes[j] > 0`.
+    pub lanes: Vec<f64>,
+    /// The sum of the absolute weights: no lane can exceed it.
+    pub total_weight: f64,
+}
+
+impl Explanation {
+    /// How far bit `j` was from flipping, as a share of the total weight in
+    /// `[0, 1]`: 0 means a tie, 1 means every feature agreed.
+    pub fn margin(&self, j: usize) -> f64 {
+        if self.total_weight == 0.0 {
+            0.0
+        } else {
+            self.lanes[j].abs() / self.total_weight
+        }
+    }
+}
+
+impl Fingerprinter {
+    /// A builder, starting from the `default` preset.
+    pub fn builder() -> FingerprinterBuilder {
+        FingerprinterBuilder::new()
+    }
+
+    /// Loads the pipeline of a named preset (see [`crate::presets`]).
+    ///
+    /// # Errors
+    ///
+    /// An unknown name.
+    pub fn preset(name: &str) -> Result<Fingerprinter> {
+        Fingerprinter::new(crate::presets::config(name)?)
+    }
+
+    /// Loads a pipeline from its configuration.
+    ///
+    /// # Errors
+    ///
+    /// An invalid configuration, or data it names (stop-word files, IDF
+    /// tables) that cannot be loaded.
+    pub fn new(config: PipelineConfig) -> Result<Fingerprinter> {
+        Self::with_base(config, None)
+    }
+
+    /// Loads a pipeline from a configuration file (see [`PipelineConfig::load`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`PipelineConfig::load`] and [`new`](Self::new).
+    pub fn from_file(path: impl AsRef<Path>) -> Result<Fingerprinter> {
+        Self::new(PipelineConfig::load(path)?)
+    }
+
+    fn with_base(config: PipelineConfig, base: Option<&Path>) -> Result<Fingerprinter> {
+        config.validate()?;
+        let (tokenizer, shingle) = config.tokenizer.split_shingles();
+        let filters = config.filters.iter().map(|f| Filter::load(f, base)).collect::<Result<Vec<_>>>()?;
+        Ok(Fingerprinter {
+            normalize: config.normalize.clone(),
+            tokenizer: tokenizer.clone(),
+            shingle,
+            filters,
+            weighter: LoadedWeighter::load(&config.weight, base)?,
+            select: config.select.clone(),
+            hash: config.hash,
+            bits: config.bits,
+            config,
+        })
+    }
+
+    /// The configuration this pipeline was built from.
+    pub fn config(&self) -> &PipelineConfig {
+        &self.config
+    }
+
+    /// The fingerprint width.
+    pub fn bits(&self) -> Bits {
+        self.bits
+    }
+
+    /// The fingerprint of `text`. A text with no features (empty, or all
+    /// filtered out) gives the all-zero fingerprint; use
+    /// [`try_fingerprint`](Self::try_fingerprint) to treat that as an error.
+    pub fn fingerprint(&self, text: &str) -> Fingerprint {
+        self.run(text, None).0
+    }
+
+    /// The fingerprint of `text`, or an error if it has no features.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::EmptyDocument`].
+    pub fn try_fingerprint(&self, text: &str) -> Result<Fingerprint> {
+        match self.run(text, None) {
+            (_, 0) => Err(Error::EmptyDocument),
+            (fp, _) => Ok(fp),
+        }
+    }
+
+    /// The fingerprints of many texts, computed in parallel on rayon's
+    /// thread pool, in input order.
+    pub fn fingerprint_batch<S: AsRef<str> + Sync>(&self, texts: &[S]) -> Vec<Fingerprint> {
+        texts.par_iter().map(|t| self.fingerprint(t.as_ref())).collect()
+    }
+
+    /// The fingerprint of `text` with every feature that voted, the lane
+    /// sums and the margins.
+    pub fn explain(&self, text: &str) -> Explanation {
+        let mut ex = Explanation {
+            fingerprint: Fingerprint::new(0, self.bits),
+            features: Vec::new(),
+            lanes: Vec::new(),
+            total_weight: 0.0,
+        };
+        ex.fingerprint = self.run(text, Some(&mut ex)).0;
+        ex
+    }
+
+    /// The fingerprint of features with weights the caller chose: each is
+    /// hashed with this pipeline's hash and votes with its weight, in the
+    /// order given. Normalization, tokenization, filtering, weighting and
+    /// selection are skipped, so the features must already be what the
+    /// pipeline would produce for its fingerprints to be comparable.
+    ///
+    /// # Errors
+    ///
+    /// A weight that is not finite.
+    pub fn fingerprint_weighted<S: AsRef<str>>(
+        &self,
+        features: impl IntoIterator<Item = (S, f64)>,
+    ) -> Result<Fingerprint> {
+        let mut votes = Vec::new();
+        for (f, w) in features {
+            if !w.is_finite() {
+                return Err(Error::Config(format!(
+                    "weight of feature {:?} is {w}; weights must be finite numbers",
+                    f.as_ref()
+                )));
+            }
+            votes.push(Vote { hash: self.hash.hash(self.bits, f.as_ref().as_bytes()), weight: w });
+        }
+        let mut lanes = Lanes::new(self.bits);
+        lanes.add(&votes);
+        Ok(lanes.fingerprint())
+    }
+
+    /// The features of `text` that vote, with their weights, in voting order.
+    pub fn features(&self, text: &str) -> Vec<(String, f64)> {
+        self.explain(text).features.into_iter().map(|f| (f.feature, f.weight)).collect()
+    }
+
+    /// Runs the pipeline; returns the fingerprint and how many features voted.
+    fn run(&self, text: &str, explain: Option<&mut Explanation>) -> (Fingerprint, usize) {
+        let norm = normalize_all(&self.normalize, text);
+        let mut tokens: Vec<&str> = Vec::with_capacity(norm.len() / 4 + 1);
+        self.tokenizer.tokenize(&norm, &mut tokens);
+        if !self.filters.is_empty() {
+            tokens.retain(|t| self.filters.iter().all(|f| f.keep(t)));
+        }
+        let mut lanes = Lanes::new(self.bits);
+        // Per-occurrence voting with weight 1 sums to exactly the same lanes
+        // as voting each distinct feature with its count (integers are exact
+        // in f64), so tf skips counting unless hashing is the expensive part.
+        let streaming = explain.is_none()
+            && matches!(self.config.weight, WeightConfig::Tf)
+            && self.select.is_all()
+            && !self.hash.is_expensive();
+        if streaming {
+            let mut votes = Vec::with_capacity(tokens.len());
+            for_each_shingle(&tokens, self.shingle, |f| {
+                votes.push(Vote { hash: self.hash.hash(self.bits, f.as_bytes()), weight: 1.0 });
+            });
+            lanes.add(&votes);
+            return (lanes.fingerprint(), votes.len());
+        }
+
+        // Count distinct features. Shingles are built once into an arena.
+        let arena;
+        let features: Vec<&str> = if self.shingle <= 1 {
+            tokens
+        } else {
+            let mut buf = String::new();
+            let mut spans = Vec::new();
+            for_each_shingle(&tokens, self.shingle, |f| {
+                let s = buf.len();
+                buf.push_str(f);
+                spans.push((s, buf.len()));
+            });
+            arena = buf;
+            spans.into_iter().map(|(s, e)| &arena[s..e]).collect()
+        };
+        let mut index: FxHashMap<&str, u32> = FxHashMap::default();
+        let mut distinct: Vec<&str> = Vec::new();
+        let mut counts: Vec<u32> = Vec::new();
+        let mut sequence: Vec<u32> = Vec::with_capacity(features.len());
+        for f in &features {
+            let id = *index.entry(f).or_insert_with(|| {
+                distinct.push(f);
+                counts.push(0);
+                (distinct.len() - 1) as u32
+            });
+            counts[id as usize] += 1;
+            sequence.push(id);
+        }
+        let doc = FeatureCounts { distinct: &distinct, counts: &counts, sequence: &sequence };
+        let mut weights = Vec::with_capacity(distinct.len());
+        self.weighter.weigh(&doc, &mut weights);
+        let chosen = self.select.select(&distinct, &weights);
+        let votes: Vec<Vote> = chosen
+            .iter()
+            .map(|&i| Vote {
+                hash: self.hash.hash(self.bits, distinct[i as usize].as_bytes()),
+                weight: weights[i as usize],
+            })
+            .collect();
+        lanes.add(&votes);
+        let fp = lanes.fingerprint();
+        if let Some(ex) = explain {
+            ex.features = chosen
+                .iter()
+                .zip(&votes)
+                .map(|(&i, v)| FeatureVote {
+                    feature: distinct[i as usize].to_owned(),
+                    weight: v.weight,
+                    hash: Fingerprint::new(v.hash, self.bits),
+                })
+                .collect();
+            ex.lanes = lanes.sums().to_vec();
+            ex.total_weight = votes.iter().map(|v| v.weight.abs()).sum();
+        }
+        (fp, votes.len())
+    }
+}
+
+/// Calls `f` with every `n`-token shingle (tokens joined by a space); fewer
+/// than `n` tokens make one shingle of all of them; no tokens make none.
+fn for_each_shingle(tokens: &[&str], n: usize, mut f: impl FnMut(&str)) {
+    if n <= 1 {
+        tokens.iter().for_each(|t| f(t));
+        return;
+    }
+    if tokens.is_empty() {
+        return;
+    }
+    let mut buf = String::with_capacity(64);
+    let windows = if tokens.len() < n { 1 } else { tokens.len() - n + 1 };
+    for i in 0..windows {
+        buf.clear();
+        for (j, t) in tokens[i..(i + n).min(tokens.len())].iter().enumerate() {
+            if j > 0 {
+                buf.push(' ');
+            }
+            buf.push_str(t);
+        }
+        f(&buf);
+    }
+}
+
+/// Builds a [`Fingerprinter`] stage by stage, starting from the `default`
+/// preset. Every setter says what it replaces and what the default is.
+///
+/// # Example
+///
+/// ```
+/// use neardup::{Fingerprinter, TokenizerConfig, WeightConfig, Bits};
+///
+/// let fp = Fingerprinter::builder()
+///     .tokenizer(TokenizerConfig::CharNgrams { n: 3, short: Default::default() })
+///     .weight(WeightConfig::Tf)
+///     .bits(Bits::B128)
+///     .build()?;
+/// assert_eq!(fp.fingerprint("hello world").to_string().len(), 32);
+/// # Ok::<(), neardup::Error>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct FingerprinterBuilder {
+    config: PipelineConfig,
+}
+
+impl Default for FingerprinterBuilder {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl FingerprinterBuilder {
+    /// A builder holding the `default` preset.
+    pub fn new() -> FingerprinterBuilder {
+        FingerprinterBuilder { config: crate::presets::config("default").expect("the default preset exists") }
+    }
+
+    /// A builder holding `config`.
+    pub fn from_config(config: PipelineConfig) -> FingerprinterBuilder {
+        FingerprinterBuilder { config }
+    }
+
+    /// The normalizers, in order. By default, these are NFKC then lower case.
+    pub fn normalize(&mut self, steps: Vec<NormalizerConfig>) -> &mut Self {
+        self.config.normalize = steps;
+        self
+    }
+
+    /// The tokenizer. By default, this is word 3-shingles over `words`.
+    pub fn tokenizer(&mut self, t: TokenizerConfig) -> &mut Self {
+        self.config.tokenizer = t;
+        self
+    }
+
+    /// The filters. By default, punctuation-only tokens are dropped.
+    pub fn filters(&mut self, f: Vec<FilterConfig>) -> &mut Self {
+        self.config.filters = f;
+        self
+    }
+
+    /// The weighter. By default, this is `tf`.
+    pub fn weight(&mut self, w: WeightConfig) -> &mut Self {
+        self.config.weight = w;
+        self
+    }
+
+    /// The selection. By default, every feature votes.
+    pub fn select(&mut self, s: SelectConfig) -> &mut Self {
+        self.config.select = s;
+        self
+    }
+
+    /// The feature hash. By default, this is XXH3.
+    pub fn hash(&mut self, h: HashConfig) -> &mut Self {
+        self.config.hash = h;
+        self
+    }
+
+    /// The fingerprint width. By default, this is 64 bits.
+    pub fn bits(&mut self, b: Bits) -> &mut Self {
+        self.config.bits = b;
+        self
+    }
+
+    /// The configuration built so far.
+    pub fn config(&self) -> &PipelineConfig {
+        &self.config
+    }
+
+    /// Loads the pipeline.
+    ///
+    /// # Errors
+    ///
+    /// As [`Fingerprinter::new`].
+    pub fn build(&self) -> Result<Fingerprinter> {
+        Fingerprinter::new(self.config.clone())
+    }
+}

@@ -1,0 +1,141 @@
+//! Stage 2, tokenize: split normalized text into tokens.
+//!
+//! Tokenizers never fail and never copy: every token is a slice of the
+//! text they were given. Word shingles, which are not slices, are built
+//! after filtering (see [`TokenizerConfig::Shingles`]).
+
+mod ascii;
+mod jieba;
+mod ngrams;
+mod script;
+mod words;
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+pub use ascii::ascii_words;
+pub use jieba::shared_jieba;
+pub use ngrams::CharNgrams;
+pub use script::{script_of, Script};
+pub use words::Words;
+
+/// Splits text into tokens, each a slice of the text.
+pub trait Tokenizer: Send + Sync + fmt::Debug {
+    /// Appends the tokens of `text` to `out`, in order.
+    fn tokenize<'t>(&self, text: &'t str, out: &mut Vec<&'t str>);
+}
+
+/// The built-in tokenizers, as they appear in a configuration:
+/// `tokenizer = { type = "words", hmm = false }`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
+#[non_exhaustive]
+pub enum TokenizerConfig {
+    /// Words in any script: Unicode word boundaries (UAX #29) for
+    /// space-delimited scripts, with an ASCII fast path that gives the same
+    /// words; runs of Han characters segmented by jieba (its bundled
+    /// dictionary); Japanese kana and Korean Hangul runs as overlapping
+    /// character bigrams. Latin words inside Chinese text stay whole.
+    Words {
+        /// Let jieba's HMM join characters its dictionary does not know
+        /// into words (slower, better on names and new words). By default,
+        /// this is `false`.
+        #[serde(default)]
+        hmm: bool,
+    },
+    /// The whole text through jieba's `cut`, as jieba and cppjieba do
+    /// (non-Han characters become tokens of their own; whitespace tokens
+    /// are dropped). Used by the jieba-based presets.
+    Jieba {
+        /// Use jieba's HMM for unknown words. By default, this is `true`.
+        #[serde(default = "yes")]
+        hmm: bool,
+    },
+    /// Overlapping `n`-character grams (robust for CJK and OCR noise).
+    /// Whitespace counts as a character; add the `collapse-whitespace`
+    /// normalizer to make all whitespace one space, or `python-simhash` to
+    /// drop it.
+    CharNgrams {
+        /// Characters per gram.
+        n: usize,
+        /// What a text shorter than `n` characters gives. By default,
+        /// this is `skip` (no grams); `whole` gives the whole text as one
+        /// token, even when it is empty (the PyPI `simhash` package).
+        #[serde(default)]
+        short: ShortText,
+    },
+    /// Overlapping `n`-token shingles over another tokenizer's tokens,
+    /// joined by a space. Filters apply to the tokens before they are
+    /// joined. A text with fewer than `n` tokens gives one shingle of all
+    /// of them.
+    Shingles {
+        /// Tokens per shingle.
+        n: usize,
+        /// The tokenizer whose tokens are joined.
+        over: Box<TokenizerConfig>,
+    },
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// What a text shorter than one gram gives (see [`TokenizerConfig::CharNgrams`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ShortText {
+    /// No tokens.
+    #[default]
+    Skip,
+    /// The whole text as one token, even when empty.
+    Whole,
+}
+
+impl TokenizerConfig {
+    /// The tokenizer that makes the base tokens, and the shingle size
+    /// applied after filtering (1 for none).
+    pub(crate) fn split_shingles(&self) -> (&TokenizerConfig, usize) {
+        match self {
+            TokenizerConfig::Shingles { n, over } => (over, *n),
+            t => (t, 1),
+        }
+    }
+
+    pub(crate) fn validate(&self) -> Result<(), String> {
+        match self {
+            TokenizerConfig::CharNgrams { n: 0, .. } => Err("char-ngrams needs n ≥ 1".into()),
+            TokenizerConfig::Shingles { n: 0, .. } => Err("shingles needs n ≥ 1".into()),
+            TokenizerConfig::Shingles { over, .. } if matches!(**over, TokenizerConfig::Shingles { .. }) => {
+                Err("shingles over shingles is not supported; use one shingles tokenizer with a larger n"
+                    .into())
+            }
+            TokenizerConfig::Shingles { over, .. } => over.validate(),
+            _ => Ok(()),
+        }
+    }
+
+    /// Whether this tokenizer segments Chinese with jieba (its dictionary is
+    /// loaded on first use).
+    pub fn uses_jieba(&self) -> bool {
+        match self {
+            TokenizerConfig::Words { .. } | TokenizerConfig::Jieba { .. } => true,
+            TokenizerConfig::Shingles { over, .. } => over.uses_jieba(),
+            TokenizerConfig::CharNgrams { .. } => false,
+        }
+    }
+}
+
+impl Tokenizer for TokenizerConfig {
+    fn tokenize<'t>(&self, text: &'t str, out: &mut Vec<&'t str>) {
+        match self {
+            TokenizerConfig::Words { hmm } => Words { hmm: *hmm }.tokenize(text, out),
+            TokenizerConfig::Jieba { hmm } => jieba::cut_whole(text, *hmm, out),
+            TokenizerConfig::CharNgrams { n, short } => {
+                CharNgrams { n: *n, short: *short }.tokenize(text, out)
+            }
+            // Shingles are joined after filtering; here only the base tokens.
+            TokenizerConfig::Shingles { over, .. } => over.tokenize(text, out),
+        }
+    }
+}

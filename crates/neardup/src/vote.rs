@@ -1,0 +1,177 @@
+//! The SimHash vote: every feature adds `+w` to lane `j` if bit `j` of its
+//! hash is 1 and `−w` otherwise; bit `j` of the fingerprint is 1 iff lane
+//! `j` ends above zero (a tie gives 0).
+//!
+//! Lanes are `f64` sums, added in the order the features are given. Integer
+//! weights (counts) are therefore exact and order-independent up to 2^53;
+//! real weights are summed in the pipeline's documented order, so a
+//! fingerprint is reproducible bit for bit. The AVX2 path adds lane by lane
+//! in that same order and gives the same bits as the portable one.
+
+use crate::fingerprint::{Bits, Fingerprint};
+
+/// One feature's contribution: its hash and its weight.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Vote {
+    /// The feature hash (64-bit hashes use the low half).
+    pub hash: u128,
+    /// The weight.
+    pub weight: f64,
+}
+
+/// The per-lane sums of a vote, kept for explanations.
+#[derive(Clone, Debug)]
+pub struct Lanes {
+    sums: [f64; 128],
+    bits: Bits,
+}
+
+impl Lanes {
+    /// Empty lanes for fingerprints of `bits` bits.
+    pub fn new(bits: Bits) -> Lanes {
+        Lanes { sums: [0.0; 128], bits }
+    }
+
+    /// Adds the votes, in order.
+    pub fn add(&mut self, votes: &[Vote]) {
+        let (lo, hi) = self.sums.split_at_mut(64);
+        accumulate(lo.try_into().expect("64 lanes"), votes, 0);
+        if self.bits == Bits::B128 {
+            accumulate(hi.try_into().expect("64 lanes"), votes, 64);
+        }
+    }
+
+    /// The lane sums, one per bit.
+    pub fn sums(&self) -> &[f64] {
+        &self.sums[..self.bits.get() as usize]
+    }
+
+    /// The fingerprint: bit `j` set iff lane `j` is above zero.
+    pub fn fingerprint(&self) -> Fingerprint {
+        let mut v: u128 = 0;
+        for (j, &s) in self.sums().iter().enumerate() {
+            if s > 0.0 {
+                v |= 1 << j;
+            }
+        }
+        Fingerprint::new(v, self.bits)
+    }
+}
+
+/// Adds each vote to 64 lanes, taking bits `shift..shift + 64` of its hash.
+fn accumulate(lanes: &mut [f64; 64], votes: &[Vote], shift: u32) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU supports AVX2, checked just above.
+            unsafe { avx2::accumulate(lanes, votes, shift) };
+            return;
+        }
+    }
+    accumulate_portable(lanes, votes, shift);
+}
+
+fn accumulate_portable(lanes: &mut [f64; 64], votes: &[Vote], shift: u32) {
+    for v in votes {
+        let h = (v.hash >> shift) as u64;
+        for (j, lane) in lanes.iter_mut().enumerate() {
+            *lane += if (h >> j) & 1 == 1 { v.weight } else { -v.weight };
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use super::Vote;
+    use std::arch::x86_64::*;
+
+    /// `SIGNS[n]` flips the sign of lane `i` of four when bit `i` of `n` is 0,
+    /// so `w XOR SIGNS[n]` is `±w` exactly as the portable loop computes it.
+    static SIGNS: [[f64; 4]; 16] = {
+        let mut t = [[0.0f64; 4]; 16];
+        let mut n = 0;
+        while n < 16 {
+            let mut i = 0;
+            while i < 4 {
+                t[n][i] = if (n >> i) & 1 == 1 { 0.0 } else { -0.0 };
+                i += 1;
+            }
+            n += 1;
+        }
+        t
+    };
+
+    /// Keeps 32 lanes in eight registers at a time and streams the votes
+    /// through them twice, rather than loading and storing all 64 lanes
+    /// per vote.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn accumulate(lanes: &mut [f64; 64], votes: &[Vote], shift: u32) {
+        for half in 0..2 {
+            let base = half * 32;
+            let p = lanes.as_mut_ptr().add(base);
+            let mut acc = [_mm256_setzero_pd(); 8];
+            for (g, a) in acc.iter_mut().enumerate() {
+                *a = _mm256_loadu_pd(p.add(4 * g));
+            }
+            for v in votes {
+                let h = ((v.hash >> shift) as u64) >> base;
+                let w = _mm256_set1_pd(v.weight);
+                for (g, a) in acc.iter_mut().enumerate() {
+                    let nib = ((h >> (4 * g)) & 0xf) as usize;
+                    let s = _mm256_loadu_pd(SIGNS[nib].as_ptr());
+                    *a = _mm256_add_pd(*a, _mm256_xor_pd(w, s));
+                }
+            }
+            for (g, a) in acc.iter().enumerate() {
+                _mm256_storeu_pd(p.add(4 * g), *a);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn votes() -> Vec<Vote> {
+        let mut x: u128 = 0x1234_5678_9abc_def0_0fed_cba9_8765_4321;
+        (0..1000)
+            .map(|i| {
+                x = x
+                    .wrapping_mul(0x2545_f491_4f6c_dd1d_2545_f491_4f6c_dd1d)
+                    .wrapping_add(1442695040888963407);
+                Vote { hash: x, weight: (i % 7) as f64 * 0.37 + 0.01 }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn simd_and_portable_agree_bit_for_bit() {
+        let vs = votes();
+        for shift in [0, 64] {
+            let mut a = [0.0; 64];
+            let mut b = [0.0; 64];
+            accumulate(&mut a, &vs, shift);
+            accumulate_portable(&mut b, &vs, shift);
+            assert_eq!(a.map(f64::to_bits), b.map(f64::to_bits));
+        }
+    }
+
+    #[test]
+    fn ties_give_zero_and_majority_wins() {
+        let mut l = Lanes::new(Bits::B64);
+        l.add(&[Vote { hash: 0b01, weight: 1.0 }, Vote { hash: 0b11, weight: 1.0 }]);
+        assert_eq!(l.fingerprint().as_u64(), Some(0b01));
+        let mut l = Lanes::new(Bits::B64);
+        l.add(&[Vote { hash: 0b01, weight: 1.0 }, Vote { hash: 0b10, weight: 1.0 }]);
+        assert_eq!(l.fingerprint().as_u64(), Some(0));
+    }
+
+    #[test]
+    fn single_feature_gives_its_hash() {
+        let h = 0xfedc_ba98_7654_3210_0123_4567_89ab_cdef_u128;
+        let mut l = Lanes::new(Bits::B128);
+        l.add(&[Vote { hash: h, weight: 2.5 }]);
+        assert_eq!(l.fingerprint().value(), h);
+    }
+}
