@@ -1,1 +1,75 @@
-fn main() {}
+//! `neardup`: find near-duplicate texts with SimHash.
+
+mod args;
+mod cmd;
+mod input;
+mod output;
+mod progress;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use crate::args::{Cli, Command};
+
+/// An error in how neardup was called (flags, configuration): exit code 2.
+#[derive(Debug)]
+pub struct UsageError(pub String);
+
+impl std::fmt::Display for UsageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for UsageError {}
+
+/// Input records failed and `--on-error fail` stopped the run: exit code 1.
+/// The message has been printed already.
+#[derive(Debug)]
+pub struct InputFailed;
+
+impl std::fmt::Display for InputFailed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("input error")
+    }
+}
+
+impl std::error::Error for InputFailed {}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    if let Some(j) = cli.threads {
+        if let Err(e) = rayon::ThreadPoolBuilder::new().num_threads(j).build_global() {
+            eprintln!("neardup: cannot start {j} threads: {e}");
+            return ExitCode::from(2);
+        }
+    }
+    let result = match cli.command {
+        Command::Fingerprint(a) => cmd::fingerprint::run(a),
+        Command::Compare(a) => cmd::compare::run(a),
+        Command::Config(a) => cmd::config::run(a),
+        Command::Idf(a) => cmd::idf::run(a),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            // Downstream closed the pipe (`neardup … | head`): not an error.
+            if e.chain().any(|c| {
+                c.downcast_ref::<std::io::Error>()
+                    .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+            }) {
+                return ExitCode::SUCCESS;
+            }
+            if e.downcast_ref::<InputFailed>().is_some() {
+                return ExitCode::from(1);
+            }
+            eprintln!("neardup: {e:#}");
+            if e.downcast_ref::<UsageError>().is_some() {
+                ExitCode::from(2)
+            } else {
+                ExitCode::from(1)
+            }
+        }
+    }
+}

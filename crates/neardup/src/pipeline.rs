@@ -212,6 +212,16 @@ impl Fingerprinter {
         self.explain(text).features.into_iter().map(|f| (f.feature, f.weight)).collect()
     }
 
+    /// The tokens of `text` after normalization, tokenization and
+    /// filtering, before shingling: what an IDF table must be keyed by.
+    pub fn tokens(&self, text: &str) -> Vec<String> {
+        let norm = normalize_all(&self.normalize, text);
+        let mut tokens: Vec<&str> = Vec::new();
+        self.tokenizer.tokenize(&norm, &mut tokens);
+        tokens.retain(|t| self.filters.iter().all(|f| f.keep(t)));
+        tokens.into_iter().map(str::to_owned).collect()
+    }
+
     /// Runs the pipeline; returns the fingerprint and how many features voted.
     fn run(&self, text: &str, explain: Option<&mut Explanation>) -> (Fingerprint, usize) {
         let norm = normalize_all(&self.normalize, text);

@@ -84,7 +84,11 @@ impl Normalizer for PythonSimhash {
         let chars: Vec<char> = text.chars().collect();
         let mut out = String::with_capacity(text.len());
         for (i, &c) in chars.iter().enumerate() {
-            if c == '\u{3a3}' {
+            if c.is_ascii() {
+                if c.is_ascii_alphanumeric() || c == '_' {
+                    out.push(c.to_ascii_lowercase());
+                }
+            } else if c == '\u{3a3}' {
                 out.push(if final_sigma(&chars, i) { '\u{3c2}' } else { '\u{3c3}' });
             } else if let Some(l) = lower(c) {
                 out.extend(l.chars().filter(|&lc| is_word(lc)));
@@ -120,5 +124,6 @@ mod tests {
         // İ lowers to i + U+0307 COMBINING DOT ABOVE, which is not a word char.
         assert_eq!(n("İ"), "i");
         assert_eq!(n("你好，世界"), "你好世界");
+        assert_eq!(n("ȍI̱土"), "ȍi土");
     }
 }

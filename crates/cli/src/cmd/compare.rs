@@ -1,0 +1,139 @@
+//! `neardup compare`: two documents, their distance, and why.
+
+use std::io::Read;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use neardup::Explanation;
+use serde_json::json;
+
+use crate::args::CompareArgs;
+use crate::UsageError;
+
+fn read_doc(path: &std::path::Path) -> Result<String> {
+    let bytes = if path.as_os_str() == "-" {
+        let mut b = Vec::new();
+        std::io::stdin().read_to_end(&mut b).context("stdin")?;
+        b
+    } else {
+        std::fs::read(path).with_context(|| format!("{}: cannot read", path.display()))?
+    };
+    String::from_utf8(bytes).map_err(|e| {
+        anyhow::anyhow!(
+            "{}: invalid UTF-8 at byte {}; convert the file to UTF-8 (e.g. `iconv -f GB18030 -t UTF-8`)",
+            path.display(),
+            e.utf8_error().valid_up_to()
+        )
+    })
+}
+
+pub fn run(args: CompareArgs) -> Result<ExitCode> {
+    let mut docs: Vec<(String, String)> = Vec::new();
+    for f in &args.files {
+        docs.push((f.display().to_string(), read_doc(f)?));
+    }
+    for (i, t) in args.text.iter().enumerate() {
+        docs.push((format!("--text #{}", i + 1), t.clone()));
+    }
+    if docs.len() != 2 {
+        return Err(UsageError(format!(
+            "compare needs exactly two documents (files or --text), got {}; \
+             e.g. `neardup compare a.txt b.txt` or `neardup compare --text A --text B`",
+            docs.len()
+        ))
+        .into());
+    }
+    let fp = args.pipeline.load()?;
+    let ex: Vec<Explanation> = docs.iter().map(|(_, t)| fp.explain(t)).collect();
+    for ((name, _), e) in docs.iter().zip(&ex) {
+        if e.features.is_empty() {
+            eprintln!("neardup: warning: {name} has no features (empty, or everything was filtered out)");
+        }
+    }
+    let (a, b) = (ex[0].fingerprint, ex[1].fingerprint);
+    let d = a.distance(b);
+    let f = a.bits().get();
+    let near = d <= args.k;
+    if args.json {
+        let mut v = json!({
+            "a": { "source": docs[0].0, "fingerprint": a },
+            "b": { "source": docs[1].0, "fingerprint": b },
+            "bits": f,
+            "distance": d,
+            "similarity": a.similarity(b),
+            "estimated_cosine": a.estimated_cosine(b),
+            "k": args.k,
+            "near_duplicate": near,
+        });
+        if args.explain {
+            v["explain"] = json!([explain_json(&ex[0], args.top), explain_json(&ex[1], args.top)]);
+        }
+        println!("{}", serde_json::to_string_pretty(&v)?);
+    } else {
+        println!("a           {a}  {}", docs[0].0);
+        println!("b           {b}  {}", docs[1].0);
+        println!("distance    {d} of {f} bits");
+        println!("similarity  {:.4}", a.similarity(b));
+        println!("cosine      {:.4} (estimated)", a.estimated_cosine(b));
+        if near {
+            println!("verdict     near duplicates (distance {d} ≤ k = {})", args.k);
+        } else {
+            println!("verdict     different (distance {d} > k = {})", args.k);
+        }
+        if args.explain {
+            for (i, ((name, _), e)) in docs.iter().zip(&ex).enumerate() {
+                println!();
+                print_explain(if i == 0 { "a" } else { "b" }, name, e, args.top);
+            }
+            let diff: Vec<String> = (0..f).filter(|&j| a.bit(j) != b.bit(j)).map(|j| j.to_string()).collect();
+            println!();
+            println!("bits that differ: {}", if diff.is_empty() { "none".into() } else { diff.join(" ") });
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn top_features(e: &Explanation, top: usize) -> Vec<&neardup::FeatureVote> {
+    let mut f: Vec<_> = e.features.iter().collect();
+    f.sort_by(|x, y| y.weight.abs().total_cmp(&x.weight.abs()));
+    f.truncate(top);
+    f
+}
+
+/// Bits sorted by how close they came to flipping.
+fn fragile_bits(e: &Explanation, top: usize) -> Vec<usize> {
+    let mut bits: Vec<usize> = (0..e.lanes.len()).collect();
+    bits.sort_by(|&x, &y| e.margin(x).total_cmp(&e.margin(y)));
+    bits.truncate(top);
+    bits
+}
+
+fn print_explain(label: &str, name: &str, e: &Explanation, top: usize) {
+    println!("{label}: {} features voted ({name}); the heaviest:", e.features.len());
+    for fv in top_features(e, top) {
+        println!("  {:>12.4}  {}  {}", fv.weight, fv.hash, fv.feature);
+    }
+    println!("{label}: bits closest to flipping (lane sum, share of total weight):");
+    for j in fragile_bits(e, top) {
+        println!(
+            "  bit {j:>3} = {}  {:>+12.4}  {:.4}",
+            u8::from(e.fingerprint.bit(j as u32)),
+            e.lanes[j],
+            e.margin(j)
+        );
+    }
+}
+
+fn explain_json(e: &Explanation, top: usize) -> serde_json::Value {
+    let bits: Vec<_> = fragile_bits(e, top)
+        .into_iter()
+        .map(|j| json!({"bit": j, "value": e.fingerprint.bit(j as u32), "lane": e.lanes[j], "margin": e.margin(j)}))
+        .collect();
+    json!({
+        "fingerprint": e.fingerprint,
+        "features_voted": e.features.len(),
+        "top_features": top_features(e, top),
+        "total_weight": e.total_weight,
+        "closest_bits": bits,
+    })
+}

@@ -1,0 +1,103 @@
+//! One module per subcommand.
+
+pub mod compare;
+pub mod config;
+pub mod fingerprint;
+pub mod idf;
+
+use anyhow::Result;
+
+use crate::args::{InputArgs, OnError};
+use crate::input::{self, BadRecord, Record};
+use crate::InputFailed;
+
+/// Applies `--on-error` to bad records and counts them.
+pub struct ErrorPolicy {
+    policy: OnError,
+    skipped: std::cell::Cell<u64>,
+}
+
+/// How many skipped records are reported one by one before only counting.
+const REPORT_LIMIT: u64 = 100;
+
+impl ErrorPolicy {
+    pub fn new(policy: OnError) -> ErrorPolicy {
+        ErrorPolicy { policy, skipped: std::cell::Cell::new(0) }
+    }
+
+    /// Reports a bad record; with `--on-error fail` this ends the run.
+    pub fn bad(&self, b: &BadRecord) -> Result<()> {
+        match self.policy {
+            OnError::Fail => {
+                eprintln!("neardup: {}: {}", b.origin, b.message);
+                eprintln!(
+                    "neardup: stopped at the first bad record; pass --on-error skip to skip bad records"
+                );
+                Err(InputFailed.into())
+            }
+            OnError::Skip => {
+                let n = self.skipped.get() + 1;
+                self.skipped.set(n);
+                if n <= REPORT_LIMIT {
+                    eprintln!("neardup: skipped {}: {}", b.origin, b.message);
+                } else if n == REPORT_LIMIT + 1 {
+                    eprintln!("neardup: more records skipped; counting only from here");
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Prints the count of skipped records, if any.
+    pub fn summary(&self, total: u64) {
+        if self.skipped.get() > 0 {
+            eprintln!("neardup: skipped {} of {} records (--on-error skip)", self.skipped.get(), total);
+        }
+    }
+}
+
+/// Reads the input in batches of records (bad records go to `errors` on the
+/// way) and hands each batch to `f`, in input order.
+pub fn batches(
+    args: &InputArgs,
+    errors: &ErrorPolicy,
+    pb: &indicatif::ProgressBar,
+    mut f: impl FnMut(&mut Vec<Record>) -> Result<()>,
+) -> Result<u64> {
+    const MAX_DOCS: usize = 2048;
+    const MAX_BYTES: usize = 32 << 20;
+    let mut batch: Vec<Record> = Vec::new();
+    let mut bytes = 0;
+    let mut total = 0u64;
+    input::read_all(args, |item| {
+        total += 1;
+        match item {
+            Ok(r) => {
+                bytes += r.text.len();
+                batch.push(r);
+                if batch.len() >= MAX_DOCS || bytes >= MAX_BYTES {
+                    pb.inc(bytes as u64);
+                    f(&mut batch)?;
+                    batch.clear();
+                    bytes = 0;
+                }
+                Ok(())
+            }
+            Err(b) => {
+                // Stopping here: first write out everything before the bad record.
+                if errors.policy == OnError::Fail && !batch.is_empty() {
+                    pb.inc(bytes as u64);
+                    f(&mut batch)?;
+                    batch.clear();
+                    bytes = 0;
+                }
+                errors.bad(&b)
+            }
+        }
+    })?;
+    if !batch.is_empty() {
+        pb.inc(bytes as u64);
+        f(&mut batch)?;
+    }
+    Ok(total)
+}

@@ -1,0 +1,322 @@
+//! Reading documents: files, directories, stdin; plain text, lines, JSONL.
+//!
+//! Every record that cannot be read becomes a [`BadRecord`] naming where it
+//! is (`FILE` or `FILE:LINE`) and what to do; the caller decides whether it
+//! stops the run (`--on-error`).
+
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+use serde_json::Value;
+
+use crate::args::{InputArgs, InputFormat};
+
+/// One document.
+#[derive(Debug)]
+pub struct Record {
+    /// The id written to the output: the JSONL id field, or where the
+    /// document came from.
+    pub id: Value,
+    /// The text.
+    pub text: String,
+    /// Where it came from, for messages: `FILE` or `FILE:LINE`.
+    pub origin: String,
+}
+
+/// A record that could not be read.
+#[derive(Debug)]
+pub struct BadRecord {
+    /// `FILE` or `FILE:LINE`.
+    pub origin: String,
+    /// What is wrong and what to do.
+    pub message: String,
+}
+
+/// A record or the reason there is none.
+pub type Item = std::result::Result<Record, BadRecord>;
+
+enum Source {
+    Stdin,
+    File(PathBuf),
+}
+
+impl Source {
+    fn name(&self) -> String {
+        match self {
+            Source::Stdin => "-".into(),
+            Source::File(p) => p.display().to_string(),
+        }
+    }
+}
+
+/// Total bytes of the named files, for a progress bar (None with stdin).
+pub fn total_bytes(args: &InputArgs) -> Option<u64> {
+    let mut total = 0;
+    for s in sources(args, &mut |_| Ok(())).ok()? {
+        match s {
+            Source::Stdin => return None,
+            Source::File(p) => total += std::fs::metadata(&p).map(|m| m.len()).unwrap_or(0),
+        }
+    }
+    Some(total)
+}
+
+fn sources(args: &InputArgs, bad: &mut dyn FnMut(Item) -> Result<()>) -> Result<Vec<Source>> {
+    let mut out = Vec::new();
+    if args.paths.is_empty() {
+        out.push(Source::Stdin);
+    }
+    for p in &args.paths {
+        if p.as_os_str() == "-" {
+            out.push(Source::Stdin);
+        } else if p.is_dir() {
+            let walker = walkdir::WalkDir::new(p).sort_by_file_name().follow_links(false);
+            for entry in walker {
+                match entry {
+                    Ok(e) if e.file_type().is_file() => out.push(Source::File(e.into_path())),
+                    Ok(_) => {}
+                    Err(e) => {
+                        let origin = e.path().unwrap_or(p).display().to_string();
+                        bad(Err(BadRecord { origin, message: format!("cannot read: {e}") }))?;
+                    }
+                }
+            }
+        } else {
+            out.push(Source::File(p.clone()));
+        }
+    }
+    Ok(out)
+}
+
+fn is_jsonl_name(p: &Path) -> bool {
+    p.extension().is_some_and(|e| e.eq_ignore_ascii_case("jsonl") || e.eq_ignore_ascii_case("ndjson"))
+}
+
+/// Reads every record of every input, in order, handing each to `sink`.
+///
+/// # Errors
+///
+/// Whatever `sink` returns.
+pub fn read_all(args: &InputArgs, mut sink: impl FnMut(Item) -> Result<()>) -> Result<()> {
+    let srcs = sources(args, &mut sink)?;
+    for src in srcs {
+        let format = match args.input_format {
+            InputFormat::Auto => {
+                let named_jsonl = matches!(&src, Source::File(p) if is_jsonl_name(p));
+                if named_jsonl || args.text_field.is_some() || args.id_field.is_some() {
+                    InputFormat::Jsonl
+                } else {
+                    InputFormat::Text
+                }
+            }
+            f => f,
+        };
+        let name = src.name();
+        let reader: Box<dyn Read> = match &src {
+            Source::Stdin => Box::new(io::stdin().lock()),
+            Source::File(p) => match File::open(p) {
+                Ok(f) => {
+                    if format == InputFormat::Text {
+                        if let Ok(m) = f.metadata() {
+                            if m.len() > args.max_doc_bytes {
+                                sink(Err(too_big(&name, m.len(), args.max_doc_bytes)))?;
+                                continue;
+                            }
+                        }
+                    }
+                    Box::new(f)
+                }
+                Err(e) => {
+                    sink(Err(BadRecord { origin: name, message: format!("cannot open: {e}") }))?;
+                    continue;
+                }
+            },
+        };
+        match format {
+            InputFormat::Text | InputFormat::Auto => sink(read_text(reader, &name, args))?,
+            InputFormat::Lines | InputFormat::Jsonl => read_lines(reader, &name, format, args, &mut sink)?,
+        }
+    }
+    Ok(())
+}
+
+const EMPTY: &str =
+    "empty document (no text, or only whitespace); pass --allow-empty to fingerprint it anyway";
+
+fn too_big(origin: &str, len: u64, max: u64) -> BadRecord {
+    BadRecord {
+        origin: origin.to_owned(),
+        message: format!(
+            "document is {len} bytes, over the limit of {max}; raise --max-doc-bytes or split the document"
+        ),
+    }
+}
+
+/// Checks that `bytes` are UTF-8 text, not binary, and not blank.
+fn to_text(bytes: Vec<u8>, origin: &str, allow_empty: bool) -> std::result::Result<String, BadRecord> {
+    let bad = |message: String| BadRecord { origin: origin.to_owned(), message };
+    if let Some(pos) = bytes.iter().take(8192).position(|&b| b == 0) {
+        return Err(bad(format!(
+            "looks binary (NUL byte at offset {pos}); neardup reads UTF-8 text: extract the text first"
+        )));
+    }
+    let text = String::from_utf8(bytes).map_err(|e| {
+        bad(format!(
+            "invalid UTF-8 at byte {}; convert the input to UTF-8 (e.g. `iconv -f GB18030 -t UTF-8`)",
+            e.utf8_error().valid_up_to()
+        ))
+    })?;
+    if !allow_empty && text.trim().is_empty() {
+        return Err(bad(EMPTY.into()));
+    }
+    Ok(text)
+}
+
+fn read_text(reader: Box<dyn Read>, name: &str, args: &InputArgs) -> Item {
+    let max = args.max_doc_bytes;
+    let mut bytes = Vec::new();
+    if let Err(e) = reader.take(max + 1).read_to_end(&mut bytes) {
+        return Err(BadRecord { origin: name.to_owned(), message: format!("cannot read: {e}") });
+    }
+    if bytes.len() as u64 > max {
+        return Err(too_big(name, bytes.len() as u64, max));
+    }
+    let text = to_text(bytes, name, args.allow_empty)?;
+    Ok(Record { id: Value::String(name.to_owned()), text, origin: name.to_owned() })
+}
+
+enum Line {
+    Eof,
+    Line,
+    TooLong(u64),
+}
+
+/// Reads one line into `buf` (without the newline), keeping at most `max`
+/// bytes: a longer line is consumed and reported, never held in memory.
+fn read_line_limited(r: &mut impl BufRead, buf: &mut Vec<u8>, max: u64) -> io::Result<Line> {
+    buf.clear();
+    let mut total: u64 = 0;
+    let mut any = false;
+    loop {
+        let chunk = r.fill_buf()?;
+        if chunk.is_empty() {
+            break;
+        }
+        any = true;
+        let (take, done) = match chunk.iter().position(|&b| b == b'\n') {
+            Some(i) => (i + 1, true),
+            None => (chunk.len(), false),
+        };
+        total += take as u64;
+        if total <= max + 1 {
+            buf.extend_from_slice(&chunk[..take]);
+        }
+        r.consume(take);
+        if done {
+            break;
+        }
+    }
+    if !any {
+        return Ok(Line::Eof);
+    }
+    if buf.last() == Some(&b'\n') {
+        buf.pop();
+        if buf.last() == Some(&b'\r') {
+            buf.pop();
+        }
+    }
+    if total > max + 1 {
+        return Ok(Line::TooLong(total));
+    }
+    Ok(Line::Line)
+}
+
+fn read_lines(
+    reader: Box<dyn Read>,
+    name: &str,
+    format: InputFormat,
+    args: &InputArgs,
+    sink: &mut impl FnMut(Item) -> Result<()>,
+) -> Result<()> {
+    let mut r = BufReader::with_capacity(1 << 16, reader);
+    let mut buf = Vec::new();
+    let mut lineno = 0u64;
+    loop {
+        lineno += 1;
+        let origin = || format!("{name}:{lineno}");
+        match read_line_limited(&mut r, &mut buf, args.max_doc_bytes) {
+            Ok(Line::Eof) => return Ok(()),
+            Ok(Line::TooLong(n)) => sink(Err(too_big(&origin(), n, args.max_doc_bytes)))?,
+            Ok(Line::Line) => {
+                if buf.iter().all(u8::is_ascii_whitespace) {
+                    continue; // a blank line is no record
+                }
+                let item = match format {
+                    InputFormat::Jsonl => parse_jsonl(&buf, origin(), args),
+                    _ => to_text(std::mem::take(&mut buf), &origin(), true).map(|text| Record {
+                        id: Value::String(origin()),
+                        text,
+                        origin: origin(),
+                    }),
+                };
+                sink(item)?;
+            }
+            Err(e) => {
+                sink(Err(BadRecord { origin: origin(), message: format!("cannot read: {e}") }))?;
+                return Ok(());
+            }
+        }
+    }
+}
+
+fn parse_jsonl(line: &[u8], origin: String, args: &InputArgs) -> Item {
+    let bad = |message: String| BadRecord { origin: origin.clone(), message };
+    let line = std::str::from_utf8(line).map_err(|e| {
+        bad(format!("invalid UTF-8 at byte {} of the line; convert the input to UTF-8", e.valid_up_to()))
+    })?;
+    let value: Value = serde_json::from_str(line)
+        .map_err(|e| bad(format!("malformed JSON ({e}); each line must be one JSON object")))?;
+    let Value::Object(mut obj) = value else {
+        return Err(bad(format!("expected a JSON object, found {}", kind(&value))));
+    };
+    let text_field = args.text_field.as_deref().unwrap_or("text");
+    let text = match obj.remove(text_field) {
+        Some(Value::String(s)) => s,
+        Some(other) => {
+            return Err(bad(format!("field {text_field:?} is {}, not a string", kind(&other))));
+        }
+        None => {
+            let fields: Vec<&str> = obj.keys().map(String::as_str).take(10).collect();
+            return Err(bad(format!(
+                "no field {text_field:?} (fields: {}); name the text field with --text-field",
+                fields.join(", ")
+            )));
+        }
+    };
+    let id = match (args.id_field.as_deref(), obj.remove(args.id_field.as_deref().unwrap_or("id"))) {
+        (_, Some(v @ (Value::String(_) | Value::Number(_)))) => v,
+        (_, Some(other)) => {
+            let f = args.id_field.as_deref().unwrap_or("id");
+            return Err(bad(format!("field {f:?} is {}; ids must be strings or numbers", kind(&other))));
+        }
+        (Some(f), None) => return Err(bad(format!("no field {f:?}; check --id-field"))),
+        (None, None) => Value::String(origin.clone()),
+    };
+    if !args.allow_empty && text.trim().is_empty() {
+        return Err(bad(EMPTY.into()));
+    }
+    Ok(Record { id, text, origin })
+}
+
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}

@@ -1,0 +1,66 @@
+//! Output to stdout or to a file that appears only when complete.
+
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+
+/// Where results go. A file is written to a temporary sibling and renamed
+/// into place by [`Output::finish`]; if the run fails, the temporary file is
+/// removed and no half-written output is left behind.
+pub enum Output {
+    /// Standard output.
+    Stdout(BufWriter<io::Stdout>),
+    /// A file being written.
+    File { tmp: tempfile::NamedTempFile, wtr: BufWriter<std::fs::File>, path: PathBuf },
+}
+
+impl Output {
+    /// Opens `path`, or stdout for `None`.
+    ///
+    /// # Errors
+    ///
+    /// The temporary file cannot be created next to `path`.
+    pub fn open(path: Option<&Path>) -> Result<Output> {
+        let Some(path) = path else {
+            return Ok(Output::Stdout(BufWriter::with_capacity(1 << 16, io::stdout())));
+        };
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        let tmp = tempfile::Builder::new()
+            .prefix(".neardup-")
+            .suffix(".tmp")
+            .tempfile_in(dir)
+            .with_context(|| format!("{}: cannot create a file in this folder", dir.display()))?;
+        let file = tmp.reopen().with_context(|| format!("{}", tmp.path().display()))?;
+        Ok(Output::File { tmp, wtr: BufWriter::with_capacity(1 << 16, file), path: path.to_owned() })
+    }
+
+    /// The writer.
+    pub fn writer(&mut self) -> &mut dyn Write {
+        match self {
+            Output::Stdout(w) => w,
+            Output::File { wtr, .. } => wtr,
+        }
+    }
+
+    /// Flushes and, for a file, renames it into place.
+    ///
+    /// # Errors
+    ///
+    /// Writing or renaming fails.
+    pub fn finish(self) -> Result<()> {
+        match self {
+            Output::Stdout(mut w) => w.flush().context("stdout")?,
+            Output::File { tmp, mut wtr, path } => {
+                wtr.flush().with_context(|| path.display().to_string())?;
+                wtr.get_ref().sync_all().with_context(|| path.display().to_string())?;
+                tmp.persist(&path)
+                    .with_context(|| format!("{}: cannot rename into place", path.display()))?;
+            }
+        }
+        Ok(())
+    }
+}

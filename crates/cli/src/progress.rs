@@ -1,0 +1,27 @@
+//! Progress bars on a terminal, silence in pipes.
+
+use std::io::IsTerminal;
+
+use indicatif::{ProgressBar, ProgressStyle};
+
+/// A progress bar over input bytes, shown only when stderr is a terminal.
+pub fn bar(total_bytes: Option<u64>, what: &str) -> ProgressBar {
+    if !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let pb = match total_bytes {
+        Some(n) => ProgressBar::new(n).with_style(
+            ProgressStyle::with_template(
+                "{msg} [{bar:30}] {bytes}/{total_bytes} {binary_bytes_per_sec} eta {eta}",
+            )
+            .expect("valid template")
+            .progress_chars("=> "),
+        ),
+        None => ProgressBar::new_spinner().with_style(
+            ProgressStyle::with_template("{spinner} {msg} {bytes} {binary_bytes_per_sec}")
+                .expect("valid template"),
+        ),
+    };
+    pb.set_message(what.to_owned());
+    pb
+}
