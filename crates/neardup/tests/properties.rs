@@ -1,0 +1,128 @@
+//! Property tests: determinism, the Hamming metric, the sparse API against
+//! the text pipeline, and 128-bit consistency.
+
+use neardup::sparse::simhash_sparse;
+use neardup::{Bits, Fingerprint, Fingerprinter, FingerprinterBuilder, HashConfig};
+use proptest::prelude::*;
+use std::sync::OnceLock;
+
+fn presets() -> &'static Vec<Fingerprinter> {
+    static P: OnceLock<Vec<Fingerprinter>> = OnceLock::new();
+    P.get_or_init(|| neardup::presets::NAMES.iter().map(|n| Fingerprinter::preset(n).unwrap()).collect())
+}
+
+/// Text mixing English, Chinese, kana, Hangul, digits, punctuation and marks.
+fn text() -> impl Strategy<Value = String> {
+    let piece = prop_oneof![
+        Just("the".to_string()),
+        Just("Quick".to_string()),
+        Just("fox's".to_string()),
+        Just("中文".to_string()),
+        Just("测试文本".to_string()),
+        Just("北京烤鸭".to_string()),
+        Just("ひらがな".to_string()),
+        Just("한국어".to_string()),
+        Just("3.14".to_string()),
+        Just("，".to_string()),
+        Just("!".to_string()),
+        Just("ΟΔΟΣ".to_string()),
+        "[a-z]{1,8}",
+        "\\PC{1,4}",
+    ];
+    prop::collection::vec((piece, prop_oneof![Just(" "), Just(""), Just("\n")]), 0..40)
+        .prop_map(|v| v.into_iter().map(|(p, s)| p + s).collect())
+}
+
+fn fp64() -> impl Strategy<Value = Fingerprint> {
+    any::<u64>().prop_map(Fingerprint::from_u64)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn deterministic_and_batch_equals_single(t in text()) {
+        for fp in presets() {
+            let a = fp.fingerprint(&t);
+            prop_assert_eq!(a, fp.fingerprint(&t));
+            prop_assert_eq!(vec![a], fp.fingerprint_batch(&[t.as_str()]));
+            prop_assert_eq!(a, fp.explain(&t).fingerprint);
+        }
+    }
+
+    #[test]
+    fn sparse_api_equals_text_pipeline(t in text()) {
+        for fp in presets() {
+            let features = fp.features(&t);
+            let c = fp.config();
+            let sparse = simhash_sparse(c.hash, c.bits, features.iter().map(|(f, w)| (f.as_str(), *w))).unwrap();
+            prop_assert_eq!(fp.fingerprint(&t), sparse);
+            prop_assert_eq!(fp.fingerprint_weighted(features).unwrap(), sparse);
+        }
+    }
+
+    #[test]
+    fn hamming_is_a_metric(a in fp64(), b in fp64(), c in fp64()) {
+        prop_assert_eq!(a.distance(a), 0);
+        prop_assert_eq!(a.distance(b), b.distance(a));
+        prop_assert!(a.distance(c) <= a.distance(b) + b.distance(c));
+        prop_assert!(a.distance(b) <= 64);
+        prop_assert_eq!(a.distance(b) == 0, a == b);
+        let s = a.similarity(b);
+        prop_assert!((0.0..=1.0).contains(&s));
+    }
+
+    #[test]
+    fn hex_round_trips(v in any::<u128>()) {
+        let f = Fingerprint::from_u128(v);
+        prop_assert_eq!(f.to_string().parse::<Fingerprint>().unwrap(), f);
+        let g = Fingerprint::from_u64(v as u64);
+        prop_assert_eq!(g.to_string().parse::<Fingerprint>().unwrap(), g);
+    }
+
+    #[test]
+    fn f128_is_consistent(t in text()) {
+        for h in [HashConfig::Xxh3, HashConfig::Fnv1a, HashConfig::Md5, HashConfig::Siphash] {
+            let f64p = FingerprinterBuilder::new().hash(h).build().unwrap();
+            let f128p = FingerprinterBuilder::new().hash(h).bits(Bits::B128).build().unwrap();
+            let (a, b) = (f64p.fingerprint(&t), f128p.fingerprint(&t));
+            prop_assert_eq!(b.bits(), Bits::B128);
+            prop_assert!(a.try_distance(b).is_err());
+            // The same features vote in both; each lane is the same reference vote.
+            let feats = f128p.features(&t);
+            prop_assert_eq!(feats.clone(), f64p.features(&t));
+            let mut want: u128 = 0;
+            for j in 0..128u32 {
+                let lane: f64 = feats.iter().map(|(f, w)| {
+                    let hv = h.hash(Bits::B128, f.as_bytes());
+                    if (hv >> j) & 1 == 1 { *w } else { -*w }
+                }).sum();
+                if lane > 0.0 { want |= 1 << j; }
+            }
+            prop_assert_eq!(b.value(), want);
+            // MD5's 64-bit hash is the low half of its 128-bit hash, so the
+            // low 64 bits of the fingerprints agree.
+            if h == HashConfig::Md5 {
+                prop_assert_eq!(b.value() as u64, a.as_u64().unwrap());
+            }
+        }
+    }
+}
+
+#[test]
+fn empty_documents_are_reported() {
+    let fp = Fingerprinter::preset("default").unwrap();
+    assert!(fp.try_fingerprint("").is_err());
+    assert!(fp.try_fingerprint("  ，。！ ").is_err());
+    assert_eq!(fp.fingerprint("").value(), 0);
+    let py = Fingerprinter::preset("python-simhash").unwrap();
+    assert!(py.try_fingerprint("").is_ok(), "the PyPI package fingerprints the empty feature");
+}
+
+#[test]
+fn non_finite_weights_are_refused() {
+    let fp = Fingerprinter::preset("default").unwrap();
+    assert!(fp.fingerprint_weighted([("a", f64::NAN)]).is_err());
+    assert!(simhash_sparse(HashConfig::Xxh3, Bits::B64, [(1u64, f64::INFINITY)]).is_err());
+    assert!(simhash_sparse(HashConfig::Lookup3, Bits::B128, [(1u64, 1.0)]).is_err());
+}
