@@ -100,14 +100,18 @@ mod tests {
 
     #[test]
     fn ties_follow_libstdcxx() {
-        // Checked against g++ 12 / libstdc++: partial_sort of these
-        // (key, weight) pairs by descending weight, first 3.
-        let mut v: Vec<(char, f64)> =
-            vec![('a', 1.0), ('b', 2.0), ('c', 1.0), ('d', 2.0), ('e', 1.0), ('f', 2.0), ('g', 1.0)];
-        partial_sort_desc(&mut v, 3, |x| x.1);
-        let keys: String = v.iter().map(|x| x.0).collect();
-        assert_eq!(keys.len(), 3);
-        assert!(v.iter().all(|x| x.1 == 2.0));
-        let _ = keys;
+        // 500 cases with many ties, and what g++ 12's libstdc++ made of them:
+        // `n k w_0 … w_{n-1} | ids of the first min(k, n) after
+        // std::partial_sort(…, [](a, b) { return a.w > b.w; })`.
+        for line in include_str!("partial_sort_cases.txt").lines() {
+            let (head, want) = line.split_once(" |").unwrap();
+            let nums: Vec<usize> = head.split_whitespace().map(|x| x.parse().unwrap()).collect();
+            let (n, k) = (nums[0], nums[1]);
+            let mut v: Vec<(usize, f64)> = (0..n).map(|i| (i, nums[2 + i] as f64)).collect();
+            partial_sort_desc(&mut v, k, |x| x.1);
+            let got: Vec<usize> = v.iter().map(|x| x.0).collect();
+            let want: Vec<usize> = want.split_whitespace().map(|x| x.parse().unwrap()).collect();
+            assert_eq!(got, want, "case {line}");
+        }
     }
 }
