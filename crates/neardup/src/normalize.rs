@@ -69,7 +69,7 @@ pub struct Nfkc;
 
 impl Normalizer for Nfkc {
     fn normalize<'a>(&self, text: &'a str) -> Cow<'a, str> {
-        if text.is_ascii() || is_nfkc_quick(text.chars()) == IsNormalized::Yes {
+        if is_nfkc_quick_fast(text) {
             return Cow::Borrowed(text);
         }
         let out: String = text.nfkc().collect();
@@ -79,6 +79,29 @@ impl Normalizer for Nfkc {
             Cow::Owned(out)
         }
     }
+}
+
+/// The NFKC quick check, run only over the non-ASCII stretches of `text`:
+/// an ASCII character is NFKC and has canonical combining class 0, which
+/// resets the check's state, so checking the stretches apart is exact.
+fn is_nfkc_quick_fast(text: &str) -> bool {
+    let b = text.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] < 0x80 {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < b.len() && b[i] >= 0x80 {
+            i += 1;
+        }
+        // `start` and `i` sit next to ASCII bytes, so both are char boundaries.
+        if is_nfkc_quick(text[start..i].chars()) != IsNormalized::Yes {
+            return false;
+        }
+    }
+    true
 }
 
 /// Unicode lower case.
@@ -96,6 +119,9 @@ impl Normalizer for Lowercase {
         // `char::is_lowercase` misses titlecase and uncased-but-mapped
         // characters, so test by mapping.
         if text.chars().all(|c| {
+            if c.is_ascii() {
+                return !c.is_ascii_uppercase();
+            }
             let mut l = c.to_lowercase();
             l.next() == Some(c) && l.next().is_none()
         }) {
@@ -212,6 +238,16 @@ mod tests {
         "" => "",
         "a " => "a",
     );
+
+    proptest::proptest! {
+        #[test]
+        fn nfkc_fast_check_is_exact(s in "([a-z .]|é|\u{301}|\u{327}|ﬁ|Å|Å|ｶ|①|中|\u{0345}){0,12}") {
+            let fast = is_nfkc_quick_fast(&s);
+            let slow = is_nfkc_quick(s.chars()) == IsNormalized::Yes;
+            proptest::prop_assert_eq!(fast, slow);
+            proptest::prop_assert_eq!(Nfkc.normalize(&s), s.nfkc().collect::<String>());
+        }
+    }
 
     #[test]
     fn sequence_copies_only_when_needed() {

@@ -238,30 +238,25 @@ impl Fingerprinter {
             && matches!(self.config.weight, WeightConfig::Tf)
             && self.select.is_all()
             && !self.hash.is_expensive();
+        // Shingles are slices of one string holding all tokens joined by
+        // spaces, so each token is copied once, not once per shingle.
+        let joined;
+        let features: Vec<&str> = if self.shingle <= 1 {
+            tokens
+        } else {
+            let (j, spans) = join_tokens(&tokens);
+            joined = j;
+            shingle_slices(&joined, &spans, self.shingle)
+        };
         if streaming {
-            let mut votes = Vec::with_capacity(tokens.len());
-            for_each_shingle(&tokens, self.shingle, |f| {
-                votes.push(Vote { hash: self.hash.hash(self.bits, f.as_bytes()), weight: 1.0 });
-            });
+            let votes: Vec<Vote> = features
+                .iter()
+                .map(|f| Vote { hash: self.hash.hash(self.bits, f.as_bytes()), weight: 1.0 })
+                .collect();
             lanes.add(&votes);
             return (lanes.fingerprint(), votes.len());
         }
 
-        // Count distinct features. Shingles are built once into an arena.
-        let arena;
-        let features: Vec<&str> = if self.shingle <= 1 {
-            tokens
-        } else {
-            let mut buf = String::new();
-            let mut spans = Vec::new();
-            for_each_shingle(&tokens, self.shingle, |f| {
-                let s = buf.len();
-                buf.push_str(f);
-                spans.push((s, buf.len()));
-            });
-            arena = buf;
-            spans.into_iter().map(|(s, e)| &arena[s..e]).collect()
-        };
         let mut index: FxHashMap<&str, u32> = FxHashMap::default();
         let mut distinct: Vec<&str> = Vec::new();
         let mut counts: Vec<u32> = Vec::new();
@@ -305,28 +300,32 @@ impl Fingerprinter {
     }
 }
 
-/// Calls `f` with every `n`-token shingle (tokens joined by a space); fewer
-/// than `n` tokens make one shingle of all of them; no tokens make none.
-fn for_each_shingle(tokens: &[&str], n: usize, mut f: impl FnMut(&str)) {
-    if n <= 1 {
-        tokens.iter().for_each(|t| f(t));
-        return;
-    }
-    if tokens.is_empty() {
-        return;
-    }
-    let mut buf = String::with_capacity(64);
-    let windows = if tokens.len() < n { 1 } else { tokens.len() - n + 1 };
-    for i in 0..windows {
-        buf.clear();
-        for (j, t) in tokens[i..(i + n).min(tokens.len())].iter().enumerate() {
-            if j > 0 {
-                buf.push(' ');
-            }
-            buf.push_str(t);
+/// All tokens joined by single spaces, with each token's byte span in it.
+fn join_tokens(tokens: &[&str]) -> (String, Vec<(usize, usize)>) {
+    let mut joined = String::with_capacity(tokens.iter().map(|t| t.len() + 1).sum());
+    let mut spans = Vec::with_capacity(tokens.len());
+    for t in tokens {
+        if !joined.is_empty() {
+            joined.push(' ');
         }
-        f(&buf);
+        let s = joined.len();
+        joined.push_str(t);
+        spans.push((s, joined.len()));
     }
+    (joined, spans)
+}
+
+/// The `n`-token shingles as slices of `joined`: tokens `i..i + n` joined
+/// by a space. Fewer than `n` tokens make one shingle of all of them; no
+/// tokens make none.
+fn shingle_slices<'j>(joined: &'j str, spans: &[(usize, usize)], n: usize) -> Vec<&'j str> {
+    if spans.is_empty() {
+        return Vec::new();
+    }
+    if spans.len() < n {
+        return vec![joined];
+    }
+    spans.windows(n).map(|w| &joined[w[0].0..w[n - 1].1]).collect()
 }
 
 /// Builds a [`Fingerprinter`] stage by stage, starting from the `default`

@@ -8,23 +8,25 @@
 //! and a digit join (WB11/12). A segment is a word when it holds a letter
 //! or digit.
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Class {
-    Letter,
-    Digit,
-    Under,
-    Other,
-}
+const OTHER: u8 = 0;
+const LETTER: u8 = 1;
+const DIGIT: u8 = 2;
+const UNDER: u8 = 4;
 
-#[inline(always)]
-fn class(b: u8) -> Class {
-    match b {
-        b'a'..=b'z' | b'A'..=b'Z' => Class::Letter,
-        b'0'..=b'9' => Class::Digit,
-        b'_' => Class::Under,
-        _ => Class::Other,
+static CLASSES: [u8; 256] = {
+    let mut t = [OTHER; 256];
+    let mut b = 0;
+    while b < 256 {
+        t[b] = match b as u8 {
+            b'a'..=b'z' | b'A'..=b'Z' => LETTER,
+            b'0'..=b'9' => DIGIT,
+            b'_' => UNDER,
+            _ => OTHER,
+        };
+        b += 1;
     }
-}
+    t
+};
 
 /// Appends the UAX #29 words of the ASCII text `text` to `out`.
 ///
@@ -35,43 +37,43 @@ fn class(b: u8) -> Class {
 pub fn ascii_words<'t>(text: &'t str, out: &mut Vec<&'t str>) {
     debug_assert!(text.is_ascii());
     let b = text.as_bytes();
+    let class = |i: usize| CLASSES[b[i] as usize];
     let n = b.len();
     let mut i = 0;
     while i < n {
         // Skip to the start of a run of word characters.
-        while i < n && class(b[i]) == Class::Other {
+        while i < n && class(i) == OTHER {
             i += 1;
         }
         if i >= n {
             break;
         }
         let start = i;
-        let mut alnum = false;
+        // Letters and digits seen (an underscore-only run is no word).
+        let mut seen = 0u8;
         loop {
             // Extend over letters, digits and underscores.
             while i < n {
-                match class(b[i]) {
-                    Class::Letter | Class::Digit => alnum = true,
-                    Class::Under => {}
-                    Class::Other => break,
+                let c = class(i);
+                if c == OTHER {
+                    break;
                 }
+                seen |= c;
                 i += 1;
             }
             // A single mid character between two letters or two digits joins.
             if i + 1 < n && i > start {
-                let (prev, mid, next) = (class(b[i - 1]), b[i], class(b[i + 1]));
-                let letters =
-                    prev == Class::Letter && next == Class::Letter && matches!(mid, b':' | b'.' | b'\'');
-                let digits =
-                    prev == Class::Digit && next == Class::Digit && matches!(mid, b',' | b';' | b'.' | b'\'');
-                if letters || digits {
+                let (prev, mid, next) = (class(i - 1), b[i], class(i + 1));
+                let joins = (prev == LETTER && next == LETTER && matches!(mid, b':' | b'.' | b'\''))
+                    || (prev == DIGIT && next == DIGIT && matches!(mid, b',' | b';' | b'.' | b'\''));
+                if joins {
                     i += 1;
                     continue;
                 }
             }
             break;
         }
-        if alnum {
+        if seen & (LETTER | DIGIT) != 0 {
             out.push(&text[start..i]);
         }
     }

@@ -43,10 +43,38 @@ impl Words {
         }
         match script {
             Script::Other if run.is_ascii() => ascii_words(run, out),
-            Script::Other => out.extend(run.unicode_words()),
+            Script::Other => other_words(run, out),
             Script::Han => cut_han(run, self.hmm, out),
             Script::Kana | Script::Hangul => bigrams(run, out),
         }
+    }
+}
+
+/// UAX #29 words of a run with some non-ASCII characters. UAX #29 never
+/// joins a word across whitespace, so the run is cut at ASCII whitespace
+/// and the pieces that are pure ASCII take the fast path; a property test
+/// checks that this gives exactly `unicode_words`.
+fn other_words<'t>(run: &'t str, out: &mut Vec<&'t str>) {
+    let bytes = run.as_bytes();
+    let mut start = 0;
+    while start < bytes.len() {
+        // A piece: up to and including the next ASCII whitespace run.
+        let mut end = start;
+        let mut ascii = true;
+        while end < bytes.len() && !bytes[end].is_ascii_whitespace() {
+            ascii &= bytes[end] < 0x80;
+            end += 1;
+        }
+        while end < bytes.len() && bytes[end].is_ascii_whitespace() {
+            end += 1;
+        }
+        let piece = &run[start..end];
+        if ascii {
+            ascii_words(piece, out);
+        } else {
+            out.extend(piece.unicode_words());
+        }
+        start = end;
     }
 }
 
@@ -68,6 +96,19 @@ mod tests {
         let mut v = Vec::new();
         Words { hmm: false }.tokenize(s, &mut v);
         v
+    }
+
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+        #[test]
+        fn latin_text_gives_unicode_words(s in "([a-zA-Z0-9_.,:;' \t\n-]|é|ß|Σ|ǅ|’|\u{301}|\u{200d}|\u{a0}|\u{2028}|½|٣|😀|🇫🇷){0,40}") {
+            let mut got = Vec::new();
+            other_words(&s, &mut got);
+            let want: Vec<&str> = s.unicode_words().collect();
+            prop_assert_eq!(got, want);
+        }
     }
 
     #[test]

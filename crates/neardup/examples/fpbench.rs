@@ -1,0 +1,55 @@
+//! Fingerprinting throughput on a JSONL corpus, for `bench/fingerprint.sh`.
+//!
+//! Usage: `cargo run --release --example fpbench -- PRESET FILE.jsonl [THREADS] [RUNS] [MAX_MB]`
+//!
+//! Loads the texts, warms up (which also loads dictionaries), then times
+//! RUNS passes and prints one JSON line with the median MB/s.
+
+use std::time::Instant;
+
+use neardup::Fingerprinter;
+use rayon::prelude::*;
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if args.len() < 3 {
+        eprintln!("usage: fpbench PRESET FILE.jsonl [THREADS] [RUNS] [MAX_MB]");
+        std::process::exit(2);
+    }
+    let preset = &args[1];
+    let threads: usize = args.get(3).map_or(1, |s| s.parse().expect("THREADS"));
+    let runs: usize = args.get(4).map_or(5, |s| s.parse().expect("RUNS"));
+    let max_bytes: usize = args.get(5).map_or(usize::MAX, |s| s.parse::<usize>().expect("MAX_MB") << 20);
+    let mut texts = Vec::new();
+    let mut bytes = 0;
+    for line in std::fs::read_to_string(&args[2]).expect("read corpus").lines() {
+        let v: serde_json::Value = serde_json::from_str(line).expect("JSONL");
+        let t = v["text"].as_str().expect("text field").to_owned();
+        if bytes + t.len() > max_bytes {
+            break;
+        }
+        bytes += t.len();
+        texts.push(t);
+    }
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+    let start = Instant::now();
+    let fp = Fingerprinter::preset(preset).expect("preset");
+    let _ = fp.fingerprint("预热 warm-up 中文");
+    let load = start.elapsed().as_secs_f64();
+    let mut times = Vec::new();
+    let mut check = 0u128;
+    for _ in 0..runs + 1 {
+        let t0 = Instant::now();
+        let fps: Vec<_> = pool.install(|| texts.par_iter().map(|t| fp.fingerprint(t)).collect());
+        times.push(t0.elapsed().as_secs_f64());
+        check ^= fps.iter().fold(0, |a, f| a ^ f.value());
+    }
+    times.remove(0); // the first pass warms caches
+    times.sort_by(f64::total_cmp);
+    let median = times[times.len() / 2];
+    println!(
+        "{{\"preset\":\"{preset}\",\"threads\":{threads},\"docs\":{},\"bytes\":{bytes},\"median_s\":{median:.4},\"mb_per_s\":{:.2},\"load_s\":{load:.3},\"check\":\"{check:x}\"}}",
+        texts.len(),
+        bytes as f64 / 1e6 / median
+    );
+}
