@@ -116,7 +116,7 @@ pub struct InputArgs {
 /// Output formats.
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OutputFormat {
-    /// One JSON object per line: {"id": …, "fingerprint": "<hex>"}.
+    /// One JSON object per line: `{"id": …, "fingerprint": "HEX"}`.
     Jsonl,
     /// id, a tab, the hex fingerprint.
     Tsv,

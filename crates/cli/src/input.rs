@@ -187,15 +187,15 @@ fn read_text(reader: Box<dyn Read>, name: &str, args: &InputArgs) -> Item {
     Ok(Record { id: Value::String(name.to_owned()), text, origin: name.to_owned() })
 }
 
-enum Line {
+enum LineRead {
     Eof,
-    Line,
+    Complete,
     TooLong(u64),
 }
 
 /// Reads one line into `buf` (without the newline), keeping at most `max`
 /// bytes: a longer line is consumed and reported, never held in memory.
-fn read_line_limited(r: &mut impl BufRead, buf: &mut Vec<u8>, max: u64) -> io::Result<Line> {
+fn read_line_limited(r: &mut impl BufRead, buf: &mut Vec<u8>, max: u64) -> io::Result<LineRead> {
     buf.clear();
     let mut total: u64 = 0;
     let mut any = false;
@@ -219,7 +219,7 @@ fn read_line_limited(r: &mut impl BufRead, buf: &mut Vec<u8>, max: u64) -> io::R
         }
     }
     if !any {
-        return Ok(Line::Eof);
+        return Ok(LineRead::Eof);
     }
     if buf.last() == Some(&b'\n') {
         buf.pop();
@@ -228,9 +228,9 @@ fn read_line_limited(r: &mut impl BufRead, buf: &mut Vec<u8>, max: u64) -> io::R
         }
     }
     if total > max + 1 {
-        return Ok(Line::TooLong(total));
+        return Ok(LineRead::TooLong(total));
     }
-    Ok(Line::Line)
+    Ok(LineRead::Complete)
 }
 
 fn read_lines(
@@ -247,9 +247,9 @@ fn read_lines(
         lineno += 1;
         let origin = || format!("{name}:{lineno}");
         match read_line_limited(&mut r, &mut buf, args.max_doc_bytes) {
-            Ok(Line::Eof) => return Ok(()),
-            Ok(Line::TooLong(n)) => sink(Err(too_big(&origin(), n, args.max_doc_bytes)))?,
-            Ok(Line::Line) => {
+            Ok(LineRead::Eof) => return Ok(()),
+            Ok(LineRead::TooLong(n)) => sink(Err(too_big(&origin(), n, args.max_doc_bytes)))?,
+            Ok(LineRead::Complete) => {
                 if buf.iter().all(u8::is_ascii_whitespace) {
                     continue; // a blank line is no record
                 }

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use crate::error::Result;
-pub use idf::{IdfTable, UnknownIdf, BUILTIN_IDF};
+pub use idf::{IdfRule, IdfTable, UnknownIdf, BUILTIN_IDF};
 pub use textrank::TextRank;
 
 /// A document's features after counting: the distinct features in order
