@@ -5,8 +5,9 @@
 //! Lanes are `f64` sums, added in the order the features are given. Integer
 //! weights (counts) are therefore exact and order-independent up to 2^53;
 //! real weights are summed in the pipeline's documented order, so a
-//! fingerprint is reproducible bit for bit. The AVX2 path adds lane by lane
-//! in that same order and gives the same bits as the portable one.
+//! fingerprint is reproducible bit for bit. The AVX-512 and AVX2 paths,
+//! chosen at run time, add lane by lane in that same order and give the
+//! same bits as the portable one.
 
 use crate::fingerprint::{Bits, Fingerprint};
 
@@ -62,6 +63,11 @@ impl Lanes {
 fn accumulate(lanes: &mut [f64; 64], votes: &[Vote], shift: u32) {
     #[cfg(target_arch = "x86_64")]
     {
+        if std::arch::is_x86_feature_detected!("avx512f") {
+            // SAFETY: the CPU supports AVX-512F, checked just above.
+            unsafe { avx512::accumulate(lanes, votes, shift) };
+            return;
+        }
         if std::arch::is_x86_feature_detected!("avx2") {
             // SAFETY: the CPU supports AVX2, checked just above.
             unsafe { avx2::accumulate(lanes, votes, shift) };
@@ -129,6 +135,35 @@ mod avx2 {
     }
 }
 
+#[cfg(target_arch = "x86_64")]
+mod avx512 {
+    use super::Vote;
+    use std::arch::x86_64::*;
+
+    /// All 64 lanes live in eight 8-lane registers; each vote picks `+w` or
+    /// `−w` per lane with the hash byte as a blend mask, then adds.
+    #[target_feature(enable = "avx512f")]
+    pub(super) unsafe fn accumulate(lanes: &mut [f64; 64], votes: &[Vote], shift: u32) {
+        let p = lanes.as_mut_ptr();
+        let mut acc = [_mm512_setzero_pd(); 8];
+        for (g, a) in acc.iter_mut().enumerate() {
+            *a = _mm512_loadu_pd(p.add(8 * g));
+        }
+        for v in votes {
+            let h = (v.hash >> shift) as u64;
+            let plus = _mm512_set1_pd(v.weight);
+            let minus = _mm512_set1_pd(-v.weight);
+            for (g, a) in acc.iter_mut().enumerate() {
+                let k = (h >> (8 * g)) as u8;
+                *a = _mm512_add_pd(*a, _mm512_mask_blend_pd(k, minus, plus));
+            }
+        }
+        for (g, a) in acc.iter().enumerate() {
+            _mm512_storeu_pd(p.add(8 * g), *a);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -149,11 +184,26 @@ mod tests {
     fn simd_and_portable_agree_bit_for_bit() {
         let vs = votes();
         for shift in [0, 64] {
+            let mut want = [0.0; 64];
+            accumulate_portable(&mut want, &vs, shift);
             let mut a = [0.0; 64];
-            let mut b = [0.0; 64];
             accumulate(&mut a, &vs, shift);
-            accumulate_portable(&mut b, &vs, shift);
-            assert_eq!(a.map(f64::to_bits), b.map(f64::to_bits));
+            assert_eq!(a.map(f64::to_bits), want.map(f64::to_bits));
+            #[cfg(target_arch = "x86_64")]
+            {
+                if std::arch::is_x86_feature_detected!("avx2") {
+                    let mut b = [0.0; 64];
+                    // SAFETY: AVX2 is present.
+                    unsafe { avx2::accumulate(&mut b, &vs, shift) };
+                    assert_eq!(b.map(f64::to_bits), want.map(f64::to_bits));
+                }
+                if std::arch::is_x86_feature_detected!("avx512f") {
+                    let mut c = [0.0; 64];
+                    // SAFETY: AVX-512F is present.
+                    unsafe { avx512::accumulate(&mut c, &vs, shift) };
+                    assert_eq!(c.map(f64::to_bits), want.map(f64::to_bits));
+                }
+            }
         }
     }
 

@@ -25,6 +25,8 @@ fn text() -> impl Strategy<Value = String> {
         Just("3.14".to_string()),
         Just("，".to_string()),
         Just("!".to_string()),
+        Just("・".to_string()),
+        Just("「引用」".to_string()),
         Just("ΟΔΟΣ".to_string()),
         "[a-z]{1,8}",
         "\\PC{1,4}",
@@ -58,6 +60,18 @@ proptest! {
             let sparse = simhash_sparse(c.hash, c.bits, features.iter().map(|(f, w)| (f.as_str(), *w))).unwrap();
             prop_assert_eq!(fp.fingerprint(&t), sparse);
             prop_assert_eq!(fp.fingerprint_weighted(features).unwrap(), sparse);
+        }
+    }
+
+    #[test]
+    fn words_never_emit_punctuation(t in text(), extra in "[・゛゜゠「」、。！？～…—]{0,5}") {
+        use neardup::filter::{Punctuation, TokenFilter};
+        use neardup::tokenize::Tokenizer;
+        let t = format!("{extra}{t}{extra}");
+        let mut tokens = Vec::new();
+        neardup::TokenizerConfig::Words { hmm: false }.tokenize(&t, &mut tokens);
+        for tok in tokens {
+            prop_assert!(Punctuation.keep(tok), "{:?} from {:?}", tok, t);
         }
     }
 

@@ -56,6 +56,8 @@ impl Words {
 /// checks that this gives exactly `unicode_words`.
 fn other_words<'t>(run: &'t str, out: &mut Vec<&'t str>) {
     let bytes = run.as_bytes();
+    // Consecutive ASCII pieces are tokenized together, in one call.
+    let mut ascii_from = 0;
     let mut start = 0;
     while start < bytes.len() {
         // A piece: up to and including the next ASCII whitespace run.
@@ -68,14 +70,14 @@ fn other_words<'t>(run: &'t str, out: &mut Vec<&'t str>) {
         while end < bytes.len() && bytes[end].is_ascii_whitespace() {
             end += 1;
         }
-        let piece = &run[start..end];
-        if ascii {
-            ascii_words(piece, out);
-        } else {
-            out.extend(piece.unicode_words());
+        if !ascii {
+            ascii_words(&run[ascii_from..start], out);
+            out.extend(run[start..end].unicode_words());
+            ascii_from = end;
         }
         start = end;
     }
+    ascii_words(&run[ascii_from..], out);
 }
 
 /// Overlapping character bigrams; a one-character run is itself.
