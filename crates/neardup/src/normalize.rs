@@ -140,26 +140,48 @@ fn nfkc_by_stretches(text: &str) -> String {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Lowercase;
 
+/// Whether lower-casing `c` can change anything: false for the large
+/// caseless blocks (CJK, kana, Hangul), which are skipped without a lookup.
+#[inline]
+fn may_have_lowercase(c: char) -> bool {
+    !matches!(c as u32, 0x3000..=0x9FFF | 0xAC00..=0xD7FF | 0x20000..=0x3FFFF)
+}
+
+#[inline]
+fn changes_when_lowercased(c: char) -> bool {
+    if c.is_ascii() {
+        return c.is_ascii_uppercase();
+    }
+    if !may_have_lowercase(c) {
+        return false;
+    }
+    let mut l = c.to_lowercase();
+    !(l.next() == Some(c) && l.next().is_none())
+}
+
 impl Normalizer for Lowercase {
     fn normalize<'a>(&self, text: &'a str) -> Cow<'a, str> {
-        if text.is_ascii() {
-            if !text.bytes().any(|b| b.is_ascii_uppercase()) {
-                return Cow::Borrowed(text);
-            }
-            return Cow::Owned(text.to_ascii_lowercase());
-        }
-        // `char::is_lowercase` misses titlecase and uncased-but-mapped
-        // characters, so test by mapping.
-        if text.chars().all(|c| {
-            if c.is_ascii() {
-                return !c.is_ascii_uppercase();
-            }
-            let mut l = c.to_lowercase();
-            l.next() == Some(c) && l.next().is_none()
-        }) {
+        let Some(first) = text.char_indices().find(|&(_, c)| changes_when_lowercased(c)).map(|(i, _)| i)
+        else {
             return Cow::Borrowed(text);
+        };
+        // Capital sigma depends on its neighbours (final sigma): let the
+        // standard library handle the whole text.
+        if text[first..].contains('Σ') {
+            return Cow::Owned(text.to_lowercase());
         }
-        Cow::Owned(text.to_lowercase())
+        let mut out = String::with_capacity(text.len());
+        out.push_str(&text[..first]);
+        for c in text[first..].chars() {
+            if c.is_ascii() {
+                out.push(c.to_ascii_lowercase());
+            } else if may_have_lowercase(c) {
+                out.extend(c.to_lowercase());
+            } else {
+                out.push(c);
+            }
+        }
+        Cow::Owned(out)
     }
 }
 
@@ -250,6 +272,13 @@ mod tests {
         "中文" => "中文",
         "ｶﾀｶﾅ" => "カタカナ",
     );
+    proptest::proptest! {
+        #[test]
+        fn lowercase_equals_std(s in "([a-zA-Z .]|Σ|σ|ς|İ|ǅ|Ω|中|가|Ａ|\u{301}|\u{10400}){0,16}") {
+            proptest::prop_assert_eq!(Lowercase.normalize(&s), s.to_lowercase());
+        }
+    }
+
     test_normalizer!(lowercase, Lowercase,
         "abc" => "abc",
         "ABC" => "abc",

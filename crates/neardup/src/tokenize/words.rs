@@ -22,15 +22,29 @@ impl Tokenizer for Words {
             ascii_words(text, out);
             return;
         }
+        let bytes = text.as_bytes();
         let mut start = 0;
         let mut cur = Script::Other;
-        for (i, c) in text.char_indices() {
+        let mut i = 0;
+        while i < bytes.len() {
+            // ASCII is always `Other`: skip it byte by byte without decoding.
+            if bytes[i] < 0x80 {
+                if cur != Script::Other {
+                    self.run(&text[start..i], cur, out);
+                    start = i;
+                    cur = Script::Other;
+                }
+                i += 1;
+                continue;
+            }
+            let c = text[i..].chars().next().expect("i is a char boundary");
             let s = script_of(c);
             if s != cur {
                 self.run(&text[start..i], cur, out);
                 start = i;
                 cur = s;
             }
+            i += c.len_utf8();
         }
         self.run(&text[start..], cur, out);
     }
@@ -56,26 +70,27 @@ impl Words {
 /// checks that this gives exactly `unicode_words`.
 fn other_words<'t>(run: &'t str, out: &mut Vec<&'t str>) {
     let bytes = run.as_bytes();
-    // Consecutive ASCII pieces are tokenized together, in one call.
+    // Text before `ascii_from` is done; pure-ASCII stretches between
+    // non-ASCII pieces are tokenized together, in one call.
     let mut ascii_from = 0;
-    let mut start = 0;
-    while start < bytes.len() {
-        // A piece: up to and including the next ASCII whitespace run.
-        let mut end = start;
-        let mut ascii = true;
+    while let Some(p) = bytes[ascii_from..].iter().position(|&b| b >= 0x80) {
+        let p = ascii_from + p;
+        // The piece holding byte p: from after the previous ASCII whitespace
+        // to the end of the next ASCII whitespace run.
+        let start = bytes[ascii_from..p]
+            .iter()
+            .rposition(u8::is_ascii_whitespace)
+            .map_or(ascii_from, |w| ascii_from + w + 1);
+        let mut end = p;
         while end < bytes.len() && !bytes[end].is_ascii_whitespace() {
-            ascii &= bytes[end] < 0x80;
             end += 1;
         }
         while end < bytes.len() && bytes[end].is_ascii_whitespace() {
             end += 1;
         }
-        if !ascii {
-            ascii_words(&run[ascii_from..start], out);
-            out.extend(run[start..end].unicode_words());
-            ascii_from = end;
-        }
-        start = end;
+        ascii_words(&run[ascii_from..start], out);
+        out.extend(run[start..end].unicode_words());
+        ascii_from = end;
     }
     ascii_words(&run[ascii_from..], out);
 }
