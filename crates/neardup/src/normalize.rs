@@ -161,6 +161,12 @@ fn changes_when_lowercased(c: char) -> bool {
 
 impl Normalizer for Lowercase {
     fn normalize<'a>(&self, text: &'a str) -> Cow<'a, str> {
+        if text.is_ascii() {
+            if !text.bytes().any(|b| b.is_ascii_uppercase()) {
+                return Cow::Borrowed(text);
+            }
+            return Cow::Owned(text.to_ascii_lowercase());
+        }
         let Some(first) = text.char_indices().find(|&(_, c)| changes_when_lowercased(c)).map(|(i, _)| i)
         else {
             return Cow::Borrowed(text);
@@ -172,14 +178,26 @@ impl Normalizer for Lowercase {
         }
         let mut out = String::with_capacity(text.len());
         out.push_str(&text[..first]);
-        for c in text[first..].chars() {
-            if c.is_ascii() {
-                out.push(c.to_ascii_lowercase());
-            } else if may_have_lowercase(c) {
+        let rest = &text[first..];
+        let b = rest.as_bytes();
+        let mut i = 0;
+        while i < b.len() {
+            // Copy an ASCII run in bulk and lower-case it in place.
+            let run = b[i..].iter().position(|&x| x >= 0x80).map_or(b.len(), |p| i + p);
+            if run > i {
+                let at = out.len();
+                out.push_str(&rest[i..run]);
+                out[at..].make_ascii_lowercase();
+                i = run;
+                continue;
+            }
+            let c = rest[i..].chars().next().expect("char boundary");
+            if may_have_lowercase(c) {
                 out.extend(c.to_lowercase());
             } else {
                 out.push(c);
             }
+            i += c.len_utf8();
         }
         Cow::Owned(out)
     }
