@@ -256,10 +256,9 @@ impl Fingerprinter {
             shingle_slices(&joined, &spans, self.shingle)
         };
         if streaming {
-            let votes: Vec<Vote> = features
-                .iter()
-                .map(|f| Vote { hash: self.hash.hash(self.bits, f.as_bytes()), weight: 1.0 })
-                .collect();
+            let mut hashes = Vec::new();
+            self.hash.hash_batch(self.bits, &features, &mut hashes);
+            let votes: Vec<Vote> = hashes.into_iter().map(|hash| Vote { hash, weight: 1.0 }).collect();
             lanes.add(&votes);
             return (lanes.fingerprint(), votes.len());
         }
@@ -281,13 +280,11 @@ impl Fingerprinter {
         let mut weights = Vec::with_capacity(distinct.len());
         self.weighter.weigh(&doc, &mut weights);
         let chosen = self.select.select(&distinct, &weights);
-        let votes: Vec<Vote> = chosen
-            .iter()
-            .map(|&i| Vote {
-                hash: self.hash.hash(self.bits, distinct[i as usize].as_bytes()),
-                weight: weights[i as usize],
-            })
-            .collect();
+        let chosen_features: Vec<&str> = chosen.iter().map(|&i| distinct[i as usize]).collect();
+        let mut hashes = Vec::with_capacity(chosen.len());
+        self.hash.hash_batch(self.bits, &chosen_features, &mut hashes);
+        let votes: Vec<Vote> =
+            chosen.iter().zip(hashes).map(|(&i, hash)| Vote { hash, weight: weights[i as usize] }).collect();
         lanes.add(&votes);
         let fp = lanes.fingerprint();
         if let Some(ex) = explain {
