@@ -258,9 +258,8 @@ impl Fingerprinter {
         if streaming {
             let mut hashes = Vec::new();
             self.hash.hash_batch(self.bits, &features, &mut hashes);
-            let votes: Vec<Vote> = hashes.into_iter().map(|hash| Vote { hash, weight: 1.0 }).collect();
-            lanes.add(&votes);
-            return (lanes.fingerprint(), votes.len());
+            lanes.add_unit(&hashes);
+            return (lanes.fingerprint(), hashes.len());
         }
 
         let mut index: FxHashMap<&str, u32> = FxHashMap::default();

@@ -42,6 +42,17 @@ impl Lanes {
         }
     }
 
+    /// Adds one vote of weight 1 for each hash: the same lanes as [`add`](Self::add)
+    /// with unit weights (partial sums are small integers, exact in `f64`),
+    /// counted with bit-sliced counters instead of 64 additions per hash.
+    pub fn add_unit(&mut self, hashes: &[u128]) {
+        let (lo, hi) = self.sums.split_at_mut(64);
+        add_counts(lo, hashes.iter().map(|&h| h as u64), hashes.len());
+        if self.bits == Bits::B128 {
+            add_counts(hi, hashes.iter().map(|&h| (h >> 64) as u64), hashes.len());
+        }
+    }
+
     /// The lane sums, one per bit.
     pub fn sums(&self) -> &[f64] {
         &self.sums[..self.bits.get() as usize]
@@ -56,6 +67,58 @@ impl Lanes {
             }
         }
         Fingerprint::new(v, self.bits)
+    }
+}
+
+/// Adds `2 · ones − n` to each lane, where `ones` counts the hashes with
+/// that bit set. Counters are bit planes: plane `p` holds bit `p` of every
+/// lane's count, and adding a hash ripples its bits up the planes.
+fn add_counts(lanes: &mut [f64], hashes: impl Iterator<Item = u64>, n: usize) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx512bw") {
+            let mut counts = [0u32; 64];
+            // SAFETY: the CPU supports AVX-512BW, checked just above.
+            unsafe { avx512bw::count_ones(&mut counts, hashes) };
+            for (lane, &c) in lanes.iter_mut().zip(&counts) {
+                *lane += 2.0 * f64::from(c) - n as f64;
+            }
+            return;
+        }
+    }
+    add_counts_portable(lanes, hashes, n);
+}
+
+fn add_counts_portable(lanes: &mut [f64], hashes: impl Iterator<Item = u64>, n: usize) {
+    const PLANES: usize = 16; // up to 65,535 hashes between flushes
+    let mut planes = [0u64; PLANES];
+    let mut pending = 0usize;
+    let flush = |planes: &mut [u64; PLANES], lanes: &mut [f64]| {
+        for (j, lane) in lanes.iter_mut().enumerate() {
+            let ones: u64 = planes.iter().enumerate().map(|(p, &pl)| ((pl >> j) & 1) << p).sum();
+            *lane += 2.0 * ones as f64;
+        }
+        *planes = [0; PLANES];
+    };
+    for h in hashes {
+        let mut carry = h;
+        for plane in planes.iter_mut() {
+            let next = *plane & carry;
+            *plane ^= carry;
+            carry = next;
+            if carry == 0 {
+                break;
+            }
+        }
+        pending += 1;
+        if pending == (1 << PLANES) - 1 {
+            flush(&mut planes, lanes);
+            pending = 0;
+        }
+    }
+    flush(&mut planes, lanes);
+    for lane in lanes.iter_mut() {
+        *lane -= n as f64;
     }
 }
 
@@ -136,6 +199,38 @@ mod avx2 {
 }
 
 #[cfg(target_arch = "x86_64")]
+mod avx512bw {
+    use std::arch::x86_64::*;
+
+    /// Counts, per bit position, the hashes with that bit set: each hash
+    /// becomes a 64-bit mask, expanded to 64 bytes of 0 or −1 and
+    /// subtracted from 64 byte counters, which are widened into `counts`
+    /// every 255 hashes, before they can overflow.
+    #[target_feature(enable = "avx512f,avx512bw")]
+    pub(super) unsafe fn count_ones(counts: &mut [u32; 64], hashes: impl Iterator<Item = u64>) {
+        let mut bytes = _mm512_setzero_si512();
+        let mut pending = 0;
+        let flush = |bytes: __m512i, counts: &mut [u32; 64]| {
+            let mut b = [0u8; 64];
+            _mm512_storeu_si512(b.as_mut_ptr().cast(), bytes);
+            for (c, &x) in counts.iter_mut().zip(&b) {
+                *c += u32::from(x);
+            }
+        };
+        for h in hashes {
+            bytes = _mm512_sub_epi8(bytes, _mm512_movm_epi8(h));
+            pending += 1;
+            if pending == 255 {
+                flush(bytes, counts);
+                bytes = _mm512_setzero_si512();
+                pending = 0;
+            }
+        }
+        flush(bytes, counts);
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
 mod avx512 {
     use super::Vote;
     use std::arch::x86_64::*;
@@ -203,6 +298,24 @@ mod tests {
                     unsafe { avx512::accumulate(&mut c, &vs, shift) };
                     assert_eq!(c.map(f64::to_bits), want.map(f64::to_bits));
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn unit_votes_equal_weighted_votes() {
+        for n in [0, 1, 2, 3, 100, 70_000] {
+            let vs: Vec<Vote> =
+                votes().into_iter().cycle().take(n).map(|v| Vote { weight: 1.0, ..v }).collect();
+            for bits in [Bits::B64, Bits::B128] {
+                let mut a = Lanes::new(bits);
+                a.add(&vs);
+                let mut b = Lanes::new(bits);
+                b.add_unit(&vs.iter().map(|v| v.hash).collect::<Vec<_>>());
+                assert_eq!(a.sums(), b.sums(), "n = {n}");
+                let mut c = [0.0; 64];
+                add_counts_portable(&mut c, vs.iter().map(|v| v.hash as u64), n);
+                assert_eq!(&a.sums()[..64], &c[..], "portable, n = {n}");
             }
         }
     }

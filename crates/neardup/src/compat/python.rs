@@ -13,6 +13,26 @@ use std::borrow::Cow;
 use super::pyunicode_tables::{CASED, CASE_IGNORABLE, LOWER, WORD};
 use crate::normalize::Normalizer;
 
+static ASCII_WORD: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 128 {
+        t[b] = (b as u8).is_ascii_alphanumeric() || b == b'_' as usize;
+        b += 1;
+    }
+    t
+};
+
+static ASCII_LOWER: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut b = 0;
+    while b < 256 {
+        t[b] = (b as u8).to_ascii_lowercase();
+        b += 1;
+    }
+    t
+};
+
 /// CPython 3.11 `str.lower()` followed by the word-character filter.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct PythonSimhash;
@@ -72,13 +92,15 @@ impl Normalizer for PythonSimhash {
             if text.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_') {
                 return Cow::Borrowed(text);
             }
-            let mut out = Vec::with_capacity(text.len());
+            // Branch-free: always write the lowered byte, advance only when kept.
+            let mut out = vec![0u8; text.len()];
+            let mut n = 0;
             for b in text.bytes() {
-                if b.is_ascii_alphanumeric() || b == b'_' {
-                    out.push(b.to_ascii_lowercase());
-                }
+                out[n] = ASCII_LOWER[b as usize];
+                n += usize::from(ASCII_WORD[b as usize]);
             }
-            // Only ASCII bytes were pushed.
+            out.truncate(n);
+            // Only ASCII bytes were written.
             return Cow::Owned(String::from_utf8(out).expect("ASCII is UTF-8"));
         }
         let chars: Vec<char> = text.chars().collect();

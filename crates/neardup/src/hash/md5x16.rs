@@ -39,51 +39,55 @@ pub(crate) fn available() -> bool {
     }
 }
 
-/// The padded single MD5 block of `msg` (at most [`MAX_LEN`] bytes), as
-/// sixteen little-endian words.
-fn block(msg: &[u8]) -> [u32; 16] {
-    let mut bytes = [0u8; 64];
-    bytes[..msg.len()].copy_from_slice(msg);
-    bytes[msg.len()] = 0x80;
-    bytes[56..].copy_from_slice(&((msg.len() as u64) * 8).to_le_bytes());
-    let mut w = [0u32; 16];
-    for (i, word) in w.iter_mut().enumerate() {
-        *word = u32::from_le_bytes([bytes[4 * i], bytes[4 * i + 1], bytes[4 * i + 2], bytes[4 * i + 3]]);
-    }
-    w
-}
-
-/// The MD5 digests of up to 16 messages of at most [`MAX_LEN`] bytes.
+/// The 64-bit hashes (`md5[8..16]` read big-endian) or 128-bit hashes
+/// (the digest read big-endian) of up to 16 messages of at most
+/// [`MAX_LEN`] bytes, appended to `out`.
 ///
 /// # Panics
 ///
-/// If more than 16 messages or a longer message is given, or (in debug
-/// builds) if the CPU lacks AVX-512F: call [`available`] first.
-pub(crate) fn digest16(msgs: &[&[u8]]) -> [[u8; 16]; 16] {
+/// If more than 16 messages or a longer message is given, or if the CPU
+/// lacks AVX-512F: call [`available`] first.
+pub(crate) fn hash16(msgs: &[&str], wide: bool, out: &mut Vec<u128>) {
     assert!(msgs.len() <= 16 && msgs.iter().all(|m| m.len() <= MAX_LEN));
-    // words[g][lane]: word g of each lane's block.
-    let mut words = [[0u32; 16]; 16];
-    for (lane, m) in msgs.iter().enumerate() {
-        for (g, w) in block(m).into_iter().enumerate() {
-            words[g][lane] = w;
-        }
-    }
     #[cfg(target_arch = "x86_64")]
     {
         assert!(available(), "md5x16 needs AVX-512F");
-        // SAFETY: AVX-512F is present, asserted above.
-        let state = unsafe { avx512::compress(&words) };
-        let mut out = [[0u8; 16]; 16];
-        for (lane, d) in out.iter_mut().enumerate() {
-            for (j, s) in state.iter().enumerate() {
-                d[4 * j..4 * j + 4].copy_from_slice(&s[lane].to_le_bytes());
+        let [a, b, c, d] = if msgs.iter().all(|m| m.len() == 4) {
+            // Four-byte messages (ASCII 4-grams, the common case): only the
+            // first word of the block differs between lanes.
+            let mut w0 = [0u32; 16];
+            for (w, m) in w0.iter_mut().zip(msgs) {
+                *w = u32::from_le_bytes(m.as_bytes().try_into().expect("4 bytes"));
             }
-        }
-        out
+            // SAFETY: AVX-512F is present, asserted above.
+            unsafe { avx512::compress4(&w0) }
+        } else {
+            // Lane l's padded block at bytes 64·l..64·l + 64.
+            let mut blocks = [0u8; 1024];
+            for (lane, m) in msgs.iter().enumerate() {
+                let b = &mut blocks[64 * lane..64 * lane + 64];
+                b[..m.len()].copy_from_slice(m.as_bytes());
+                b[m.len()] = 0x80;
+                b[56..].copy_from_slice(&((m.len() as u64) * 8).to_le_bytes());
+            }
+            // SAFETY: AVX-512F is present, asserted above.
+            unsafe { avx512::compress(&blocks) }
+        };
+        // The digest is a, b, c, d little-endian; read big-endian, each word
+        // is byte-swapped.
+        out.extend((0..msgs.len()).map(|l| {
+            let lo = (u64::from(c[l].swap_bytes()) << 32) | u64::from(d[l].swap_bytes());
+            if wide {
+                let hi = (u64::from(a[l].swap_bytes()) << 32) | u64::from(b[l].swap_bytes());
+                (u128::from(hi) << 64) | u128::from(lo)
+            } else {
+                u128::from(lo)
+            }
+        }));
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
-        let _ = words;
+        let _ = (wide, out);
         unreachable!("md5x16 needs AVX-512F")
     }
 }
@@ -95,8 +99,29 @@ mod avx512 {
 
     /// One MD5 compression of sixteen blocks from the initial state.
     #[target_feature(enable = "avx512f")]
-    pub(super) unsafe fn compress(words: &[[u32; 16]; 16]) -> [[u32; 16]; 4] {
-        let m: [__m512i; 16] = std::array::from_fn(|g| _mm512_loadu_si512(words[g].as_ptr().cast()));
+    pub(super) unsafe fn compress(blocks: &[u8; 1024]) -> [[u32; 16]; 4] {
+        // Word g of every lane: a gather at byte offsets 64·lane + 4·g.
+        let lanes = _mm512_setr_epi32(0, 16, 32, 48, 64, 80, 96, 112, 128, 144, 160, 176, 192, 208, 224, 240);
+        let m: [__m512i; 16] = std::array::from_fn(|g| {
+            let idx = _mm512_add_epi32(lanes, _mm512_set1_epi32(g as i32));
+            _mm512_i32gather_epi32::<4>(idx, blocks.as_ptr().cast())
+        });
+        rounds(&m)
+    }
+
+    /// One MD5 compression of sixteen 4-byte messages, given as their first
+    /// block words; the rest of each block is the fixed padding.
+    #[target_feature(enable = "avx512f")]
+    pub(super) unsafe fn compress4(w0: &[u32; 16]) -> [[u32; 16]; 4] {
+        let mut m = [_mm512_setzero_si512(); 16];
+        m[0] = _mm512_loadu_si512(w0.as_ptr().cast());
+        m[1] = _mm512_set1_epi32(0x80);
+        m[14] = _mm512_set1_epi32(32);
+        rounds(&m)
+    }
+
+    #[target_feature(enable = "avx512f")]
+    unsafe fn rounds(m: &[__m512i; 16]) -> [[u32; 16]; 4] {
         let init = [0x67452301u32, 0xefcdab89, 0x98badcfe, 0x10325476];
         let (mut a, mut b, mut c, mut d) = (
             _mm512_set1_epi32(init[0] as i32),
@@ -139,16 +164,24 @@ mod tests {
         if !available() {
             return;
         }
-        let data: Vec<u8> = (0..=255u8).cycle().take(1000).map(|b| b.wrapping_mul(37)).collect();
+        let data: String = ('a'..='z').chain('0'..='9').cycle().take(1000).collect();
         for len in 0..=MAX_LEN {
-            let msgs: Vec<&[u8]> = (0..16).map(|i| &data[i * 7..i * 7 + len]).collect();
-            let got = digest16(&msgs);
-            for (i, m) in msgs.iter().enumerate() {
-                let want: [u8; 16] = md5::Md5::digest(m).into();
-                assert_eq!(got[i], want, "len {len} lane {i}");
+            for count in [1, 7, 16] {
+                let msgs: Vec<&str> = (0..count).map(|i| &data[i * 7..i * 7 + len]).collect();
+                for wide in [false, true] {
+                    let mut got = Vec::new();
+                    hash16(&msgs, wide, &mut got);
+                    for (i, m) in msgs.iter().enumerate() {
+                        let d: [u8; 16] = md5::Md5::digest(m.as_bytes()).into();
+                        let want = if wide {
+                            u128::from_be_bytes(d)
+                        } else {
+                            u128::from(u64::from_be_bytes(d[8..].try_into().unwrap()))
+                        };
+                        assert_eq!(got[i], want, "len {len} lane {i}");
+                    }
+                }
             }
         }
-        let short = digest16(&[b"abc"]);
-        assert_eq!(short[0], <[u8; 16]>::from(md5::Md5::digest(b"abc")));
     }
 }

@@ -101,12 +101,7 @@ impl HashConfig {
         if self == HashConfig::Md5 && md5x16::available() {
             for chunk in features.chunks(16) {
                 if chunk.iter().all(|f| f.len() <= md5x16::MAX_LEN) {
-                    let msgs: Vec<&[u8]> = chunk.iter().map(|f| f.as_bytes()).collect();
-                    let digests = md5x16::digest16(&msgs);
-                    out.extend(digests[..chunk.len()].iter().map(|d| match bits {
-                        Bits::B64 => u128::from(u64::from_be_bytes(d[8..16].try_into().expect("8 bytes"))),
-                        Bits::B128 => u128::from_be_bytes(*d),
-                    }));
+                    md5x16::hash16(chunk, bits == Bits::B128, out);
                 } else {
                     out.extend(chunk.iter().map(|f| self.hash(bits, f.as_bytes())));
                 }
