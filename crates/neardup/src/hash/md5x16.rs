@@ -27,6 +27,80 @@ const K: [u32; 64] = [
     0x6fa87e4f, 0xfe2ce6e0, 0xa3014314, 0x4e0811a1, 0xf7537e82, 0xbd3af235, 0x2ad7d2bb, 0xeb86d391,
 ];
 
+/// Slots in each thread's cache of 4-byte features' MD5 (24 bytes each).
+const CACHE_SLOTS: usize = 1 << 15;
+
+thread_local! {
+    /// A direct-mapped cache of MD5 hashes of 4-byte features: character
+    /// 4-grams follow Zipf's law, so most of a corpus's grams were hashed
+    /// before. A slot holds `[1 << 32 | gram, low 64 bits, high 64 bits]`.
+    static CACHE: std::cell::RefCell<Vec<[u64; 3]>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The MD5 hashes of `features` (as [`hash16`] computes them), using the
+/// per-thread cache for 4-byte features and batches of sixteen for the rest.
+pub(crate) fn hash_cached(features: &[&str], wide: bool, out: &mut Vec<u128>) {
+    CACHE.with(|cache| {
+        let mut cache = cache.borrow_mut();
+        if cache.is_empty() {
+            cache.resize(CACHE_SLOTS, [0; 3]);
+        }
+        let base = out.len();
+        out.resize(base + features.len(), 0);
+        // Misses wait in a batch of sixteen: (output index, feature).
+        let mut pending: Vec<(usize, &str)> = Vec::with_capacity(16);
+        let mut hashes = Vec::with_capacity(16);
+        let mut flush = |pending: &mut Vec<(usize, &str)>, out: &mut Vec<u128>, cache: &mut Vec<[u64; 3]>| {
+            if pending.is_empty() {
+                return;
+            }
+            let msgs: Vec<&str> = pending.iter().map(|p| p.1).collect();
+            hashes.clear();
+            hash16(&msgs, true, &mut hashes);
+            for (&(i, f), &h) in pending.iter().zip(&hashes) {
+                if let Some((slot, key)) = slot_of(f) {
+                    cache[slot] = [key, h as u64, (h >> 64) as u64];
+                }
+                out[i] = if wide { h } else { u128::from(h as u64) };
+            }
+            pending.clear();
+        };
+        for (j, f) in features.iter().enumerate() {
+            if f.len() > MAX_LEN {
+                let d: [u8; 16] = {
+                    use md5::Digest;
+                    md5::Md5::digest(f.as_bytes()).into()
+                };
+                let h = u128::from_be_bytes(d);
+                out[base + j] = if wide { h } else { u128::from(h as u64) };
+                continue;
+            }
+            if let Some((slot, key)) = slot_of(f) {
+                let e = cache[slot];
+                if e[0] == key {
+                    let h = (u128::from(e[2]) << 64) | u128::from(e[1]);
+                    out[base + j] = if wide { h } else { u128::from(e[1]) };
+                    continue;
+                }
+            }
+            pending.push((base + j, f));
+            if pending.len() == 16 {
+                flush(&mut pending, out, &mut cache);
+            }
+        }
+        flush(&mut pending, out, &mut cache);
+    });
+}
+
+/// The cache slot and key of a 4-byte feature.
+#[inline]
+fn slot_of(f: &str) -> Option<(usize, u64)> {
+    let b: [u8; 4] = f.as_bytes().try_into().ok()?;
+    let gram = u32::from_le_bytes(b);
+    let slot = (gram.wrapping_mul(0x9E37_79B1) >> (32 - CACHE_SLOTS.trailing_zeros())) as usize;
+    Some((slot, (1 << 32) | u64::from(gram)))
+}
+
 /// Whether the AVX-512 path can run here.
 pub(crate) fn available() -> bool {
     #[cfg(target_arch = "x86_64")]

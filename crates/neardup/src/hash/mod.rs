@@ -99,13 +99,7 @@ impl HashConfig {
     pub fn hash_batch(self, bits: Bits, features: &[&str], out: &mut Vec<u128>) {
         out.reserve(features.len());
         if self == HashConfig::Md5 && md5x16::available() {
-            for chunk in features.chunks(16) {
-                if chunk.iter().all(|f| f.len() <= md5x16::MAX_LEN) {
-                    md5x16::hash16(chunk, bits == Bits::B128, out);
-                } else {
-                    out.extend(chunk.iter().map(|f| self.hash(bits, f.as_bytes())));
-                }
-            }
+            md5x16::hash_cached(features, bits == Bits::B128, out);
             return;
         }
         out.extend(features.iter().map(|f| self.hash(bits, f.as_bytes())));
