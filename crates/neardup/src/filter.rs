@@ -1,6 +1,6 @@
 //! Stage 3, filter ("降噪"): drop tokens that carry no signal.
 
-use std::collections::HashSet;
+use rustc_hash::FxHashSet as HashSet;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -79,7 +79,7 @@ impl Stopwords {
     ///
     /// An unknown list name, or a file that cannot be read or is not UTF-8.
     pub fn load(lists: &[String], files: &[PathBuf], base: Option<&Path>) -> Result<Stopwords> {
-        let mut words = HashSet::new();
+        let mut words = HashSet::default();
         for name in lists {
             let text = builtin_list(name).ok_or_else(|| {
                 Error::Config(format!(

@@ -21,5 +21,11 @@ pub(crate) fn cut_han<'t>(run: &'t str, hmm: bool, out: &mut Vec<&'t str>) {
 
 /// The whole text through `cut`, whitespace tokens dropped.
 pub(crate) fn cut_whole<'t>(text: &'t str, hmm: bool, out: &mut Vec<&'t str>) {
-    out.extend(shared_jieba().cut(text, hmm).into_iter().map(|t| t.word).filter(|w| !w.trim().is_empty()));
+    out.extend(
+        shared_jieba()
+            .cut(text, hmm)
+            .into_iter()
+            .map(|t| t.word)
+            .filter(|w| !w.chars().all(char::is_whitespace)),
+    );
 }

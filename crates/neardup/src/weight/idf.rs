@@ -1,6 +1,6 @@
 //! Inverse-document-frequency tables.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
@@ -88,7 +88,7 @@ impl IdfTable {
     ///
     /// A line without two fields, or whose IDF is not a finite number.
     pub fn parse(text: &str, path: &Path) -> Result<IdfTable> {
-        let mut map = HashMap::new();
+        let mut map = HashMap::default();
         let mut sum = 0.0;
         let mut lines = 0usize;
         for (i, line) in text.lines().enumerate() {
