@@ -138,6 +138,10 @@ pub struct Punctuation;
 
 impl TokenFilter for Punctuation {
     fn keep(&self, token: &str) -> bool {
+        // Most tokens start with an ASCII letter or digit: decide on one byte.
+        if token.as_bytes().first().is_some_and(u8::is_ascii_alphanumeric) {
+            return true;
+        }
         !token.chars().all(|c| c.is_whitespace() || is_punctuation_or_symbol(c))
     }
 }

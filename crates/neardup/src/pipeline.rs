@@ -117,14 +117,7 @@ impl Fingerprinter {
     fn with_base(config: PipelineConfig, base: Option<&Path>) -> Result<Fingerprinter> {
         config.validate()?;
         let (tokenizer, shingle) = config.tokenizer.split_shingles();
-        let filters = config
-            .filters
-            .iter()
-            // Punctuation-only tokens cannot come out of some tokenizers;
-            // skipping the filter there changes nothing but the time.
-            .filter(|f| !(**f == FilterConfig::Punctuation && tokenizer.never_emits_punctuation()))
-            .map(|f| Filter::load(f, base))
-            .collect::<Result<Vec<_>>>()?;
+        let filters = config.filters.iter().map(|f| Filter::load(f, base)).collect::<Result<Vec<_>>>()?;
         Ok(Fingerprinter {
             normalize: config.normalize.clone(),
             tokenizer: tokenizer.clone(),

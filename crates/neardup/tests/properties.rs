@@ -64,18 +64,6 @@ proptest! {
     }
 
     #[test]
-    fn words_never_emit_punctuation(t in text(), extra in "[・゛゜゠「」、。！？～…—]{0,5}") {
-        use neardup::filter::{Punctuation, TokenFilter};
-        use neardup::tokenize::Tokenizer;
-        let t = format!("{extra}{t}{extra}");
-        let mut tokens = Vec::new();
-        neardup::TokenizerConfig::Words { hmm: false }.tokenize(&t, &mut tokens);
-        for tok in tokens {
-            prop_assert!(Punctuation.keep(tok), "{:?} from {:?}", tok, t);
-        }
-    }
-
-    #[test]
     fn hamming_is_a_metric(a in fp64(), b in fp64(), c in fp64()) {
         prop_assert_eq!(a.distance(a), 0);
         prop_assert_eq!(a.distance(b), b.distance(a));

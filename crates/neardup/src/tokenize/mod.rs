@@ -115,16 +115,6 @@ impl TokenizerConfig {
         }
     }
 
-    /// Whether every token holds a letter, digit or ideograph, so that the
-    /// punctuation filter can never drop one (it is then skipped).
-    pub(crate) fn never_emits_punctuation(&self) -> bool {
-        match self {
-            TokenizerConfig::Words { .. } => true,
-            TokenizerConfig::Shingles { over, .. } => over.never_emits_punctuation(),
-            TokenizerConfig::Jieba { .. } | TokenizerConfig::CharNgrams { .. } => false,
-        }
-    }
-
     /// Whether this tokenizer segments Chinese with jieba (its dictionary is
     /// loaded on first use).
     pub fn uses_jieba(&self) -> bool {
