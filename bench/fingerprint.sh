@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Fingerprinting speed, neardup against its peers, side by side in one run.
 #
-#   bash bench/fingerprint.sh [MAX_MB]     (default 4 MB of each language)
+#   bash bench/fingerprint.sh [MAX_MB]     (default: the whole 16 MB of each language)
 #
 # Needs ../shared/data (the sample corpus). Installs the peers (PyPI simhash
 # 2.1.2 with numpy<2, jieba) in target/bench-venv the first time. Prints a
 # table of medians and ratios, and writes bench/out/fingerprint.json.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-max_mb=${1:-4}
+max_mb=${1:-16}
 data=../shared/data
 [ -d "$data" ] || { echo "bench/fingerprint.sh needs ../shared/data" >&2; exit 2; }
 en=$data/docs_en.jsonl

@@ -27,14 +27,22 @@ const K: [u32; 64] = [
     0x6fa87e4f, 0xfe2ce6e0, 0xa3014314, 0x4e0811a1, 0xf7537e82, 0xbd3af235, 0x2ad7d2bb, 0xeb86d391,
 ];
 
-/// Slots in each thread's cache of 4-byte features' MD5 (24 bytes each).
+/// Slots in each thread's cache of 4-byte features' MD5.
 const CACHE_SLOTS: usize = 1 << 15;
 
+/// A direct-mapped cache of the MD5 hashes of 4-byte features: character
+/// 4-grams follow Zipf's law, so most of a corpus's grams were hashed
+/// before. Keys and values are kept apart so the keys (128 KiB) stay in
+/// the nearest caches; the gram `0` is never cached, so 0 marks a free slot.
+struct Md5Cache {
+    keys: Vec<u32>,
+    lo: Vec<u64>,
+    hi: Vec<u64>,
+}
+
 thread_local! {
-    /// A direct-mapped cache of MD5 hashes of 4-byte features: character
-    /// 4-grams follow Zipf's law, so most of a corpus's grams were hashed
-    /// before. A slot holds `[1 << 32 | gram, low 64 bits, high 64 bits]`.
-    static CACHE: std::cell::RefCell<Vec<[u64; 3]>> = const { std::cell::RefCell::new(Vec::new()) };
+    static CACHE: std::cell::RefCell<Md5Cache> =
+        const { std::cell::RefCell::new(Md5Cache { keys: Vec::new(), lo: Vec::new(), hi: Vec::new() }) };
 }
 
 /// The MD5 hashes of `features` (as [`hash16`] computes them), using the
@@ -42,15 +50,18 @@ thread_local! {
 pub(crate) fn hash_cached(features: &[&str], wide: bool, out: &mut Vec<u128>) {
     CACHE.with(|cache| {
         let mut cache = cache.borrow_mut();
-        if cache.is_empty() {
-            cache.resize(CACHE_SLOTS, [0; 3]);
+        let cache = &mut *cache;
+        if cache.keys.is_empty() {
+            cache.keys = vec![0; CACHE_SLOTS];
+            cache.lo = vec![0; CACHE_SLOTS];
+            cache.hi = vec![0; CACHE_SLOTS];
         }
         let base = out.len();
         out.resize(base + features.len(), 0);
         // Misses wait in a batch of sixteen: (output index, feature).
         let mut pending: Vec<(usize, &str)> = Vec::with_capacity(16);
         let mut hashes = Vec::with_capacity(16);
-        let mut flush = |pending: &mut Vec<(usize, &str)>, out: &mut Vec<u128>, cache: &mut Vec<[u64; 3]>| {
+        let mut flush = |pending: &mut Vec<(usize, &str)>, out: &mut Vec<u128>, cache: &mut Md5Cache| {
             if pending.is_empty() {
                 return;
             }
@@ -59,14 +70,22 @@ pub(crate) fn hash_cached(features: &[&str], wide: bool, out: &mut Vec<u128>) {
             hash16(&msgs, true, &mut hashes);
             for (&(i, f), &h) in pending.iter().zip(&hashes) {
                 if let Some((slot, key)) = slot_of(f) {
-                    cache[slot] = [key, h as u64, (h >> 64) as u64];
+                    cache.keys[slot] = key;
+                    cache.lo[slot] = h as u64;
+                    cache.hi[slot] = (h >> 64) as u64;
                 }
                 out[i] = if wide { h } else { u128::from(h as u64) };
             }
             pending.clear();
         };
         for (j, f) in features.iter().enumerate() {
-            if f.len() > MAX_LEN {
+            if let Some((slot, key)) = slot_of(f) {
+                if cache.keys[slot] == key {
+                    let lo = u128::from(cache.lo[slot]);
+                    out[base + j] = if wide { (u128::from(cache.hi[slot]) << 64) | lo } else { lo };
+                    continue;
+                }
+            } else if f.len() > MAX_LEN {
                 let d: [u8; 16] = {
                     use md5::Digest;
                     md5::Md5::digest(f.as_bytes()).into()
@@ -75,30 +94,25 @@ pub(crate) fn hash_cached(features: &[&str], wide: bool, out: &mut Vec<u128>) {
                 out[base + j] = if wide { h } else { u128::from(h as u64) };
                 continue;
             }
-            if let Some((slot, key)) = slot_of(f) {
-                let e = cache[slot];
-                if e[0] == key {
-                    let h = (u128::from(e[2]) << 64) | u128::from(e[1]);
-                    out[base + j] = if wide { h } else { u128::from(e[1]) };
-                    continue;
-                }
-            }
             pending.push((base + j, f));
             if pending.len() == 16 {
-                flush(&mut pending, out, &mut cache);
+                flush(&mut pending, out, cache);
             }
         }
-        flush(&mut pending, out, &mut cache);
+        flush(&mut pending, out, cache);
     });
 }
 
-/// The cache slot and key of a 4-byte feature.
+/// The cache slot and key of a 4-byte feature other than `0`.
 #[inline]
-fn slot_of(f: &str) -> Option<(usize, u64)> {
+fn slot_of(f: &str) -> Option<(usize, u32)> {
     let b: [u8; 4] = f.as_bytes().try_into().ok()?;
     let gram = u32::from_le_bytes(b);
+    if gram == 0 {
+        return None;
+    }
     let slot = (gram.wrapping_mul(0x9E37_79B1) >> (32 - CACHE_SLOTS.trailing_zeros())) as usize;
-    Some((slot, (1 << 32) | u64::from(gram)))
+    Some((slot, gram))
 }
 
 /// Whether the AVX-512 path can run here.
