@@ -290,12 +290,19 @@ mod tests {
     #[test]
     fn batch_equals_one_by_one() {
         let long = "x".repeat(100);
-        let feats: Vec<&str> =
-            ["", "a", "abcd", "中文测试", &long, "0123456789abcdef0123456789abcdef0123456789abcdef012345"]
-                .into_iter()
-                .cycle()
-                .take(37)
-                .collect();
+        let feats: Vec<&str> = [
+            "",
+            "a",
+            "abcd",
+            "\0\0\0\0",
+            "中文测试",
+            &long,
+            "0123456789abcdef0123456789abcdef0123456789abcdef012345",
+        ]
+        .into_iter()
+        .cycle()
+        .take(37)
+        .collect();
         for h in HashConfig::ALL {
             for bits in [Bits::B64, Bits::B128] {
                 let mut got = Vec::new();
