@@ -138,6 +138,10 @@ pub struct FingerprintArgs {
     /// Write to FILE (atomically: complete or not at all) instead of stdout.
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Add the features that voted, with their weights, in voting order
+    /// (`"features": [[feature, weight], …]`; JSONL only).
+    #[arg(long)]
+    pub features: bool,
 }
 
 /// `neardup compare`.

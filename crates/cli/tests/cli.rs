@@ -187,6 +187,18 @@ fn bad_records_fail_with_file_and_line() {
 }
 
 #[test]
+fn features_show_what_voted() {
+    let d = tmp();
+    write(d.path(), "a.txt", "今天天气很好，我们去公园散步吧".as_bytes());
+    let r = neardup(&["fingerprint", "a.txt", "--preset", "keywords", "--features"], d.path(), None).ok();
+    let v = &r.jsonl()[0];
+    let feats = v["features"].as_array().unwrap();
+    assert!(feats.iter().any(|f| f[0] == "散步" && f[1].as_f64().unwrap() > 0.0), "{v}");
+    neardup(&["fingerprint", "a.txt", "--features", "--format", "tsv"], d.path(), None)
+        .fails(2, "--features needs");
+}
+
+#[test]
 fn allow_empty_fingerprints_empty_documents() {
     let d = tmp();
     write(d.path(), "empty.txt", b"");

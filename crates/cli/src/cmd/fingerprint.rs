@@ -14,6 +14,9 @@ use crate::output::Output;
 pub fn run(args: FingerprintArgs) -> Result<ExitCode> {
     let fp = args.pipeline.load()?;
     let allow_empty = args.input.allow_empty;
+    if args.features && args.format != OutputFormat::Jsonl {
+        return Err(crate::UsageError("--features needs --format jsonl".into()).into());
+    }
     let mut out = Output::open(args.output.as_deref())?;
     let errors = ErrorPolicy::new(args.input.on_error);
     let pb = crate::progress::bar(input::total_bytes(&args.input), "fingerprinting");
@@ -27,7 +30,11 @@ pub fn run(args: FingerprintArgs) -> Result<ExitCode> {
             match res {
                 Ok(f) => match args.format {
                     OutputFormat::Jsonl => {
-                        serde_json::to_writer(&mut *w, &json!({ "id": r.id, "fingerprint": f }))?;
+                        let mut v = json!({ "id": r.id, "fingerprint": f });
+                        if args.features {
+                            v["features"] = json!(fp.features(&r.text));
+                        }
+                        serde_json::to_writer(&mut *w, &v)?;
                         w.write_all(b"\n")?;
                     }
                     OutputFormat::Tsv => {
