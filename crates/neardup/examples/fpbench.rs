@@ -3,7 +3,10 @@
 //! Usage: `cargo run --release --example fpbench -- PRESET FILE.jsonl [THREADS] [RUNS] [MAX_MB]`
 //!
 //! Loads the texts, warms up (which also loads dictionaries), then times
-//! RUNS passes and prints one JSON line with the median MB/s.
+//! RUNS passes and prints one JSON line with the median MB/s. THREADS
+//! `scaling` alternates one-thread and two-thread passes and reports the
+//! median of the per-pass speed-ups, so a machine whose speed drifts
+//! between passes (shared cores) skews both sides alike.
 
 use std::time::Instant;
 
@@ -17,20 +20,13 @@ fn main() {
         std::process::exit(2);
     }
     let preset = &args[1];
+    if args.get(3).is_some_and(|s| s == "scaling") {
+        return scaling(&args);
+    }
     let threads: usize = args.get(3).map_or(1, |s| s.parse().expect("THREADS"));
     let runs: usize = args.get(4).map_or(5, |s| s.parse().expect("RUNS"));
     let max_bytes: usize = args.get(5).map_or(usize::MAX, |s| s.parse::<usize>().expect("MAX_MB") << 20);
-    let mut texts = Vec::new();
-    let mut bytes = 0;
-    for line in std::fs::read_to_string(&args[2]).expect("read corpus").lines() {
-        let v: serde_json::Value = serde_json::from_str(line).expect("JSONL");
-        let t = v["text"].as_str().expect("text field").to_owned();
-        if bytes + t.len() > max_bytes {
-            break;
-        }
-        bytes += t.len();
-        texts.push(t);
-    }
+    let (texts, bytes) = load(&args[2], max_bytes);
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
     let start = Instant::now();
     let fp = Fingerprinter::preset(preset).expect("preset");
@@ -51,5 +47,56 @@ fn main() {
         "{{\"preset\":\"{preset}\",\"threads\":{threads},\"docs\":{},\"bytes\":{bytes},\"median_s\":{median:.4},\"mb_per_s\":{:.2},\"load_s\":{load:.3},\"check\":\"{check:x}\"}}",
         texts.len(),
         bytes as f64 / 1e6 / median
+    );
+}
+
+fn load(path: &str, max_bytes: usize) -> (Vec<String>, usize) {
+    let mut texts = Vec::new();
+    let mut bytes = 0;
+    for line in std::fs::read_to_string(path).expect("read corpus").lines() {
+        let v: serde_json::Value = serde_json::from_str(line).expect("JSONL");
+        let t = v["text"].as_str().expect("text field").to_owned();
+        if bytes + t.len() > max_bytes {
+            break;
+        }
+        bytes += t.len();
+        texts.push(t);
+    }
+    (texts, bytes)
+}
+
+fn scaling(args: &[String]) {
+    let runs: usize = args.get(4).map_or(9, |s| s.parse().expect("RUNS"));
+    let (texts, bytes) = load(&args[2], usize::MAX);
+    let fp = Fingerprinter::preset(&args[1]).expect("preset");
+    let pools: Vec<_> =
+        [1, 2].iter().map(|&n| rayon::ThreadPoolBuilder::new().num_threads(n).build().unwrap()).collect();
+    let pass = |pool: &rayon::ThreadPool| {
+        let t0 = Instant::now();
+        let n =
+            pool.install(|| texts.par_iter().map(|t| fp.fingerprint(t).value()).filter(|&v| v == 0).count());
+        std::hint::black_box(n);
+        t0.elapsed().as_secs_f64()
+    };
+    pass(&pools[1]);
+    let mut ratios = Vec::new();
+    let mut one = Vec::new();
+    let mut two = Vec::new();
+    for _ in 0..runs {
+        let (a, b) = (pass(&pools[0]), pass(&pools[1]));
+        ratios.push(a / b);
+        one.push(a);
+        two.push(b);
+    }
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    println!(
+        "{{\"preset\":\"{}\",\"scaling\":{:.3},\"mb_per_s_1\":{:.2},\"mb_per_s_2\":{:.2}}}",
+        args[1],
+        median(&mut ratios),
+        bytes as f64 / 1e6 / median(&mut one),
+        bytes as f64 / 1e6 / median(&mut two)
     );
 }
