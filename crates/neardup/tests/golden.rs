@@ -59,3 +59,68 @@ fn golden_every_hash() {
     }
     expect_file!["golden/hashes.txt"].assert_eq(&out);
 }
+
+#[test]
+fn golden_every_stage_variant() {
+    // One text through each weighter, selection and tokenizer variant that
+    // no preset uses, so a drift in any of them is caught.
+    use neardup::select::TieBreak;
+    use neardup::tokenize::ShortText;
+    use neardup::{FilterConfig, NormalizerConfig, SelectConfig, TokenizerConfig, WeightConfig};
+    let text = "近似重复检测：SimHash 把相似的文档映射到相近的指纹。Near-duplicate detection maps similar \
+                documents to similar fingerprints; ひらがな カタカナ 한국어 텍스트 3.14 café";
+    let words = TokenizerConfig::Words { hmm: true };
+    let variants: Vec<(&str, FingerprinterBuilder)> = vec![
+        ("uniform", {
+            let mut b = FingerprinterBuilder::new();
+            b.weight(WeightConfig::Uniform);
+            b
+        }),
+        ("textrank", {
+            let mut b = FingerprinterBuilder::new();
+            b.tokenizer(words.clone()).weight(WeightConfig::Textrank {
+                window: 5,
+                damping: 0.85,
+                iterations: 10,
+            });
+            b
+        }),
+        ("tfidf-median-top8", {
+            let mut b = FingerprinterBuilder::new();
+            b.tokenizer(words.clone())
+                .weight(WeightConfig::Tfidf { idf: "jieba".into(), unknown: Default::default() })
+                .select(SelectConfig::TopN { n: 8, ties: TieBreak::FirstOccurrence });
+            b
+        }),
+        ("adaptive", {
+            let mut b = FingerprinterBuilder::new();
+            b.tokenizer(words.clone()).select(SelectConfig::Adaptive { ratio: 0.5, min: 4, max: 16 });
+            b
+        }),
+        ("char-3grams-stripped", {
+            let mut b = FingerprinterBuilder::new();
+            b.normalize(vec![
+                NormalizerConfig::Nfkc,
+                NormalizerConfig::Lowercase,
+                NormalizerConfig::StripPunctuation,
+                NormalizerConfig::CollapseWhitespace,
+            ])
+            .tokenizer(TokenizerConfig::CharNgrams { n: 3, short: ShortText::Skip });
+            b
+        }),
+        ("stopwords-minchars", {
+            let mut b = FingerprinterBuilder::new();
+            b.tokenizer(words.clone()).filters(vec![
+                FilterConfig::Punctuation,
+                FilterConfig::Stopwords { lists: vec!["en".into(), "zh".into()], files: vec![] },
+                FilterConfig::MinChars { min: 2 },
+            ]);
+            b
+        }),
+    ];
+    let mut out = String::new();
+    for (name, b) in variants {
+        out.push_str(&format!("{name} {}\n", b.build().unwrap().fingerprint(text)));
+    }
+    expect_file!["golden/stages.txt"].assert_eq(&out);
+}
