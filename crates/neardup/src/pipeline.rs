@@ -225,6 +225,33 @@ impl Fingerprinter {
     /// Runs the pipeline; returns the fingerprint and how many features voted.
     fn run(&self, text: &str, explain: Option<&mut Explanation>) -> (Fingerprint, usize) {
         let norm = normalize_all(&self.normalize, text);
+        let streaming =
+            explain.is_none() && matches!(self.config.weight, WeightConfig::Tf) && self.select.is_all();
+        // Character n-grams of ASCII text are byte windows: hash them in place
+        // and count the votes, without a list of features or of hashes.
+        if let TokenizerConfig::CharNgrams { n, .. } = self.tokenizer {
+            if streaming
+                && !self.hash.is_expensive()
+                && self.filters.is_empty()
+                && norm.len() >= n
+                && norm.is_ascii()
+            {
+                let mut lanes = Lanes::new(self.bits);
+                let mut buf: Vec<u128> = Vec::with_capacity(256);
+                let mut count = 0;
+                self.hash.hash_ascii_windows(self.bits, &norm, n, |h| {
+                    buf.push(h);
+                    if buf.len() == 256 {
+                        lanes.add_unit(&buf);
+                        count += buf.len();
+                        buf.clear();
+                    }
+                });
+                lanes.add_unit(&buf);
+                count += buf.len();
+                return (lanes.fingerprint(), count);
+            }
+        }
         let mut tokens: Vec<&str> = Vec::with_capacity(norm.len() / 4 + 1);
         self.tokenizer.tokenize(&norm, &mut tokens);
         if !self.filters.is_empty() {
@@ -234,10 +261,7 @@ impl Fingerprinter {
         // Per-occurrence voting with weight 1 sums to exactly the same lanes
         // as voting each distinct feature with its count (integers are exact
         // in f64), so tf skips counting unless hashing is the expensive part.
-        let streaming = explain.is_none()
-            && matches!(self.config.weight, WeightConfig::Tf)
-            && self.select.is_all()
-            && !self.hash.is_expensive();
+        let streaming = streaming && !self.hash.is_expensive();
         // Shingles are slices of one string holding all tokens joined by
         // spaces, so each token is copied once, not once per shingle.
         let joined;

@@ -103,6 +103,80 @@ pub(crate) fn hash_cached(features: &[&str], wide: bool, out: &mut Vec<u128>) {
     });
 }
 
+/// The MD5 hashes of every 4-byte window of the ASCII text `text`, handed
+/// to `f` in an unspecified order (cache hits at once, misses sixteen at a
+/// time), without materializing the windows.
+pub(crate) fn hash_ascii_4grams(text: &str, wide: bool, mut f: impl FnMut(u128)) {
+    let b = text.as_bytes();
+    CACHE.with(|cache| {
+        let mut cache = cache.borrow_mut();
+        let cache = &mut *cache;
+        if cache.keys.is_empty() {
+            cache.keys = vec![0; CACHE_SLOTS];
+            cache.lo = vec![0; CACHE_SLOTS];
+            cache.hi = vec![0; CACHE_SLOTS];
+        }
+        let mut pending = [0u32; 16];
+        let mut npending = 0;
+        let emit = |h: u128, f: &mut dyn FnMut(u128)| f(if wide { h } else { u128::from(h as u64) });
+        let flush = |pending: &[u32], cache: &mut Md5Cache, f: &mut dyn FnMut(u128)| {
+            // SAFETY: `hash_ascii_4grams` is only called when AVX-512F is present.
+            let [a, bb, c, d] = unsafe { avx512_compress4(pending) };
+            for (l, &gram) in pending.iter().enumerate() {
+                let lo = (u64::from(c[l].swap_bytes()) << 32) | u64::from(d[l].swap_bytes());
+                let hi = (u64::from(a[l].swap_bytes()) << 32) | u64::from(bb[l].swap_bytes());
+                if gram != 0 {
+                    let slot = slot_for(gram);
+                    cache.keys[slot] = gram;
+                    cache.lo[slot] = lo;
+                    cache.hi[slot] = hi;
+                }
+                emit((u128::from(hi) << 64) | u128::from(lo), f);
+            }
+        };
+        for w in b.windows(4) {
+            let gram = u32::from_le_bytes([w[0], w[1], w[2], w[3]]);
+            let slot = slot_for(gram);
+            if gram != 0 && cache.keys[slot] == gram {
+                let lo = u128::from(cache.lo[slot]);
+                f(if wide { (u128::from(cache.hi[slot]) << 64) | lo } else { lo });
+                continue;
+            }
+            pending[npending] = gram;
+            npending += 1;
+            if npending == 16 {
+                flush(&pending, cache, &mut f);
+                npending = 0;
+            }
+        }
+        if npending > 0 {
+            flush(&pending[..npending], cache, &mut f);
+        }
+    });
+}
+
+/// MD5 of up to sixteen 4-byte messages given as little-endian words.
+///
+/// # Safety
+///
+/// The CPU must support AVX-512F.
+#[cfg(target_arch = "x86_64")]
+unsafe fn avx512_compress4(grams: &[u32]) -> [[u32; 16]; 4] {
+    let mut w0 = [0u32; 16];
+    w0[..grams.len()].copy_from_slice(grams);
+    avx512::compress4(&w0)
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+unsafe fn avx512_compress4(_grams: &[u32]) -> [[u32; 16]; 4] {
+    unreachable!("md5x16 needs AVX-512F")
+}
+
+#[inline]
+fn slot_for(gram: u32) -> usize {
+    (gram.wrapping_mul(0x9E37_79B1) >> (32 - CACHE_SLOTS.trailing_zeros())) as usize
+}
+
 /// The cache slot and key of a 4-byte feature other than `0`.
 #[inline]
 fn slot_of(f: &str) -> Option<(usize, u32)> {
@@ -111,8 +185,7 @@ fn slot_of(f: &str) -> Option<(usize, u32)> {
     if gram == 0 {
         return None;
     }
-    let slot = (gram.wrapping_mul(0x9E37_79B1) >> (32 - CACHE_SLOTS.trailing_zeros())) as usize;
-    Some((slot, gram))
+    Some((slot_for(gram), gram))
 }
 
 /// Whether the AVX-512 path can run here.
