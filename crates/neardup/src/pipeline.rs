@@ -273,10 +273,14 @@ impl Fingerprinter {
             shingle_slices(&joined, &spans, self.shingle)
         };
         if streaming {
-            let mut hashes = Vec::new();
-            self.hash.hash_batch(self.bits, &features, &mut hashes);
-            lanes.add_unit(&hashes);
-            return (lanes.fingerprint(), hashes.len());
+            // In chunks, so the hashes stay in the nearest cache.
+            let mut hashes = Vec::with_capacity(256);
+            for chunk in features.chunks(256) {
+                hashes.clear();
+                self.hash.hash_batch(self.bits, chunk, &mut hashes);
+                lanes.add_unit(&hashes);
+            }
+            return (lanes.fingerprint(), features.len());
         }
 
         let mut index: FxHashMap<&str, u32> = FxHashMap::default();
