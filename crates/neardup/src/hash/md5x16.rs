@@ -40,22 +40,68 @@ struct Md5Cache {
     hi: Vec<u64>,
 }
 
+impl Md5Cache {
+    /// The full 128-bit hash of `gram`, if cached.
+    #[inline]
+    fn get(&self, gram: u32) -> Option<u128> {
+        let slot = slot_for(gram);
+        (gram != 0 && self.keys[slot] == gram)
+            .then(|| (u128::from(self.hi[slot]) << 64) | u128::from(self.lo[slot]))
+    }
+
+    #[inline]
+    fn insert(&mut self, gram: u32, h: u128) {
+        if gram != 0 {
+            let slot = slot_for(gram);
+            self.keys[slot] = gram;
+            self.lo[slot] = h as u64;
+            self.hi[slot] = (h >> 64) as u64;
+        }
+    }
+}
+
 thread_local! {
     static CACHE: std::cell::RefCell<Md5Cache> =
         const { std::cell::RefCell::new(Md5Cache { keys: Vec::new(), lo: Vec::new(), hi: Vec::new() }) };
 }
 
+/// Runs `f` with this thread's cache, allocating it on first use.
+fn with_cache<R>(f: impl FnOnce(&mut Md5Cache) -> R) -> R {
+    CACHE.with(|cache| {
+        let mut cache = cache.borrow_mut();
+        if cache.keys.is_empty() {
+            *cache =
+                Md5Cache { keys: vec![0; CACHE_SLOTS], lo: vec![0; CACHE_SLOTS], hi: vec![0; CACHE_SLOTS] };
+        }
+        f(&mut cache)
+    })
+}
+
+/// The hash value of lane `l` of an MD5 state: the digest (a, b, c, d as
+/// little-endian bytes) read big-endian, so each word is byte-swapped.
+#[inline]
+fn digest_value(state: &[[u32; 16]; 4], l: usize) -> u128 {
+    let [a, b, c, d] = state;
+    let hi = (u64::from(a[l].swap_bytes()) << 32) | u64::from(b[l].swap_bytes());
+    let lo = (u64::from(c[l].swap_bytes()) << 32) | u64::from(d[l].swap_bytes());
+    (u128::from(hi) << 64) | u128::from(lo)
+}
+
+/// A 128-bit hash value cut to the requested width: the low 64 bits are
+/// `md5[8..16]` read big-endian.
+#[inline]
+fn width(h: u128, wide: bool) -> u128 {
+    if wide {
+        h
+    } else {
+        u128::from(h as u64)
+    }
+}
+
 /// The MD5 hashes of `features` (as [`hash16`] computes them), using the
 /// per-thread cache for 4-byte features and batches of sixteen for the rest.
 pub(crate) fn hash_cached(features: &[&str], wide: bool, out: &mut Vec<u128>) {
-    CACHE.with(|cache| {
-        let mut cache = cache.borrow_mut();
-        let cache = &mut *cache;
-        if cache.keys.is_empty() {
-            cache.keys = vec![0; CACHE_SLOTS];
-            cache.lo = vec![0; CACHE_SLOTS];
-            cache.hi = vec![0; CACHE_SLOTS];
-        }
+    with_cache(|cache| {
         let base = out.len();
         out.resize(base + features.len(), 0);
         // Misses wait in a batch of sixteen: (output index, feature).
@@ -69,29 +115,21 @@ pub(crate) fn hash_cached(features: &[&str], wide: bool, out: &mut Vec<u128>) {
             hashes.clear();
             hash16(&msgs, true, &mut hashes);
             for (&(i, f), &h) in pending.iter().zip(&hashes) {
-                if let Some((slot, key)) = slot_of(f) {
-                    cache.keys[slot] = key;
-                    cache.lo[slot] = h as u64;
-                    cache.hi[slot] = (h >> 64) as u64;
+                if let Some(gram) = gram_of(f) {
+                    cache.insert(gram, h);
                 }
-                out[i] = if wide { h } else { u128::from(h as u64) };
+                out[i] = width(h, wide);
             }
             pending.clear();
         };
         for (j, f) in features.iter().enumerate() {
-            if let Some((slot, key)) = slot_of(f) {
-                if cache.keys[slot] == key {
-                    let lo = u128::from(cache.lo[slot]);
-                    out[base + j] = if wide { (u128::from(cache.hi[slot]) << 64) | lo } else { lo };
-                    continue;
-                }
-            } else if f.len() > MAX_LEN {
-                let d: [u8; 16] = {
-                    use md5::Digest;
-                    md5::Md5::digest(f.as_bytes()).into()
-                };
-                let h = u128::from_be_bytes(d);
-                out[base + j] = if wide { h } else { u128::from(h as u64) };
+            if let Some(h) = gram_of(f).and_then(|g| cache.get(g)) {
+                out[base + j] = width(h, wide);
+                continue;
+            }
+            if f.len() > MAX_LEN {
+                use md5::Digest;
+                out[base + j] = width(u128::from_be_bytes(md5::Md5::digest(f.as_bytes()).into()), wide);
                 continue;
             }
             pending.push((base + j, f));
@@ -107,39 +145,22 @@ pub(crate) fn hash_cached(features: &[&str], wide: bool, out: &mut Vec<u128>) {
 /// to `f` in an unspecified order (cache hits at once, misses sixteen at a
 /// time), without materializing the windows.
 pub(crate) fn hash_ascii_4grams(text: &str, wide: bool, mut f: impl FnMut(u128)) {
-    let b = text.as_bytes();
-    CACHE.with(|cache| {
-        let mut cache = cache.borrow_mut();
-        let cache = &mut *cache;
-        if cache.keys.is_empty() {
-            cache.keys = vec![0; CACHE_SLOTS];
-            cache.lo = vec![0; CACHE_SLOTS];
-            cache.hi = vec![0; CACHE_SLOTS];
-        }
+    with_cache(|cache| {
         let mut pending = [0u32; 16];
         let mut npending = 0;
-        let emit = |h: u128, f: &mut dyn FnMut(u128)| f(if wide { h } else { u128::from(h as u64) });
         let flush = |pending: &[u32], cache: &mut Md5Cache, f: &mut dyn FnMut(u128)| {
             // SAFETY: `hash_ascii_4grams` is only called when AVX-512F is present.
-            let [a, bb, c, d] = unsafe { avx512_compress4(pending) };
+            let state = unsafe { avx512_compress4(pending) };
             for (l, &gram) in pending.iter().enumerate() {
-                let lo = (u64::from(c[l].swap_bytes()) << 32) | u64::from(d[l].swap_bytes());
-                let hi = (u64::from(a[l].swap_bytes()) << 32) | u64::from(bb[l].swap_bytes());
-                if gram != 0 {
-                    let slot = slot_for(gram);
-                    cache.keys[slot] = gram;
-                    cache.lo[slot] = lo;
-                    cache.hi[slot] = hi;
-                }
-                emit((u128::from(hi) << 64) | u128::from(lo), f);
+                let h = digest_value(&state, l);
+                cache.insert(gram, h);
+                f(width(h, wide));
             }
         };
-        for w in b.windows(4) {
+        for w in text.as_bytes().windows(4) {
             let gram = u32::from_le_bytes([w[0], w[1], w[2], w[3]]);
-            let slot = slot_for(gram);
-            if gram != 0 && cache.keys[slot] == gram {
-                let lo = u128::from(cache.lo[slot]);
-                f(if wide { (u128::from(cache.hi[slot]) << 64) | lo } else { lo });
+            if let Some(h) = cache.get(gram) {
+                f(width(h, wide));
                 continue;
             }
             pending[npending] = gram;
@@ -177,15 +198,11 @@ fn slot_for(gram: u32) -> usize {
     (gram.wrapping_mul(0x9E37_79B1) >> (32 - CACHE_SLOTS.trailing_zeros())) as usize
 }
 
-/// The cache slot and key of a 4-byte feature other than `0`.
+/// The 4-byte feature as a little-endian word.
 #[inline]
-fn slot_of(f: &str) -> Option<(usize, u32)> {
+fn gram_of(f: &str) -> Option<u32> {
     let b: [u8; 4] = f.as_bytes().try_into().ok()?;
-    let gram = u32::from_le_bytes(b);
-    if gram == 0 {
-        return None;
-    }
-    Some((slot_for(gram), gram))
+    Some(u32::from_le_bytes(b))
 }
 
 /// Whether the AVX-512 path can run here.
@@ -213,7 +230,7 @@ pub(crate) fn hash16(msgs: &[&str], wide: bool, out: &mut Vec<u128>) {
     #[cfg(target_arch = "x86_64")]
     {
         assert!(available(), "md5x16 needs AVX-512F");
-        let [a, b, c, d] = if msgs.iter().all(|m| m.len() == 4) {
+        let state = if msgs.iter().all(|m| m.len() == 4) {
             // Four-byte messages (ASCII 4-grams, the common case): only the
             // first word of the block differs between lanes.
             let mut w0 = [0u32; 16];
@@ -234,17 +251,7 @@ pub(crate) fn hash16(msgs: &[&str], wide: bool, out: &mut Vec<u128>) {
             // SAFETY: AVX-512F is present, asserted above.
             unsafe { avx512::compress(&blocks) }
         };
-        // The digest is a, b, c, d little-endian; read big-endian, each word
-        // is byte-swapped.
-        out.extend((0..msgs.len()).map(|l| {
-            let lo = (u64::from(c[l].swap_bytes()) << 32) | u64::from(d[l].swap_bytes());
-            if wide {
-                let hi = (u64::from(a[l].swap_bytes()) << 32) | u64::from(b[l].swap_bytes());
-                (u128::from(hi) << 64) | u128::from(lo)
-            } else {
-                u128::from(lo)
-            }
-        }));
+        out.extend((0..msgs.len()).map(|l| width(digest_value(&state, l), wide)));
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
