@@ -13,7 +13,7 @@ use crate::UsageError;
 /// Fingerprints from different presets or configurations must never be
 /// compared: they are different functions of the text.
 #[derive(Parser, Debug)]
-#[command(name = "neardup", version, about, long_about = None, max_term_width = 100)]
+#[command(name = "neardup", version, max_term_width = 100)]
 pub struct Cli {
     /// Worker threads (by default, one per core).
     #[arg(short = 'j', long = "threads", global = true, value_name = "N")]

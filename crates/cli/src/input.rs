@@ -23,6 +23,8 @@ pub struct Record {
     pub text: String,
     /// Where it came from, for messages: `FILE` or `FILE:LINE`.
     pub origin: String,
+    /// How many input bytes it took (for progress bars).
+    pub raw_len: u64,
 }
 
 /// A record that could not be read.
@@ -183,8 +185,9 @@ fn read_text(reader: Box<dyn Read>, name: &str, args: &InputArgs) -> Item {
     if bytes.len() as u64 > max {
         return Err(too_big(name, bytes.len() as u64, max));
     }
+    let raw_len = bytes.len() as u64;
     let text = to_text(bytes, name, args.allow_empty)?;
-    Ok(Record { id: Value::String(name.to_owned()), text, origin: name.to_owned() })
+    Ok(Record { id: Value::String(name.to_owned()), text, origin: name.to_owned(), raw_len })
 }
 
 enum LineRead {
@@ -253,14 +256,17 @@ fn read_lines(
                 if buf.iter().all(u8::is_ascii_whitespace) {
                     continue; // a blank line is no record
                 }
+                let raw_len = buf.len() as u64 + 1;
                 let item = match format {
                     InputFormat::Jsonl => parse_jsonl(&buf, origin(), args),
                     _ => to_text(std::mem::take(&mut buf), &origin(), true).map(|text| Record {
                         id: Value::String(origin()),
                         text,
                         origin: origin(),
+                        raw_len: 0,
                     }),
-                };
+                }
+                .map(|r| Record { raw_len, ..r });
                 sink(item)?;
             }
             Err(e) => {
@@ -307,7 +313,7 @@ fn parse_jsonl(line: &[u8], origin: String, args: &InputArgs) -> Item {
     if !args.allow_empty && text.trim().is_empty() {
         return Err(bad(EMPTY.into()));
     }
-    Ok(Record { id, text, origin })
+    Ok(Record { id, text, origin, raw_len: 0 })
 }
 
 fn kind(v: &Value) -> &'static str {

@@ -65,7 +65,7 @@ pub fn batches(
     mut f: impl FnMut(&mut Vec<Record>) -> Result<()>,
 ) -> Result<u64> {
     const MAX_DOCS: usize = 2048;
-    const MAX_BYTES: usize = 32 << 20;
+    const MAX_BYTES: usize = 32 << 20; // of input, per batch
     let mut batch: Vec<Record> = Vec::new();
     let mut bytes = 0;
     let mut total = 0u64;
@@ -73,7 +73,7 @@ pub fn batches(
         total += 1;
         match item {
             Ok(r) => {
-                bytes += r.text.len();
+                bytes += r.raw_len as usize;
                 batch.push(r);
                 if batch.len() >= MAX_DOCS || bytes >= MAX_BYTES {
                     pb.inc(bytes as u64);
