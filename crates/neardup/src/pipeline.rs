@@ -225,31 +225,17 @@ impl Fingerprinter {
     /// Runs the pipeline; returns the fingerprint and how many features voted.
     fn run(&self, text: &str, explain: Option<&mut Explanation>) -> (Fingerprint, usize) {
         let norm = normalize_all(&self.normalize, text);
-        let streaming =
-            explain.is_none() && matches!(self.config.weight, WeightConfig::Tf) && self.select.is_all();
-        // Character n-grams of ASCII text are byte windows: hash them in place
-        // and count the votes, without a list of features or of hashes.
+        // Per-occurrence voting with weight 1 sums to exactly the same lanes
+        // as voting each distinct feature with its count (integers are exact
+        // in f64), so tf with every feature voting skips counting, unless
+        // hashing costs more than counting.
+        let unit_votes = explain.is_none()
+            && matches!(self.config.weight, WeightConfig::Tf)
+            && self.select.is_all()
+            && !self.hash.is_expensive();
         if let TokenizerConfig::CharNgrams { n, .. } = self.tokenizer {
-            if streaming
-                && !self.hash.is_expensive()
-                && self.filters.is_empty()
-                && norm.len() >= n
-                && norm.is_ascii()
-            {
-                let mut lanes = Lanes::new(self.bits);
-                let mut buf: Vec<u128> = Vec::with_capacity(256);
-                let mut count = 0;
-                self.hash.hash_ascii_windows(self.bits, &norm, n, |h| {
-                    buf.push(h);
-                    if buf.len() == 256 {
-                        lanes.add_unit(&buf);
-                        count += buf.len();
-                        buf.clear();
-                    }
-                });
-                lanes.add_unit(&buf);
-                count += buf.len();
-                return (lanes.fingerprint(), count);
+            if unit_votes && self.filters.is_empty() && norm.len() >= n && norm.is_ascii() {
+                return self.ascii_ngram_votes(&norm, n);
             }
         }
         let mut tokens: Vec<&str> = Vec::with_capacity(norm.len() / 4 + 1);
@@ -257,11 +243,6 @@ impl Fingerprinter {
         if !self.filters.is_empty() {
             tokens.retain(|t| self.filters.iter().all(|f| f.keep(t)));
         }
-        let mut lanes = Lanes::new(self.bits);
-        // Per-occurrence voting with weight 1 sums to exactly the same lanes
-        // as voting each distinct feature with its count (integers are exact
-        // in f64), so tf skips counting unless hashing is the expensive part.
-        let streaming = streaming && !self.hash.is_expensive();
         // Shingles are slices of one string holding all tokens joined by
         // spaces, so each token is copied once, not once per shingle.
         let joined;
@@ -272,7 +253,8 @@ impl Fingerprinter {
             joined = j;
             shingle_slices(&joined, &spans, self.shingle)
         };
-        if streaming {
+        let mut lanes = Lanes::new(self.bits);
+        if unit_votes {
             // In chunks, so the hashes stay in the nearest cache.
             let mut hashes = Vec::with_capacity(256);
             for chunk in features.chunks(256) {
@@ -282,12 +264,41 @@ impl Fingerprinter {
             }
             return (lanes.fingerprint(), features.len());
         }
+        self.weighted_votes(&features, lanes, explain)
+    }
 
+    /// Character `n`-grams of ASCII text are byte windows: hash them in place
+    /// and count unit votes, without a list of features or of hashes.
+    fn ascii_ngram_votes(&self, norm: &str, n: usize) -> (Fingerprint, usize) {
+        let mut lanes = Lanes::new(self.bits);
+        let mut buf: Vec<u128> = Vec::with_capacity(256);
+        let mut count = 0;
+        self.hash.hash_ascii_windows(self.bits, norm, n, |h| {
+            buf.push(h);
+            if buf.len() == 256 {
+                lanes.add_unit(&buf);
+                count += buf.len();
+                buf.clear();
+            }
+        });
+        lanes.add_unit(&buf);
+        count += buf.len();
+        (lanes.fingerprint(), count)
+    }
+
+    /// Counts distinct features, weighs and selects them, and votes in the
+    /// selection's order.
+    fn weighted_votes(
+        &self,
+        features: &[&str],
+        mut lanes: Lanes,
+        explain: Option<&mut Explanation>,
+    ) -> (Fingerprint, usize) {
         let mut index: FxHashMap<&str, u32> = FxHashMap::default();
         let mut distinct: Vec<&str> = Vec::new();
         let mut counts: Vec<u32> = Vec::new();
         let mut sequence: Vec<u32> = Vec::with_capacity(features.len());
-        for f in &features {
+        for f in features {
             let id = *index.entry(f).or_insert_with(|| {
                 distinct.push(f);
                 counts.push(0);
@@ -308,11 +319,11 @@ impl Fingerprinter {
         lanes.add(&votes);
         let fp = lanes.fingerprint();
         if let Some(ex) = explain {
-            ex.features = chosen
+            ex.features = chosen_features
                 .iter()
                 .zip(&votes)
-                .map(|(&i, v)| FeatureVote {
-                    feature: distinct[i as usize].to_owned(),
+                .map(|(f, v)| FeatureVote {
+                    feature: (*f).to_owned(),
                     weight: v.weight,
                     hash: Fingerprint::new(v.hash, self.bits),
                 })
