@@ -20,7 +20,7 @@ import subprocess
 import sys
 import tempfile
 
-FLOOR = 0.75  # share of documents with fingerprints identical to cppjieba's (measured: 80%)
+FLOOR = 0.85  # share of documents with fingerprints identical to cppjieba's (measured: 88.5%)
 
 
 def texts(data_dir):

@@ -19,13 +19,98 @@ pub(crate) fn cut_han<'t>(run: &'t str, hmm: bool, out: &mut Vec<&'t str>) {
     out.extend(shared_jieba().cut(run, hmm).into_iter().map(|t| t.word));
 }
 
-/// The whole text through `cut`, whitespace tokens dropped.
+/// The whole text through `cut`, whitespace tokens dropped, and ASCII
+/// re-split as cppjieba's HMM segment splits it: jieba-rs keeps runs such
+/// as `git-credential-cache` or `A.13` whole, or cuts `2.` apart, so each
+/// stretch of adjacent ASCII tokens is joined and cut again by cppjieba's
+/// rules.
 pub(crate) fn cut_whole<'t>(text: &'t str, hmm: bool, out: &mut Vec<&'t str>) {
-    out.extend(
-        shared_jieba()
-            .cut(text, hmm)
-            .into_iter()
-            .map(|t| t.word)
-            .filter(|w| !w.chars().all(char::is_whitespace)),
-    );
+    let base = text.as_ptr() as usize;
+    // The pending stretch of adjacent ASCII tokens, as a byte range of `text`.
+    let mut ascii: Option<(usize, usize)> = None;
+    for t in shared_jieba().cut(text, hmm) {
+        let w = t.word;
+        let start = w.as_ptr() as usize - base;
+        if w.is_ascii() && !w.bytes().all(|b| b.is_ascii_whitespace()) {
+            ascii = match ascii {
+                Some((s, e)) if e == start => Some((s, start + w.len())),
+                Some((s, e)) => {
+                    split_ascii(&text[s..e], out);
+                    Some((start, start + w.len()))
+                }
+                None => Some((start, start + w.len())),
+            };
+            continue;
+        }
+        if let Some((s, e)) = ascii.take() {
+            split_ascii(&text[s..e], out);
+        }
+        if !w.chars().all(char::is_whitespace) {
+            out.push(w);
+        }
+    }
+    if let Some((s, e)) = ascii {
+        split_ascii(&text[s..e], out);
+    }
+}
+
+/// cppjieba's rules for ASCII: a letter and the letters and digits after it
+/// are one word; a digit and the digits and dots after it are one number;
+/// any other character is a token of its own. Whitespace is dropped.
+fn split_ascii<'t>(w: &'t str, out: &mut Vec<&'t str>) {
+    let b = w.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        let start = i;
+        if b[i].is_ascii_alphabetic() {
+            i += 1;
+            while i < b.len() && b[i].is_ascii_alphanumeric() {
+                i += 1;
+            }
+        } else if b[i].is_ascii_digit() {
+            i += 1;
+            while i < b.len() && (b[i].is_ascii_digit() || b[i] == b'.') {
+                i += 1;
+            }
+        } else {
+            i += 1;
+            if b[start].is_ascii_whitespace() {
+                continue;
+            }
+        }
+        out.push(&w[start..i]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ascii_is_split_as_cppjieba_does() {
+        let mut v = Vec::new();
+        for w in ["git-credential-cache", "A.13", "pg_prepared_xacts", "3.0rc1", "a b"] {
+            split_ascii(w, &mut v);
+        }
+        let want = [
+            "git",
+            "-",
+            "credential",
+            "-",
+            "cache",
+            "A",
+            ".",
+            "13",
+            "pg",
+            "_",
+            "prepared",
+            "_",
+            "xacts",
+            "3.0",
+            "rc1",
+            "a",
+            "b",
+        ];
+        assert_eq!(v, want);
+    }
 }
