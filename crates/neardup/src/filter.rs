@@ -169,11 +169,13 @@ pub(crate) enum Filter {
 }
 
 impl Filter {
-    pub(crate) fn load(config: &FilterConfig, base: Option<&Path>) -> Result<Filter> {
+    /// Loads a filter; file paths in `config` are used as they are
+    /// ([`PipelineConfig::load`](crate::PipelineConfig::load) makes them absolute).
+    pub(crate) fn load(config: &FilterConfig) -> Result<Filter> {
         Ok(match config {
             FilterConfig::Punctuation => Filter::Punctuation(Punctuation),
             FilterConfig::Stopwords { lists, files } => {
-                Filter::Stopwords(Stopwords::load(lists, files, base)?)
+                Filter::Stopwords(Stopwords::load(lists, files, None)?)
             }
             FilterConfig::MinChars { min } => Filter::MinChars(MinChars { min: *min }),
         })

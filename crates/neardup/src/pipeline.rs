@@ -34,12 +34,10 @@ use crate::weight::{FeatureCounts, LoadedWeighter, WeightConfig, Weighter};
 #[derive(Debug, Clone)]
 pub struct Fingerprinter {
     config: PipelineConfig,
-    normalize: Vec<NormalizerConfig>,
     tokenizer: TokenizerConfig,
     shingle: usize,
     filters: Vec<Filter>,
     weighter: LoadedWeighter,
-    select: SelectConfig,
     hash: HashConfig,
     bits: Bits,
 }
@@ -102,7 +100,18 @@ impl Fingerprinter {
     /// An invalid configuration, or data it names (stop-word files, IDF
     /// tables) that cannot be loaded.
     pub fn new(config: PipelineConfig) -> Result<Fingerprinter> {
-        Self::with_base(config, None)
+        config.validate()?;
+        let (tokenizer, shingle) = config.tokenizer.split_shingles();
+        let filters = config.filters.iter().map(Filter::load).collect::<Result<Vec<_>>>()?;
+        Ok(Fingerprinter {
+            tokenizer: tokenizer.clone(),
+            shingle,
+            filters,
+            weighter: LoadedWeighter::load(&config.weight)?,
+            hash: config.hash,
+            bits: config.bits,
+            config,
+        })
     }
 
     /// Loads a pipeline from a configuration file (see [`PipelineConfig::load`]).
@@ -112,23 +121,6 @@ impl Fingerprinter {
     /// As [`PipelineConfig::load`] and [`new`](Self::new).
     pub fn from_file(path: impl AsRef<Path>) -> Result<Fingerprinter> {
         Self::new(PipelineConfig::load(path)?)
-    }
-
-    fn with_base(config: PipelineConfig, base: Option<&Path>) -> Result<Fingerprinter> {
-        config.validate()?;
-        let (tokenizer, shingle) = config.tokenizer.split_shingles();
-        let filters = config.filters.iter().map(|f| Filter::load(f, base)).collect::<Result<Vec<_>>>()?;
-        Ok(Fingerprinter {
-            normalize: config.normalize.clone(),
-            tokenizer: tokenizer.clone(),
-            shingle,
-            filters,
-            weighter: LoadedWeighter::load(&config.weight, base)?,
-            select: config.select.clone(),
-            hash: config.hash,
-            bits: config.bits,
-            config,
-        })
     }
 
     /// The configuration this pipeline was built from.
@@ -215,34 +207,37 @@ impl Fingerprinter {
     /// The tokens of `text` after normalization, tokenization and
     /// filtering, before shingling: what an IDF table must be keyed by.
     pub fn tokens(&self, text: &str) -> Vec<String> {
-        let norm = normalize_all(&self.normalize, text);
-        let mut tokens: Vec<&str> = Vec::new();
-        self.tokenizer.tokenize(&norm, &mut tokens);
-        tokens.retain(|t| self.filters.iter().all(|f| f.keep(t)));
-        tokens.into_iter().map(str::to_owned).collect()
+        let norm = normalize_all(&self.config.normalize, text);
+        self.filtered_tokens(&norm).into_iter().map(str::to_owned).collect()
+    }
+
+    /// Tokenizes normalized text and applies the filters.
+    fn filtered_tokens<'t>(&self, norm: &'t str) -> Vec<&'t str> {
+        let mut tokens: Vec<&str> = Vec::with_capacity(norm.len() / 4 + 1);
+        self.tokenizer.tokenize(norm, &mut tokens);
+        if !self.filters.is_empty() {
+            tokens.retain(|t| self.filters.iter().all(|f| f.keep(t)));
+        }
+        tokens
     }
 
     /// Runs the pipeline; returns the fingerprint and how many features voted.
     fn run(&self, text: &str, explain: Option<&mut Explanation>) -> (Fingerprint, usize) {
-        let norm = normalize_all(&self.normalize, text);
+        let norm = normalize_all(&self.config.normalize, text);
         // Per-occurrence voting with weight 1 sums to exactly the same lanes
         // as voting each distinct feature with its count (integers are exact
         // in f64), so tf with every feature voting skips counting, unless
         // hashing costs more than counting.
         let unit_votes = explain.is_none()
             && matches!(self.config.weight, WeightConfig::Tf)
-            && self.select.is_all()
+            && self.config.select.is_all()
             && !self.hash.is_expensive();
         if let TokenizerConfig::CharNgrams { n, .. } = self.tokenizer {
             if unit_votes && self.filters.is_empty() && norm.len() >= n && norm.is_ascii() {
                 return self.ascii_ngram_votes(&norm, n);
             }
         }
-        let mut tokens: Vec<&str> = Vec::with_capacity(norm.len() / 4 + 1);
-        self.tokenizer.tokenize(&norm, &mut tokens);
-        if !self.filters.is_empty() {
-            tokens.retain(|t| self.filters.iter().all(|f| f.keep(t)));
-        }
+        let tokens = self.filtered_tokens(&norm);
         // Shingles are slices of one string holding all tokens joined by
         // spaces, so each token is copied once, not once per shingle.
         let joined;
@@ -310,7 +305,7 @@ impl Fingerprinter {
         let doc = FeatureCounts { distinct: &distinct, counts: &counts, sequence: &sequence };
         let mut weights = Vec::with_capacity(distinct.len());
         self.weighter.weigh(&doc, &mut weights);
-        let chosen = self.select.select(&distinct, &weights);
+        let chosen = self.config.select.select(&distinct, &weights);
         let chosen_features: Vec<&str> = chosen.iter().map(|&i| distinct[i as usize]).collect();
         let mut hashes = Vec::with_capacity(chosen.len());
         self.hash.hash_batch(self.bits, &chosen_features, &mut hashes);

@@ -233,12 +233,12 @@ pub(crate) fn hash16(msgs: &[&str], wide: bool, out: &mut Vec<u128>) {
         let state = if msgs.iter().all(|m| m.len() == 4) {
             // Four-byte messages (ASCII 4-grams, the common case): only the
             // first word of the block differs between lanes.
-            let mut w0 = [0u32; 16];
-            for (w, m) in w0.iter_mut().zip(msgs) {
-                *w = u32::from_le_bytes(m.as_bytes().try_into().expect("4 bytes"));
+            let mut grams = [0u32; 16];
+            for (g, m) in grams.iter_mut().zip(msgs) {
+                *g = gram_of(m).expect("4 bytes");
             }
             // SAFETY: AVX-512F is present, asserted above.
-            unsafe { avx512::compress4(&w0) }
+            unsafe { avx512_compress4(&grams[..msgs.len()]) }
         } else {
             // Lane l's padded block at bytes 64·l..64·l + 64.
             let mut blocks = [0u8; 1024];

@@ -4,7 +4,6 @@ mod idf;
 mod textrank;
 
 use std::fmt;
-use std::path::Path;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
@@ -143,12 +142,13 @@ pub(crate) enum LoadedWeighter {
 }
 
 impl LoadedWeighter {
-    pub(crate) fn load(config: &WeightConfig, base: Option<&Path>) -> Result<LoadedWeighter> {
+    /// Loads a weighter; an IDF path in `config` is used as it is.
+    pub(crate) fn load(config: &WeightConfig) -> Result<LoadedWeighter> {
         Ok(match config {
             WeightConfig::Uniform => LoadedWeighter::Uniform,
             WeightConfig::Tf => LoadedWeighter::Tf,
             WeightConfig::Tfidf { idf, unknown } => {
-                LoadedWeighter::TfIdf(TfIdf::new(IdfTable::load(idf, base)?, unknown))
+                LoadedWeighter::TfIdf(TfIdf::new(IdfTable::load(idf, None)?, unknown))
             }
             WeightConfig::Textrank { window, damping, iterations } => LoadedWeighter::TextRank(TextRank {
                 window: *window,
