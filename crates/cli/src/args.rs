@@ -167,6 +167,13 @@ pub struct CompareArgs {
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,
+    /// Compare documents that have no features (empty, blank, or all
+    /// filtered out) instead of refusing.
+    #[arg(long)]
+    pub allow_empty: bool,
+    /// The largest document read, in bytes.
+    #[arg(long, default_value_t = 64 << 20, value_name = "BYTES")]
+    pub max_doc_bytes: u64,
     #[command(flatten)]
     pub pipeline: PipelineArgs,
 }

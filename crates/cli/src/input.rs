@@ -123,7 +123,7 @@ pub fn read_all(args: &InputArgs, mut sink: impl FnMut(Item) -> Result<()>) -> R
                     if format == InputFormat::Text {
                         if let Ok(m) = f.metadata() {
                             if m.len() > args.max_doc_bytes {
-                                sink(Err(too_big(&name, m.len(), args.max_doc_bytes)))?;
+                                sink(Err(too_big(&name, Some(m.len()), args.max_doc_bytes)))?;
                                 continue;
                             }
                         }
@@ -137,7 +137,9 @@ pub fn read_all(args: &InputArgs, mut sink: impl FnMut(Item) -> Result<()>) -> R
             },
         };
         match format {
-            InputFormat::Text | InputFormat::Auto => sink(read_text(reader, &name, args))?,
+            InputFormat::Text | InputFormat::Auto => {
+                sink(read_text(reader, &name, args.max_doc_bytes, args.allow_empty))?
+            }
             InputFormat::Lines | InputFormat::Jsonl => read_lines(reader, &name, format, args, &mut sink)?,
         }
     }
@@ -147,11 +149,17 @@ pub fn read_all(args: &InputArgs, mut sink: impl FnMut(Item) -> Result<()>) -> R
 const EMPTY: &str =
     "empty document (no text, or only whitespace); pass --allow-empty to fingerprint it anyway";
 
-fn too_big(origin: &str, len: u64, max: u64) -> BadRecord {
+/// A document over the size limit; `len` is its size when known (a stream
+/// is read only up to the limit).
+fn too_big(origin: &str, len: Option<u64>, max: u64) -> BadRecord {
+    let size = match len {
+        Some(n) => format!("{n} bytes"),
+        None => format!("more than {max} bytes"),
+    };
     BadRecord {
         origin: origin.to_owned(),
         message: format!(
-            "document is {len} bytes, over the limit of {max}; raise --max-doc-bytes or split the document"
+            "document is {size}, over the limit of {max}; raise --max-doc-bytes or split the document"
         ),
     }
 }
@@ -176,18 +184,30 @@ fn to_text(bytes: Vec<u8>, origin: &str, allow_empty: bool) -> std::result::Resu
     Ok(text)
 }
 
-fn read_text(reader: Box<dyn Read>, name: &str, args: &InputArgs) -> Item {
-    let max = args.max_doc_bytes;
+fn read_text(reader: Box<dyn Read>, name: &str, max: u64, allow_empty: bool) -> Item {
     let mut bytes = Vec::new();
     if let Err(e) = reader.take(max + 1).read_to_end(&mut bytes) {
         return Err(BadRecord { origin: name.to_owned(), message: format!("cannot read: {e}") });
     }
     if bytes.len() as u64 > max {
-        return Err(too_big(name, bytes.len() as u64, max));
+        return Err(too_big(name, None, max));
     }
     let raw_len = bytes.len() as u64;
-    let text = to_text(bytes, name, args.allow_empty)?;
+    let text = to_text(bytes, name, allow_empty)?;
     Ok(Record { id: Value::String(name.to_owned()), text, origin: name.to_owned(), raw_len })
+}
+
+/// Reads one whole document from a file or `-` (stdin), with the same
+/// checks as `fingerprint` (UTF-8, not binary, size, not blank).
+pub fn read_document(path: &Path, max: u64, allow_empty: bool) -> Item {
+    let name = path.display().to_string();
+    if path.as_os_str() == "-" {
+        return read_text(Box::new(io::stdin().lock()), &name, max, allow_empty);
+    }
+    match File::open(path) {
+        Ok(f) => read_text(Box::new(f), &name, max, allow_empty),
+        Err(e) => Err(BadRecord { origin: name, message: format!("cannot open: {e}") }),
+    }
 }
 
 enum LineRead {
@@ -251,7 +271,7 @@ fn read_lines(
         let origin = || format!("{name}:{lineno}");
         match read_line_limited(&mut r, &mut buf, args.max_doc_bytes) {
             Ok(LineRead::Eof) => return Ok(()),
-            Ok(LineRead::TooLong(n)) => sink(Err(too_big(&origin(), n, args.max_doc_bytes)))?,
+            Ok(LineRead::TooLong(n)) => sink(Err(too_big(&origin(), Some(n), args.max_doc_bytes)))?,
             Ok(LineRead::Complete) => {
                 if buf.iter().all(u8::is_ascii_whitespace) {
                     continue; // a blank line is no record

@@ -260,6 +260,15 @@ fn compare_texts_and_files() {
     neardup(&["compare", "--text", "one"], d.path(), None).fails(2, "exactly two documents");
     write(d.path(), "bad.txt", b"\xff");
     neardup(&["compare", "bad.txt", "a.txt"], d.path(), None).fails(1, "bad.txt: invalid UTF-8");
+    write(d.path(), "bin.dat", b"\x7fELF\x00\x01 binary");
+    neardup(&["compare", "bin.dat", "a.txt"], d.path(), None).fails(1, "bin.dat: looks binary");
+    neardup(&["compare", "--text", "", "--text", "x y z"], d.path(), None)
+        .fails(1, "--text #1: document has no features");
+    neardup(&["compare", "--text", "!!", "--text", "?"], d.path(), None).fails(1, "pass --allow-empty");
+    let r = neardup(&["compare", "--text", "", "--text", "", "--allow-empty", "--json"], d.path(), None).ok();
+    assert!(r.stdout().contains("\"distance\": 0"), "{}", r.stdout());
+    neardup(&["compare", "a.txt", "a.txt", "--max-doc-bytes", "5"], d.path(), None)
+        .fails(1, "over the limit of 5");
 }
 
 #[test]
@@ -288,6 +297,12 @@ fn idf_build_then_use() {
     let cfg2 = cfg.replace("idf.txt", "bad_idf.txt");
     write(d.path(), "k2.toml", cfg2.as_bytes());
     neardup(&["config", "check", "k2.toml"], d.path(), None).fails(2, "bad_idf.txt:1");
+    let cfg3 = cfg.replace("unknown = 11.9547675029", "unknown = \"median\"");
+    write(d.path(), "k3.toml", cfg3.as_bytes());
+    neardup(&["config", "check", "k3.toml"], d.path(), None).ok();
+    write(d.path(), "k4.toml", cfg.replace("unknown = 11.9547675029", "unknown = \"nan\"").as_bytes());
+    neardup(&["config", "check", "k4.toml"], d.path(), None)
+        .fails(2, r#"expected a number, "median" or "mean""#);
 }
 
 #[test]

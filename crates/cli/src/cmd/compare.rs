@@ -1,36 +1,22 @@
 //! `neardup compare`: two documents, their distance, and why.
 
-use std::io::Read;
 use std::process::ExitCode;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use neardup::Explanation;
 use serde_json::json;
 
 use crate::args::CompareArgs;
+use crate::input::read_document;
 use crate::UsageError;
-
-fn read_doc(path: &std::path::Path) -> Result<String> {
-    let bytes = if path.as_os_str() == "-" {
-        let mut b = Vec::new();
-        std::io::stdin().read_to_end(&mut b).context("stdin")?;
-        b
-    } else {
-        std::fs::read(path).with_context(|| format!("{}: cannot read", path.display()))?
-    };
-    String::from_utf8(bytes).map_err(|e| {
-        anyhow::anyhow!(
-            "{}: invalid UTF-8 at byte {}; convert the file to UTF-8 (e.g. `iconv -f GB18030 -t UTF-8`)",
-            path.display(),
-            e.utf8_error().valid_up_to()
-        )
-    })
-}
 
 pub fn run(args: CompareArgs) -> Result<ExitCode> {
     let mut docs: Vec<(String, String)> = Vec::new();
     for f in &args.files {
-        docs.push((f.display().to_string(), read_doc(f)?));
+        match read_document(f, args.max_doc_bytes, args.allow_empty) {
+            Ok(r) => docs.push((r.origin, r.text)),
+            Err(b) => anyhow::bail!("{}: {}", b.origin, b.message),
+        }
     }
     for (i, t) in args.text.iter().enumerate() {
         docs.push((format!("--text #{}", i + 1), t.clone()));
@@ -46,8 +32,11 @@ pub fn run(args: CompareArgs) -> Result<ExitCode> {
     let fp = args.pipeline.load()?;
     let ex: Vec<Explanation> = docs.iter().map(|(_, t)| fp.explain(t)).collect();
     for ((name, _), e) in docs.iter().zip(&ex) {
-        if e.features.is_empty() {
-            eprintln!("neardup: warning: {name} has no features (empty, or everything was filtered out)");
+        if e.features.is_empty() && !args.allow_empty {
+            anyhow::bail!(
+                "{name}: document has no features (empty, blank, or only punctuation/stop words), so any two \
+                 such documents look identical; pass --allow-empty to compare anyway"
+            );
         }
     }
     let (a, b) = (ex[0].fingerprint, ex[1].fingerprint);

@@ -15,14 +15,44 @@ pub const BUILTIN_IDF: &str = "jieba";
 static JIEBA_IDF_GZ: &[u8] = include_bytes!("../../data/jieba_idf.txt.gz");
 static JIEBA_IDF: OnceLock<Arc<IdfTable>> = OnceLock::new();
 
-/// The IDF of a feature that is not in the table.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+/// The IDF of a feature that is not in the table: `"median"`, `"mean"` or
+/// a number in a configuration.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum UnknownIdf {
     /// This value.
     Value(f64),
     /// A statistic of the table.
     Rule(IdfRule),
+}
+
+impl<'de> Deserialize<'de> for UnknownIdf {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<UnknownIdf, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = UnknownIdf;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(r#"a number, "median" or "mean""#)
+            }
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> std::result::Result<UnknownIdf, E> {
+                Ok(UnknownIdf::Value(v))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> std::result::Result<UnknownIdf, E> {
+                Ok(UnknownIdf::Value(v as f64))
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> std::result::Result<UnknownIdf, E> {
+                Ok(UnknownIdf::Value(v as f64))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> std::result::Result<UnknownIdf, E> {
+                match v {
+                    "median" => Ok(UnknownIdf::Rule(IdfRule::Median)),
+                    "mean" => Ok(UnknownIdf::Rule(IdfRule::Mean)),
+                    _ => Err(E::invalid_value(serde::de::Unexpected::Str(v), &self)),
+                }
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 impl Default for UnknownIdf {
@@ -166,6 +196,17 @@ mod tests {
         // jieba.analyse: median_idf = sorted(idf_freq.values())[len // 2]
         assert_eq!(t.median(), 11.9547675029);
         assert_eq!(t.get("劳动防护"), Some(13.900677652));
+    }
+
+    #[test]
+    fn unknown_idf_reads_numbers_and_rules() {
+        let r = |j: &str| serde_json::from_str::<UnknownIdf>(j);
+        assert_eq!(r("11.5").unwrap(), UnknownIdf::Value(11.5));
+        assert_eq!(r("12").unwrap(), UnknownIdf::Value(12.0));
+        assert_eq!(r("\"mean\"").unwrap(), UnknownIdf::Rule(IdfRule::Mean));
+        let e = r("\"nan\"").unwrap_err().to_string();
+        assert!(e.contains(r#"a number, "median" or "mean""#), "{e}");
+        assert_eq!(serde_json::to_string(&UnknownIdf::Rule(IdfRule::Median)).unwrap(), "\"median\"");
     }
 
     #[test]
