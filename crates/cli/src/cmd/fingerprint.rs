@@ -3,6 +3,7 @@
 use std::process::ExitCode;
 
 use anyhow::Result;
+use neardup::{Fingerprint, Fingerprinter};
 use rayon::prelude::*;
 use serde_json::json;
 
@@ -21,18 +22,16 @@ pub fn run(args: FingerprintArgs) -> Result<ExitCode> {
     let errors = ErrorPolicy::new(args.input.on_error);
     let pb = crate::progress::bar(input::total_bytes(&args.input), "fingerprinting");
     let total = batches(&args.input, &errors, &pb, |batch| {
-        let results: Vec<_> = batch
-            .par_iter()
-            .map(|r| if allow_empty { Ok(fp.fingerprint(&r.text)) } else { fp.try_fingerprint(&r.text) })
-            .collect();
+        let results: Vec<_> =
+            batch.par_iter().map(|r| fingerprint_one(&fp, &r.text, allow_empty, args.features)).collect();
         let w = out.writer();
         for (r, res) in batch.iter().zip(results) {
             match res {
-                Ok(f) => match args.format {
+                Ok((f, features)) => match args.format {
                     OutputFormat::Jsonl => {
                         let mut v = json!({ "id": r.id, "fingerprint": f });
-                        if args.features {
-                            v["features"] = json!(fp.features(&r.text));
+                        if let Some(features) = features {
+                            v["features"] = json!(features);
                         }
                         serde_json::to_writer(&mut *w, &v)?;
                         w.write_all(b"\n")?;
@@ -54,4 +53,27 @@ pub fn run(args: FingerprintArgs) -> Result<ExitCode> {
     out.finish()?;
     errors.summary(total);
     Ok(ExitCode::SUCCESS)
+}
+
+/// Features that voted, with their weights, in voting order.
+type Features = Vec<(String, f64)>;
+
+/// The fingerprint of one document and, when asked for, the features that
+/// voted (from the same run of the pipeline).
+fn fingerprint_one(
+    fp: &Fingerprinter,
+    text: &str,
+    allow_empty: bool,
+    with_features: bool,
+) -> neardup::Result<(Fingerprint, Option<Features>)> {
+    if with_features {
+        let ex = fp.explain(text);
+        if ex.features.is_empty() && !allow_empty {
+            return Err(neardup::Error::EmptyDocument);
+        }
+        let features = ex.features.into_iter().map(|f| (f.feature, f.weight)).collect();
+        return Ok((ex.fingerprint, Some(features)));
+    }
+    let f = if allow_empty { fp.fingerprint(text) } else { fp.try_fingerprint(text)? };
+    Ok((f, None))
 }
