@@ -4,12 +4,13 @@ use std::io::IsTerminal;
 
 use indicatif::{ProgressBar, ProgressStyle};
 
-/// A progress bar over input bytes, shown only when stderr is a terminal.
-pub fn bar(total_bytes: Option<u64>, what: &str) -> ProgressBar {
+/// A progress bar over input bytes, shown only when stderr is a terminal;
+/// `total_bytes` (which walks the inputs) is called only then.
+pub fn bar(total_bytes: impl FnOnce() -> Option<u64>, what: &str) -> ProgressBar {
     if !std::io::stderr().is_terminal() {
         return ProgressBar::hidden();
     }
-    let pb = match total_bytes {
+    let pb = match total_bytes() {
         Some(n) => ProgressBar::new(n).with_style(
             ProgressStyle::with_template(
                 "{msg} [{bar:30}] {bytes}/{total_bytes} {binary_bytes_per_sec} eta {eta}",

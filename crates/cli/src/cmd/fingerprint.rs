@@ -20,7 +20,7 @@ pub fn run(args: FingerprintArgs) -> Result<ExitCode> {
     }
     let mut out = Output::open(args.output.as_deref())?;
     let errors = ErrorPolicy::new(args.input.on_error);
-    let pb = crate::progress::bar(input::total_bytes(&args.input), "fingerprinting");
+    let pb = crate::progress::bar(|| input::total_bytes(&args.input), "fingerprinting");
     let total = batches(&args.input, &errors, &pb, |batch| {
         let results: Vec<_> =
             batch.par_iter().map(|r| fingerprint_one(&fp, &r.text, allow_empty, args.features)).collect();

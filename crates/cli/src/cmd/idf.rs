@@ -15,7 +15,7 @@ pub fn run(args: IdfArgs) -> Result<ExitCode> {
     let IdfCommand::Build { input: input_args, pipeline, output, min_df } = args.command;
     let fp = pipeline.load()?;
     let errors = ErrorPolicy::new(input_args.on_error);
-    let pb = crate::progress::bar(input::total_bytes(&input_args), "counting");
+    let pb = crate::progress::bar(|| input::total_bytes(&input_args), "counting");
     let mut df: HashMap<String, u64> = HashMap::new();
     let mut docs = 0u64;
     let total = batches(&input_args, &errors, &pb, |batch| {

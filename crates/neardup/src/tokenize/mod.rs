@@ -114,16 +114,6 @@ impl TokenizerConfig {
             _ => Ok(()),
         }
     }
-
-    /// Whether this tokenizer segments Chinese with jieba (its dictionary is
-    /// loaded on first use).
-    pub fn uses_jieba(&self) -> bool {
-        match self {
-            TokenizerConfig::Words { .. } | TokenizerConfig::Jieba { .. } => true,
-            TokenizerConfig::Shingles { over, .. } => over.uses_jieba(),
-            TokenizerConfig::CharNgrams { .. } => false,
-        }
-    }
 }
 
 impl Tokenizer for TokenizerConfig {
