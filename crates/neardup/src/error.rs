@@ -78,6 +78,26 @@ pub enum Error {
          blank, or only punctuation/stop words); its fingerprint would say nothing"
     )]
     EmptyDocument,
+    /// An index file is not one, is damaged, or is of another version.
+    #[error("{path}: {message}")]
+    IndexFile {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong and what to do.
+        message: String,
+    },
+    /// An index was built by another pipeline than the one in use.
+    #[error(
+        "the index was built with pipeline {stored} but {wanted} is in use; fingerprints of \
+         different pipelines cannot be compared: use the index's own configuration (omit \
+         --preset/--config) or rebuild the index"
+    )]
+    ConfigMismatch {
+        /// The stored pipeline's id.
+        stored: String,
+        /// The pipeline in use.
+        wanted: String,
+    },
 }
 
 impl Error {

@@ -42,6 +42,7 @@ pub mod error;
 pub mod filter;
 pub mod fingerprint;
 pub mod hash;
+pub mod index;
 pub mod normalize;
 pub mod pipeline;
 pub mod presets;

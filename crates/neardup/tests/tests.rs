@@ -2,5 +2,6 @@
 
 mod compat;
 mod golden;
+mod index;
 mod properties;
 mod util;

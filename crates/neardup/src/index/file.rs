@@ -1,0 +1,432 @@
+//! Index files: a [`TableIndex`] with its pipeline configuration and
+//! optional entry names, opened through mmap and used in place.
+//!
+//! Layout (all integers little-endian):
+//!
+//! | bytes | content |
+//! |---|---|
+//! | 8 | magic `NDUPIDX\0` |
+//! | 4 | file format version ([`FILE_VERSION`]) |
+//! | 4 | header length `H` |
+//! | `H` | header: JSON with the fingerprint format version, the `PipelineConfig`, the layout, counts and the section table |
+//! | … | sections, each aligned to 64 bytes: ids, id offsets, per table a directory and packed entries, names |
+//! | 8 | XXH3-64 of everything before it |
+//! | 8 | end magic `NDUPEND\0` |
+//!
+//! Files are written to a temporary file in the same directory, synced,
+//! and renamed into place: a crash leaves the old file or the new one,
+//! never half of one. Opening checks the magic, versions, checksum and
+//! every section's size and order, so a truncated or damaged file is an
+//! error, never a panic or a wrong answer.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use super::blob::{read_u64, Blob};
+use super::layout::{Layout, LayoutSpec};
+use super::segment::{Segment, TableData};
+use super::table_index::TableIndex;
+use crate::config::{PipelineConfig, FORMAT_VERSION};
+use crate::error::{Error, Result};
+
+/// The version of the index file layout.
+pub const FILE_VERSION: u32 = 1;
+const MAGIC: &[u8; 8] = b"NDUPIDX\0";
+const END_MAGIC: &[u8; 8] = b"NDUPEND\0";
+const ALIGN: usize = 64;
+
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Header {
+    fingerprint_format_version: u32,
+    config: Option<PipelineConfig>,
+    layout: LayoutSpec,
+    reason: String,
+    rows: usize,
+    entries: usize,
+    tables: Vec<TableHeader>,
+    ids: Section,
+    offsets: Option<Section>,
+    names: Option<NamesHeader>,
+    created_by: String,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TableHeader {
+    dir_bits: u32,
+    entry_bytes: usize,
+    dir: Section,
+    entries: Section,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NamesHeader {
+    offsets: Section,
+    bytes: Section,
+}
+
+#[derive(Clone, Copy, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Section {
+    offset: usize,
+    len: usize,
+}
+
+/// Names of entries: the name of id `i` is the `i`-th string. Used by the
+/// CLI, whose ids are row numbers.
+#[derive(Clone, Debug)]
+pub struct Names {
+    offsets: Blob,
+    bytes: Blob,
+}
+
+impl Names {
+    /// Number of names.
+    pub fn len(&self) -> usize {
+        self.offsets.len() / 8 - 1
+    }
+
+    /// True when there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The name of id `id`, if there is one.
+    pub fn get(&self, id: u64) -> Option<&str> {
+        let i = usize::try_from(id).ok().filter(|&i| i < self.len())?;
+        let o = self.offsets.bytes();
+        let (a, b) = (read_u64(o, i) as usize, read_u64(o, i + 1) as usize);
+        std::str::from_utf8(&self.bytes.bytes()[a..b]).ok()
+    }
+
+    /// Names from strings.
+    pub fn from_strings<S: AsRef<str>>(names: &[S]) -> Names {
+        let mut offsets = Vec::with_capacity((names.len() + 1) * 8);
+        let mut bytes = Vec::new();
+        offsets.extend_from_slice(&0u64.to_le_bytes());
+        for n in names {
+            bytes.extend_from_slice(n.as_ref().as_bytes());
+            offsets.extend_from_slice(&(bytes.len() as u64).to_le_bytes());
+        }
+        Names { offsets: Blob::from_vec(offsets), bytes: Blob::from_vec(bytes) }
+    }
+
+    /// All names in id order.
+    pub fn iter(&self) -> impl Iterator<Item = &str> + '_ {
+        (0..self.len() as u64).map(|i| self.get(i).unwrap_or(""))
+    }
+
+    fn check(&self) -> std::result::Result<(), String> {
+        if self.offsets.len() < 8 || !self.offsets.len().is_multiple_of(8) {
+            return Err("the name offsets have the wrong size".into());
+        }
+        let o = self.offsets.bytes();
+        let mut prev = 0u64;
+        for i in 0..self.offsets.len() / 8 {
+            let v = read_u64(o, i);
+            if v < prev || (i == 0 && v != 0) || v as usize > self.bytes.len() {
+                return Err("the name offsets are not increasing".into());
+            }
+            prev = v;
+        }
+        if prev as usize != self.bytes.len() {
+            return Err("the names do not end where their bytes do".into());
+        }
+        std::str::from_utf8(self.bytes.bytes()).map_err(|_| "the names are not UTF-8".to_string())?;
+        Ok(())
+    }
+}
+
+/// An opened (or about to be written) index file.
+#[derive(Clone, Debug)]
+pub struct IndexFile {
+    /// The index.
+    pub index: TableIndex,
+    /// The pipeline that made the fingerprints, when known.
+    pub config: Option<PipelineConfig>,
+    /// Entry names, when stored.
+    pub names: Option<Names>,
+}
+
+impl IndexFile {
+    /// Fails unless `wanted` is the pipeline the index was built with.
+    pub fn check_config(&self, wanted: &PipelineConfig) -> Result<()> {
+        match &self.config {
+            Some(c) if c == wanted => Ok(()),
+            Some(c) => Err(Error::ConfigMismatch {
+                stored: format!("{:016x}", c.id()),
+                wanted: format!("{:016x}", wanted.id()),
+            }),
+            None => Ok(()),
+        }
+    }
+
+    /// Writes the file atomically (temporary file, fsync, rename). The index
+    /// is compacted into one segment in the file; `self` is unchanged.
+    pub fn write(&self, path: &Path) -> Result<()> {
+        let mut index = self.index.clone();
+        if !index.is_compact() {
+            index.compact()?;
+        }
+        let dir = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        let mut tmp = tempfile::Builder::new()
+            .prefix(".neardup-index-")
+            .tempfile_in(&dir)
+            .map_err(|e| Error::io(&dir, e))?;
+        let io = |e| Error::io(path, e);
+        {
+            let mut w = HashingWriter {
+                inner: std::io::BufWriter::with_capacity(1 << 20, tmp.as_file_mut()),
+                hasher: xxhash_rust::xxh3::Xxh3::new(),
+                written: 0,
+            };
+            if let Some((layout, segs)) = index.segments_u64() {
+                encode(&mut w, layout, segs.first().map(|s| &**s), &index, self).map_err(io)?;
+            } else {
+                let (layout, segs) = index.segments_u128().expect("64 or 128 bits");
+                encode(&mut w, layout, segs.first().map(|s| &**s), &index, self).map_err(io)?;
+            }
+            let sum = w.hasher.digest();
+            w.inner.write_all(&sum.to_le_bytes()).map_err(io)?;
+            w.inner.write_all(END_MAGIC).map_err(io)?;
+            w.inner.flush().map_err(io)?;
+        }
+        tmp.as_file().sync_all().map_err(io)?;
+        tmp.persist(path).map_err(|e| Error::io(path, e.error))?;
+        Ok(())
+    }
+
+    /// Opens a file through mmap, verifying its checksum (which reads the
+    /// whole file once, without copying it to the heap).
+    pub fn open(path: &Path) -> Result<IndexFile> {
+        Self::open_with(path, true)
+    }
+
+    /// Opens a file, checking its structure but not its checksum: for huge
+    /// files whose integrity was checked before. A damaged body can then give
+    /// wrong answers, but never a crash.
+    pub fn open_unverified(path: &Path) -> Result<IndexFile> {
+        Self::open_with(path, false)
+    }
+
+    fn open_with(path: &Path, verify: bool) -> Result<IndexFile> {
+        let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+        let len = file.metadata().map_err(|e| Error::io(path, e))?.len() as usize;
+        let bad = |message: String| Error::IndexFile { path: path.to_path_buf(), message };
+        if len < 32 {
+            return Err(bad(format!(
+                "{len} bytes is too short for a neardup index (truncated or not an index)"
+            )));
+        }
+        // SAFETY: the map is read-only; the index is treated as corrupt input
+        // and checked before use. Another process truncating the file while it
+        // is mapped is outside what we can defend against (as with any mmap).
+        let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| Error::io(path, e))?;
+        let bytes: &[u8] = &map;
+        if &bytes[..8] != MAGIC {
+            return Err(bad("not a neardup index file (wrong magic bytes)".into()));
+        }
+        let version = u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes"));
+        if version != FILE_VERSION {
+            return Err(bad(format!(
+                "index file version {version}, this neardup reads version {FILE_VERSION}: rebuild the index with this version"
+            )));
+        }
+        if &bytes[len - 8..] != END_MAGIC {
+            return Err(bad("the file is truncated (no end marker): rebuild or restore it".into()));
+        }
+        if verify {
+            let stored = u64::from_le_bytes(bytes[len - 16..len - 8].try_into().expect("8 bytes"));
+            if xxhash_rust::xxh3::xxh3_64(&bytes[..len - 16]) != stored {
+                return Err(bad("checksum mismatch: the file is damaged; rebuild or restore it".into()));
+            }
+        }
+        let hlen = u32::from_le_bytes(bytes[12..16].try_into().expect("4 bytes")) as usize;
+        if 16 + hlen > len - 16 {
+            return Err(bad("the header runs past the end of the file (truncated?)".into()));
+        }
+        let header: Header = serde_json::from_slice(&bytes[16..16 + hlen])
+            .map_err(|e| bad(format!("unreadable header ({e}): the file is damaged")))?;
+        if header.fingerprint_format_version != FORMAT_VERSION {
+            return Err(bad(format!(
+                "fingerprints of format version {}, this neardup makes version {FORMAT_VERSION}: rebuild the index",
+                header.fingerprint_format_version
+            )));
+        }
+        let body_end = len - 16;
+        let owner: Arc<dyn AsRef<[u8]> + Send + Sync> = Arc::new(map);
+        let blob = |s: Section| -> Result<Blob> {
+            match s.offset.checked_add(s.len) {
+                Some(end) if s.offset >= 16 + hlen && end <= body_end => {
+                    Ok(Blob::slice_of(owner.clone(), s.offset, s.len))
+                }
+                _ => Err(bad("a section lies outside the file (truncated or damaged)".into())),
+            }
+        };
+        let layout = Arc::new(Layout::new(header.layout).map_err(|e| bad(e.to_string()))?);
+        let mut tables = Vec::with_capacity(header.tables.len());
+        for t in &header.tables {
+            tables.push(TableData {
+                dir_bits: t.dir_bits,
+                entry_bytes: t.entry_bytes,
+                dir: blob(t.dir)?,
+                entries: blob(t.entries)?,
+            });
+        }
+        let ids = blob(header.ids)?;
+        let offsets = header.offsets.map(&blob).transpose()?;
+        let names = match header.names {
+            Some(n) => {
+                let names = Names { offsets: blob(n.offsets)?, bytes: blob(n.bytes)? };
+                names.check().map_err(|m| bad(format!("{m}: the file is damaged")))?;
+                Some(names)
+            }
+            None => None,
+        };
+        let damaged = |m: String| bad(format!("{m}: the file is damaged; rebuild or restore it"));
+        let index = match header.layout.bits {
+            64 => {
+                let seg = Segment::<u64>::from_parts(layout, header.rows, ids, offsets, tables);
+                seg.check().map_err(damaged)?;
+                if seg.entries() != header.entries {
+                    return Err(bad("the id count disagrees with the header: the file is damaged".into()));
+                }
+                TableIndex::from_segment_u64(seg, header.reason, 1024)
+            }
+            128 => {
+                let seg = Segment::<u128>::from_parts(layout, header.rows, ids, offsets, tables);
+                seg.check().map_err(damaged)?;
+                if seg.entries() != header.entries {
+                    return Err(bad("the id count disagrees with the header: the file is damaged".into()));
+                }
+                TableIndex::from_segment_u128(seg, header.reason, 1024)
+            }
+            b => return Err(bad(format!("{b}-bit fingerprints are not supported"))),
+        };
+        Ok(IndexFile { index, config: header.config, names })
+    }
+}
+
+/// Writes through, hashing everything written.
+struct HashingWriter<W: Write> {
+    inner: W,
+    hasher: xxhash_rust::xxh3::Xxh3,
+    written: usize,
+}
+
+impl<W: Write> HashingWriter<W> {
+    fn put(&mut self, b: &[u8]) -> std::io::Result<()> {
+        self.hasher.update(b);
+        self.written += b.len();
+        self.inner.write_all(b)
+    }
+
+    fn pad_to(&mut self, pos: usize) -> std::io::Result<()> {
+        const ZEROS: [u8; ALIGN] = [0; ALIGN];
+        while self.written < pos {
+            let n = (pos - self.written).min(ALIGN);
+            self.put(&ZEROS[..n])?;
+        }
+        Ok(())
+    }
+}
+
+fn encode<W: super::word::Word, O: Write>(
+    out: &mut HashingWriter<O>,
+    layout: &Layout,
+    seg: Option<&Segment<W>>,
+    index: &TableIndex,
+    file: &IndexFile,
+) -> std::io::Result<()> {
+    // An empty index is stored as an empty segment.
+    let empty;
+    let seg = match seg {
+        Some(s) => s,
+        None => {
+            empty =
+                Segment::<W>::from_sorted_unique(Arc::new(layout.clone()), Vec::new(), Vec::new(), vec![0])
+                    .expect("an empty segment");
+            &empty
+        }
+    };
+    let mut blobs: Vec<&[u8]> = vec![seg.ids.bytes()];
+    if let Some(o) = &seg.offsets {
+        blobs.push(o.bytes());
+    }
+    for t in &seg.tables {
+        blobs.push(t.dir.bytes());
+        blobs.push(t.entries.bytes());
+    }
+    if let Some(n) = &file.names {
+        blobs.push(n.offsets.bytes());
+        blobs.push(n.bytes.bytes());
+    }
+    // The header's size depends on the offsets; the offsets on the header's
+    // size. Reserve generously, then pad.
+    let make_header = |start: usize| -> (Header, usize) {
+        let mut pos = start;
+        let mut next = |len: usize| {
+            let s = Section { offset: pos, len };
+            pos = (pos + len).next_multiple_of(ALIGN);
+            s
+        };
+        let ids = next(seg.ids.len());
+        let offsets = seg.offsets.as_ref().map(|o| next(o.len()));
+        let tables = seg
+            .tables
+            .iter()
+            .map(|t| TableHeader {
+                dir_bits: t.dir_bits,
+                entry_bytes: t.entry_bytes,
+                dir: next(t.dir.len()),
+                entries: next(t.entries.len()),
+            })
+            .collect();
+        let names = file
+            .names
+            .as_ref()
+            .map(|n| NamesHeader { offsets: next(n.offsets.len()), bytes: next(n.bytes.len()) });
+        let header = Header {
+            fingerprint_format_version: FORMAT_VERSION,
+            config: file.config.clone(),
+            layout: layout.spec,
+            reason: index.layout_reason().to_string(),
+            rows: seg.rows,
+            entries: seg.entries(),
+            tables,
+            ids,
+            offsets,
+            names,
+            created_by: format!("neardup {}", env!("CARGO_PKG_VERSION")),
+        };
+        (header, pos)
+    };
+    let mut start = ALIGN;
+    let (header, json) = loop {
+        let (h, _) = make_header(start);
+        let json = serde_json::to_vec(&h).expect("a header always serializes");
+        if 16 + json.len() <= start {
+            break (h, json);
+        }
+        start = (16 + json.len()).next_multiple_of(ALIGN);
+    };
+    let _ = header;
+    out.put(MAGIC)?;
+    out.put(&FILE_VERSION.to_le_bytes())?;
+    out.put(&(json.len() as u32).to_le_bytes())?;
+    out.put(&json)?;
+    out.pad_to(start)?;
+    for b in blobs {
+        out.put(b)?;
+        out.pad_to(out.written.next_multiple_of(ALIGN))?;
+    }
+    Ok(())
+}

@@ -1,0 +1,111 @@
+//! Sorting words fast: one parallel scatter pass by the top bits, then each
+//! bucket sorted on its own thread.
+
+use rayon::prelude::*;
+
+use super::word::Word;
+
+/// Bits of the first (scatter) pass.
+const RADIX_BITS: u32 = 12;
+
+/// Sorts `v` (words of `f` significant bits) ascending.
+pub(crate) fn sort_words<W: Word>(v: &mut Vec<W>, f: u32) {
+    let shift = f.saturating_sub(RADIX_BITS);
+    sort_by_top(v, |w| w.shr(shift).low_usize());
+}
+
+/// Sorts `v` ascending, given `top(x)`: a monotone map into
+/// `0..2^RADIX_BITS` (the top bits of the sort key).
+pub(crate) fn sort_by_top<T: Copy + Ord + Send + Sync>(v: &mut Vec<T>, top: impl Fn(&T) -> usize + Sync) {
+    if v.len() < 1 << 16 {
+        v.sort_unstable();
+        return;
+    }
+    let buckets = 1usize << RADIX_BITS;
+    let bucket = |w: &T| top(w).min(buckets - 1);
+    let threads = rayon::current_num_threads().max(1);
+    let chunk = v.len().div_ceil(threads);
+    // Per-chunk histograms.
+    let hists: Vec<Vec<usize>> = v
+        .par_chunks(chunk)
+        .map(|c| {
+            let mut h = vec![0usize; buckets];
+            for w in c {
+                h[bucket(w)] += 1;
+            }
+            h
+        })
+        .collect();
+    // Start of each (bucket, chunk) region in the output.
+    let mut starts = vec![vec![0usize; buckets]; hists.len()];
+    let mut bucket_start = vec![0usize; buckets + 1];
+    let mut pos = 0;
+    for b in 0..buckets {
+        bucket_start[b] = pos;
+        for (c, h) in hists.iter().enumerate() {
+            starts[c][b] = pos;
+            pos += h[b];
+        }
+    }
+    bucket_start[buckets] = pos;
+    let mut out: Vec<T> = Vec::with_capacity(v.len());
+    let out_ptr = SendPtr(out.as_mut_ptr());
+    v.par_chunks(chunk).zip(starts.into_par_iter()).for_each(|(c, mut st)| {
+        let p = out_ptr;
+        for &w in c {
+            let b = bucket(&w);
+            // SAFETY: the regions [starts[c][b], starts[c][b] + hists[c][b]) are
+            // disjoint across chunks and buckets and lie within 0..v.len().
+            unsafe { p.0.add(st[b]).write(w) };
+            st[b] += 1;
+        }
+    });
+    // SAFETY: every position 0..v.len() was written exactly once above.
+    unsafe { out.set_len(v.len()) };
+    let mut rest: &mut [T] = &mut out;
+    let mut parts = Vec::with_capacity(buckets);
+    for b in 0..buckets {
+        let (head, tail) = rest.split_at_mut(bucket_start[b + 1] - bucket_start[b]);
+        parts.push(head);
+        rest = tail;
+    }
+    parts.into_par_iter().for_each(|p| p.sort_unstable());
+    *v = out;
+}
+
+#[derive(Clone, Copy)]
+struct SendPtr<W>(*mut W);
+// SAFETY: used only for disjoint writes from the scatter pass.
+unsafe impl<W> Send for SendPtr<W> {}
+unsafe impl<W> Sync for SendPtr<W> {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sorts_like_std() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut v: Vec<u64> = (0..200_000)
+            .map(|i| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                if i % 7 == 0 {
+                    42
+                } else {
+                    x
+                }
+            })
+            .collect();
+        let mut w = v.clone();
+        w.sort_unstable();
+        sort_words(&mut v, 64);
+        assert_eq!(v, w);
+        let mut v128: Vec<u128> = w.iter().rev().map(|&a| (a as u128) << 64 | a as u128).collect();
+        let mut s = v128.clone();
+        s.sort_unstable();
+        sort_words(&mut v128, 128);
+        assert_eq!(v128, s);
+    }
+}

@@ -1,0 +1,314 @@
+//! The indexes against the brute-force reference: `TableIndex` must return
+//! exactly what `LinearScan` returns, and `all_pairs` exactly the pairs a
+//! double loop finds.
+
+use neardup::index::file::{IndexFile, Names};
+use neardup::index::pairs::{all_pairs, PairsOptions};
+use neardup::index::{HammingIndex, LayoutSpec, LinearScan, TableIndex};
+use neardup::{Bits, Fingerprint, PipelineConfig};
+use proptest::prelude::*;
+
+/// A deterministic generator (SplitMix64), so failures reproduce.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    fn fp(&mut self, bits: Bits) -> u128 {
+        let v = (self.next() as u128) << 64 | self.next() as u128;
+        v & bits.mask()
+    }
+    /// `v` with exactly `d` distinct bits flipped.
+    fn flip(&mut self, v: u128, d: u32, bits: Bits) -> u128 {
+        let mut out = v;
+        let mut flipped = 0;
+        while flipped < d {
+            let b = (self.next() % bits.get() as u64) as u32;
+            if (out ^ v) >> b & 1 == 0 {
+                out ^= 1 << b;
+                flipped += 1;
+            }
+        }
+        out
+    }
+}
+
+/// Random fingerprints plus planted neighbours of some of them at every
+/// distance `0..=k + 2`.
+fn planted(rng: &mut Rng, bits: Bits, k: u32, n: usize) -> Vec<u128> {
+    let mut v = Vec::with_capacity(n);
+    while v.len() < n {
+        let base = rng.fp(bits);
+        v.push(base);
+        if rng.next() % 2 == 0 {
+            for d in 0..=k + 2 {
+                if v.len() < n {
+                    v.push(rng.flip(base, d, bits));
+                }
+            }
+        }
+    }
+    v
+}
+
+fn check_same(table: &TableIndex, linear: &LinearScan, queries: &[u128], bits: Bits, max_k: u32) {
+    for &q in queries {
+        let fp = Fingerprint::new(q, bits);
+        for k in 0..=max_k {
+            assert_eq!(
+                table.query(fp, k).unwrap(),
+                linear.query(fp, k).unwrap(),
+                "query {fp} at k = {k}, layout {}",
+                table.layout()
+            );
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    /// Inserts (through the buffer, segments and merges), removals and
+    /// queries at every radius up to k + 2, for several shapes.
+    #[test]
+    fn table_index_equals_linear_scan(
+        seed in any::<u64>(),
+        shape in prop::sample::select(vec![
+            (Bits::B64, 0u32, 1u32), (Bits::B64, 1, 2), (Bits::B64, 2, 4), (Bits::B64, 3, 4),
+            (Bits::B64, 3, 5), (Bits::B64, 3, 6), (Bits::B64, 4, 6), (Bits::B64, 6, 8),
+            (Bits::B64, 8, 10), (Bits::B64, 8, 11), (Bits::B128, 3, 5), (Bits::B128, 7, 9),
+            (Bits::B128, 8, 10),
+        ]),
+        n in 1usize..400,
+        buffer in 1usize..64,
+    ) {
+        let (bits, k, m) = shape;
+        let mut rng = Rng(seed);
+        let fps = planted(&mut rng, bits, k, n);
+        let spec = LayoutSpec { bits: bits.get(), k, blocks: m };
+        let mut table = TableIndex::with_layout(spec, "test".into(), buffer).unwrap();
+        let mut linear = LinearScan::new(bits);
+        for (i, &v) in fps.iter().enumerate() {
+            // Some ids repeat, so removal must find every entry of an id.
+            let id = (i as u64) % (n as u64 * 3 / 4 + 1);
+            table.insert(id, Fingerprint::new(v, bits)).unwrap();
+            linear.insert(id, Fingerprint::new(v, bits)).unwrap();
+        }
+        prop_assert_eq!(table.len(), linear.len());
+        let mut queries: Vec<u128> = fps.iter().step_by(3).copied().collect();
+        for _ in 0..10 {
+            let base = fps[(rng.next() % fps.len() as u64) as usize];
+            let d = (rng.next() % (k as u64 + 3)) as u32;
+            queries.push(rng.flip(base, d, bits));
+        }
+        check_same(&table, &linear, &queries, bits, k + 2);
+        // Remove about a third of the ids, insert some more, check again.
+        for i in 0..n / 3 {
+            let id = (i * 3) as u64;
+            prop_assert_eq!(table.remove(id), linear.remove(id));
+        }
+        for i in 0..n / 4 {
+            let v = rng.flip(fps[i], (i % 3) as u32, bits);
+            let id = 10_000 + i as u64;
+            table.insert(id, Fingerprint::new(v, bits)).unwrap();
+            linear.insert(id, Fingerprint::new(v, bits)).unwrap();
+        }
+        prop_assert_eq!(table.len(), linear.len());
+        check_same(&table, &linear, &queries, bits, k + 2);
+        table.compact().unwrap();
+        prop_assert_eq!(table.len(), linear.len());
+        check_same(&table, &linear, &queries, bits, k + 2);
+    }
+}
+
+#[test]
+fn automatic_layouts_are_exact_at_every_k() {
+    let mut rng = Rng(11);
+    for bits in [Bits::B64, Bits::B128] {
+        for k in 0..=8 {
+            let fps = planted(&mut rng, bits, k, 3000);
+            let entries: Vec<(u64, Fingerprint)> =
+                fps.iter().enumerate().map(|(i, &v)| (i as u64, Fingerprint::new(v, bits))).collect();
+            let table = TableIndex::builder().bits(bits).k(k).build_from(entries.clone()).unwrap();
+            let mut linear = LinearScan::new(bits);
+            for (id, fp) in entries {
+                linear.insert(id, fp).unwrap();
+            }
+            let queries: Vec<u128> = fps.iter().step_by(37).copied().collect();
+            check_same(&table, &linear, &queries, bits, k + 1);
+        }
+    }
+}
+
+#[test]
+fn wrong_width_is_an_error() {
+    let mut t = TableIndex::builder().build().unwrap();
+    let wide = Fingerprint::new(1, Bits::B128);
+    assert!(t.insert(1, wide).is_err());
+    assert!(t.query(wide, 3).is_err());
+}
+
+fn brute_pairs(fps: &[u128], k: u32) -> Vec<(u32, u32, u32)> {
+    let mut v = Vec::new();
+    for i in 0..fps.len() {
+        for j in i + 1..fps.len() {
+            let d = (fps[i] ^ fps[j]).count_ones();
+            if d <= k {
+                v.push((i as u32, j as u32, d));
+            }
+        }
+    }
+    v
+}
+
+#[test]
+fn all_pairs_equals_brute_force_on_ten_thousand() {
+    let mut rng = Rng(5);
+    for (bits, k, blocks) in
+        [(Bits::B64, 3, None), (Bits::B64, 3, Some(4)), (Bits::B64, 6, None), (Bits::B128, 4, None)]
+    {
+        let mut fps = planted(&mut rng, bits, k, 10_000);
+        // Exact copies too: they must all be reported.
+        for i in 0..200 {
+            fps.push(fps[i * 7]);
+        }
+        let expected = brute_pairs(&fps, k);
+        let got = if bits == Bits::B64 {
+            let w: Vec<u64> = fps.iter().map(|&v| v as u64).collect();
+            all_pairs(&w, 64, k, PairsOptions { blocks, ..PairsOptions::default() }).unwrap()
+        } else {
+            all_pairs(&fps, 128, k, PairsOptions { blocks, ..PairsOptions::default() }).unwrap()
+        };
+        let mut pairs = Vec::new();
+        got.for_each_pair(|i, j, d| pairs.push((i, j, d)));
+        pairs.sort_unstable();
+        assert_eq!(pairs.len() as u64, got.pair_count());
+        assert_eq!(pairs, expected, "{bits} bits, k = {k}, blocks {blocks:?}");
+    }
+}
+
+#[test]
+fn skewed_input_collapses_identical_fingerprints() {
+    // One fingerprint 100,000 times plus 300 near neighbours and noise.
+    let mut rng = Rng(9);
+    let centre = rng.next();
+    let mut fps: Vec<u64> = vec![centre; 100_000];
+    for i in 0..300 {
+        fps.push(rng.flip(centre as u128, 1 + i % 4, Bits::B64) as u64);
+    }
+    for _ in 0..5000 {
+        fps.push(rng.next());
+    }
+    let ap = all_pairs(&fps, 64, 3, PairsOptions::default()).unwrap();
+    // The 100,000 copies are one group; neighbours pair with it.
+    let g =
+        (0..ap.groups() as u32).find(|&g| ap.group(g).len() == 100_000).expect("the copies stay together");
+    let near: Vec<u32> =
+        ap.pairs.iter().filter(|p| p.0 == g || p.1 == g).map(|p| if p.0 == g { p.1 } else { p.0 }).collect();
+    let mut neighbours: Vec<u64> =
+        fps[100_000..100_300].iter().copied().filter(|&w| (w ^ centre).count_ones() <= 3).collect();
+    neighbours.sort_unstable();
+    neighbours.dedup();
+    let expected_near = neighbours.len();
+    assert_eq!(near.len(), expected_near);
+    // Distinct pairs equal the brute force over distinct fingerprints.
+    let mut distinct: Vec<u64> = fps.clone();
+    distinct.sort_unstable();
+    distinct.dedup();
+    let wide: Vec<u128> = distinct.iter().map(|&w| w as u128).collect();
+    assert_eq!(ap.pairs, brute_pairs(&wide, 3));
+    let mut expected_count = 0u64;
+    for g in 0..ap.groups() as u32 {
+        let n = ap.group(g).len() as u64;
+        expected_count += n * (n - 1) / 2;
+    }
+    for &(a, b, _) in &ap.pairs {
+        expected_count += ap.group(a).len() as u64 * ap.group(b).len() as u64;
+    }
+    assert!(expected_count > 100_000 * 99_999 / 2);
+    assert_eq!(ap.pair_count(), expected_count);
+}
+
+fn sample_file(dir: &std::path::Path) -> (std::path::PathBuf, TableIndex) {
+    let mut rng = Rng(3);
+    let fps = planted(&mut rng, Bits::B64, 3, 60);
+    let mut entries: Vec<(u64, Fingerprint)> =
+        fps.iter().enumerate().map(|(i, &v)| (i as u64, Fingerprint::new(v, Bits::B64))).collect();
+    entries.push((60, entries[0].1)); // a duplicate fingerprint
+    let index = TableIndex::builder().build_from(entries).unwrap();
+    let names: Vec<String> = (0..61).map(|i| format!("doc-{i}")).collect();
+    let file = IndexFile {
+        index: index.clone(),
+        config: Some(neardup::presets::config("default").unwrap()),
+        names: Some(Names::from_strings(&names)),
+    };
+    let path = dir.join("small.ndx");
+    file.write(&path).unwrap();
+    (path, index)
+}
+
+#[test]
+fn index_files_round_trip() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, index) = sample_file(dir.path());
+    let opened = IndexFile::open(&path).unwrap();
+    assert_eq!(opened.index.len(), index.len());
+    assert_eq!(opened.names.as_ref().unwrap().get(60), Some("doc-60"));
+    assert_eq!(opened.names.as_ref().unwrap().get(61), None);
+    for (_, fp) in index.entries() {
+        assert_eq!(opened.index.query(fp, 4).unwrap(), index.query(fp, 4).unwrap());
+    }
+    // Adding to an opened index and writing again.
+    let mut more = opened.clone();
+    more.index.insert(99, Fingerprint::from_u64(7)).unwrap();
+    more.write(&path).unwrap();
+    let again = IndexFile::open(&path).unwrap();
+    assert_eq!(again.index.query(Fingerprint::from_u64(7), 0).unwrap()[0].id, 99);
+    // The pipeline is kept, and another one is refused.
+    again.check_config(&neardup::presets::config("default").unwrap()).unwrap();
+    let other: PipelineConfig = neardup::presets::config("keywords").unwrap();
+    let err = again.check_config(&other).unwrap_err().to_string();
+    assert!(err.contains("rebuild the index"), "{err}");
+    // An empty index round-trips too.
+    let empty = IndexFile { index: TableIndex::builder().build().unwrap(), config: None, names: None };
+    let p = dir.path().join("empty.ndx");
+    empty.write(&p).unwrap();
+    assert!(IndexFile::open(&p).unwrap().index.is_empty());
+}
+
+#[test]
+fn truncated_and_damaged_files_are_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, index) = sample_file(dir.path());
+    let bytes = std::fs::read(&path).unwrap();
+    let cut = dir.path().join("cut.ndx");
+    for len in 0..bytes.len() {
+        std::fs::write(&cut, &bytes[..len]).unwrap();
+        assert!(IndexFile::open(&cut).is_err(), "truncated to {len} bytes");
+        assert!(IndexFile::open_unverified(&cut).is_err(), "truncated to {len} bytes (unverified)");
+    }
+    let probe = Fingerprint::from_u64(index.entries()[0].1.as_u64().unwrap());
+    let expected = index.query(probe, 3).unwrap();
+    let step = (bytes.len() / 700).max(1);
+    for pos in (0..bytes.len()).step_by(step) {
+        for bit in [0u8, 3, 7] {
+            let mut b = bytes.clone();
+            b[pos] ^= 1 << bit;
+            std::fs::write(&cut, &b).unwrap();
+            assert!(IndexFile::open(&cut).is_err(), "bit {bit} of byte {pos} flipped");
+            // Without the checksum: an error or an answer, never a panic.
+            if let Ok(f) = IndexFile::open_unverified(&cut) {
+                let _ = f.index.query(probe, 3);
+            }
+        }
+    }
+    // Not an index at all.
+    std::fs::write(&cut, b"{\"hello\": 1}").unwrap();
+    let err = IndexFile::open(&cut).unwrap_err().to_string();
+    assert!(err.contains("too short") || err.contains("not a neardup index"), "{err}");
+    let _ = expected;
+}
