@@ -44,7 +44,7 @@ fn planted(rng: &mut Rng, bits: Bits, k: u32, n: usize) -> Vec<u128> {
     while v.len() < n {
         let base = rng.fp(bits);
         v.push(base);
-        if rng.next() % 2 == 0 {
+        if rng.next().is_multiple_of(2) {
             for d in 0..=k + 2 {
                 if v.len() < n {
                     v.push(rng.flip(base, d, bits));
@@ -111,8 +111,8 @@ proptest! {
             let id = (i * 3) as u64;
             prop_assert_eq!(table.remove(id), linear.remove(id));
         }
-        for i in 0..n / 4 {
-            let v = rng.flip(fps[i], (i % 3) as u32, bits);
+        for (i, &base) in fps.iter().enumerate().take(n / 4) {
+            let v = rng.flip(base, (i % 3) as u32, bits);
             let id = 10_000 + i as u64;
             table.insert(id, Fingerprint::new(v, bits)).unwrap();
             linear.insert(id, Fingerprint::new(v, bits)).unwrap();
