@@ -33,6 +33,12 @@ pub enum Command {
     Config(ConfigArgs),
     /// Build an IDF table from a corpus, for the tfidf weighter.
     Idf(IdfArgs),
+    /// Remove near duplicates from a corpus: kept records, clusters, pairs, summary.
+    Dedup(DedupArgs),
+    /// Every pair of fingerprints within k bits, from a list of fingerprints.
+    Pairs(PairsArgs),
+    /// A persistent index on disk: build, add, query, stats.
+    Index(IndexArgs),
 }
 
 /// Which pipeline makes the fingerprints.
@@ -63,7 +69,7 @@ impl PipelineArgs {
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum InputFormat {
     /// JSONL for names ending in .jsonl or .ndjson (or when --text-field
-    /// or --id-field is given), otherwise plain text.
+    /// or --id-field is given), CSV for .csv, otherwise plain text.
     Auto,
     /// Each file (or stdin) is one document.
     Text,
@@ -71,6 +77,8 @@ pub enum InputFormat {
     Lines,
     /// Each line is a JSON object holding the text.
     Jsonl,
+    /// CSV with a header row; --text-field names the text column.
+    Csv,
 }
 
 /// What to do with a record that cannot be read or fingerprinted.
@@ -92,11 +100,11 @@ pub struct InputArgs {
     /// How to read the input.
     #[arg(long = "input-format", value_enum, default_value_t = InputFormat::Auto, value_name = "FORMAT")]
     pub input_format: InputFormat,
-    /// The JSONL field holding the text [default: text].
+    /// The JSONL field or CSV column holding the text [default: text].
     #[arg(long, value_name = "NAME")]
     pub text_field: Option<String>,
-    /// The JSONL field holding the id [default: id, if present; otherwise
-    /// FILE:LINE].
+    /// The JSONL field or CSV column holding the id [default: id, if
+    /// present; otherwise FILE:LINE].
     #[arg(long, value_name = "NAME")]
     pub id_field: Option<String>,
     /// What to do with a bad record (invalid UTF-8, empty, malformed JSON,
@@ -111,6 +119,9 @@ pub struct InputArgs {
     /// The largest document read, in bytes; larger ones are bad records.
     #[arg(long, default_value_t = 64 << 20, value_name = "BYTES")]
     pub max_doc_bytes: u64,
+    /// Keep each record's fields as JSON (set by commands, not a flag).
+    #[arg(skip)]
+    pub keep_raw: bool,
 }
 
 /// Output formats.
@@ -229,6 +240,231 @@ pub enum IdfCommand {
         /// Leave out tokens found in fewer than N documents.
         #[arg(long, default_value_t = 2, value_name = "N")]
         min_df: u64,
+    },
+}
+
+/// A byte size such as `8G`, `512M`, `1.5GiB` or `1000000`.
+#[derive(Clone, Copy, Debug)]
+pub struct ByteSize(pub u64);
+
+impl std::str::FromStr for ByteSize {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        let t = s.trim();
+        let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
+        let (num, unit) = t.split_at(split);
+        let n: f64 =
+            num.parse().map_err(|_| format!("{s:?} is not a size; write e.g. 8G, 512M or 1000000"))?;
+        let mult: f64 = match unit.trim().to_ascii_lowercase().as_str() {
+            "" | "b" => 1.0,
+            "k" | "kb" | "kib" => 1024.0,
+            "m" | "mb" | "mib" => 1024.0 * 1024.0,
+            "g" | "gb" | "gib" => 1024.0 * 1024.0 * 1024.0,
+            "t" | "tb" | "tib" => 1024.0f64.powi(4),
+            u => return Err(format!("unknown unit {u:?} in {s:?}; use K, M, G or T")),
+        };
+        Ok(ByteSize((n * mult) as u64))
+    }
+}
+
+/// The pigeonhole layout options shared by `pairs`, `dedup` and `index build`.
+#[derive(Args, Debug, Clone)]
+pub struct LayoutArgs {
+    /// Number of blocks (m > k) of the pigeonhole layout, overriding the
+    /// automatic choice; `index stats` shows what was chosen and why.
+    #[arg(long, value_name = "M")]
+    pub blocks: Option<u32>,
+    /// Memory budget for the layout choice.
+    #[arg(long, default_value = "8G", value_name = "SIZE")]
+    pub memory: ByteSize,
+}
+
+/// `pairs` output formats.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PairsFormat {
+    /// `ID_A<TAB>ID_B<TAB>DISTANCE`.
+    Tsv,
+    /// `{"a": …, "b": …, "distance": …}`.
+    Jsonl,
+}
+
+#[derive(Args, Debug)]
+#[command(after_help = "Input: one fingerprint per line, as HEX, ID<TAB>HEX, or the JSONL of\n\
+    `neardup fingerprint`. Ids default to line numbers. Identical fingerprints are pairs too.\n\n\
+    Examples:\n  neardup fingerprint corpus.jsonl --format tsv > fps.tsv\n  neardup pairs fps.tsv --k 3 > pairs.tsv")]
+pub struct PairsArgs {
+    /// The fingerprint list, or `-` for stdin.
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+    /// Largest Hamming distance of a pair.
+    #[arg(short, long, default_value_t = 3)]
+    pub k: u32,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = PairsFormat::Tsv)]
+    pub format: PairsFormat,
+    /// Write here (atomically) instead of stdout.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Number of blocks of the layout (default: chosen from n and k).
+    #[arg(long, value_name = "M")]
+    pub blocks: Option<u32>,
+    /// Memory budget for the layout choice.
+    #[arg(long, default_value = "4G", value_name = "SIZE")]
+    pub memory: ByteSize,
+    /// Print counts and the layout on stderr.
+    #[arg(long)]
+    pub stats: bool,
+}
+
+/// Which member of a cluster is kept.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Keep {
+    /// The first in input order.
+    First,
+    /// The longest text (ties: the first).
+    Longest,
+    /// The shortest text (ties: the first).
+    Shortest,
+}
+
+#[derive(Args, Debug)]
+#[command(after_help = "Writes into OUT_DIR: kept.jsonl (the records that survive, all their fields),\n\
+    clusters.jsonl (each cluster's members and their distance to the kept one), pairs.jsonl\n\
+    (with --pairs) and summary.json (counts, cluster sizes, time per stage).\n\n\
+    Examples:\n  neardup dedup corpus.jsonl -o out/\n  \
+    neardup dedup corpus.csv --text-field body --keep longest --verify jaccard:0.5 -o out/\n  \
+    neardup dedup --online crawl.jsonl -o out/")]
+pub struct DedupArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub pipeline: PipelineArgs,
+    /// The output directory (created if missing).
+    #[arg(short, long, value_name = "OUT_DIR")]
+    pub output: PathBuf,
+    /// Documents within k bits are near duplicates.
+    #[arg(short, long, default_value_t = 3)]
+    pub k: u32,
+    /// Which member of each cluster to keep.
+    #[arg(long, value_enum, default_value_t = Keep::First)]
+    pub keep: Keep,
+    /// Re-check candidate pairs by exact Jaccard similarity of the
+    /// pipeline's features (shingles) and drop pairs below T, e.g. jaccard:0.5.
+    #[arg(long, value_name = "jaccard:T")]
+    pub verify: Option<Verify>,
+    /// Also write pairs.jsonl: every near-duplicate pair found.
+    #[arg(long)]
+    pub pairs: bool,
+    /// Streaming: keep each document unless it is within k of one kept
+    /// before it (input order), instead of clustering the whole corpus.
+    #[arg(long)]
+    pub online: bool,
+    /// Read precomputed fingerprints (HEX, ID<TAB>HEX or fingerprint JSONL)
+    /// instead of documents.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["paths", "preset", "config"])]
+    pub fingerprints: Option<PathBuf>,
+    #[command(flatten)]
+    pub layout: LayoutArgs,
+}
+
+/// `--verify jaccard:T`.
+#[derive(Clone, Copy, Debug)]
+pub struct Verify {
+    pub threshold: f64,
+}
+
+impl std::str::FromStr for Verify {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        let t = s
+            .strip_prefix("jaccard:")
+            .ok_or_else(|| format!("{s:?}: write jaccard:T with T between 0 and 1, e.g. jaccard:0.5"))?;
+        match t.parse::<f64>() {
+            Ok(v) if (0.0..=1.0).contains(&v) => Ok(Verify { threshold: v }),
+            _ => Err(format!("{t:?}: the Jaccard threshold must be a number between 0 and 1")),
+        }
+    }
+}
+
+#[derive(Args, Debug)]
+pub struct IndexArgs {
+    #[command(subcommand)]
+    pub command: IndexCommand,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum IndexCommand {
+    /// Build an index file from documents or a fingerprint list.
+    #[command(after_help = "Examples:\n  neardup index build corpus.jsonl -o corpus.ndx\n  \
+        neardup index build --fingerprints fps.tsv -o fps.ndx --k 4")]
+    Build {
+        #[command(flatten)]
+        input: InputArgs,
+        #[command(flatten)]
+        pipeline: PipelineArgs,
+        /// A fingerprint list (HEX, ID<TAB>HEX or fingerprint JSONL) instead of documents.
+        #[arg(long, value_name = "FILE", conflicts_with_all = ["paths", "preset", "config"])]
+        fingerprints: Option<PathBuf>,
+        /// The index file to write (atomically).
+        #[arg(short, long, value_name = "FILE")]
+        output: PathBuf,
+        /// The largest radius answered through the tables (larger radii
+        /// are answered exactly but by reading everything).
+        #[arg(short, long, default_value_t = 3)]
+        k: u32,
+        #[command(flatten)]
+        layout: LayoutArgs,
+    },
+    /// Add documents (or fingerprints) to an index file, in place (atomically).
+    Add {
+        /// The index file.
+        #[arg(value_name = "INDEX")]
+        index: PathBuf,
+        #[command(flatten)]
+        input: InputArgs,
+        /// A fingerprint list instead of documents.
+        #[arg(long, value_name = "FILE", conflicts_with = "paths")]
+        fingerprints: Option<PathBuf>,
+    },
+    /// Find the entries within k bits of texts, fingerprints or documents.
+    #[command(after_help = "Output: one JSON line per query: {\"query\": …, \"fingerprint\": …,\n\
+        \"matches\": [{\"id\": …, \"distance\": …}, …]}.\n\n\
+        Examples:\n  neardup index query corpus.ndx --text \"今天天气很好\"\n  \
+        neardup index query corpus.ndx --fingerprint 0123456789abcdef --k 5\n  \
+        neardup index query corpus.ndx new-docs.jsonl")]
+    Query {
+        /// The index file.
+        #[arg(value_name = "INDEX")]
+        index: PathBuf,
+        #[command(flatten)]
+        input: InputArgs,
+        /// Query by text (repeatable).
+        #[arg(long, value_name = "TEXT")]
+        text: Vec<String>,
+        /// Query by fingerprint (repeatable).
+        #[arg(long, value_name = "HEX")]
+        fingerprint: Vec<String>,
+        /// Query by a fingerprint list.
+        #[arg(long, value_name = "FILE")]
+        fingerprints: Option<PathBuf>,
+        /// Largest Hamming distance of a match.
+        #[arg(short, long, default_value_t = 3)]
+        k: u32,
+        /// Write here (atomically) instead of stdout.
+        #[arg(short, long, value_name = "FILE")]
+        output: Option<PathBuf>,
+        /// Skip the checksum check when opening (huge files checked before).
+        #[arg(long)]
+        no_verify: bool,
+    },
+    /// The layout, why it was chosen, sizes, key-run percentiles and warnings.
+    Stats {
+        /// The index file.
+        #[arg(value_name = "INDEX")]
+        index: PathBuf,
+        /// JSON instead of text.
+        #[arg(long)]
+        json: bool,
     },
 }
 

@@ -1,4 +1,4 @@
-//! Reading documents: files, directories, stdin; plain text, lines, JSONL.
+//! Reading documents: files, directories, stdin; plain text, lines, JSONL, CSV.
 //!
 //! Every record that cannot be read becomes a [`BadRecord`] naming where it
 //! is (`FILE` or `FILE:LINE`) and what to do; the caller decides whether it
@@ -25,6 +25,9 @@ pub struct Record {
     pub origin: String,
     /// How many input bytes it took (for progress bars).
     pub raw_len: u64,
+    /// The record as one JSON object with all its fields, when the caller
+    /// asked for it (`InputArgs::keep_raw`): what `dedup` writes to `kept.jsonl`.
+    pub raw: Option<String>,
 }
 
 /// A record that could not be read.
@@ -96,6 +99,10 @@ fn is_jsonl_name(p: &Path) -> bool {
     p.extension().is_some_and(|e| e.eq_ignore_ascii_case("jsonl") || e.eq_ignore_ascii_case("ndjson"))
 }
 
+fn is_csv_name(p: &Path) -> bool {
+    p.extension().is_some_and(|e| e.eq_ignore_ascii_case("csv"))
+}
+
 /// Reads every record of every input, in order, handing each to `sink`.
 ///
 /// # Errors
@@ -107,7 +114,9 @@ pub fn read_all(args: &InputArgs, mut sink: impl FnMut(Item) -> Result<()>) -> R
         let format = match args.input_format {
             InputFormat::Auto => {
                 let named_jsonl = matches!(&src, Source::File(p) if is_jsonl_name(p));
-                if named_jsonl || args.text_field.is_some() || args.id_field.is_some() {
+                if matches!(&src, Source::File(p) if is_csv_name(p)) {
+                    InputFormat::Csv
+                } else if named_jsonl || args.text_field.is_some() || args.id_field.is_some() {
                     InputFormat::Jsonl
                 } else {
                     InputFormat::Text
@@ -141,6 +150,7 @@ pub fn read_all(args: &InputArgs, mut sink: impl FnMut(Item) -> Result<()>) -> R
                 sink(read_text(reader, &name, args.max_doc_bytes, args.allow_empty))?
             }
             InputFormat::Lines | InputFormat::Jsonl => read_lines(reader, &name, format, args, &mut sink)?,
+            InputFormat::Csv => read_csv(reader, &name, args, &mut sink)?,
         }
     }
     Ok(())
@@ -194,7 +204,7 @@ fn read_text(reader: Box<dyn Read>, name: &str, max: u64, allow_empty: bool) -> 
     }
     let raw_len = bytes.len() as u64;
     let text = to_text(bytes, name, allow_empty)?;
-    Ok(Record { id: Value::String(name.to_owned()), text, origin: name.to_owned(), raw_len })
+    Ok(Record { id: Value::String(name.to_owned()), text, origin: name.to_owned(), raw_len, raw: None })
 }
 
 /// Reads one whole document from a file or `-` (stdin), with the same
@@ -284,6 +294,7 @@ fn read_lines(
                         text,
                         origin: origin(),
                         raw_len: 0,
+                        raw: None,
                     }),
                 }
                 .map(|r| Record { raw_len, ..r });
@@ -302,6 +313,7 @@ fn parse_jsonl(line: &[u8], origin: String, args: &InputArgs) -> Item {
     let line = std::str::from_utf8(line).map_err(|e| {
         bad(format!("invalid UTF-8 at byte {} of the line; convert the input to UTF-8", e.valid_up_to()))
     })?;
+    let raw = args.keep_raw.then(|| line.to_owned());
     let value: Value = serde_json::from_str(line)
         .map_err(|e| bad(format!("malformed JSON ({e}); each line must be one JSON object")))?;
     let Value::Object(mut obj) = value else {
@@ -333,7 +345,102 @@ fn parse_jsonl(line: &[u8], origin: String, args: &InputArgs) -> Item {
     if !args.allow_empty && text.trim().is_empty() {
         return Err(bad(EMPTY.into()));
     }
-    Ok(Record { id, text, origin, raw_len: 0 })
+    Ok(Record { id, text, origin, raw_len: 0, raw })
+}
+
+fn read_csv(
+    reader: Box<dyn Read>,
+    name: &str,
+    args: &InputArgs,
+    sink: &mut impl FnMut(Item) -> Result<()>,
+) -> Result<()> {
+    let mut r =
+        csv::ReaderBuilder::new().flexible(false).from_reader(BufReader::with_capacity(1 << 16, reader));
+    let headers = match r.headers() {
+        Ok(h) => h.clone(),
+        Err(e) => {
+            sink(Err(BadRecord {
+                origin: format!("{name}:1"),
+                message: format!("cannot read the CSV header ({e}); the first row must name the columns"),
+            }))?;
+            return Ok(());
+        }
+    };
+    let text_field = args.text_field.as_deref().unwrap_or("text");
+    let Some(text_col) = headers.iter().position(|h| h == text_field) else {
+        let cols: Vec<&str> = headers.iter().take(10).collect();
+        sink(Err(BadRecord {
+            origin: format!("{name}:1"),
+            message: format!(
+                "no column {text_field:?} (columns: {}); name the text column with --text-field",
+                cols.join(", ")
+            ),
+        }))?;
+        return Ok(());
+    };
+    let id_col = match args.id_field.as_deref() {
+        Some(f) => match headers.iter().position(|h| h == f) {
+            Some(c) => Some(c),
+            None => {
+                sink(Err(BadRecord {
+                    origin: format!("{name}:1"),
+                    message: format!("no column {f:?}; check --id-field"),
+                }))?;
+                return Ok(());
+            }
+        },
+        None => headers.iter().position(|h| h == "id"),
+    };
+    let mut rec = csv::StringRecord::new();
+    loop {
+        let line = r.position().line();
+        let origin = format!("{name}:{line}");
+        match r.read_record(&mut rec) {
+            Ok(false) => return Ok(()),
+            Ok(true) => {
+                let raw_len = rec.as_slice().len() as u64 + rec.len() as u64;
+                if raw_len > args.max_doc_bytes {
+                    sink(Err(too_big(&origin, Some(raw_len), args.max_doc_bytes)))?;
+                    continue;
+                }
+                let text = rec.get(text_col).unwrap_or("").to_owned();
+                if !args.allow_empty && text.trim().is_empty() {
+                    sink(Err(BadRecord { origin, message: EMPTY.into() }))?;
+                    continue;
+                }
+                let id = match id_col.and_then(|c| rec.get(c)) {
+                    Some(v) => Value::String(v.to_owned()),
+                    None => Value::String(origin.clone()),
+                };
+                let raw = args.keep_raw.then(|| {
+                    let obj: serde_json::Map<String, Value> = headers
+                        .iter()
+                        .zip(rec.iter())
+                        .map(|(h, v)| (h.to_owned(), Value::String(v.to_owned())))
+                        .collect();
+                    Value::Object(obj).to_string()
+                });
+                sink(Ok(Record { id, text, origin, raw_len, raw }))?;
+            }
+            Err(e) => {
+                let message = match e.kind() {
+                    csv::ErrorKind::Utf8 { .. } => {
+                        "invalid UTF-8; convert the input to UTF-8 (e.g. `iconv -f GB18030 -t UTF-8`)"
+                            .to_string()
+                    }
+                    csv::ErrorKind::UnequalLengths { expected_len, len, .. } => format!(
+                        "{len} fields where the header has {expected_len}; quote fields that contain commas"
+                    ),
+                    _ => format!("malformed CSV: {e}"),
+                };
+                let fatal = matches!(e.kind(), csv::ErrorKind::Io(_));
+                sink(Err(BadRecord { origin, message }))?;
+                if fatal {
+                    return Ok(());
+                }
+            }
+        }
+    }
 }
 
 fn kind(v: &Value) -> &'static str {

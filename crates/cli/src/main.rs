@@ -2,6 +2,7 @@
 
 mod args;
 mod cmd;
+mod fplist;
 mod input;
 mod output;
 mod progress;
@@ -50,6 +51,9 @@ fn main() -> ExitCode {
         Command::Compare(a) => cmd::compare::run(a),
         Command::Config(a) => cmd::config::run(a),
         Command::Idf(a) => cmd::idf::run(a),
+        Command::Dedup(a) => cmd::dedup::run(a),
+        Command::Pairs(a) => cmd::pairs::run(a),
+        Command::Index(a) => cmd::index::run(a),
     };
     match result {
         Ok(code) => code,
@@ -58,6 +62,8 @@ fn main() -> ExitCode {
             if e.chain().any(|c| {
                 c.downcast_ref::<std::io::Error>()
                     .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+                    || c.downcast_ref::<serde_json::Error>()
+                        .is_some_and(|j| j.io_error_kind() == Some(std::io::ErrorKind::BrokenPipe))
             }) {
                 return ExitCode::SUCCESS;
             }

@@ -26,3 +26,15 @@ pub fn bar(total_bytes: impl FnOnce() -> Option<u64>, what: &str) -> ProgressBar
     pb.set_message(what.to_owned());
     pb
 }
+
+/// A spinner naming a stage, shown only when stderr is a terminal.
+pub fn stage(what: &str) -> ProgressBar {
+    if !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let pb = ProgressBar::new_spinner()
+        .with_style(ProgressStyle::with_template("{spinner} {msg} {elapsed}").expect("valid template"));
+    pb.set_message(what.to_owned());
+    pb.enable_steady_tick(std::time::Duration::from_millis(120));
+    pb
+}

@@ -2,8 +2,11 @@
 
 pub mod compare;
 pub mod config;
+pub mod dedup;
 pub mod fingerprint;
 pub mod idf;
+pub mod index;
+pub mod pairs;
 
 use anyhow::Result;
 

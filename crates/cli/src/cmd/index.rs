@@ -1,0 +1,228 @@
+//! `neardup index build|add|query|stats`: a persistent index file.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use neardup::index::file::{IndexFile, Names};
+use neardup::index::{HammingIndex, TableIndex};
+use neardup::{Fingerprint, Fingerprinter};
+use rayon::prelude::*;
+use serde_json::{json, Value};
+
+use super::{batches, ErrorPolicy};
+use crate::args::{IndexArgs, IndexCommand, InputArgs};
+use crate::fplist;
+use crate::input::{self, BadRecord};
+use crate::output::Output;
+use crate::UsageError;
+
+pub fn run(args: IndexArgs) -> Result<ExitCode> {
+    match args.command {
+        IndexCommand::Build { input, pipeline, fingerprints, output, k, layout } => {
+            let fp = if fingerprints.is_none() { Some(pipeline.load()?) } else { None };
+            let (entries, names) = match &fingerprints {
+                Some(path) => from_list(path, 0)?,
+                None => from_documents(&input, fp.as_ref().expect("a pipeline"), 0)?,
+            };
+            let bits = match (&fp, entries.first()) {
+                (Some(f), _) => f.config().bits,
+                (None, Some(e)) => e.1.bits(),
+                (None, None) => neardup::Bits::B64,
+            };
+            let mut b = TableIndex::builder().bits(bits).k(k).memory(layout.memory.0);
+            if let Some(m) = layout.blocks {
+                b = b.blocks(m);
+            }
+            let n = entries.len();
+            let index = b.build_from(entries).map_err(|e| UsageError(e.to_string()))?;
+            let file = IndexFile {
+                index,
+                config: fp.map(|f| f.config().clone()),
+                names: Some(Names::from_strings(&names)),
+            };
+            file.write(&output)?;
+            eprintln!("neardup: indexed {n} entries into {} ({})", output.display(), file.index.layout());
+        }
+        IndexCommand::Add { index, input, fingerprints } => {
+            let mut file = open(&index, false)?;
+            let start = file.names.as_ref().map_or(0, Names::len) as u64;
+            let (entries, mut new_names) = match (&fingerprints, &file.config) {
+                (Some(path), _) => from_list(path, start)?,
+                (None, Some(config)) => {
+                    let fp = Fingerprinter::new(config.clone())?;
+                    from_documents(&input, &fp, start)?
+                }
+                (None, None) => {
+                    return Err(UsageError(format!(
+                        "{}: this index was built from fingerprints and knows no pipeline; add with --fingerprints",
+                        index.display()
+                    ))
+                    .into())
+                }
+            };
+            let n = entries.len();
+            file.index.bulk_load(entries).map_err(|e| UsageError(format!("{}: {e}", index.display())))?;
+            let mut names: Vec<String> =
+                file.names.as_ref().map(|n| n.iter().map(str::to_owned).collect()).unwrap_or_default();
+            names.append(&mut new_names);
+            file.names = Some(Names::from_strings(&names));
+            file.write(&index)?;
+            eprintln!("neardup: added {n} entries; {} now holds {}", index.display(), file.index.len());
+        }
+        IndexCommand::Query { index, input, text, fingerprint, fingerprints, k, output, no_verify } => {
+            let file = open(&index, no_verify)?;
+            let pipeline = || -> Result<Fingerprinter> {
+                match &file.config {
+                    Some(c) => Ok(Fingerprinter::new(c.clone())?),
+                    None => Err(UsageError(format!(
+                        "{}: this index was built from fingerprints and knows no pipeline; query with --fingerprint(s)",
+                        index.display()
+                    ))
+                    .into()),
+                }
+            };
+            // The queries: (query as shown, fingerprint).
+            let mut queries: Vec<(Value, Fingerprint)> = Vec::new();
+            for h in &fingerprint {
+                let f: Fingerprint = h.parse().map_err(|e: neardup::Error| UsageError(e.to_string()))?;
+                queries.push((json!(h), f));
+            }
+            if !text.is_empty() {
+                let fp = pipeline()?;
+                for t in &text {
+                    queries.push((json!(t), fp.fingerprint(t)));
+                }
+            }
+            if let Some(path) = &fingerprints {
+                let (words, ids) = fplist::read(path)?;
+                for i in 0..words.len() {
+                    queries.push((ids.get(i), words.get(i)));
+                }
+            }
+            if !input.paths.is_empty() {
+                let fp = pipeline()?;
+                let (entries, names) = from_documents(&input, &fp, 0)?;
+                for ((_, f), name) in entries.into_iter().zip(names) {
+                    queries.push((json!(name), f));
+                }
+            }
+            if queries.is_empty() {
+                return Err(UsageError(
+                    "nothing to query: give --text, --fingerprint, --fingerprints or document paths".into(),
+                )
+                .into());
+            }
+            let results: Vec<neardup::Result<Vec<neardup::index::Match>>> =
+                queries.par_iter().map(|(_, f)| file.index.query(*f, k)).collect();
+            let mut out = Output::open(output.as_deref())?;
+            for ((q, f), res) in queries.iter().zip(results) {
+                let matches = res.map_err(|e| UsageError(format!("query {q}: {e}")))?;
+                let matches: Vec<Value> = matches
+                    .iter()
+                    .map(|m| {
+                        let id =
+                            file.names.as_ref().and_then(|n| n.get(m.id)).map_or(json!(m.id), |s| json!(s));
+                        json!({ "id": id, "distance": m.distance })
+                    })
+                    .collect();
+                let v = json!({ "query": q, "fingerprint": f, "matches": matches });
+                serde_json::to_writer(&mut *out.writer(), &v)?;
+                out.writer().write_all(b"\n")?;
+            }
+            out.finish()?;
+        }
+        IndexCommand::Stats { index, json } => {
+            let file = open(&index, false)?;
+            let s = file.index.stats();
+            let mut out = std::io::stdout().lock();
+            if json {
+                let mut v = serde_json::to_value(&s)?;
+                v["file_bytes"] = json!(std::fs::metadata(&index).map(|m| m.len()).unwrap_or(0));
+                v["pipeline"] = json!(file.config.as_ref().map(|c| format!("{:016x}", c.id())));
+                serde_json::to_writer_pretty(&mut out, &v)?;
+                writeln!(out)?;
+            } else {
+                let file_bytes = std::fs::metadata(&index).map(|m| m.len()).unwrap_or(0);
+                writeln!(out, "file:        {} ({} bytes)", index.display(), file_bytes)?;
+                match &file.config {
+                    Some(c) => writeln!(out, "pipeline:    {:016x} ({}-bit)", c.id(), c.bits)?,
+                    None => writeln!(out, "pipeline:    none (built from fingerprints)")?,
+                }
+                writeln!(out, "entries:     {} ({} distinct fingerprints)", s.entries, s.distinct)?;
+                writeln!(out, "layout:      {}", s.layout_text)?;
+                writeln!(out, "why:         {}", s.reason)?;
+                writeln!(out, "memory:      {} ({:.1} bytes per entry)", s.bytes_human, s.bytes_per_entry)?;
+                writeln!(out, "tables:      lead blocks, key bits, directory bits, bytes per entry, key-run length p50/p90/p99/max (expected)")?;
+                for (i, t) in s.tables.iter().enumerate() {
+                    writeln!(
+                        out,
+                        "  {i:>3}  {:<12} {:>3} {:>3} {:>2}   {}/{}/{}/{} ({:.2})",
+                        format!("{:?}", t.lead_blocks),
+                        t.key_bits,
+                        t.dir_bits,
+                        t.entry_bytes,
+                        t.run_p50,
+                        t.run_p90,
+                        t.run_p99,
+                        t.run_max,
+                        t.expected_run
+                    )?;
+                }
+                for w in &s.warnings {
+                    writeln!(out, "warning:     {w}")?;
+                }
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn open(path: &Path, no_verify: bool) -> Result<IndexFile> {
+    let r = if no_verify { IndexFile::open_unverified(path) } else { IndexFile::open(path) };
+    r.map_err(|e| match e {
+        neardup::Error::Io { .. } => anyhow::Error::new(e),
+        e => UsageError(e.to_string()).into(),
+    })
+    .with_context(|| format!("cannot open the index {}", path.display()))
+}
+
+type Entries = (Vec<(u64, Fingerprint)>, Vec<String>);
+
+fn from_list(path: &Path, first_id: u64) -> Result<Entries> {
+    let (words, ids) = fplist::read(path)?;
+    let entries = (0..words.len()).map(|i| (first_id + i as u64, words.get(i))).collect();
+    let names = (0..words.len()).map(|i| ids.text(i)).collect();
+    Ok((entries, names))
+}
+
+fn from_documents(input: &InputArgs, fp: &Fingerprinter, first_id: u64) -> Result<Entries> {
+    let errors = ErrorPolicy::new(input.on_error);
+    let pb = crate::progress::bar(|| input::total_bytes(input), "fingerprinting");
+    let mut entries = Vec::new();
+    let mut names = Vec::new();
+    let allow_empty = input.allow_empty;
+    let total = batches(input, &errors, &pb, |batch| {
+        let results: Vec<neardup::Result<Fingerprint>> = batch
+            .par_iter()
+            .map(|r| if allow_empty { Ok(fp.fingerprint(&r.text)) } else { fp.try_fingerprint(&r.text) })
+            .collect();
+        for (r, res) in batch.iter().zip(results) {
+            match res {
+                Ok(f) => {
+                    entries.push((first_id + entries.len() as u64, f));
+                    names.push(match &r.id {
+                        Value::String(s) => s.clone(),
+                        v => v.to_string(),
+                    });
+                }
+                Err(e) => errors.bad(&BadRecord { origin: r.origin.clone(), message: e.to_string() })?,
+            }
+        }
+        Ok(())
+    })?;
+    pb.finish_and_clear();
+    errors.summary(total);
+    Ok((entries, names))
+}
