@@ -425,6 +425,9 @@ pub enum IndexCommand {
         /// A fingerprint list instead of documents.
         #[arg(long, value_name = "FILE", conflicts_with = "paths")]
         fingerprints: Option<PathBuf>,
+        /// Checked against the index's own pipeline, which is what is used.
+        #[command(flatten)]
+        pipeline: PipelineArgs,
     },
     /// Find the entries within k bits of texts, fingerprints or documents.
     #[command(after_help = "Output: one JSON line per query: {\"query\": …, \"fingerprint\": …,\n\
@@ -456,6 +459,9 @@ pub enum IndexCommand {
         /// Skip the checksum check when opening (huge files checked before).
         #[arg(long)]
         no_verify: bool,
+        /// Checked against the index's own pipeline, which is what is used.
+        #[command(flatten)]
+        pipeline: PipelineArgs,
     },
     /// The layout, why it was chosen, sizes, key-run percentiles and warnings.
     Stats {

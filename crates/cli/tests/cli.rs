@@ -320,3 +320,361 @@ fn broken_pipe_is_not_an_error() {
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
 }
+
+// ---- dedup, pairs, index ----
+
+/// SplitMix64: deterministic test data.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+}
+
+/// 10,000 fingerprints: random, near neighbours at distances 1..5, copies.
+fn fingerprint_list(n: usize) -> Vec<u64> {
+    let mut rng = Rng(42);
+    let mut v: Vec<u64> = Vec::with_capacity(n);
+    while v.len() < n {
+        let r = rng.next();
+        match r % 10 {
+            0..=5 => v.push(rng.next()),
+            6 | 7 if !v.is_empty() => {
+                let base = v[(rng.next() % v.len() as u64) as usize];
+                let mut w = base;
+                for _ in 0..(1 + rng.next() % 5) {
+                    w ^= 1 << (rng.next() % 64);
+                }
+                v.push(w);
+            }
+            _ if !v.is_empty() => v.push(v[(rng.next() % v.len() as u64) as usize]),
+            _ => {}
+        }
+    }
+    v
+}
+
+fn brute_pairs(v: &[u64], k: u32) -> Vec<(usize, usize, u32)> {
+    let mut out = Vec::new();
+    for i in 0..v.len() {
+        for j in i + 1..v.len() {
+            let d = (v[i] ^ v[j]).count_ones();
+            if d <= k {
+                out.push((i, j, d));
+            }
+        }
+    }
+    out
+}
+
+/// Connected components of size > 1, each sorted, ordered by first member.
+fn brute_clusters(n: usize, pairs: &[(usize, usize, u32)]) -> Vec<Vec<usize>> {
+    let mut parent: Vec<usize> = (0..n).collect();
+    fn find(p: &mut [usize], mut x: usize) -> usize {
+        while p[x] != x {
+            p[x] = p[p[x]];
+            x = p[x];
+        }
+        x
+    }
+    for &(a, b, _) in pairs {
+        let (ra, rb) = (find(&mut parent, a), find(&mut parent, b));
+        parent[ra.max(rb)] = ra.min(rb);
+    }
+    let mut groups: std::collections::BTreeMap<usize, Vec<usize>> = Default::default();
+    for i in 0..n {
+        let r = find(&mut parent, i);
+        groups.entry(r).or_default().push(i);
+    }
+    let mut out: Vec<Vec<usize>> = groups.into_values().filter(|g| g.len() > 1).collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn pairs_equal_brute_force_on_ten_thousand() {
+    let dir = tmp();
+    let v = fingerprint_list(10_000);
+    let text: String = v.iter().enumerate().map(|(i, w)| format!("doc{i}\t{w:016x}\n")).collect();
+    write(dir.path(), "fps.tsv", text.as_bytes());
+    let run = neardup(&["pairs", "fps.tsv", "--k", "3"], dir.path(), None).ok();
+    let mut got: Vec<(usize, usize, u32)> = run
+        .stdout()
+        .lines()
+        .map(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            let a: usize = f[0][3..].parse().unwrap();
+            let b: usize = f[1][3..].parse().unwrap();
+            (a.min(b), a.max(b), f[2].parse().unwrap())
+        })
+        .collect();
+    got.sort_unstable();
+    let expected = brute_pairs(&v, 3);
+    assert!(expected.iter().any(|p| p.2 == 0), "the data has identical fingerprints");
+    assert_eq!(got, expected);
+    // Without ids, ids are line numbers; JSONL output.
+    let plain: String = v.iter().take(100).map(|w| format!("{w:016x}\n")).collect();
+    let run =
+        neardup(&["pairs", "-", "--k", "64", "--format", "jsonl"], dir.path(), Some(plain.as_bytes())).ok();
+    assert_eq!(run.jsonl().len(), 100 * 99 / 2);
+    let ids: std::collections::BTreeSet<u64> =
+        run.jsonl().iter().flat_map(|p| [p["a"].as_u64().unwrap(), p["b"].as_u64().unwrap()]).collect();
+    assert_eq!(ids, (1..=100).collect(), "ids are line numbers");
+}
+
+#[test]
+fn dedup_of_fingerprints_equals_brute_force_clustering() {
+    let dir = tmp();
+    let v = fingerprint_list(10_000);
+    let text: String = v.iter().enumerate().map(|(i, w)| format!("{i}\t{w:016x}\n")).collect();
+    write(dir.path(), "fps.tsv", text.as_bytes());
+    neardup(&["dedup", "--fingerprints", "fps.tsv", "-o", "out", "--k", "3"], dir.path(), None).ok();
+    let clusters: Vec<Value> = std::fs::read_to_string(dir.path().join("out/clusters.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let mut got: Vec<Vec<usize>> = clusters
+        .iter()
+        .map(|c| {
+            let mut m: Vec<usize> = c["members"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|m| m["id"].as_str().unwrap().parse().unwrap())
+                .collect();
+            m.sort_unstable();
+            m
+        })
+        .collect();
+    got.sort();
+    let expected = brute_clusters(v.len(), &brute_pairs(&v, 3));
+    assert_eq!(got, expected);
+    let kept = std::fs::read_to_string(dir.path().join("out/kept.jsonl")).unwrap().lines().count();
+    let removed: usize = expected.iter().map(|c| c.len() - 1).sum();
+    assert_eq!(kept, v.len() - removed);
+    let summary: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("out/summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["duplicates_removed"], removed);
+    assert_eq!(summary["documents"], 10_000);
+}
+
+#[test]
+fn dedup_documents_keeps_records_and_clusters_near_duplicates() {
+    let dir = tmp();
+    // A corpus of the labelled pairs' texts: near duplicates by construction.
+    let mut seen = std::collections::HashSet::new();
+    let mut body = String::new();
+    for l in std::fs::read_to_string(testdata("pairs_en.jsonl")).unwrap().lines() {
+        let p: Value = serde_json::from_str(l).unwrap();
+        for (id, text) in [("id_a", "text_a"), ("id_b", "text_b")] {
+            if seen.insert(p[id].as_str().unwrap().to_owned()) {
+                body += &format!("{}\n", serde_json::json!({"id": p[id], "text": p[text], "n": seen.len()}));
+            }
+        }
+    }
+    let corpus = write(dir.path(), "corpus.jsonl", body.as_bytes()).display().to_string();
+    let out = dir.path().join("out");
+    neardup(&["dedup", &corpus, "-o", out.to_str().unwrap(), "--pairs", "--k", "12"], dir.path(), None).ok();
+    // Brute force over the same fingerprints.
+    let fps = neardup(&["fingerprint", &corpus], dir.path(), None).ok().jsonl();
+    let v: Vec<u64> =
+        fps.iter().map(|r| u64::from_str_radix(r["fingerprint"].as_str().unwrap(), 16).unwrap()).collect();
+    let expected = brute_clusters(v.len(), &brute_pairs(&v, 12));
+    assert!(!expected.is_empty(), "testdata has near duplicates at k = 12");
+    let clusters = std::fs::read_to_string(out.join("clusters.jsonl")).unwrap();
+    let mut got: Vec<Vec<usize>> = clusters
+        .lines()
+        .map(|l| {
+            let c: Value = serde_json::from_str(l).unwrap();
+            let mut m: Vec<usize> = c["members"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|m| fps.iter().position(|r| r["id"] == m["id"]).unwrap())
+                .collect();
+            m.sort_unstable();
+            m
+        })
+        .collect();
+    got.sort();
+    assert_eq!(got, expected);
+    // kept.jsonl holds the input lines themselves, in input order.
+    let input: Vec<String> = std::fs::read_to_string(&corpus).unwrap().lines().map(str::to_owned).collect();
+    let kept: Vec<String> =
+        std::fs::read_to_string(out.join("kept.jsonl")).unwrap().lines().map(str::to_owned).collect();
+    let removed: usize = expected.iter().map(|c| c.len() - 1).sum();
+    assert_eq!(kept.len(), input.len() - removed);
+    let mut it = input.iter();
+    assert!(kept.iter().all(|k| it.any(|i| i == k)), "kept records are input lines, in order");
+    assert!(out.join("pairs.jsonl").exists());
+    // --keep longest keeps the longest text of each cluster.
+    neardup(&["dedup", &corpus, "-o", "out2", "--k", "12", "--keep", "longest"], dir.path(), None).ok();
+    let kept2 = std::fs::read_to_string(dir.path().join("out2/kept.jsonl")).unwrap();
+    for c in &expected {
+        let longest = c
+            .iter()
+            .max_by_key(|&&i| {
+                (
+                    serde_json::from_str::<Value>(&input[i]).unwrap()["text"]
+                        .as_str()
+                        .unwrap()
+                        .chars()
+                        .count(),
+                    std::cmp::Reverse(i),
+                )
+            })
+            .unwrap();
+        assert!(kept2.lines().any(|l| l == input[*longest]), "cluster {c:?}");
+    }
+    // --verify with an impossible threshold removes nothing but exact copies.
+    neardup(&["dedup", &corpus, "-o", "out3", "--k", "12", "--verify", "jaccard:1"], dir.path(), None).ok();
+    let s: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("out3/summary.json")).unwrap())
+            .unwrap();
+    assert!(s["duplicates_removed"].as_u64().unwrap() < removed as u64);
+}
+
+#[test]
+fn dedup_online_keeps_the_first_of_each_near_duplicate() {
+    let dir = tmp();
+    let a = "SimHash maps similar documents to similar fingerprints so that near duplicates differ in only a few bits of the sixty four";
+    let b = "Completely unrelated text about cooking rice and beans slowly in a large iron pot over a low fire for hours";
+    let lines = [
+        serde_json::json!({"id": "a", "text": a, "extra": 1}),
+        serde_json::json!({"id": "b", "text": b}),
+        serde_json::json!({"id": "a2", "text": a}),
+    ];
+    let body: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    write(dir.path(), "in.jsonl", body.as_bytes());
+    neardup(&["dedup", "--online", "in.jsonl", "-o", "out"], dir.path(), None).ok();
+    let kept: Vec<Value> = std::fs::read_to_string(dir.path().join("out/kept.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(kept.iter().map(|k| k["id"].as_str().unwrap()).collect::<Vec<_>>(), ["a", "b"]);
+    assert_eq!(kept[0]["extra"], 1, "all fields are kept");
+    let c: Value =
+        serde_json::from_str(std::fs::read_to_string(dir.path().join("out/clusters.jsonl")).unwrap().trim())
+            .unwrap();
+    assert_eq!(c["representative"], "a");
+    assert_eq!(c["members"][1], serde_json::json!({"id": "a2", "distance": 0}));
+}
+
+#[test]
+fn dedup_reads_csv_and_names_bad_rows() {
+    let dir = tmp();
+    let csv = "id,body\n1,\"the quick brown fox jumps over the lazy dog, again and again\"\n2,\"the quick brown fox jumps over the lazy dog, again and again\"\n3,a,extra\n";
+    write(dir.path(), "in.csv", csv.as_bytes());
+    neardup(&["dedup", "in.csv", "--text-field", "body", "-o", "out"], dir.path(), None).fails(1, "in.csv:4");
+    assert!(!dir.path().join("out/kept.jsonl").exists(), "no partial output");
+    neardup(
+        &["dedup", "in.csv", "--text-field", "body", "-o", "out", "--on-error", "skip"],
+        dir.path(),
+        None,
+    )
+    .ok();
+    let kept = std::fs::read_to_string(dir.path().join("out/kept.jsonl")).unwrap();
+    assert_eq!(kept.lines().count(), 1);
+    assert!(kept.contains("\"body\""), "{kept}");
+    neardup(&["dedup", "in.csv", "-o", "out"], dir.path(), None).fails(1, "no column \"text\"");
+}
+
+#[test]
+fn dedup_and_pairs_refuse_bad_arguments_and_lists() {
+    let dir = tmp();
+    write(dir.path(), "fps.tsv", b"a\t0123456789abcdef\nb\tnot-hex\n");
+    neardup(&["pairs", "fps.tsv"], dir.path(), None).fails(1, "fps.tsv:2");
+    write(dir.path(), "mixed.txt", b"0123456789abcdef\n0123456789abcdef0123456789abcdef\n");
+    neardup(&["pairs", "mixed.txt"], dir.path(), None).fails(1, "one list holds one width");
+    write(dir.path(), "ids.txt", b"0123456789abcdef\nx\t0123456789abcdef\n");
+    neardup(&["pairs", "ids.txt"], dir.path(), None).fails(1, "every line an id or none");
+    neardup(&["pairs", "missing.txt"], dir.path(), None).fails(1, "missing.txt");
+    write(dir.path(), "ok.txt", b"0123456789abcdef\n");
+    neardup(&["dedup", "--fingerprints", "ok.txt", "-o", "o", "--verify", "jaccard:0.5"], dir.path(), None)
+        .fails(2, "--verify needs the texts");
+    neardup(&["dedup", "x.jsonl", "-o", "o", "--verify", "cosine:0.5"], dir.path(), None)
+        .fails(2, "jaccard:T");
+    neardup(&["dedup", "x.jsonl", "-o", "o", "--memory", "lots"], dir.path(), None).fails(2, "not a size");
+    neardup(&["pairs", "ok.txt", "--k", "3", "--blocks", "2"], dir.path(), None)
+        .fails(1, "more than 3 blocks");
+}
+
+#[test]
+fn index_build_add_query_stats() {
+    let dir = tmp();
+    let en = testdata("docs_en.jsonl");
+    let zh = testdata("docs_zh.jsonl");
+    neardup(&["index", "build", &en, "-o", "en.ndx"], dir.path(), None).ok();
+    let first: Value =
+        serde_json::from_str(std::fs::read_to_string(&en).unwrap().lines().next().unwrap()).unwrap();
+    let text = first["text"].as_str().unwrap();
+    let q = neardup(&["index", "query", "en.ndx", "--text", text], dir.path(), None).ok().jsonl();
+    assert_eq!(q.len(), 1);
+    assert_eq!(q[0]["matches"][0]["id"], first["id"]);
+    assert_eq!(q[0]["matches"][0]["distance"], 0);
+    // Add the Chinese documents; the English ones are still found.
+    neardup(&["index", "add", "en.ndx", &zh], dir.path(), None).ok();
+    let stats = neardup(&["index", "stats", "en.ndx", "--json"], dir.path(), None).ok();
+    let s: Value = serde_json::from_str(&stats.stdout()).unwrap();
+    assert_eq!(s["entries"], 64);
+    assert!(s["reason"].as_str().unwrap().contains("budget"));
+    let text_stats = neardup(&["index", "stats", "en.ndx"], dir.path(), None).ok().stdout();
+    assert!(text_stats.contains("layout:") && text_stats.contains("why:"), "{text_stats}");
+    // Query by documents and by fingerprint, at a larger radius than built for.
+    let q = neardup(&["index", "query", "en.ndx", &zh, "--k", "0"], dir.path(), None).ok().jsonl();
+    assert_eq!(q.len(), 40);
+    assert!(q.iter().all(|r| !r["matches"].as_array().unwrap().is_empty()));
+    let fp = q[0]["fingerprint"].as_str().unwrap().to_owned();
+    let wide = neardup(&["index", "query", "en.ndx", "--fingerprint", &fp, "--k", "20"], dir.path(), None)
+        .ok()
+        .jsonl();
+    assert!(!wide[0]["matches"].as_array().unwrap().is_empty());
+    // Built from fingerprints: no pipeline, so text queries are refused.
+    write(dir.path(), "fps.txt", b"x\t0123456789abcdef\ny\t0123456789abcdee\n");
+    neardup(&["index", "build", "--fingerprints", "fps.txt", "-o", "f.ndx"], dir.path(), None).ok();
+    let q = neardup(
+        &["index", "query", "f.ndx", "--fingerprint", "0123456789abcdef", "--k", "1"],
+        dir.path(),
+        None,
+    )
+    .ok()
+    .jsonl();
+    assert_eq!(q[0]["matches"], serde_json::json!([{"id": "x", "distance": 0}, {"id": "y", "distance": 1}]));
+    neardup(&["index", "query", "f.ndx", "--text", "hello"], dir.path(), None).fails(2, "knows no pipeline");
+}
+
+#[test]
+fn index_files_that_are_damaged_or_mismatched_are_refused() {
+    let dir = tmp();
+    let en = testdata("docs_en.jsonl");
+    neardup(&["index", "build", &en, "-o", "en.ndx"], dir.path(), None).ok();
+    let bytes = std::fs::read(dir.path().join("en.ndx")).unwrap();
+    write(dir.path(), "cut.ndx", &bytes[..bytes.len() / 2]);
+    neardup(&["index", "stats", "cut.ndx"], dir.path(), None).fails(2, "truncated");
+    let mut flipped = bytes.clone();
+    flipped[bytes.len() / 2] ^= 0x10;
+    write(dir.path(), "bad.ndx", &flipped);
+    neardup(&["index", "query", "bad.ndx", "--text", "x"], dir.path(), None).fails(2, "checksum");
+    write(dir.path(), "not.ndx", b"hello world, this is not an index file at all");
+    neardup(&["index", "stats", "not.ndx"], dir.path(), None).fails(2, "not a neardup index");
+    neardup(&["index", "stats", "absent.ndx"], dir.path(), None).fails(1, "absent.ndx");
+    neardup(&["index", "query", "en.ndx", "--text", "x", "--preset", "keywords"], dir.path(), None)
+        .fails(2, "rebuild the index");
+    neardup(
+        &["index", "query", "en.ndx", "--fingerprint", "0123456789abcdef0123456789abcdef"],
+        dir.path(),
+        None,
+    )
+    .fails(2, "128-bit");
+    neardup(&["index", "query", "en.ndx"], dir.path(), None).fails(2, "nothing to query");
+    // A failed add leaves the index as it was.
+    write(dir.path(), "bad.jsonl", b"{\"text\": \"fine text here\"}\nnot json\n");
+    neardup(&["index", "add", "en.ndx", "bad.jsonl"], dir.path(), None).fails(1, "bad.jsonl:2");
+    assert_eq!(std::fs::read(dir.path().join("en.ndx")).unwrap(), bytes);
+}

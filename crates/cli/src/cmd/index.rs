@@ -45,8 +45,9 @@ pub fn run(args: IndexArgs) -> Result<ExitCode> {
             file.write(&output)?;
             eprintln!("neardup: indexed {n} entries into {} ({})", output.display(), file.index.layout());
         }
-        IndexCommand::Add { index, input, fingerprints } => {
+        IndexCommand::Add { index, input, fingerprints, pipeline } => {
             let mut file = open(&index, false)?;
+            check_pipeline(&file, &pipeline)?;
             let start = file.names.as_ref().map_or(0, Names::len) as u64;
             let (entries, mut new_names) = match (&fingerprints, &file.config) {
                 (Some(path), _) => from_list(path, start)?,
@@ -71,8 +72,19 @@ pub fn run(args: IndexArgs) -> Result<ExitCode> {
             file.write(&index)?;
             eprintln!("neardup: added {n} entries; {} now holds {}", index.display(), file.index.len());
         }
-        IndexCommand::Query { index, input, text, fingerprint, fingerprints, k, output, no_verify } => {
+        IndexCommand::Query {
+            index,
+            input,
+            text,
+            fingerprint,
+            fingerprints,
+            k,
+            output,
+            no_verify,
+            pipeline,
+        } => {
             let file = open(&index, no_verify)?;
+            check_pipeline(&file, &pipeline)?;
             let pipeline = || -> Result<Fingerprinter> {
                 match &file.config {
                     Some(c) => Ok(Fingerprinter::new(c.clone())?),
@@ -177,6 +189,15 @@ pub fn run(args: IndexArgs) -> Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// With --preset or --config given, they must name the index's pipeline.
+fn check_pipeline(file: &IndexFile, args: &crate::args::PipelineArgs) -> Result<()> {
+    if args.preset.is_none() && args.config.is_none() {
+        return Ok(());
+    }
+    let wanted = args.load()?;
+    file.check_config(wanted.config()).map_err(|e| UsageError(e.to_string()).into())
 }
 
 fn open(path: &Path, no_verify: bool) -> Result<IndexFile> {

@@ -125,7 +125,17 @@ pub fn all_pairs<W: Word>(words: &[W], bits: u32, k: u32, opts: PairsOptions) ->
     group_starts.push(tagged.len() as u32);
     drop(tagged);
 
-    // 2. Pairs of distinct fingerprints.
+    // 2. Pairs of distinct fingerprints. At radii no layout can split
+    // (k >= bits), every pair is compared.
+    if k >= bits && opts.blocks.is_none() {
+        let mut pairs = Vec::new();
+        for (a, &x) in distinct.iter().enumerate() {
+            for (b, &y) in distinct.iter().enumerate().skip(a + 1) {
+                pairs.push((a as u32, b as u32, x.dist(y)));
+            }
+        }
+        return Ok(AllPairs { members, group_starts, pairs, layout: None });
+    }
     let spec = match opts.blocks {
         Some(m) => LayoutSpec { bits, k, blocks: m },
         None => {
