@@ -1,0 +1,183 @@
+//! Index benchmarks (run with `--release`; see bench/index.sh).
+//!
+//! ```text
+//! indexbench gen N Q K DIR         write DIR/base.u64 (N random fingerprints) and
+//!                                  DIR/queries.u64 (Q queries, half of them within K
+//!                                  bits of a stored fingerprint), little-endian
+//! indexbench query DIR K [LINEAR]  build a TableIndex over DIR/base.u64, answer the
+//!                                  queries one by one (latency) and in a rayon batch;
+//!                                  with LINEAR, also a linear scan of the first
+//!                                  LINEAR queries. One JSON line on stdout.
+//! indexbench pairs N K             all pairs within K of N random fingerprints (plus
+//!                                  planted neighbours); one JSON line.
+//! ```
+
+use std::time::Instant;
+
+use neardup::index::pairs::{all_pairs, PairsOptions};
+use neardup::index::{HammingIndex, LinearScan, TableIndex};
+use neardup::Fingerprint;
+
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    fn near(&mut self, base: u64, k: u64) -> u64 {
+        let mut w = base;
+        let d = self.next() % (k + 1);
+        let mut flipped = 0;
+        while flipped < d {
+            let b = 1u64 << (self.next() % 64);
+            if (w ^ base) & b == 0 {
+                w ^= b;
+                flipped += 1;
+            }
+        }
+        w
+    }
+}
+
+fn write_u64s(path: &std::path::Path, v: &[u64]) {
+    let bytes: Vec<u8> = v.iter().flat_map(|w| w.to_le_bytes()).collect();
+    std::fs::write(path, bytes).unwrap();
+}
+
+fn read_u64s(path: &std::path::Path) -> Vec<u64> {
+    std::fs::read(path).unwrap().chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())).collect()
+}
+
+fn peak_rss_bytes() -> u64 {
+    let s = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    s.lines()
+        .find(|l| l.starts_with("VmHWM:"))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|kb| kb.parse::<u64>().ok())
+        .unwrap_or(0)
+        * 1024
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    match args.get(1).map(String::as_str) {
+        Some("gen") => {
+            let n: usize = args[2].parse().unwrap();
+            let q: usize = args[3].parse().unwrap();
+            let k: u64 = args[4].parse().unwrap();
+            let dir = std::path::Path::new(&args[5]);
+            std::fs::create_dir_all(dir).unwrap();
+            let mut rng = Rng(1);
+            let base: Vec<u64> = (0..n).map(|_| rng.next()).collect();
+            let queries: Vec<u64> = (0..q)
+                .map(|i| {
+                    if i % 2 == 0 {
+                        let b = base[(rng.next() % n as u64) as usize];
+                        rng.near(b, k)
+                    } else {
+                        rng.next()
+                    }
+                })
+                .collect();
+            write_u64s(&dir.join("base.u64"), &base);
+            write_u64s(&dir.join("queries.u64"), &queries);
+        }
+        Some("query") => {
+            let dir = std::path::Path::new(&args[2]);
+            let k: u32 = args[3].parse().unwrap();
+            let linear_n: usize = args.get(4).map_or(0, |s| s.parse().unwrap());
+            let base = read_u64s(&dir.join("base.u64"));
+            let queries: Vec<Fingerprint> =
+                read_u64s(&dir.join("queries.u64")).into_iter().map(Fingerprint::from_u64).collect();
+            let n = base.len();
+            let t = Instant::now();
+            let mut builder = TableIndex::builder().k(k);
+            if let Ok(m) = std::env::var("INDEXBENCH_BLOCKS") {
+                builder = builder.blocks(m.parse().unwrap());
+            }
+            let index = builder
+                .build_from(base.iter().enumerate().map(|(i, &w)| (i as u64, Fingerprint::from_u64(w))))
+                .unwrap();
+            let build_s = t.elapsed().as_secs_f64();
+            let rss_after_build = peak_rss_bytes();
+            // One thread, one query at a time: latency.
+            let mut lat: Vec<f64> = Vec::with_capacity(queries.len());
+            let mut hits = 0usize;
+            let t = Instant::now();
+            for &q in &queries {
+                let s = Instant::now();
+                hits += index.query(q, k).unwrap().len();
+                lat.push(s.elapsed().as_secs_f64() * 1e6);
+            }
+            let single_s = t.elapsed().as_secs_f64();
+            lat.sort_by(f64::total_cmp);
+            let pct = |p: f64| lat[((lat.len() - 1) as f64 * p) as usize];
+            // Batch, all threads.
+            let t = Instant::now();
+            let batch = index.query_batch(&queries, k).unwrap();
+            let batch_s = t.elapsed().as_secs_f64();
+            let batch_hits: usize = batch.iter().map(Vec::len).sum();
+            assert_eq!(batch_hits, hits);
+            let mut linear = serde_json::Value::Null;
+            if linear_n > 0 {
+                let mut lin = LinearScan::new(neardup::Bits::B64);
+                for (i, &w) in base.iter().enumerate() {
+                    lin.insert(i as u64, Fingerprint::from_u64(w)).unwrap();
+                }
+                let t = Instant::now();
+                for &q in &queries[..linear_n] {
+                    let a = lin.query(q, k).unwrap();
+                    assert_eq!(a, index.query(q, k).unwrap(), "the index equals the linear scan");
+                }
+                let s = t.elapsed().as_secs_f64();
+                linear = serde_json::json!({ "queries": linear_n, "qps": linear_n as f64 / s });
+            }
+            let bytes = index.memory_bytes();
+            println!(
+                "{}",
+                serde_json::json!({
+                    "bench": "query", "n": n, "k": k, "queries": queries.len(), "hits": hits,
+                    "layout": index.layout().to_string(), "build_s": build_s,
+                    "qps_1thread": queries.len() as f64 / single_s,
+                    "p50_us": pct(0.5), "p99_us": pct(0.99), "max_us": lat[lat.len() - 1],
+                    "qps_batch": queries.len() as f64 / batch_s, "threads": rayon::current_num_threads(),
+                    "index_bytes": bytes, "bytes_per_fp": bytes as f64 / n as f64,
+                    "peak_rss_bytes": rss_after_build.max(peak_rss_bytes()), "linear": linear,
+                })
+            );
+        }
+        Some("pairs") => {
+            let n: usize = args[2].parse().unwrap();
+            let k: u32 = args[3].parse().unwrap();
+            let mut rng = Rng(2);
+            let mut v: Vec<u64> = Vec::with_capacity(n);
+            while v.len() < n {
+                let w = rng.next();
+                v.push(w);
+                if v.len() % 100 == 0 {
+                    v.push(rng.near(w, k as u64));
+                }
+            }
+            v.truncate(n);
+            let rss0 = peak_rss_bytes();
+            let t = Instant::now();
+            let ap = all_pairs(&v, 64, k, PairsOptions::default()).unwrap();
+            let s = t.elapsed().as_secs_f64();
+            println!(
+                "{}",
+                serde_json::json!({
+                    "bench": "pairs", "n": n, "k": k, "seconds": s, "pairs": ap.pair_count(),
+                    "layout": ap.layout.map(|l| l.to_string()), "threads": rayon::current_num_threads(),
+                    "input_bytes": n * 8, "peak_rss_bytes": peak_rss_bytes(), "rss_before": rss0,
+                })
+            );
+        }
+        _ => {
+            eprintln!("usage: indexbench gen N Q K DIR | query DIR K [LINEAR] | pairs N K");
+            std::process::exit(2);
+        }
+    }
+}
