@@ -201,20 +201,28 @@ impl<W: Word> Segment<W> {
         (a..b).map(move |i| read_u64(ids, i))
     }
 
-    /// Calls `each(position, permuted word)` for the entries of table `t`
-    /// whose key equals that of the permuted query `pq`.
+    /// The directory bucket of the permuted query `pq` in table `t`.
     #[inline]
-    fn probe(&self, t: usize, pq: W, mut each: impl FnMut(usize, W)) {
+    fn bucket(&self, t: usize, pq: W) -> usize {
+        let d = self.tables[t].dir_bits;
+        if d == 0 {
+            0
+        } else {
+            pq.shr(self.layout.spec.bits - d).low_usize()
+        }
+    }
+
+    /// Calls `each(position, permuted word)` for the entries of table `t`
+    /// whose key equals that of the permuted query `pq`, which lies in
+    /// directory bucket `b` spanning entries `lo..hi`.
+    #[inline]
+    fn probe(&self, t: usize, pq: W, b: usize, mut lo: usize, hi: usize, mut each: impl FnMut(usize, W)) {
         let td = &self.tables[t];
         let f = self.layout.spec.bits;
         let key_bits = self.layout.tables[t].key_bits;
-        let d = td.dir_bits;
         let w = td.entry_bytes;
-        let dir = td.dir.bytes();
         let ent = td.entries.bytes();
-        let b = if d == 0 { 0 } else { pq.shr(f - d).low_usize() };
-        let (mut lo, hi) = (read_u32(dir, b) as usize, read_u32(dir, b + 1) as usize);
-        let rest = f - d;
+        let rest = f - td.dir_bits;
         let emask = W::low_mask(rest);
         let rshift = f - key_bits;
         let target = pq.and(emask).shr(rshift);
@@ -271,9 +279,50 @@ impl<W: Word> Segment<W> {
         if k > self.layout.spec.k {
             return self.scan(q, k, each);
         }
-        for (t, plan) in self.layout.tables.iter().enumerate() {
-            let pq = plan.permute(q);
-            self.probe(t, pq, |pos, full| {
+        // Three passes over the tables so that their cache misses overlap:
+        // prefetch every directory slot, then every first entry, then scan.
+        const BATCH: usize = 16;
+        let tables = &self.layout.tables;
+        let mut pqs = [W::default(); BATCH];
+        let mut buckets = [0usize; BATCH];
+        let mut ranges = [(0usize, 0usize); BATCH];
+        for first in (0..tables.len()).step_by(BATCH) {
+            let last = (first + BATCH).min(tables.len());
+            for t in first..last {
+                let pq = tables[t].permute(q);
+                let b = self.bucket(t, pq);
+                pqs[t - first] = pq;
+                buckets[t - first] = b;
+                prefetch(&self.tables[t].dir.bytes()[4 * b..]);
+            }
+            for t in first..last {
+                let dir = self.tables[t].dir.bytes();
+                let b = buckets[t - first];
+                let (lo, hi) = (read_u32(dir, b) as usize, read_u32(dir, b + 1) as usize);
+                ranges[t - first] = (lo, hi);
+                prefetch(&self.tables[t].entries.bytes()[lo * self.tables[t].entry_bytes..]);
+            }
+            for t in first..last {
+                self.query_table(t, q, pqs[t - first], buckets[t - first], ranges[t - first], k, &mut each);
+            }
+        }
+    }
+
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    fn query_table(
+        &self,
+        t: usize,
+        q: W,
+        pq: W,
+        b: usize,
+        (lo, hi): (usize, usize),
+        k: u32,
+        each: &mut impl FnMut(u64, u32),
+    ) {
+        let plan = &self.layout.tables[t];
+        {
+            self.probe(t, pq, b, lo, hi, |pos, full| {
                 let dist = full.dist(pq);
                 if dist > k {
                     return;
@@ -330,6 +379,18 @@ impl<W: Word> Segment<W> {
             + self.offsets.as_ref().map_or(0, Blob::len)
             + self.tables.iter().map(|t| t.dir.len() + t.entries.len()).sum::<usize>()
     }
+}
+
+/// Asks the CPU to start loading the cache line at the start of `bytes`.
+#[inline(always)]
+fn prefetch(bytes: &[u8]) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: prefetching is a hint; any address is allowed, and this one is valid.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch(bytes.as_ptr() as *const i8, std::arch::x86_64::_MM_HINT_T0)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = bytes;
 }
 
 /// Packs a sorted table: directory over the top `d` bits, entries of the rest.
