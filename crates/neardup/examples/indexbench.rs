@@ -157,7 +157,7 @@ fn main() {
             while v.len() < n {
                 let w = rng.next();
                 v.push(w);
-                if v.len() % 100 == 0 {
+                if v.len().is_multiple_of(100) {
                     v.push(rng.near(w, k as u64));
                 }
             }
