@@ -7,7 +7,7 @@
 //!   tables (Manku, Jain & Das Sarma 2007, §3), exact for every radius, fast
 //!   up to the radius its [layout](LayoutSpec) was built for.
 //! - [`pairs`]: every pair within `k` in a batch, and [`cluster`]ing.
-//! - [`file`]: index files, opened through mmap.
+//! - [`file`](mod@file): index files, opened through mmap.
 //!
 //! ```
 //! use neardup::index::{HammingIndex, TableIndex};
