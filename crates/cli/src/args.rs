@@ -359,7 +359,7 @@ pub struct DedupArgs {
     /// before it (input order), instead of clustering the whole corpus.
     #[arg(long)]
     pub online: bool,
-    /// Read precomputed fingerprints (HEX, ID<TAB>HEX or fingerprint JSONL)
+    /// Read precomputed fingerprints (`HEX`, `ID<TAB>HEX` or fingerprint JSONL)
     /// instead of documents.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["paths", "preset", "config"])]
     pub fingerprints: Option<PathBuf>,
@@ -402,7 +402,7 @@ pub enum IndexCommand {
         input: InputArgs,
         #[command(flatten)]
         pipeline: PipelineArgs,
-        /// A fingerprint list (HEX, ID<TAB>HEX or fingerprint JSONL) instead of documents.
+        /// A fingerprint list (`HEX`, `ID<TAB>HEX` or fingerprint JSONL) instead of documents.
         #[arg(long, value_name = "FILE", conflicts_with_all = ["paths", "preset", "config"])]
         fingerprints: Option<PathBuf>,
         /// The index file to write (atomically).
