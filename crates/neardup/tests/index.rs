@@ -291,8 +291,7 @@ fn truncated_and_damaged_files_are_errors() {
         assert!(IndexFile::open(&cut).is_err(), "truncated to {len} bytes");
         assert!(IndexFile::open_unverified(&cut).is_err(), "truncated to {len} bytes (unverified)");
     }
-    let probe = Fingerprint::from_u64(index.entries()[0].1.as_u64().unwrap());
-    let expected = index.query(probe, 3).unwrap();
+    let probe = index.entries()[0].1;
     let step = (bytes.len() / 700).max(1);
     for pos in (0..bytes.len()).step_by(step) {
         for bit in [0u8, 3, 7] {
@@ -310,5 +309,4 @@ fn truncated_and_damaged_files_are_errors() {
     std::fs::write(&cut, b"{\"hello\": 1}").unwrap();
     let err = IndexFile::open(&cut).unwrap_err().to_string();
     assert!(err.contains("too short") || err.contains("not a neardup index"), "{err}");
-    let _ = expected;
 }

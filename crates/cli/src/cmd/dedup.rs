@@ -14,7 +14,7 @@ use anyhow::{Context, Result};
 use neardup::index::cluster::UnionFind;
 use neardup::index::pairs::PairsOptions;
 use neardup::index::{HammingIndex, TableIndex};
-use neardup::{Fingerprint, Fingerprinter};
+use neardup::Fingerprinter;
 use rayon::prelude::*;
 use serde_json::{json, Value};
 
@@ -215,10 +215,7 @@ fn read_and_fingerprint(
     let mut values: Vec<u128> = Vec::new();
     let bits = fp.config().bits;
     let total = batches(&args.input, errors, pb, |batch| {
-        let results: Vec<neardup::Result<Fingerprint>> = batch
-            .par_iter()
-            .map(|r| if allow_empty { Ok(fp.fingerprint(&r.text)) } else { fp.try_fingerprint(&r.text) })
-            .collect();
+        let results = super::fingerprint_records(fp, batch, allow_empty);
         for (r, res) in batch.drain(..).zip(results) {
             *bytes_in += r.raw_len;
             match res {

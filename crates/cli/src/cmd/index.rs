@@ -225,10 +225,7 @@ fn from_documents(input: &InputArgs, fp: &Fingerprinter, first_id: u64) -> Resul
     let mut names = Vec::new();
     let allow_empty = input.allow_empty;
     let total = batches(input, &errors, &pb, |batch| {
-        let results: Vec<neardup::Result<Fingerprint>> = batch
-            .par_iter()
-            .map(|r| if allow_empty { Ok(fp.fingerprint(&r.text)) } else { fp.try_fingerprint(&r.text) })
-            .collect();
+        let results = super::fingerprint_records(fp, batch, allow_empty);
         for (r, res) in batch.iter().zip(results) {
             match res {
                 Ok(f) => {

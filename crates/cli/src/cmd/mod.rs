@@ -59,6 +59,20 @@ impl ErrorPolicy {
     }
 }
 
+/// Fingerprints a batch of records in parallel; without `allow_empty`, a
+/// record with no features is an error.
+pub fn fingerprint_records(
+    fp: &neardup::Fingerprinter,
+    batch: &[Record],
+    allow_empty: bool,
+) -> Vec<neardup::Result<neardup::Fingerprint>> {
+    use rayon::prelude::*;
+    batch
+        .par_iter()
+        .map(|r| if allow_empty { Ok(fp.fingerprint(&r.text)) } else { fp.try_fingerprint(&r.text) })
+        .collect()
+}
+
 /// Reads the input in batches of records (bad records go to `errors` on the
 /// way) and hands each batch to `f`, in input order.
 pub fn batches(

@@ -371,7 +371,7 @@ fn encode<W: super::word::Word, O: Write>(
     }
     // The header's size depends on the offsets; the offsets on the header's
     // size. Reserve generously, then pad.
-    let make_header = |start: usize| -> (Header, usize) {
+    let make_header = |start: usize| -> Header {
         let mut pos = start;
         let mut next = |len: usize| {
             let s = Section { offset: pos, len };
@@ -394,7 +394,7 @@ fn encode<W: super::word::Word, O: Write>(
             .names
             .as_ref()
             .map(|n| NamesHeader { offsets: next(n.offsets.len()), bytes: next(n.bytes.len()) });
-        let header = Header {
+        Header {
             fingerprint_format_version: FORMAT_VERSION,
             config: file.config.clone(),
             layout: layout.spec,
@@ -406,19 +406,16 @@ fn encode<W: super::word::Word, O: Write>(
             offsets,
             names,
             created_by: format!("neardup {}", env!("CARGO_PKG_VERSION")),
-        };
-        (header, pos)
+        }
     };
     let mut start = ALIGN;
-    let (header, json) = loop {
-        let (h, _) = make_header(start);
-        let json = serde_json::to_vec(&h).expect("a header always serializes");
+    let json = loop {
+        let json = serde_json::to_vec(&make_header(start)).expect("a header always serializes");
         if 16 + json.len() <= start {
-            break (h, json);
+            break json;
         }
         start = (16 + json.len()).next_multiple_of(ALIGN);
     };
-    let _ = header;
     out.put(MAGIC)?;
     out.put(&FILE_VERSION.to_le_bytes())?;
     out.put(&(json.len() as u32).to_le_bytes())?;

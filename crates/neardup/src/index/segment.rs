@@ -373,7 +373,7 @@ impl<W: Word> Segment<W> {
         self.words().enumerate().flat_map(move |(row, w)| self.row_ids(row).map(move |id| (id, w)))
     }
 
-    /// Sizes of the directory buckets' key runs are summarised by `stats`.
+    /// Bytes held by the tables, ids and offsets.
     pub fn bytes(&self) -> usize {
         self.ids.len()
             + self.offsets.as_ref().map_or(0, Blob::len)

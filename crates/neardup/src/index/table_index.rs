@@ -243,17 +243,11 @@ impl TableIndex {
     }
 
     pub(crate) fn from_segment_u64(seg: Segment<u64>, reason: String, buffer_len: usize) -> TableIndex {
-        let mut t = Tables::new(seg.layout.clone(), buffer_len);
-        t.len = seg.entries();
-        t.segments.push(Live::new(Arc::new(seg)));
-        TableIndex { inner: Inner::B64(t), reason }
+        TableIndex { inner: Inner::B64(Tables::with_segment(seg, buffer_len)), reason }
     }
 
     pub(crate) fn from_segment_u128(seg: Segment<u128>, reason: String, buffer_len: usize) -> TableIndex {
-        let mut t = Tables::new(seg.layout.clone(), buffer_len);
-        t.len = seg.entries();
-        t.segments.push(Live::new(Arc::new(seg)));
-        TableIndex { inner: Inner::B128(t), reason }
+        TableIndex { inner: Inner::B128(Tables::with_segment(seg, buffer_len)), reason }
     }
 }
 
@@ -322,6 +316,13 @@ struct Tables<W: Word> {
 impl<W: Word> Tables<W> {
     fn new(layout: Arc<Layout>, buffer_len: usize) -> Self {
         Tables { layout, segments: Vec::new(), buffer: Vec::new(), buffer_len, len: 0 }
+    }
+
+    fn with_segment(seg: Segment<W>, buffer_len: usize) -> Self {
+        let mut t = Tables::new(seg.layout.clone(), buffer_len);
+        t.len = seg.entries();
+        t.segments.push(Live::new(Arc::new(seg)));
+        t
     }
 
     fn insert(&mut self, id: u64, w: W) -> Result<()> {
