@@ -82,7 +82,8 @@ def real(rng, data_dir):
         here = os.path.dirname(os.path.abspath(__file__))
         testdata = os.path.join(here, '..', '..', 'testdata')
         for name in sorted(os.listdir(testdata)):
-            if name.endswith('.jsonl'):
+            # The documents, not the labelled pairs (which have text_a/text_b).
+            if name.startswith('docs_') and name.endswith('.jsonl'):
                 with open(os.path.join(testdata, name), encoding='utf-8') as f:
                     out.extend(json.loads(line)['text'] for line in f if line.strip())
     return out
