@@ -39,6 +39,8 @@ pub enum Command {
     Pairs(PairsArgs),
     /// A persistent index on disk: build, add, query, stats.
     Index(IndexArgs),
+    /// Measure detection quality on labelled pairs: precision, recall, F1 per k.
+    Eval(EvalArgs),
 }
 
 /// Which pipeline makes the fingerprints.
@@ -62,6 +64,16 @@ impl PipelineArgs {
             (None, None) => Fingerprinter::preset("default"),
         };
         fp.map_err(|e| UsageError(e.to_string()).into())
+    }
+
+    /// The k to use when none is given: the preset's recommendation, or the
+    /// classic k for a configuration file.
+    pub fn recommended_k(&self, bits: neardup::Bits) -> u32 {
+        match (&self.preset, &self.config) {
+            (_, Some(_)) => neardup::presets::classic_k(bits),
+            (name, None) => neardup::presets::recommended_k(name.as_deref().unwrap_or("default"), bits)
+                .unwrap_or_else(|_| neardup::presets::classic_k(bits)),
+        }
     }
 }
 
@@ -342,9 +354,10 @@ pub struct DedupArgs {
     /// The output directory (created if missing).
     #[arg(short, long, value_name = "OUT_DIR")]
     pub output: PathBuf,
-    /// Documents within k bits are near duplicates.
-    #[arg(short, long, default_value_t = 3)]
-    pub k: u32,
+    /// Documents within k bits are near duplicates. By default, the
+    /// preset's recommended k (`neardup config show` prints it).
+    #[arg(short, long)]
+    pub k: Option<u32>,
     /// Which member of each cluster to keep.
     #[arg(long, value_enum, default_value_t = Keep::First)]
     pub keep: Keep,
@@ -365,6 +378,43 @@ pub struct DedupArgs {
     pub fingerprints: Option<PathBuf>,
     #[command(flatten)]
     pub layout: LayoutArgs,
+}
+
+#[derive(Args, Debug)]
+#[command(after_help = "PAIRS are JSONL lines with text_a, text_b and label (1: near duplicate, 0: not;\n\
+    -1 or null: undecided, skipped), and optionally edit (the kind of change; combo:... counts as\n\
+    combo) and lang. Length buckets are by the characters of text_a.\n\n\
+    Examples:\n  neardup eval pairs_en.jsonl pairs_zh.jsonl\n  \
+    neardup eval pairs.jsonl --preset default,python-simhash --json quality.json --plot plots/\n  \
+    neardup eval pairs.jsonl --config mine.toml --verify jaccard:0.4")]
+pub struct EvalArgs {
+    /// Labelled pairs (JSONL). Several files are pooled and also reported one by one.
+    #[arg(required = true, value_name = "PAIRS")]
+    pub pairs: Vec<PathBuf>,
+    /// Presets to evaluate (repeat the flag or separate by commas). Without
+    /// --preset and --config: default.
+    #[arg(long = "preset", value_name = "NAME", value_delimiter = ',')]
+    pub presets: Vec<String>,
+    /// Pipeline configuration files to evaluate (repeatable).
+    #[arg(long = "config", value_name = "FILE")]
+    pub configs: Vec<PathBuf>,
+    /// The largest k on the curve. By default, f/4 (16 for 64 bits).
+    #[arg(long, value_name = "K")]
+    pub max_k: Option<u32>,
+    /// Report breakdowns at this k instead of each configuration's recommended k.
+    #[arg(short, long, value_name = "K")]
+    pub k: Option<u32>,
+    /// Two-stage detection: a pair within k must also have a Jaccard
+    /// similarity of the pipeline's features of at least T, e.g. jaccard:0.5.
+    #[arg(long, value_name = "jaccard:T")]
+    pub verify: Option<Verify>,
+    /// Write the results as JSON (one object per configuration) to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// Write plots (PNG and SVG) into DIR: precision/recall against k, and
+    /// the distance histograms of both labels.
+    #[arg(long, value_name = "DIR")]
+    pub plot: Option<PathBuf>,
 }
 
 /// `--verify jaccard:T`.

@@ -54,6 +54,7 @@ fn main() -> ExitCode {
         Command::Dedup(a) => cmd::dedup::run(a),
         Command::Pairs(a) => cmd::pairs::run(a),
         Command::Index(a) => cmd::index::run(a),
+        Command::Eval(a) => cmd::eval::run(a),
     };
     match result {
         Ok(code) => code,

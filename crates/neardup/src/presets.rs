@@ -87,3 +87,29 @@ pub fn config(name: &str) -> Result<PipelineConfig> {
         _ => return Err(Error::UnknownPreset { name: name.to_owned(), known: NAMES.join(", ") }),
     })
 }
+
+/// The classic radius for `bits`-bit fingerprints: 3 for 64 bits (Manku et
+/// al.), scaled with the width (6 for 128). The recommendation for
+/// configurations that are not presets.
+pub fn classic_k(bits: Bits) -> u32 {
+    3 * bits.get() / 64
+}
+
+/// The radius `k` a preset recommends for `bits`-bit fingerprints: the `k`
+/// that `neardup dedup` and `neardup index` use when none is given.
+///
+/// For the compatibility presets this is the peer's own default (PyPI
+/// `simhash`'s `SimhashIndex` uses k = 2; yanyiwu/simhash's `isEqual` k = 3;
+/// the seeds' keywords pipeline k = 3). For `default` it is the radius
+/// chosen by the quality evaluation (docs/QUALITY.md).
+///
+/// # Errors
+///
+/// [`Error::UnknownPreset`] listing the names that exist.
+pub fn recommended_k(name: &str, bits: Bits) -> Result<u32> {
+    config(name)?;
+    Ok(match name {
+        "python-simhash" => 2,
+        _ => classic_k(bits),
+    })
+}

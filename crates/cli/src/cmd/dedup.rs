@@ -14,6 +14,7 @@ use anyhow::{Context, Result};
 use neardup::index::cluster::UnionFind;
 use neardup::index::pairs::PairsOptions;
 use neardup::index::{HammingIndex, TableIndex};
+use neardup::similarity::FeatureSet;
 use neardup::Fingerprinter;
 use rayon::prelude::*;
 use serde_json::{json, Value};
@@ -101,6 +102,8 @@ pub fn run(mut args: DedupArgs) -> Result<ExitCode> {
 
     // 2–4. Candidate pairs, verification, clusters.
     let verify = args.verify.map(|v| (v.threshold, fp.as_ref().expect("texts have a pipeline")));
+    let bits = fp.as_ref().map_or_else(|| words.bits(), |f| f.bits());
+    let k = *args.k.get_or_insert_with(|| args.pipeline.recommended_k(bits));
     let n = docs.len();
     let (mut uf, pairs, layout_text) = if args.online {
         online(&args, &docs, &words, verify, &mut stages)?
@@ -175,7 +178,7 @@ pub fn run(mut args: DedupArgs) -> Result<ExitCode> {
         "duplicates_removed": n as u64 - kept,
         "clusters": clusters.len(),
         "cluster_sizes": histogram.iter().map(|(k, v)| (k.to_string(), json!(v))).collect::<serde_json::Map<_, _>>(),
-        "k": args.k,
+        "k": k,
         "mode": if args.online { "online" } else { "batch" },
         "keep": format!("{:?}", args.keep).to_lowercase(),
         "verify": args.verify.map(|v| format!("jaccard:{}", v.threshold)),
@@ -240,34 +243,6 @@ fn read_and_fingerprint(
 /// A near-duplicate pair of documents: (a, b, distance, Jaccard when verified).
 type DocPair = (u32, u32, u32, Option<f64>);
 
-/// Sorted distinct feature hashes of a text.
-fn shingles(fp: &Fingerprinter, text: &str) -> Vec<u64> {
-    let mut v: Vec<u64> =
-        fp.features(text).iter().map(|(f, _)| xxhash_rust::xxh3::xxh3_64(f.as_bytes())).collect();
-    v.sort_unstable();
-    v.dedup();
-    v
-}
-
-fn jaccard(a: &[u64], b: &[u64]) -> f64 {
-    if a.is_empty() && b.is_empty() {
-        return 1.0;
-    }
-    let (mut i, mut j, mut inter) = (0, 0, 0usize);
-    while i < a.len() && j < b.len() {
-        match a[i].cmp(&b[j]) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                inter += 1;
-                i += 1;
-                j += 1;
-            }
-        }
-    }
-    inter as f64 / (a.len() + b.len() - inter) as f64
-}
-
 fn batch(
     args: &DedupArgs,
     docs: &[Doc],
@@ -276,7 +251,7 @@ fn batch(
     stages: &mut Stages,
 ) -> Result<(UnionFind, Vec<DocPair>, String)> {
     let opts = PairsOptions { blocks: args.layout.blocks, memory: args.layout.memory.0 };
-    let ap = stages.time("find pairs", || super::pairs::find(words, args.k, opts))?;
+    let ap = stages.time("find pairs", || super::pairs::find(words, args.k.expect("resolved"), opts))?;
     let layout = ap.layout.map(|l| l.to_string()).unwrap_or_default();
     let mut uf = UnionFind::new(docs.len());
     let mut pairs: Vec<DocPair> = Vec::new();
@@ -306,15 +281,15 @@ fn batch(
                 let mut involved: Vec<u32> = cand.iter().flat_map(|p| [p.0, p.1]).collect();
                 involved.par_sort_unstable();
                 involved.dedup();
-                let sets: Vec<Vec<u64>> = involved
+                let sets: Vec<FeatureSet> = involved
                     .par_iter()
-                    .map(|&i| shingles(fp, docs[i as usize].text.as_deref().unwrap_or("")))
+                    .map(|&i| FeatureSet::of(fp, docs[i as usize].text.as_deref().unwrap_or("")))
                     .collect();
                 let set = |i: u32| &sets[involved.binary_search(&i).expect("involved")];
                 Ok(cand
                     .par_iter()
                     .filter_map(|&(i, j, d)| {
-                        let jac = jaccard(set(i), set(j));
+                        let jac = set(i).jaccard(set(j));
                         (jac >= t).then_some((i, j, d, Some(jac)))
                     })
                     .collect::<Vec<DocPair>>())
@@ -342,7 +317,7 @@ fn online(
 ) -> Result<(UnionFind, Vec<DocPair>, String)> {
     let mut builder = TableIndex::builder()
         .bits(words.bits())
-        .k(args.k)
+        .k(args.k.expect("resolved"))
         .expected_len(docs.len())
         .memory(args.layout.memory.0);
     if let Some(m) = args.layout.blocks {
@@ -353,15 +328,15 @@ fn online(
     let mut uf = UnionFind::new(docs.len());
     let mut pairs = Vec::new();
     stages.time("online check", || {
-        let mut sets: std::collections::HashMap<u32, Vec<u64>> = std::collections::HashMap::new();
-        let mut set_of = |i: u32, fp: &Fingerprinter| -> Vec<u64> {
+        let mut sets: std::collections::HashMap<u32, FeatureSet> = std::collections::HashMap::new();
+        let mut set_of = |i: u32, fp: &Fingerprinter| -> FeatureSet {
             sets.entry(i)
-                .or_insert_with(|| shingles(fp, docs[i as usize].text.as_deref().unwrap_or("")))
+                .or_insert_with(|| FeatureSet::of(fp, docs[i as usize].text.as_deref().unwrap_or("")))
                 .clone()
         };
         for i in 0..docs.len() {
             let f = words.get(i);
-            let matches = index.query(f, args.k)?;
+            let matches = index.query(f, args.k.expect("resolved"))?;
             // The nearest kept document (ties: the earliest) that passes verification.
             let mut owner = None;
             for m in &matches {
@@ -371,7 +346,7 @@ fn online(
                         break;
                     }
                     Some((t, fp)) => {
-                        let jac = jaccard(&set_of(i as u32, fp), &set_of(m.id as u32, fp));
+                        let jac = set_of(i as u32, fp).jaccard(&set_of(m.id as u32, fp));
                         if jac >= t {
                             owner = Some((m.id as u32, m.distance, Some(jac)));
                             break;

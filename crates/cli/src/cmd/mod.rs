@@ -3,10 +3,12 @@
 pub mod compare;
 pub mod config;
 pub mod dedup;
+pub mod eval;
 pub mod fingerprint;
 pub mod idf;
 pub mod index;
 pub mod pairs;
+pub mod plot;
 
 use anyhow::Result;
 

@@ -1,0 +1,92 @@
+//! Exact set similarity of documents' features: the second stage of
+//! two-stage detection (SimHash finds candidates, Jaccard confirms them).
+
+use crate::pipeline::Fingerprinter;
+
+/// The distinct features of a document that vote in its fingerprint, as
+/// sorted 64-bit XXH3 hashes (for word shingles: the shingles).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FeatureSet(Vec<u64>);
+
+impl FeatureSet {
+    /// The feature set of `text` under `fp`'s pipeline.
+    pub fn of(fp: &Fingerprinter, text: &str) -> FeatureSet {
+        FeatureSet::from_features(fp.features(text).iter().map(|(f, _)| f.as_str()))
+    }
+
+    /// The set of the given features.
+    pub fn from_features<'a>(features: impl IntoIterator<Item = &'a str>) -> FeatureSet {
+        let mut v: Vec<u64> =
+            features.into_iter().map(|f| xxhash_rust::xxh3::xxh3_64(f.as_bytes())).collect();
+        v.sort_unstable();
+        v.dedup();
+        FeatureSet(v)
+    }
+
+    /// The number of distinct features.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether the set is empty.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// |A ∩ B|.
+    pub fn intersection(&self, other: &FeatureSet) -> usize {
+        let (a, b) = (&self.0, &other.0);
+        let (mut i, mut j, mut n) = (0, 0, 0);
+        while i < a.len() && j < b.len() {
+            match a[i].cmp(&b[j]) {
+                std::cmp::Ordering::Less => i += 1,
+                std::cmp::Ordering::Greater => j += 1,
+                std::cmp::Ordering::Equal => {
+                    n += 1;
+                    i += 1;
+                    j += 1;
+                }
+            }
+        }
+        n
+    }
+
+    /// Jaccard resemblance |A ∩ B| / |A ∪ B|; 1 for two empty sets.
+    pub fn jaccard(&self, other: &FeatureSet) -> f64 {
+        if self.is_empty() && other.is_empty() {
+            return 1.0;
+        }
+        let inter = self.intersection(other);
+        inter as f64 / (self.len() + other.len() - inter) as f64
+    }
+
+    /// Containment |A ∩ B| / min(|A|, |B|): how much of the smaller
+    /// document the larger one holds; 1 for two empty sets, 0 when only one
+    /// is empty.
+    pub fn containment(&self, other: &FeatureSet) -> f64 {
+        let min = self.len().min(other.len());
+        if min == 0 {
+            return if self.len() == other.len() { 1.0 } else { 0.0 };
+        }
+        self.intersection(other) as f64 / min as f64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jaccard_and_containment() {
+        let a = FeatureSet::from_features(["a", "b", "c", "d", "a"]);
+        let b = FeatureSet::from_features(["c", "d", "e"]);
+        assert_eq!(a.len(), 4);
+        assert_eq!(a.intersection(&b), 2);
+        assert_eq!(a.jaccard(&b), 2.0 / 5.0);
+        assert_eq!(a.containment(&b), 2.0 / 3.0);
+        let e = FeatureSet::default();
+        assert_eq!(e.jaccard(&e), 1.0);
+        assert_eq!(e.containment(&a), 0.0);
+        assert_eq!(a.jaccard(&a), 1.0);
+    }
+}
