@@ -51,7 +51,8 @@ CONFIGS = {}
 CONFIGS["words"] = cfg(WORDS)
 for n in (2, 3, 4, 5):
     CONFIGS[f"shingles{n}"] = cfg(shingles(n))
-for n in (2, 3, 4, 5):
+CONFIGS["words-hmm"] = cfg({"type": "words", "hmm": True})
+for n in (1, 2, 3, 4, 5):
     CONFIGS[f"chars{n}"] = cfg(chars(n), filters=[])
 # weights over words
 CONFIGS["words-uniform"] = cfg(WORDS, {"type": "uniform"})
@@ -68,6 +69,14 @@ CONFIGS["words-128"] = cfg(WORDS, bits=128)
 CONFIGS["words-tfidf-128"] = cfg(WORDS, TFIDF, bits=128)
 
 
+# the same with HTML to text first
+HTML = [{"type": "html"}] + NFKC_LOWER
+for name in list(CONFIGS):
+    c = dict(CONFIGS[name])
+    c["normalize"] = HTML + [n for n in c["normalize"] if n not in NFKC_LOWER]
+    CONFIGS["html-" + name] = c
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--data", default=os.path.join(ROOT, "..", "shared", "data"))
@@ -76,7 +85,7 @@ def main():
     ap.add_argument("--langs", default="en,zh")
     a = ap.parse_args()
     names = [n for n in CONFIGS if not a.only or n in a.only.split(",")]
-    ks = (3, 4, 5, 6, 8)
+    ks = (3, 4, 5, 6, 7, 8)
     print(f"{'config':<22} {'lang':<4} " + " ".join(f"F1@{k:<3}" for k in ks) + "  best_k   P      R      F1")
     with tempfile.TemporaryDirectory() as tmp:
         for name in names:

@@ -411,6 +411,11 @@ pub struct EvalArgs {
     /// Write the results as JSON (one object per configuration) to FILE.
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
+    /// Write every pair's outcome as JSONL to FILE (configuration, edit,
+    /// label, distance, features of the shorter text, verified), to study
+    /// the misses.
+    #[arg(long, value_name = "FILE")]
+    pub dump: Option<PathBuf>,
     /// Write plots (PNG and SVG) into DIR: precision/recall against k, and
     /// the distance histograms of both labels.
     #[arg(long, value_name = "DIR")]

@@ -140,6 +140,13 @@ impl Fingerprinter {
         self.run(text, None).0
     }
 
+    /// The fingerprint of `text` and how many features voted (counting
+    /// repeats): the document's length as the fingerprint sees it, which
+    /// sets how noisy its distances are (see [`crate::presets::Radius`]).
+    pub fn fingerprint_counted(&self, text: &str) -> (Fingerprint, usize) {
+        self.run(text, None)
+    }
+
     /// The fingerprint of `text`, or an error if it has no features.
     ///
     /// # Errors
@@ -326,7 +333,7 @@ impl Fingerprinter {
             ex.lanes = lanes.sums().to_vec();
             ex.total_weight = votes.iter().map(|v| v.weight.abs()).sum();
         }
-        (fp, votes.len())
+        (fp, features.len())
     }
 }
 

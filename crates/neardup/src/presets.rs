@@ -2,7 +2,7 @@
 //!
 //! | name | what |
 //! |---|---|
-//! | `default` | NFKC + lower case, words (jieba for Chinese), word 3-shingles, tf, XXH3, 64 bits. Provisional: the quality evaluation chooses the final default. |
+//! | `default` | HTML to text, NFKC, lower case; words (jieba for Chinese) without punctuation; tf; XXH3; 64 bits; k = 8 below 600 features, else 4. Chosen by the quality evaluation (docs/QUALITY.md). |
 //! | `keywords` | jieba TF-IDF top-20 keywords hashed with FNV-1a 64 (the seeds' pipeline). |
 //! | `python-simhash` | byte-identical to the PyPI `simhash` package 2.1.2. |
 //! | `yanyiwu` | the pipeline of yanyiwu/simhash (cppjieba keywords, top 5, lookup3). |
@@ -48,8 +48,9 @@ pub fn config(name: &str) -> Result<PipelineConfig> {
     };
     Ok(match name {
         "default" => PipelineConfig {
+            normalize: vec![NormalizerConfig::Html, NormalizerConfig::Nfkc, NormalizerConfig::Lowercase],
             filters: vec![FilterConfig::Punctuation],
-            ..base(TokenizerConfig::Shingles { n: 3, over: Box::new(TokenizerConfig::Words { hmm: false }) })
+            ..base(TokenizerConfig::Words { hmm: false })
         },
         "keywords" => PipelineConfig {
             filters: vec![
@@ -95,21 +96,115 @@ pub fn classic_k(bits: Bits) -> u32 {
     3 * bits.get() / 64
 }
 
-/// The radius `k` a preset recommends for `bits`-bit fingerprints: the `k`
-/// that `neardup dedup` and `neardup index` use when none is given.
+/// The Hamming radius as a function of document length: near duplicates
+/// of short documents differ in more bits, because fewer features vote.
 ///
-/// For the compatibility presets this is the peer's own default (PyPI
-/// `simhash`'s `SimhashIndex` uses k = 2; yanyiwu/simhash's `isEqual` k = 3;
-/// the seeds' keywords pipeline k = 3). For `default` it is the radius
-/// chosen by the quality evaluation (docs/QUALITY.md).
+/// A pair is a near duplicate when its distance is at most
+/// [`k_for`](Radius::k_for) of the *shorter* document's feature count (the
+/// count [`Fingerprinter::fingerprint_counted`](crate::Fingerprinter::fingerprint_counted)
+/// returns).
+///
+/// ```
+/// use neardup::presets::Radius;
+///
+/// let r = Radius::by_length(&[(600, 8)], 4);
+/// assert_eq!((r.k_for(599), r.k_for(600), r.max_k(), r.min_k()), (8, 4, 8, 4));
+/// assert_eq!(r.to_string(), "k = 8 below 600 features, else 4");
+/// assert_eq!(Radius::fixed(3).to_string(), "k = 3");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Radius {
+    /// (below this many features, k), by increasing feature count.
+    steps: Vec<(usize, u32)>,
+    /// k for documents with at least as many features as the last step.
+    rest: u32,
+}
+
+impl Radius {
+    /// The same k for every length.
+    pub fn fixed(k: u32) -> Radius {
+        Radius { steps: Vec::new(), rest: k }
+    }
+
+    /// `steps[i] = (n, k)`: documents with fewer than `n` features (and at
+    /// least the previous step's `n`) get `k`; longer ones get `rest`.
+    pub fn by_length(steps: &[(usize, u32)], rest: u32) -> Radius {
+        let mut steps = steps.to_vec();
+        steps.sort_unstable();
+        Radius { steps, rest }
+    }
+
+    /// The radius for a pair whose shorter document has `features` features.
+    pub fn k_for(&self, features: usize) -> u32 {
+        self.steps.iter().find(|s| features < s.0).map_or(self.rest, |s| s.1)
+    }
+
+    /// The largest radius of any length.
+    pub fn max_k(&self) -> u32 {
+        self.steps.iter().map(|s| s.1).fold(self.rest, u32::max)
+    }
+
+    /// The smallest radius of any length.
+    pub fn min_k(&self) -> u32 {
+        self.steps.iter().map(|s| s.1).fold(self.rest, u32::min)
+    }
+
+    /// Whether every length gets the same k.
+    pub fn is_fixed(&self) -> bool {
+        self.steps.iter().all(|s| s.1 == self.rest)
+    }
+
+    /// The steps: (below this many features, k), then the k beyond.
+    pub fn steps(&self) -> (&[(usize, u32)], u32) {
+        (&self.steps, self.rest)
+    }
+}
+
+impl std::fmt::Display for Radius {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.is_fixed() {
+            return write!(f, "k = {}", self.rest);
+        }
+        f.write_str("k = ")?;
+        for (n, k) in &self.steps {
+            write!(f, "{k} below {n} features, ")?;
+        }
+        write!(f, "else {}", self.rest)
+    }
+}
+
+/// The features below which the `default` preset uses its larger radius.
+pub const SHORT_FEATURES: usize = 600;
+
+/// The radius a preset recommends for `bits`-bit fingerprints: what
+/// `neardup dedup`, `eval` and `index` use when no `--k` is given.
+///
+/// For `default` it is length-dependent, chosen by the quality evaluation
+/// (docs/QUALITY.md): k = 8 when the shorter document has fewer than
+/// [`SHORT_FEATURES`] features, else 4 (64 bits; doubled for 128). For the
+/// compatibility presets it is the peer's own default, fixed (PyPI
+/// `simhash`'s `SimhashIndex`: k = 2; yanyiwu/simhash's `isEqual`: k = 3;
+/// the seeds' keywords pipeline: k = 3).
+///
+/// # Errors
+///
+/// [`Error::UnknownPreset`] listing the names that exist.
+pub fn recommended_radius(name: &str, bits: Bits) -> Result<Radius> {
+    config(name)?;
+    let scale = bits.get() / 64;
+    Ok(match name {
+        "default" => Radius::by_length(&[(SHORT_FEATURES, 8 * scale)], 4 * scale),
+        "python-simhash" => Radius::fixed(2),
+        _ => Radius::fixed(classic_k(bits)),
+    })
+}
+
+/// The largest k of [`recommended_radius`]: the radius an index for this
+/// preset must serve.
 ///
 /// # Errors
 ///
 /// [`Error::UnknownPreset`] listing the names that exist.
 pub fn recommended_k(name: &str, bits: Bits) -> Result<u32> {
-    config(name)?;
-    Ok(match name {
-        "python-simhash" => 2,
-        _ => classic_k(bits),
-    })
+    Ok(recommended_radius(name, bits)?.max_k())
 }

@@ -36,6 +36,20 @@ pub struct Counts {
 }
 
 impl Counts {
+    /// Tallies `(predicted a near duplicate, labelled one)` outcomes.
+    pub fn tally(outcomes: impl IntoIterator<Item = (bool, bool)>) -> Counts {
+        let mut c = Counts::default();
+        for o in outcomes {
+            match o {
+                (true, true) => c.tp += 1,
+                (true, false) => c.fp += 1,
+                (false, true) => c.fn_ += 1,
+                (false, false) => c.tn += 1,
+            }
+        }
+        c
+    }
+
     /// tp / (tp + fp); 1 when nothing is found (no false alarm was raised).
     pub fn precision(&self) -> f64 {
         if self.tp + self.fp == 0 {
@@ -207,15 +221,8 @@ mod tests {
             (0..200u32).map(|i| ((i * 7919) % 23, i % 3 == 0, i % 5 != 0)).collect();
         let curve = Curve::new(pairs.iter().copied(), 20);
         for k in 0..=20 {
-            let mut want = Counts::default();
-            for &(d, dup, ok) in &pairs {
-                match (d <= k && ok, dup) {
-                    (true, true) => want.tp += 1,
-                    (true, false) => want.fp += 1,
-                    (false, true) => want.fn_ += 1,
-                    (false, false) => want.tn += 1,
-                }
-            }
+            let want = Counts::tally(pairs.iter().map(|&(d, dup, ok)| (d <= k && ok, dup)));
+            assert_eq!(want.tp + want.fp + want.fn_ + want.tn, 200);
             assert_eq!(curve.at(k), want, "k = {k}");
         }
         assert_eq!(curve.at(99), curve.at(20));

@@ -1,5 +1,5 @@
-//! Exact set similarity of documents' features: the second stage of
-//! two-stage detection (SimHash finds candidates, Jaccard confirms them).
+//! Exact set similarity of documents: the second stage of two-stage
+//! detection (SimHash finds candidates, shingle Jaccard confirms them).
 
 use crate::pipeline::Fingerprinter;
 
@@ -12,6 +12,31 @@ impl FeatureSet {
     /// The feature set of `text` under `fp`'s pipeline.
     pub fn of(fp: &Fingerprinter, text: &str) -> FeatureSet {
         FeatureSet::from_features(fp.features(text).iter().map(|(f, _)| f.as_str()))
+    }
+
+    /// The distinct `n`-shingles (overlapping runs of `n` tokens) of the
+    /// pipeline's tokens of `text`, after normalization and filtering: word
+    /// n-grams, with jieba words for Chinese. A text of fewer than `n`
+    /// tokens gives one shingle of all of them. This is what two-stage
+    /// detection verifies with: it does not depend on the pipeline's
+    /// weighting or selection.
+    pub fn shingles(fp: &Fingerprinter, text: &str, n: usize) -> FeatureSet {
+        let tokens = fp.tokens(text);
+        let n = n.max(1).min(tokens.len().max(1));
+        let mut v: Vec<u64> = tokens
+            .windows(n)
+            .map(|w| {
+                let mut h = xxhash_rust::xxh3::Xxh3::new();
+                for t in w {
+                    h.update(t.as_bytes());
+                    h.update(&[0x1f]);
+                }
+                h.digest()
+            })
+            .collect();
+        v.sort_unstable();
+        v.dedup();
+        FeatureSet(v)
     }
 
     /// The set of the given features.

@@ -43,6 +43,18 @@ fn golden_default_128() {
     expect_file!["golden/default-128.txt"].assert_eq(&table(&fp));
 }
 
+/// The pipeline the stage goldens start from (the `default` preset of
+/// neardup 0.1 before the quality evaluation: word 3-shingles), so that
+/// they pin the stages, not whatever `default` is today.
+fn base() -> FingerprinterBuilder {
+    use neardup::{FilterConfig, NormalizerConfig, TokenizerConfig};
+    let mut b = FingerprinterBuilder::new();
+    b.normalize(vec![NormalizerConfig::Nfkc, NormalizerConfig::Lowercase])
+        .filters(vec![FilterConfig::Punctuation])
+        .tokenizer(TokenizerConfig::Shingles { n: 3, over: Box::new(TokenizerConfig::Words { hmm: false }) });
+    b
+}
+
 #[test]
 fn golden_every_hash() {
     // One short text through every built-in hash, so a drift in any one is caught.
@@ -52,7 +64,7 @@ fn golden_every_hash() {
             if !h.supports(bits) {
                 continue;
             }
-            let fp = FingerprinterBuilder::new().hash(h).bits(bits).build().unwrap();
+            let fp = base().hash(h).bits(bits).build().unwrap();
             let text = "近似重复检测 near-duplicate detection with SimHash, 64 and 128 bits";
             out.push_str(&format!("{} {} {}\n", h.name(), bits, fp.fingerprint(text)));
         }
@@ -72,12 +84,12 @@ fn golden_every_stage_variant() {
     let words = TokenizerConfig::Words { hmm: true };
     let variants: Vec<(&str, FingerprinterBuilder)> = vec![
         ("uniform", {
-            let mut b = FingerprinterBuilder::new();
+            let mut b = base();
             b.weight(WeightConfig::Uniform);
             b
         }),
         ("textrank", {
-            let mut b = FingerprinterBuilder::new();
+            let mut b = base();
             b.tokenizer(words.clone()).weight(WeightConfig::Textrank {
                 window: 5,
                 damping: 0.85,
@@ -86,19 +98,19 @@ fn golden_every_stage_variant() {
             b
         }),
         ("tfidf-median-top8", {
-            let mut b = FingerprinterBuilder::new();
+            let mut b = base();
             b.tokenizer(words.clone())
                 .weight(WeightConfig::Tfidf { idf: "jieba".into(), unknown: Default::default() })
                 .select(SelectConfig::TopN { n: 8, ties: TieBreak::FirstOccurrence });
             b
         }),
         ("adaptive", {
-            let mut b = FingerprinterBuilder::new();
+            let mut b = base();
             b.tokenizer(words.clone()).select(SelectConfig::Adaptive { ratio: 0.5, min: 4, max: 16 });
             b
         }),
         ("char-3grams-stripped", {
-            let mut b = FingerprinterBuilder::new();
+            let mut b = base();
             b.normalize(vec![
                 NormalizerConfig::Nfkc,
                 NormalizerConfig::Lowercase,
@@ -109,7 +121,7 @@ fn golden_every_stage_variant() {
             b
         }),
         ("stopwords-minchars", {
-            let mut b = FingerprinterBuilder::new();
+            let mut b = base();
             b.tokenizer(words.clone()).filters(vec![
                 FilterConfig::Punctuation,
                 FilterConfig::Stopwords { lists: vec!["en".into(), "zh".into()], files: vec![] },
@@ -122,5 +134,16 @@ fn golden_every_stage_variant() {
     for (name, b) in variants {
         out.push_str(&format!("{name} {}\n", b.build().unwrap().fingerprint(text)));
     }
+    // The html normalizer, on a page around the same text.
+    let page = format!(
+        "<!DOCTYPE html><html><head><title>t</title><script>x()</script></head><body><nav>首页 | 新闻</nav>\
+         <article><p>{}</p></article><footer>© 2026</footer></body></html>",
+        text.replace('&', "&amp;")
+    );
+    let mut b = base();
+    b.normalize(vec![NormalizerConfig::Html, NormalizerConfig::Nfkc, NormalizerConfig::Lowercase]);
+    let html = b.build().unwrap();
+    out.push_str(&format!("html-page {}\n", html.fingerprint(&page)));
+    out.push_str(&format!("html-text {}\n", html.fingerprint(text)));
     expect_file!["golden/stages.txt"].assert_eq(&out);
 }

@@ -6,9 +6,10 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
+use neardup::presets::{self, Radius};
 use neardup::quality::{Counts, Curve, DistanceHistogram, LengthBucket};
 use neardup::similarity::FeatureSet;
-use neardup::{presets, Fingerprinter};
+use neardup::Fingerprinter;
 use rayon::prelude::*;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -94,13 +95,16 @@ pub struct Subject {
     pub name: String,
     pub preset: Option<String>,
     pub fp: Fingerprinter,
-    pub recommended_k: u32,
+    /// The preset's recommended radius (fixed, or by length).
+    pub radius: Radius,
 }
 
 /// A pair's outcome under one configuration.
 #[derive(Clone, Copy)]
 pub struct Scored {
     pub distance: u32,
+    /// The features (with repeats) of the shorter document.
+    pub features: usize,
     pub verified: bool,
 }
 
@@ -109,14 +113,13 @@ pub fn score(fp: &Fingerprinter, pairs: &[Labelled], verify: Option<f64>) -> Vec
     pairs
         .par_iter()
         .map(|p| {
-            let distance = fp.fingerprint(&p.text_a).distance(fp.fingerprint(&p.text_b));
-            match verify {
-                None => Scored { distance, verified: true },
-                Some(t) => {
-                    let j = FeatureSet::of(fp, &p.text_a).jaccard(&FeatureSet::of(fp, &p.text_b));
-                    Scored { distance, verified: j >= t }
-                }
-            }
+            let (a, na) = fp.fingerprint_counted(&p.text_a);
+            let (b, nb) = fp.fingerprint_counted(&p.text_b);
+            let (distance, features) = (a.distance(b), na.min(nb));
+            let verified = verify.is_none_or(|t| {
+                FeatureSet::shingles(fp, &p.text_a, 3).jaccard(&FeatureSet::shingles(fp, &p.text_b, 3)) >= t
+            });
+            Scored { distance, features, verified }
         })
         .collect()
 }
@@ -124,14 +127,32 @@ pub fn score(fp: &Fingerprinter, pairs: &[Labelled], verify: Option<f64>) -> Vec
 /// The curves of one configuration: overall and per group.
 pub struct Report {
     pub overall: Curve,
-    /// (dimension, group) → curve, e.g. ("edit", "html").
-    pub groups: BTreeMap<(&'static str, String), Curve>,
+    /// The counts at the radius reported on (the recommended one or --k).
+    pub at_radius: Counts,
+    /// The counts at the configuration's recommended radius.
+    pub recommended: Counts,
+    /// (dimension, group) → curve and counts at the radius, e.g. ("edit", "html").
+    pub groups: BTreeMap<(&'static str, String), (Curve, Counts)>,
     pub histogram: DistanceHistogram,
 }
 
-pub fn report(pairs: &[Labelled], scored: &[Scored], files: &[PathBuf], bits: u32, max_k: u32) -> Report {
+pub fn report(
+    pairs: &[Labelled],
+    scored: &[Scored],
+    files: &[PathBuf],
+    bits: u32,
+    max_k: u32,
+    radius: &Radius,
+    recommended: &Radius,
+) -> Report {
     let triple = |i: usize| (scored[i].distance, pairs[i].duplicate, scored[i].verified);
+    let outcome = |radius: &Radius, i: usize| {
+        let s = scored[i];
+        (s.verified && s.distance <= radius.k_for(s.features), pairs[i].duplicate)
+    };
     let overall = Curve::new((0..pairs.len()).map(triple), max_k);
+    let at_radius = Counts::tally((0..pairs.len()).map(|i| outcome(radius, i)));
+    let recommended = Counts::tally((0..pairs.len()).map(|i| outcome(recommended, i)));
     let mut members: BTreeMap<(&'static str, String), Vec<usize>> = BTreeMap::new();
     for (i, p) in pairs.iter().enumerate() {
         members.entry(("edit", p.edit.clone())).or_default().push(i);
@@ -140,11 +161,16 @@ pub fn report(pairs: &[Labelled], scored: &[Scored], files: &[PathBuf], bits: u3
             members.entry(("file", files[p.file].display().to_string())).or_default().push(i);
         }
     }
-    let groups =
-        members.into_iter().map(|(key, idx)| (key, Curve::new(idx.into_iter().map(triple), max_k))).collect();
+    let groups = members
+        .into_iter()
+        .map(|(key, idx)| {
+            let c = Counts::tally(idx.iter().map(|&i| outcome(radius, i)));
+            (key, (Curve::new(idx.into_iter().map(triple), max_k), c))
+        })
+        .collect();
     let histogram =
         DistanceHistogram::new(pairs.iter().zip(scored).map(|(p, s)| (s.distance, p.duplicate)), bits);
-    Report { overall, groups, histogram }
+    Report { overall, at_radius, recommended, groups, histogram }
 }
 
 fn metrics(c: &Counts) -> Value {
@@ -172,16 +198,16 @@ fn curve_json(c: &Curve) -> Value {
     )
 }
 
-fn subject_json(s: &Subject, r: &Report, k: u32, verify: Option<f64>) -> Value {
+fn subject_json(s: &Subject, r: &Report, radius: &Radius, verify: Option<f64>) -> Value {
     let o = &r.overall;
     let best = o.best_k();
     let mut groups = serde_json::Map::new();
-    for ((dim, name), c) in &r.groups {
+    for ((dim, name), (c, at)) in &r.groups {
         let by = groups.entry(format!("by_{dim}")).or_insert_with(|| json!({}));
         by[name] = json!({
             "pairs": c.at(0).positives() + c.at(0).negatives(),
             "duplicates": c.at(0).positives(),
-            "at_k": metrics(&c.at(k)),
+            "at_k": metrics(at),
             "best_k": c.best_k(),
             "at_best_k": metrics(&c.at(c.best_k())),
             "curve": curve_json(c),
@@ -195,10 +221,11 @@ fn subject_json(s: &Subject, r: &Report, k: u32, verify: Option<f64>) -> Value {
         "verify": verify.map(|t| format!("jaccard:{t}")),
         "pairs": o.at(0).positives() + o.at(0).negatives(),
         "duplicates": o.at(0).positives(),
-        "recommended_k": s.recommended_k,
-        "k": k,
-        "at_recommended_k": metrics(&o.at(s.recommended_k)),
-        "at_k": metrics(&o.at(k)),
+        "recommended_k": s.radius.max_k(),
+        "recommended_radius": radius_json(&s.radius),
+        "at_recommended_k": metrics(&r.recommended),
+        "k": radius_json(radius),
+        "at_k": metrics(&r.at_radius),
         "best_k": best,
         "at_best_k": metrics(&o.at(best)),
         "curve": curve_json(o),
@@ -208,7 +235,25 @@ fn subject_json(s: &Subject, r: &Report, k: u32, verify: Option<f64>) -> Value {
     v
 }
 
-fn print_subject(w: &mut dyn Write, s: &Subject, r: &Report, k: u32, verify: Option<f64>) -> Result<()> {
+/// A radius as JSON: a number when fixed, else its steps.
+fn radius_json(r: &Radius) -> Value {
+    if r.is_fixed() {
+        return json!(r.max_k());
+    }
+    let (steps, rest) = r.steps();
+    json!({
+        "below_features": steps.iter().map(|s| json!({"features": s.0, "k": s.1})).collect::<Vec<_>>(),
+        "else": rest,
+    })
+}
+
+fn print_subject(
+    w: &mut dyn Write,
+    s: &Subject,
+    r: &Report,
+    radius: &Radius,
+    verify: Option<f64>,
+) -> Result<()> {
     let o = &r.overall;
     let best = o.best_k();
     let line = |c: Counts| format!("P {:.3}  R {:.3}  F1 {:.3}", c.precision(), c.recall(), c.f1());
@@ -222,15 +267,15 @@ fn print_subject(w: &mut dyn Write, s: &Subject, r: &Report, k: u32, verify: Opt
         o.at(0).positives(),
         o.at(0).negatives(),
     )?;
-    writeln!(w, "recommended k = {:<2}  {}", s.recommended_k, line(o.at(s.recommended_k)))?;
-    if k != s.recommended_k {
-        writeln!(w, "chosen k      = {k:<2}  {}", line(o.at(k)))?;
+    writeln!(w, "recommended  {}   {}", line(r.recommended), s.radius)?;
+    if *radius != s.radius {
+        writeln!(w, "chosen       {}   {radius}", line(r.at_radius))?;
     }
-    writeln!(w, "best k        = {best:<2}  {}", line(o.at(best)))?;
+    writeln!(w, "best fixed   {}   k = {best}", line(o.at(best)))?;
     writeln!(w)?;
     writeln!(w, "  k  precision  recall     F1      tp      fp      fn")?;
     for (i, c) in o.points().iter().enumerate() {
-        let mark = match (i as u32 == k, i as u32 == best) {
+        let mark = match (radius.is_fixed() && i as u32 == radius.max_k(), i as u32 == best) {
             (true, true) => " <- k, best",
             (true, false) => " <- k",
             (false, true) => " <- best",
@@ -248,16 +293,14 @@ fn print_subject(w: &mut dyn Write, s: &Subject, r: &Report, k: u32, verify: Opt
         )?;
     }
     let mut last_dim = "";
-    for ((dim, name), c) in &r.groups {
+    let at = if radius.is_fixed() { format!("k={:<2}", radius.max_k()) } else { "radius".to_owned() };
+    for ((dim, name), (c, a)) in &r.groups {
         if *dim != last_dim {
             writeln!(w)?;
-            writeln!(
-                w,
-                "  by {dim:<24} pairs   dups |   k={k:<2} P      R      F1 |  best k  P      R      F1"
-            )?;
+            writeln!(w, "  by {dim:<24} pairs   dups |  {at} P      R      F1 |  best k  P      R      F1")?;
             last_dim = dim;
         }
-        let (a, bk) = (c.at(k), c.best_k());
+        let (a, bk) = (*a, c.best_k());
         let b = c.at(bk);
         let f = |x: f64, n: u64| if n == 0 { "    - ".to_owned() } else { format!("{x:>6.3}") };
         writeln!(
@@ -297,14 +340,13 @@ fn subjects(args: &EvalArgs) -> Result<Vec<Subject>> {
     }
     for name in presets_wanted {
         let fp = Fingerprinter::preset(&name).map_err(|e| UsageError(e.to_string()))?;
-        let recommended_k =
-            presets::recommended_k(&name, fp.bits()).map_err(|e| UsageError(e.to_string()))?;
-        out.push(Subject { name: name.clone(), preset: Some(name), fp, recommended_k });
+        let radius = presets::recommended_radius(&name, fp.bits()).map_err(|e| UsageError(e.to_string()))?;
+        out.push(Subject { name: name.clone(), preset: Some(name), fp, radius });
     }
     for path in &args.configs {
         let fp = Fingerprinter::from_file(path).map_err(|e| UsageError(e.to_string()))?;
-        let recommended_k = presets::classic_k(fp.bits());
-        out.push(Subject { name: path.display().to_string(), preset: None, fp, recommended_k });
+        let radius = Radius::fixed(presets::classic_k(fp.bits()));
+        out.push(Subject { name: path.display().to_string(), preset: None, fp, radius });
     }
     Ok(out)
 }
@@ -318,21 +360,35 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
     let mut out = Output::open(None)?;
     let mut results = Vec::new();
     let mut reports = Vec::new();
+    let mut all_scored = Vec::new();
     for s in &subjects {
         let bits = s.fp.bits().get();
         let max_k = args.max_k.unwrap_or(bits / 4).min(bits);
-        let k = args.k.unwrap_or(s.recommended_k);
+        let radius = args.k.map_or_else(|| s.radius.clone(), Radius::fixed);
         let pb = crate::progress::stage(&format!("evaluating {}", s.name));
         let scored = score(&s.fp, &pairs, args.verify.map(|v| v.threshold));
-        let r = report(&pairs, &scored, &args.pairs, bits, max_k);
+        let r = report(&pairs, &scored, &args.pairs, bits, max_k, &radius, &s.radius);
         pb.finish_and_clear();
-        print_subject(out.writer(), s, &r, k, args.verify.map(|v| v.threshold))?;
-        results.push(subject_json(s, &r, k, args.verify.map(|v| v.threshold)));
+        print_subject(out.writer(), s, &r, &radius, args.verify.map(|v| v.threshold))?;
+        results.push(subject_json(s, &r, &radius, args.verify.map(|v| v.threshold)));
         reports.push(r);
+        all_scored.push(scored);
     }
     out.finish()?;
     if let Some(path) = &args.json {
         write_json(path, &Value::Array(results))?;
+    }
+    if let Some(path) = &args.dump {
+        let mut o = Output::open(Some(path))?;
+        for (s, scored) in subjects.iter().zip(&all_scored) {
+            for (p, x) in pairs.iter().zip(scored) {
+                let line = json!({"config": s.name, "edit": p.edit, "label": u8::from(p.duplicate),
+                    "distance": x.distance, "features": x.features, "verified": x.verified,
+                    "length": p.bucket.name()});
+                writeln!(o.writer(), "{line}")?;
+            }
+        }
+        o.finish()?;
     }
     if let Some(dir) = &args.plot {
         super::plot::write_all(dir, &subjects, &reports)?;

@@ -3,6 +3,10 @@
 //! Normalizers never fail and never copy text they do not change: each
 //! returns [`Cow::Borrowed`] when its input is already normal.
 
+mod html;
+
+pub use html::html_to_text;
+
 use std::borrow::Cow;
 use std::fmt;
 
@@ -22,6 +26,12 @@ pub trait Normalizer: Send + Sync + fmt::Debug {
 #[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
 #[non_exhaustive]
 pub enum NormalizerConfig {
+    /// Text out of HTML: tags, comments, scripts, styles and non-content
+    /// elements (`head`, `nav`, `header`, `footer`, `aside`) removed; only
+    /// `<main>`/`<article>` kept when the page has them; character
+    /// references decoded. Text without HTML tags is left as it is. See
+    /// [`html_to_text`].
+    Html,
     /// Unicode NFKC: full-width letters and digits become ASCII, compatibility
     /// ideographs become unified ones, ligatures are split.
     Nfkc,
@@ -42,6 +52,7 @@ pub enum NormalizerConfig {
 impl Normalizer for NormalizerConfig {
     fn normalize<'a>(&self, text: &'a str) -> Cow<'a, str> {
         match self {
+            NormalizerConfig::Html => html_to_text(text),
             NormalizerConfig::Nfkc => Nfkc.normalize(text),
             NormalizerConfig::Lowercase => Lowercase.normalize(text),
             NormalizerConfig::StripPunctuation => StripPunctuation.normalize(text),
