@@ -66,13 +66,14 @@ impl PipelineArgs {
         fp.map_err(|e| UsageError(e.to_string()).into())
     }
 
-    /// The k to use when none is given: the preset's recommendation, or the
-    /// classic k for a configuration file.
-    pub fn recommended_k(&self, bits: neardup::Bits) -> u32 {
+    /// The radius to use when no k is given: the preset's recommendation,
+    /// or the classic k for a configuration file.
+    pub fn recommended_radius(&self, bits: neardup::Bits) -> neardup::presets::Radius {
+        use neardup::presets::{classic_k, recommended_radius, Radius};
         match (&self.preset, &self.config) {
-            (_, Some(_)) => neardup::presets::classic_k(bits),
-            (name, None) => neardup::presets::recommended_k(name.as_deref().unwrap_or("default"), bits)
-                .unwrap_or_else(|_| neardup::presets::classic_k(bits)),
+            (_, Some(_)) => Radius::fixed(classic_k(bits)),
+            (name, None) => recommended_radius(name.as_deref().unwrap_or("default"), bits)
+                .unwrap_or_else(|_| Radius::fixed(classic_k(bits))),
         }
     }
 }
@@ -355,7 +356,10 @@ pub struct DedupArgs {
     #[arg(short, long, value_name = "OUT_DIR")]
     pub output: PathBuf,
     /// Documents within k bits are near duplicates. By default, the
-    /// preset's recommended k (`neardup config show` prints it).
+    /// preset's recommended radius: for `default`, 8 when the shorter
+    /// document has fewer than 600 features (and the longer fewer than
+    /// 1,200), else 4 (docs/QUALITY.md); for other presets their peer's k;
+    /// 3 for a --config or --fingerprints.
     #[arg(short, long)]
     pub k: Option<u32>,
     /// Which member of each cluster to keep.
@@ -412,7 +416,7 @@ pub struct EvalArgs {
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
     /// Write every pair's outcome as JSONL to FILE (configuration, edit,
-    /// label, distance, features of the shorter text, verified), to study
+    /// label, distance, feature counts, verified), to study
     /// the misses.
     #[arg(long, value_name = "FILE")]
     pub dump: Option<PathBuf>,

@@ -15,6 +15,14 @@ pub enum Words {
 }
 
 impl Words {
+    /// The fingerprints at `rows`, in that order.
+    pub fn subset(&self, rows: &[u32]) -> Words {
+        match self {
+            Words::B64(v) => Words::B64(rows.iter().map(|&i| v[i as usize]).collect()),
+            Words::B128(v) => Words::B128(rows.iter().map(|&i| v[i as usize]).collect()),
+        }
+    }
+
     pub fn len(&self) -> usize {
         match self {
             Words::B64(v) => v.len(),

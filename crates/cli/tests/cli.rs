@@ -678,3 +678,123 @@ fn index_files_that_are_damaged_or_mismatched_are_refused() {
     neardup(&["index", "add", "en.ndx", "bad.jsonl"], dir.path(), None).fails(1, "bad.jsonl:2");
     assert_eq!(std::fs::read(dir.path().join("en.ndx")).unwrap(), bytes);
 }
+
+#[test]
+fn dedup_default_radius_equals_brute_force_by_length() {
+    // No --k: the default preset's length-dependent radius. Expected
+    // clusters: brute force over every pair with the library's rule.
+    use neardup::presets::recommended_radius;
+    let dir = tmp();
+    let mut texts = Vec::new();
+    let mut body = String::new();
+    for file in ["pairs_en.jsonl", "pairs_zh.jsonl"] {
+        for l in std::fs::read_to_string(testdata(file)).unwrap().lines() {
+            let p: Value = serde_json::from_str(l).unwrap();
+            for t in ["text_a", "text_b"] {
+                let text = p[t].as_str().unwrap().to_owned();
+                if !texts.contains(&text) {
+                    body += &format!("{}\n", serde_json::json!({"id": texts.len(), "text": text}));
+                    texts.push(text);
+                }
+            }
+        }
+    }
+    write(dir.path(), "corpus.jsonl", body.as_bytes());
+    let fp = neardup::Fingerprinter::preset("default").unwrap();
+    let radius = recommended_radius("default", fp.bits()).unwrap();
+    assert!(!radius.is_fixed());
+    let counted: Vec<(u64, usize)> =
+        texts.iter().map(|t| fp.fingerprint_counted(t)).map(|(f, n)| (f.as_u64().unwrap(), n)).collect();
+    let mut pairs = Vec::new();
+    let mut beyond_min = 0;
+    for i in 0..counted.len() {
+        for j in i + 1..counted.len() {
+            let d = (counted[i].0 ^ counted[j].0).count_ones();
+            if d <= radius.k_for_pair(counted[i].1, counted[j].1) {
+                pairs.push((i, j, d));
+                beyond_min += usize::from(d > radius.min_k());
+            }
+        }
+    }
+    assert!(beyond_min > 0, "some pairs need the short-document radius");
+    let expected = brute_clusters(texts.len(), &pairs);
+    neardup(&["dedup", "corpus.jsonl", "-o", "out"], dir.path(), None).ok();
+    let mut got: Vec<Vec<usize>> = std::fs::read_to_string(dir.path().join("out/clusters.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let c: Value = serde_json::from_str(l).unwrap();
+            let mut m: Vec<usize> =
+                c["members"].as_array().unwrap().iter().map(|m| m["id"].as_u64().unwrap() as usize).collect();
+            m.sort_unstable();
+            m
+        })
+        .collect();
+    got.sort();
+    assert_eq!(got, expected);
+    let s: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("out/summary.json")).unwrap()).unwrap();
+    assert_eq!(s["k"], radius.to_string());
+    // Online: every removed document is within the rule of its representative.
+    neardup(&["dedup", "--online", "corpus.jsonl", "-o", "on"], dir.path(), None).ok();
+    for l in std::fs::read_to_string(dir.path().join("on/clusters.jsonl")).unwrap().lines() {
+        let c: Value = serde_json::from_str(l).unwrap();
+        let r = c["representative"].as_u64().unwrap() as usize;
+        for m in c["members"].as_array().unwrap() {
+            let i = m["id"].as_u64().unwrap() as usize;
+            let d = (counted[i].0 ^ counted[r].0).count_ones();
+            assert!(d <= radius.k_for_pair(counted[i].1, counted[r].1), "{i} vs {r}: {d}");
+        }
+    }
+}
+
+#[test]
+fn eval_counts_by_hand() {
+    // Four pairs, hand-checked: identical (d = 0, dup), a near copy (dup),
+    // an unrelated pair (not), and one labelled -1 (skipped).
+    let dir = tmp();
+    let a = "the quick brown fox jumps over the lazy dog near the river bank every single morning";
+    let b = "the quick brown fox jumps over the lazy dog near the river bank every single evening";
+    let c = "完全不同的一段中文文本，讲的是做饭和洗衣服的家务事情。";
+    let lines = [
+        serde_json::json!({"text_a": a, "text_b": a, "label": 1, "edit": "format"}),
+        serde_json::json!({"text_a": a, "text_b": b, "label": 1, "edit": "combo:sub0.05+html"}),
+        serde_json::json!({"text_a": a, "text_b": c, "label": 0, "edit": "random_negative"}),
+        serde_json::json!({"text_a": b, "text_b": c, "label": -1}),
+    ];
+    let body: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    write(dir.path(), "p.jsonl", body.as_bytes());
+    let fp = neardup::Fingerprinter::preset("default").unwrap();
+    let d_ab = fp.fingerprint(a).distance(fp.fingerprint(b));
+    let d_ac = fp.fingerprint(a).distance(fp.fingerprint(c));
+    assert!(d_ab < d_ac, "{d_ab} {d_ac}");
+    let run = neardup(&["eval", "p.jsonl", "--max-k", "64", "--json", "q.json"], dir.path(), None).ok();
+    assert!(run.stderr().contains("skipped 1 pairs"), "{}", run.stderr());
+    let q: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("q.json")).unwrap()).unwrap();
+    let r = &q[0];
+    assert_eq!((r["pairs"].as_u64(), r["duplicates"].as_u64()), (Some(3), Some(2)));
+    let curve = r["curve"].as_array().unwrap();
+    assert_eq!(curve.len(), 65);
+    for (k, p) in curve.iter().enumerate() {
+        let k = k as u32;
+        let tp = 1 + u32::from(d_ab <= k);
+        let fp_ = u32::from(d_ac <= k);
+        let (precision, recall) = (f64::from(tp) / f64::from(tp + fp_), f64::from(tp) / 2.0);
+        let f1 = 2.0 * f64::from(tp) / f64::from(2 * tp + fp_ + (2 - tp));
+        let close = |x: &Value, y: f64| (x.as_f64().unwrap() - y).abs() < 1e-4;
+        assert!(
+            close(&p["precision"], precision) && close(&p["recall"], recall) && close(&p["f1"], f1),
+            "k = {k}: {p}"
+        );
+    }
+    // best k: the smallest k with F1 = 1 (both duplicates, no false alarm).
+    assert_eq!(r["best_k"].as_u64(), Some(u64::from(d_ab)));
+    assert_eq!(r["by_edit"]["combo"]["duplicates"], 1, "combo:… counts as combo");
+    assert_eq!(r["by_length"]["<100"]["pairs"], 3);
+    // A bad line is named by file and line; no pairs at all is an error.
+    write(dir.path(), "bad.jsonl", b"{\"text_a\": \"x\", \"text_b\": \"y\", \"label\": 1}\n{oops\n");
+    neardup(&["eval", "bad.jsonl"], dir.path(), None).fails(1, "bad.jsonl:2");
+    write(dir.path(), "none.jsonl", b"{\"text_a\": \"x\", \"text_b\": \"y\", \"label\": -1}\n");
+    neardup(&["eval", "none.jsonl"], dir.path(), None).fails(1, "no labelled pairs");
+}

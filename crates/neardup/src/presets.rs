@@ -100,15 +100,19 @@ pub fn classic_k(bits: Bits) -> u32 {
 /// of short documents differ in more bits, because fewer features vote.
 ///
 /// A pair is a near duplicate when its distance is at most
-/// [`k_for`](Radius::k_for) of the *shorter* document's feature count (the
-/// count [`Fingerprinter::fingerprint_counted`](crate::Fingerprinter::fingerprint_counted)
-/// returns).
+/// [`k_for_pair`](Radius::k_for_pair) of the two documents' feature counts
+/// (the counts [`Fingerprinter::fingerprint_counted`](crate::Fingerprinter::fingerprint_counted)
+/// returns): a step's larger k applies when the shorter document is below
+/// the step's count and the longer one below twice it (a document twice
+/// as long as another is not its near duplicate beyond the long-document k,
+/// and this keeps the expensive radius to a subset of the corpus).
 ///
 /// ```
 /// use neardup::presets::Radius;
 ///
 /// let r = Radius::by_length(&[(600, 8)], 4);
 /// assert_eq!((r.k_for(599), r.k_for(600), r.max_k(), r.min_k()), (8, 4, 8, 4));
+/// assert_eq!((r.k_for_pair(100, 1199), r.k_for_pair(100, 1200)), (8, 4));
 /// assert_eq!(r.to_string(), "k = 8 below 600 features, else 4");
 /// assert_eq!(Radius::fixed(3).to_string(), "k = 3");
 /// ```
@@ -134,9 +138,16 @@ impl Radius {
         Radius { steps, rest }
     }
 
-    /// The radius for a pair whose shorter document has `features` features.
+    /// The radius for a document of `features` features paired with one of
+    /// the same length.
     pub fn k_for(&self, features: usize) -> u32 {
-        self.steps.iter().find(|s| features < s.0).map_or(self.rest, |s| s.1)
+        self.k_for_pair(features, features)
+    }
+
+    /// The radius for a pair of documents of `a` and `b` features.
+    pub fn k_for_pair(&self, a: usize, b: usize) -> u32 {
+        let (lo, hi) = (a.min(b), a.max(b));
+        self.steps.iter().find(|s| lo < s.0 && hi < 2 * s.0).map_or(self.rest, |s| s.1)
     }
 
     /// The largest radius of any length.

@@ -14,6 +14,7 @@ use anyhow::{Context, Result};
 use neardup::index::cluster::UnionFind;
 use neardup::index::pairs::PairsOptions;
 use neardup::index::{HammingIndex, TableIndex};
+use neardup::presets::Radius;
 use neardup::similarity::FeatureSet;
 use neardup::Fingerprinter;
 use rayon::prelude::*;
@@ -35,6 +36,8 @@ struct Doc {
     chars: usize,
     /// The text, kept only for --verify.
     text: Option<String>,
+    /// How many features voted (0 for --fingerprints).
+    features: usize,
 }
 
 /// Times per stage, in seconds, in order.
@@ -83,7 +86,7 @@ pub fn run(mut args: DedupArgs) -> Result<ExitCode> {
                 .map(|i| {
                     let id = ids.get(i);
                     let raw = json!({ "id": id, "fingerprint": words.get(i) }).to_string();
-                    Doc { id, raw, chars: 0, text: None }
+                    Doc { id, raw, chars: 0, text: None, features: 0 }
                 })
                 .collect::<Vec<_>>();
             let n = docs.len() as u64;
@@ -103,12 +106,16 @@ pub fn run(mut args: DedupArgs) -> Result<ExitCode> {
     // 2–4. Candidate pairs, verification, clusters.
     let verify = args.verify.map(|v| (v.threshold, fp.as_ref().expect("texts have a pipeline")));
     let bits = fp.as_ref().map_or_else(|| words.bits(), |f| f.bits());
-    let k = *args.k.get_or_insert_with(|| args.pipeline.recommended_k(bits));
+    let radius = match (args.k, &args.fingerprints) {
+        (Some(k), _) => Radius::fixed(k),
+        (None, Some(_)) => Radius::fixed(neardup::presets::classic_k(bits)),
+        (None, None) => args.pipeline.recommended_radius(bits),
+    };
     let n = docs.len();
     let (mut uf, pairs, layout_text) = if args.online {
-        online(&args, &docs, &words, verify, &mut stages)?
+        online(&args, &radius, &docs, &words, verify, &mut stages)?
     } else {
-        batch(&args, &docs, &words, verify, &mut stages)?
+        batch(&args, &radius, &docs, &words, verify, &mut stages)?
     };
 
     // 5. Outputs.
@@ -178,7 +185,7 @@ pub fn run(mut args: DedupArgs) -> Result<ExitCode> {
         "duplicates_removed": n as u64 - kept,
         "clusters": clusters.len(),
         "cluster_sizes": histogram.iter().map(|(k, v)| (k.to_string(), json!(v))).collect::<serde_json::Map<_, _>>(),
-        "k": k,
+        "k": radius.to_string(),
         "mode": if args.online { "online" } else { "batch" },
         "keep": format!("{:?}", args.keep).to_lowercase(),
         "verify": args.verify.map(|v| format!("jaccard:{}", v.threshold)),
@@ -222,10 +229,10 @@ fn read_and_fingerprint(
         for (r, res) in batch.drain(..).zip(results) {
             *bytes_in += r.raw_len;
             match res {
-                Ok(f) => {
+                Ok((f, features)) => {
                     let raw = r.raw.unwrap_or_else(|| json!({ "id": r.id, "text": r.text }).to_string());
                     let chars = r.text.chars().count();
-                    docs.push(Doc { id: r.id, raw, chars, text: keep_text.then_some(r.text) });
+                    docs.push(Doc { id: r.id, raw, chars, text: keep_text.then_some(r.text), features });
                     values.push(f.value());
                 }
                 Err(e) => errors.bad(&BadRecord { origin: r.origin.clone(), message: e.to_string() })?,
@@ -245,14 +252,38 @@ type DocPair = (u32, u32, u32, Option<f64>);
 
 fn batch(
     args: &DedupArgs,
+    radius: &Radius,
     docs: &[Doc],
     words: &Words,
     verify: Option<(f64, &Fingerprinter)>,
     stages: &mut Stages,
 ) -> Result<(UnionFind, Vec<DocPair>, String)> {
     let opts = PairsOptions { blocks: args.layout.blocks, memory: args.layout.memory.0 };
-    let ap = stages.time("find pairs", || super::pairs::find(words, args.k.expect("resolved"), opts))?;
+    let ap = stages.time("find pairs", || super::pairs::find(words, radius.min_k(), opts))?;
     let layout = ap.layout.map(|l| l.to_string()).unwrap_or_default();
+    // Pairs beyond the smallest radius: only among documents short enough
+    // for a larger one (see Radius::k_for_pair).
+    let extra = stages.time("find pairs of short documents", || {
+        let mut extra = Vec::new();
+        let (steps, _) = radius.steps();
+        for &(n, k) in steps {
+            if k <= radius.min_k() {
+                continue;
+            }
+            let subset: Vec<u32> =
+                (0..docs.len() as u32).filter(|&i| docs[i as usize].features < 2 * n).collect();
+            let sub_words = words.subset(&subset);
+            let sub = super::pairs::find(&sub_words, k, opts)?;
+            sub.for_each_pair(|i, j, d| {
+                let (a, b) = (subset[i as usize], subset[j as usize]);
+                let want = radius.k_for_pair(docs[a as usize].features, docs[b as usize].features);
+                if d > radius.min_k() && d <= want && want == k {
+                    extra.push((a, b, d));
+                }
+            });
+        }
+        Ok(extra)
+    })?;
     let mut uf = UnionFind::new(docs.len());
     let mut pairs: Vec<DocPair> = Vec::new();
     match verify {
@@ -266,8 +297,12 @@ fn batch(
             for &(a, b, _) in &ap.pairs {
                 uf.union(ap.group(a)[0], ap.group(b)[0]);
             }
+            for &(a, b, _) in &extra {
+                uf.union(a, b);
+            }
             if args.pairs {
                 ap.for_each_pair(|i, j, d| pairs.push((i, j, d, None)));
+                pairs.extend(extra.iter().map(|&(a, b, d)| (a, b, d, None)));
             }
             Ok(())
         })?,
@@ -278,12 +313,13 @@ fn batch(
             let candidates = stages.time("verify", || {
                 let mut cand: Vec<(u32, u32, u32)> = Vec::new();
                 ap.for_each_pair(|i, j, d| cand.push((i, j, d)));
+                cand.extend_from_slice(&extra);
                 let mut involved: Vec<u32> = cand.iter().flat_map(|p| [p.0, p.1]).collect();
                 involved.par_sort_unstable();
                 involved.dedup();
                 let sets: Vec<FeatureSet> = involved
                     .par_iter()
-                    .map(|&i| FeatureSet::of(fp, docs[i as usize].text.as_deref().unwrap_or("")))
+                    .map(|&i| FeatureSet::shingles(fp, docs[i as usize].text.as_deref().unwrap_or(""), 3))
                     .collect();
                 let set = |i: u32| &sets[involved.binary_search(&i).expect("involved")];
                 Ok(cand
@@ -310,6 +346,7 @@ fn batch(
 
 fn online(
     args: &DedupArgs,
+    radius: &Radius,
     docs: &[Doc],
     words: &Words,
     verify: Option<(f64, &Fingerprinter)>,
@@ -317,7 +354,7 @@ fn online(
 ) -> Result<(UnionFind, Vec<DocPair>, String)> {
     let mut builder = TableIndex::builder()
         .bits(words.bits())
-        .k(args.k.expect("resolved"))
+        .k(radius.max_k())
         .expected_len(docs.len())
         .memory(args.layout.memory.0);
     if let Some(m) = args.layout.blocks {
@@ -331,12 +368,16 @@ fn online(
         let mut sets: std::collections::HashMap<u32, FeatureSet> = std::collections::HashMap::new();
         let mut set_of = |i: u32, fp: &Fingerprinter| -> FeatureSet {
             sets.entry(i)
-                .or_insert_with(|| FeatureSet::of(fp, docs[i as usize].text.as_deref().unwrap_or("")))
+                .or_insert_with(|| {
+                    FeatureSet::shingles(fp, docs[i as usize].text.as_deref().unwrap_or(""), 3)
+                })
                 .clone()
         };
         for i in 0..docs.len() {
             let f = words.get(i);
-            let matches = index.query(f, args.k.expect("resolved"))?;
+            let mut matches = index.query(f, radius.max_k())?;
+            matches
+                .retain(|m| m.distance <= radius.k_for_pair(docs[i].features, docs[m.id as usize].features));
             // The nearest kept document (ties: the earliest) that passes verification.
             let mut owner = None;
             for m in &matches {

@@ -103,8 +103,8 @@ pub struct Subject {
 #[derive(Clone, Copy)]
 pub struct Scored {
     pub distance: u32,
-    /// The features (with repeats) of the shorter document.
-    pub features: usize,
+    /// The features (with repeats) of both documents.
+    pub features: (usize, usize),
     pub verified: bool,
 }
 
@@ -115,7 +115,7 @@ pub fn score(fp: &Fingerprinter, pairs: &[Labelled], verify: Option<f64>) -> Vec
         .map(|p| {
             let (a, na) = fp.fingerprint_counted(&p.text_a);
             let (b, nb) = fp.fingerprint_counted(&p.text_b);
-            let (distance, features) = (a.distance(b), na.min(nb));
+            let (distance, features) = (a.distance(b), (na, nb));
             let verified = verify.is_none_or(|t| {
                 FeatureSet::shingles(fp, &p.text_a, 3).jaccard(&FeatureSet::shingles(fp, &p.text_b, 3)) >= t
             });
@@ -148,7 +148,7 @@ pub fn report(
     let triple = |i: usize| (scored[i].distance, pairs[i].duplicate, scored[i].verified);
     let outcome = |radius: &Radius, i: usize| {
         let s = scored[i];
-        (s.verified && s.distance <= radius.k_for(s.features), pairs[i].duplicate)
+        (s.verified && s.distance <= radius.k_for_pair(s.features.0, s.features.1), pairs[i].duplicate)
     };
     let overall = Curve::new((0..pairs.len()).map(triple), max_k);
     let at_radius = Counts::tally((0..pairs.len()).map(|i| outcome(radius, i)));
@@ -383,7 +383,7 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
         for (s, scored) in subjects.iter().zip(&all_scored) {
             for (p, x) in pairs.iter().zip(scored) {
                 let line = json!({"config": s.name, "edit": p.edit, "label": u8::from(p.duplicate),
-                    "distance": x.distance, "features": x.features, "verified": x.verified,
+                    "distance": x.distance, "features_a": x.features.0, "features_b": x.features.1, "verified": x.verified,
                     "length": p.bucket.name()});
                 writeln!(o.writer(), "{line}")?;
             }

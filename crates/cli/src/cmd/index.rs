@@ -228,7 +228,7 @@ fn from_documents(input: &InputArgs, fp: &Fingerprinter, first_id: u64) -> Resul
         let results = super::fingerprint_records(fp, batch, allow_empty);
         for (r, res) in batch.iter().zip(results) {
             match res {
-                Ok(f) => {
+                Ok((f, _)) => {
                     entries.push((first_id + entries.len() as u64, f));
                     names.push(match &r.id {
                         Value::String(s) => s.clone(),

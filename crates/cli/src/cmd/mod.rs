@@ -61,17 +61,20 @@ impl ErrorPolicy {
     }
 }
 
-/// Fingerprints a batch of records in parallel; without `allow_empty`, a
-/// record with no features is an error.
+/// Fingerprints a batch of records in parallel, with each one's feature
+/// count; without `allow_empty`, a record with no features is an error.
 pub fn fingerprint_records(
     fp: &neardup::Fingerprinter,
     batch: &[Record],
     allow_empty: bool,
-) -> Vec<neardup::Result<neardup::Fingerprint>> {
+) -> Vec<neardup::Result<(neardup::Fingerprint, usize)>> {
     use rayon::prelude::*;
     batch
         .par_iter()
-        .map(|r| if allow_empty { Ok(fp.fingerprint(&r.text)) } else { fp.try_fingerprint(&r.text) })
+        .map(|r| match fp.fingerprint_counted(&r.text) {
+            (_, 0) if !allow_empty => Err(neardup::Error::EmptyDocument),
+            counted => Ok(counted),
+        })
         .collect()
 }
 

@@ -127,8 +127,8 @@ enum Markup<'a> {
 /// The markup starting at `s[0] == '<'`, if it is markup.
 fn markup(s: &str) -> Option<Markup<'_>> {
     let b = s.as_bytes();
-    if s.starts_with("<!--") {
-        let end = s[4..].find("-->").map_or(s.len(), |i| i + 7);
+    if let Some(rest) = s.strip_prefix("<!--") {
+        let end = rest.find("-->").map_or(s.len(), |i| i + 7);
         return Some(Markup::Ignorable(end));
     }
     if b.len() > 2 && (b[1] == b'!' || b[1] == b'?') && b[2].is_ascii_alphabetic() {
