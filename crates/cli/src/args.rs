@@ -365,8 +365,9 @@ pub struct DedupArgs {
     /// Which member of each cluster to keep.
     #[arg(long, value_enum, default_value_t = Keep::First)]
     pub keep: Keep,
-    /// Re-check candidate pairs by exact Jaccard similarity of the
-    /// pipeline's features (shingles) and drop pairs below T, e.g. jaccard:0.5.
+    /// Re-check candidate pairs by the exact Jaccard similarity of their
+    /// token 3-shingles (n-grams of the pipeline's tokens) and drop pairs
+    /// below T, e.g. jaccard:0.35.
     #[arg(long, value_name = "jaccard:T")]
     pub verify: Option<Verify>,
     /// Also write pairs.jsonl: every near-duplicate pair found.
@@ -405,11 +406,11 @@ pub struct EvalArgs {
     /// The largest k on the curve. By default, f/4 (16 for 64 bits).
     #[arg(long, value_name = "K")]
     pub max_k: Option<u32>,
-    /// Report breakdowns at this k instead of each configuration's recommended k.
+    /// Report at this fixed k instead of each configuration's recommended radius.
     #[arg(short, long, value_name = "K")]
     pub k: Option<u32>,
     /// Two-stage detection: a pair within k must also have a Jaccard
-    /// similarity of the pipeline's features of at least T, e.g. jaccard:0.5.
+    /// similarity of its token 3-shingles of at least T, e.g. jaccard:0.35.
     #[arg(long, value_name = "jaccard:T")]
     pub verify: Option<Verify>,
     /// Write the results as JSON (one object per configuration) to FILE.
