@@ -8,7 +8,6 @@ pub mod fingerprint;
 pub mod idf;
 pub mod index;
 pub mod pairs;
-pub mod plot;
 
 use anyhow::Result;
 

@@ -100,19 +100,10 @@ enum Kind {
 }
 
 fn kind(name: &str) -> Option<Kind> {
-    let n = name.to_ascii_lowercase();
-    let n = n.as_str();
-    if SKIPPED.contains(&n) {
-        Some(Kind::Skip)
-    } else if MAIN.contains(&n) {
-        Some(Kind::Main)
-    } else if BLOCK.contains(&n) {
-        Some(Kind::Block)
-    } else if INLINE.contains(&n) {
-        Some(Kind::Inline)
-    } else {
-        None
-    }
+    let is = |list: &[&str]| list.iter().any(|e| e.eq_ignore_ascii_case(name));
+    [(SKIPPED, Kind::Skip), (MAIN, Kind::Main), (BLOCK, Kind::Block), (INLINE, Kind::Inline)]
+        .into_iter()
+        .find_map(|(list, k)| is(list).then_some(k))
 }
 
 /// One piece of markup found at a `<`.
@@ -124,7 +115,27 @@ enum Markup<'a> {
     Tag { name: &'a str, kind: Kind, close: bool, len: usize },
 }
 
-/// The markup starting at `s[0] == '<'`, if it is markup.
+/// The start of a known element's tag at `s[0] == '<'`: its name, kind,
+/// whether it closes, and where the name ends. Looks no further than the
+/// name, so checking every `<` of a text stays linear.
+fn tag_head(s: &str) -> Option<(&str, Kind, bool, usize)> {
+    let b = s.as_bytes();
+    let close = b.get(1) == Some(&b'/');
+    let start = 1 + usize::from(close);
+    let name_len = b.get(start..)?.iter().take_while(|c| c.is_ascii_alphanumeric()).count();
+    if name_len == 0 || !b[start].is_ascii_alphabetic() {
+        return None;
+    }
+    let name_end = start + name_len;
+    if !matches!(b.get(name_end), None | Some(b'>' | b'/' | b' ' | b'\t' | b'\n' | b'\r')) {
+        return None;
+    }
+    let name = &s[start..name_end];
+    Some((name, kind(name)?, close, name_end))
+}
+
+/// The markup starting at `s[0] == '<'`, if it is markup. An unterminated
+/// tag or comment runs to the end of the text, as in a browser.
 fn markup(s: &str) -> Option<Markup<'_>> {
     let b = s.as_bytes();
     if let Some(rest) = s.strip_prefix("<!--") {
@@ -134,22 +145,11 @@ fn markup(s: &str) -> Option<Markup<'_>> {
     if b.len() > 2 && (b[1] == b'!' || b[1] == b'?') && b[2].is_ascii_alphabetic() {
         return Some(Markup::Ignorable(s.find('>').map_or(s.len(), |i| i + 1)));
     }
-    let close = b.get(1) == Some(&b'/');
-    let start = 1 + usize::from(close);
-    let name_len = b[start..].iter().take_while(|c| c.is_ascii_alphanumeric()).count();
-    if name_len == 0 || !b[start].is_ascii_alphabetic() {
-        return None;
-    }
-    let name = &s[start..start + name_len];
-    let after = b.get(start + name_len).copied();
-    if !matches!(after, None | Some(b'>' | b'/' | b' ' | b'\t' | b'\n' | b'\r')) {
-        return None;
-    }
-    let kind = kind(name)?;
+    let (name, kind, close, name_end) = tag_head(s)?;
     // The tag ends at the first '>' outside quoted attribute values.
     let mut quote = None;
     let mut end = s.len();
-    for (i, &c) in b.iter().enumerate().skip(start + name_len) {
+    for (i, &c) in b.iter().enumerate().skip(name_end) {
         match (quote, c) {
             (None, b'"' | b'\'') => quote = Some(c),
             (Some(q), _) if c == q => quote = None,
@@ -171,8 +171,7 @@ fn has_markup(text: &str) -> bool {
 /// Whether the page marks main content with `<main>` or `<article>` outside
 /// skipped elements.
 fn has_main(text: &str) -> bool {
-    text.match_indices('<')
-        .any(|(i, _)| matches!(markup(&text[i..]), Some(Markup::Tag { kind: Kind::Main, close: false, .. })))
+    text.match_indices('<').any(|(i, _)| matches!(tag_head(&text[i..]), Some((_, Kind::Main, false, _))))
 }
 
 /// The text of an HTML page (see the module documentation); `text` itself
@@ -315,5 +314,15 @@ mod tests {
         assert_eq!(text("<p>a <!-- open"), "a");
         assert_eq!(text("<p title='x>y'>a</p>"), "a");
         assert_eq!(text("<p>a<br/>b<br>c</p>"), "a b c");
+    }
+
+    #[test]
+    fn unterminated_tags_stay_linear() {
+        // Each unterminated tag would otherwise be scanned to the end.
+        let s = "<p ".repeat(200_000);
+        let t = std::time::Instant::now();
+        assert_eq!(text(&s), "");
+        assert_eq!(text(&format!("a{}", "<article ".repeat(100_000))), "");
+        assert!(t.elapsed().as_secs() < 20, "{:?}", t.elapsed());
     }
 }
