@@ -29,11 +29,7 @@ impl Output {
             Some(d) if !d.as_os_str().is_empty() => d,
             _ => Path::new("."),
         };
-        let tmp = tempfile::Builder::new()
-            .prefix(".neardup-")
-            .suffix(".tmp")
-            .tempfile_in(dir)
-            .with_context(|| format!("{}: cannot create a file in this folder", dir.display()))?;
+        let tmp = temp_file_in(dir, ".tmp")?;
         let file = tmp.reopen().with_context(|| format!("{}", tmp.path().display()))?;
         Ok(Output::File { tmp, wtr: BufWriter::with_capacity(1 << 16, file), path: path.to_owned() })
     }
@@ -63,4 +59,18 @@ impl Output {
         }
         Ok(())
     }
+}
+
+/// A temporary file in `dir` to be renamed over an output: created with the
+/// permissions a plain new file gets (0666 less the umask), not tempfile's
+/// owner-only 0600, so outputs are as readable as `>` redirection makes them.
+pub fn temp_file_in(dir: &Path, suffix: &str) -> Result<tempfile::NamedTempFile> {
+    let mut b = tempfile::Builder::new();
+    b.prefix(".neardup-").suffix(suffix);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        b.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    b.tempfile_in(dir).with_context(|| format!("{}: cannot create a file in this folder", dir.display()))
 }

@@ -798,3 +798,35 @@ fn eval_counts_by_hand() {
     write(dir.path(), "none.jsonl", b"{\"text_a\": \"x\", \"text_b\": \"y\", \"label\": -1}\n");
     neardup(&["eval", "none.jsonl"], dir.path(), None).fails(1, "no labelled pairs");
 }
+
+#[test]
+fn eval_plots_are_written_as_png_and_svg() {
+    let dir = tmp();
+    let run = neardup(
+        &["eval", &testdata("pairs_en.jsonl"), "--preset", "default,python-simhash", "--plot", "plots/new"],
+        dir.path(),
+        None,
+    )
+    .ok();
+    assert!(run.stderr().contains("wrote 8 plots"), "{}", run.stderr());
+    for preset in ["default", "python-simhash"] {
+        for chart in ["pr", "distances"] {
+            let png = std::fs::read(dir.path().join(format!("plots/new/{preset}-{chart}.png"))).unwrap();
+            assert!(png.starts_with(b"\x89PNG\r\n\x1a\n") && png.len() > 10_000, "{preset}-{chart}.png");
+            let svg =
+                std::fs::read_to_string(dir.path().join(format!("plots/new/{preset}-{chart}.svg"))).unwrap();
+            assert!(svg.contains("<svg") && svg.contains(preset), "{preset}-{chart}.svg");
+            let wanted = if chart == "pr" { "recall" } else { "label 0" };
+            assert!(svg.contains(wanted), "{preset}-{chart}.svg lacks {wanted}");
+        }
+    }
+    // No temporary files are left behind.
+    let names: Vec<_> =
+        std::fs::read_dir(dir.path().join("plots/new")).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(names.len(), 8, "{names:?}");
+    // A plot directory that cannot be created is an error that names it.
+    write(dir.path(), "blocker", b"");
+    let run = neardup(&["eval", &testdata("pairs_en.jsonl"), "--plot", "blocker/sub"], dir.path(), None);
+    assert_eq!(run.code(), 1);
+    assert!(run.stderr().contains("blocker/sub"), "{}", run.stderr());
+}

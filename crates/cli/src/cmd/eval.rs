@@ -14,6 +14,7 @@ use rayon::prelude::*;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
+use super::plot;
 use crate::args::EvalArgs;
 use crate::output::Output;
 use crate::UsageError;
@@ -352,14 +353,11 @@ fn subjects(args: &EvalArgs) -> Result<Vec<Subject>> {
 }
 
 pub fn run(args: EvalArgs) -> Result<ExitCode> {
-    if args.plot.is_some() {
-        // Refused before the work, not after it.
-        return Err(UsageError(
-            "--plot is not available yet in this build; use --json and plot the curves".into(),
-        )
-        .into());
-    }
     let subjects = subjects(&args)?;
+    if let Some(dir) = &args.plot {
+        // Checked before the work, not after it.
+        plot::prepare_dir(dir)?;
+    }
     let (pairs, undecided) = read_pairs(&args.pairs)?;
     if undecided > 0 {
         eprintln!("neardup: skipped {undecided} pairs labelled undecided (-1 or null)");
@@ -367,6 +365,7 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
     let mut out = Output::open(None)?;
     let mut results = Vec::new();
     let mut all_scored = Vec::new();
+    let mut reports = Vec::new();
     for s in &subjects {
         let bits = s.fp.bits().get();
         let max_k = args.max_k.unwrap_or(bits / 4).min(bits);
@@ -378,10 +377,26 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
         print_subject(out.writer(), s, &r, &radius, args.verify.map(|v| v.threshold))?;
         results.push(subject_json(s, &r, &radius, args.verify.map(|v| v.threshold)));
         all_scored.push(scored);
+        reports.push((r, radius));
     }
     out.finish()?;
     if let Some(path) = &args.json {
         write_json(path, &Value::Array(results))?;
+    }
+    if let Some(dir) = &args.plot {
+        let inputs: Vec<_> = subjects
+            .iter()
+            .zip(&reports)
+            .map(|(s, (r, radius))| plot::PlotInput {
+                name: &s.name,
+                curve: &r.overall,
+                histogram: &r.histogram,
+                radius: radius_marks(radius),
+                best_k: r.overall.best_k(),
+            })
+            .collect();
+        let files = plot::write_all(dir, &inputs)?;
+        eprintln!("neardup: wrote {} plots to {}", files.len(), dir.display());
     }
     if let Some(path) = &args.dump {
         let mut o = Output::open(Some(path))?;
@@ -396,6 +411,18 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
         o.finish()?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The lines a plot draws for a radius: one per length step.
+fn radius_marks(r: &Radius) -> Vec<(u32, String)> {
+    if r.is_fixed() {
+        return vec![(r.max_k(), format!("radius k = {}", r.max_k()))];
+    }
+    let (steps, rest) = r.steps();
+    let mut marks: Vec<_> =
+        steps.iter().map(|&(n, k)| (k, format!("radius k = {k} (below {n} features)"))).collect();
+    marks.push((rest, format!("radius k = {rest} (longer documents)")));
+    marks
 }
 
 fn write_json(path: &Path, v: &Value) -> Result<()> {

@@ -8,6 +8,7 @@ pub mod fingerprint;
 pub mod idf;
 pub mod index;
 pub mod pairs;
+pub mod plot;
 
 use anyhow::Result;
 

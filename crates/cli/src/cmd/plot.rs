@@ -1,0 +1,269 @@
+//! `neardup eval --plot DIR`: precision/recall against k and the distance
+//! histograms of both labels, as PNG and SVG, drawn with plotters.
+//!
+//! Text in the PNGs is drawn with a bundled subset of DejaVu Sans
+//! (`assets/`), so plots look the same on machines without fonts. Each file
+//! is drawn into a temporary file in DIR and renamed into place: a failed run
+//! leaves no half-written plot.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::Once;
+
+use anyhow::{Context, Result};
+use neardup::quality::{Curve, DistanceHistogram};
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+/// The font for text in bitmaps (ASCII, Latin-1 and a few punctuation marks).
+static FONT: &[u8] = include_bytes!("../../assets/DejaVuSans-subset.ttf");
+const SIZE: (u32, u32) = (960, 600);
+
+/// What one configuration's plots show.
+pub struct PlotInput<'a> {
+    /// The configuration's name (a preset or a config file).
+    pub name: &'a str,
+    pub curve: &'a Curve,
+    pub histogram: &'a DistanceHistogram,
+    /// The radius in use, drawn as lines: (k, label), one per length step.
+    pub radius: Vec<(u32, String)>,
+    pub best_k: u32,
+}
+
+/// Writes `<name>-pr.{png,svg}` and `<name>-distances.{png,svg}` into `dir`
+/// (created if missing) for every configuration; returns the files written.
+pub fn write_all(dir: &Path, inputs: &[PlotInput<'_>]) -> Result<Vec<PathBuf>> {
+    static REGISTER: Once = Once::new();
+    REGISTER.call_once(|| {
+        // The bundled font is known to parse; a failure would only cost text.
+        let _ = plotters::style::register_font("sans-serif", FontStyle::Normal, FONT);
+    });
+    prepare_dir(dir)?;
+    let mut written = Vec::new();
+    let mut taken = HashSet::new();
+    for input in inputs {
+        let stem = unique(slug(input.name), &mut taken);
+        for ext in ["png", "svg"] {
+            let pr = dir.join(format!("{stem}-pr.{ext}"));
+            render(&pr, Chart::PrecisionRecall, input)?;
+            written.push(pr);
+            let hist = dir.join(format!("{stem}-distances.{ext}"));
+            render(&hist, Chart::Distances, input)?;
+            written.push(hist);
+        }
+    }
+    Ok(written)
+}
+
+/// Creates the plot directory (and its parents) if missing.
+pub fn prepare_dir(dir: &Path) -> Result<()> {
+    std::fs::create_dir_all(dir)
+        .with_context(|| format!("{}: cannot create the plot directory", dir.display()))
+}
+
+/// A file-name stem for a configuration name: `configs/my.toml` → `my`.
+fn slug(name: &str) -> String {
+    let base = Path::new(name).file_stem().and_then(|s| s.to_str()).unwrap_or(name);
+    let s: String = base
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
+        .collect();
+    if s.is_empty() {
+        "config".into()
+    } else {
+        s
+    }
+}
+
+fn unique(stem: String, taken: &mut HashSet<String>) -> String {
+    let mut candidate = stem.clone();
+    let mut n = 2;
+    while !taken.insert(candidate.clone()) {
+        candidate = format!("{stem}-{n}");
+        n += 1;
+    }
+    candidate
+}
+
+#[derive(Clone, Copy)]
+enum Chart {
+    PrecisionRecall,
+    Distances,
+}
+
+impl Chart {
+    fn draw<DB: DrawingBackend>(
+        self,
+        area: &DrawingArea<DB, Shift>,
+        input: &PlotInput<'_>,
+    ) -> DrawResult<DB> {
+        match self {
+            Chart::PrecisionRecall => precision_recall(area, input),
+            Chart::Distances => distances(area, input),
+        }
+    }
+}
+
+type DrawResult<DB> = std::result::Result<(), DrawingAreaErrorKind<<DB as DrawingBackend>::ErrorType>>;
+
+/// Draws with the backend the extension names, into a temporary file that is
+/// renamed to `path` only when drawing succeeded.
+fn render(path: &Path, chart: Chart, input: &PlotInput<'_>) -> Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+    let tmp = crate::output::temp_file_in(dir, &format!(".{ext}"))?;
+    let failed = |e: String| anyhow::anyhow!("{}: drawing failed: {e}", path.display());
+    if ext == "svg" {
+        let root = SVGBackend::new(tmp.path(), SIZE).into_drawing_area();
+        chart.draw(&root, input).map_err(|e| failed(e.to_string()))?;
+        root.present().map_err(|e| failed(e.to_string()))?;
+    } else {
+        let root = BitMapBackend::new(tmp.path(), SIZE).into_drawing_area();
+        chart.draw(&root, input).map_err(|e| failed(e.to_string()))?;
+        root.present().map_err(|e| failed(e.to_string()))?;
+    }
+    tmp.persist(path).map_err(|e| anyhow::anyhow!("{}: cannot write: {}", path.display(), e.error))?;
+    Ok(())
+}
+
+const PRECISION: RGBColor = RGBColor(0x1f, 0x77, 0xb4);
+const RECALL: RGBColor = RGBColor(0xd6, 0x27, 0x28);
+const F1: RGBColor = RGBColor(0x2c, 0xa0, 0x2c);
+/// Radius lines, one colour per length step (then repeating the last).
+const RADIUS: [RGBColor; 4] = [
+    RGBColor(0xff, 0x7f, 0x0e),
+    RGBColor(0x55, 0x55, 0x55),
+    RGBColor(0x94, 0x67, 0xbd),
+    RGBColor(0x8c, 0x56, 0x4b),
+];
+
+/// Precision, recall and F1 against k, with the radius and the best k marked.
+fn precision_recall<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    input: &PlotInput<'_>,
+) -> DrawResult<DB> {
+    area.fill(&WHITE)?;
+    let max_k = input.curve.max_k();
+    let mut chart = ChartBuilder::on(area)
+        .caption(format!("{}: precision and recall against k", input.name), ("sans-serif", 24))
+        .margin(16)
+        .x_label_area_size(44)
+        .y_label_area_size(56)
+        .build_cartesian_2d(0f64..f64::from(max_k.max(1)), 0f64..1.02f64)?;
+    chart
+        .configure_mesh()
+        .x_label_formatter(&|x| format!("{x:.0}"))
+        .x_desc("k (Hamming distance at most)")
+        .y_desc("precision / recall / F1")
+        .axis_desc_style(("sans-serif", 16))
+        .label_style(("sans-serif", 14))
+        .draw()?;
+    let points = input.curve.points();
+    let series = |f: fn(&neardup::quality::Counts) -> f64| {
+        points.iter().enumerate().map(move |(k, c)| (k as f64, f(c))).collect::<Vec<_>>()
+    };
+    for (name, color, values) in [
+        ("precision", PRECISION, series(|c| c.precision())),
+        ("recall", RECALL, series(|c| c.recall())),
+        ("F1", F1, series(|c| c.f1())),
+    ] {
+        chart
+            .draw_series(LineSeries::new(values.iter().copied(), color.stroke_width(2)))?
+            .label(name)
+            .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], color.stroke_width(2)));
+        chart.draw_series(values.iter().map(|&p| Circle::new(p, 3, color.filled())))?;
+    }
+    let best = input.curve.at(input.best_k);
+    let marks = input
+        .radius
+        .iter()
+        .zip(RADIUS)
+        .map(|((k, label), color)| (*k, label.clone(), color))
+        .chain([(input.best_k, format!("best F1 {:.3} at k = {}", best.f1(), input.best_k), F1)]);
+    for (k, label, color) in marks {
+        if k > max_k {
+            continue;
+        }
+        let x = f64::from(k);
+        chart
+            .draw_series([PathElement::new([(x, 0.0), (x, 1.02)], color.stroke_width(2))])?
+            .label(label)
+            .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], color.stroke_width(2)));
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::LowerRight)
+        .label_font(("sans-serif", 14))
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .draw()?;
+    Ok(())
+}
+
+/// The share of label-1 and label-0 pairs at each Hamming distance.
+fn distances<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, input: &PlotInput<'_>) -> DrawResult<DB> {
+    area.fill(&WHITE)?;
+    let h = input.histogram;
+    let (dups, others): (u64, u64) = (h.duplicates.iter().sum(), h.others.iter().sum());
+    let share = |v: &[u64], n: u64| {
+        v.iter().map(|&c| if n == 0 { 0.0 } else { c as f64 / n as f64 }).collect::<Vec<_>>()
+    };
+    let (a, b) = (share(&h.duplicates, dups), share(&h.others, others));
+    let top = a.iter().chain(&b).copied().fold(0.0, f64::max).max(0.01) * 1.1;
+    let bits = h.duplicates.len().saturating_sub(1) as f64;
+    let mut chart = ChartBuilder::on(area)
+        .caption(format!("{}: Hamming distance of labelled pairs", input.name), ("sans-serif", 24))
+        .margin(16)
+        .x_label_area_size(44)
+        .y_label_area_size(56)
+        .build_cartesian_2d(-0.5f64..bits + 0.5, 0f64..top)?;
+    chart
+        .configure_mesh()
+        .x_label_formatter(&|x| format!("{x:.0}"))
+        .x_desc("Hamming distance")
+        .y_desc("share of the label's pairs")
+        .axis_desc_style(("sans-serif", 16))
+        .label_style(("sans-serif", 14))
+        .draw()?;
+    for (values, color, label, offset) in [
+        (&a, RECALL, format!("near duplicates (label 1, {dups} pairs)"), -0.4),
+        (&b, PRECISION, format!("others (label 0, {others} pairs)"), 0.0),
+    ] {
+        chart
+            .draw_series(values.iter().enumerate().filter(|(_, &v)| v > 0.0).map(|(d, &v)| {
+                let x = d as f64 + offset;
+                Rectangle::new([(x, 0.0), (x + 0.4, v)], color.mix(0.8).filled())
+            }))?
+            .label(label)
+            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], color.mix(0.8).filled()));
+    }
+    for ((k, label), color) in input.radius.iter().zip(RADIUS) {
+        let x = f64::from(*k) + 0.5;
+        chart
+            .draw_series([PathElement::new([(x, 0.0), (x, top)], color.stroke_width(2))])?
+            .label(label.clone())
+            .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], color.stroke_width(2)));
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .label_font(("sans-serif", 14))
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .draw()?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slugs_are_file_names_and_unique() {
+        let mut taken = HashSet::new();
+        assert_eq!(unique(slug("default"), &mut taken), "default");
+        assert_eq!(unique(slug("configs/my conf.toml"), &mut taken), "my_conf");
+        assert_eq!(unique(slug("other/my conf.toml"), &mut taken), "my_conf-2");
+        assert_eq!(unique(slug("默认"), &mut taken), "__");
+    }
+}
