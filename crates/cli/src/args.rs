@@ -41,6 +41,8 @@ pub enum Command {
     Index(IndexArgs),
     /// Measure detection quality on labelled pairs: precision, recall, F1 per k.
     Eval(EvalArgs),
+    /// Which passages of a document are copied from another (or from an index of passages).
+    Report(ReportArgs),
 }
 
 /// Which pipeline makes the fingerprints.
@@ -446,6 +448,100 @@ impl std::str::FromStr for Verify {
     }
 }
 
+/// How documents are cut into passages (`report`, `index build --passages`).
+#[derive(Args, Debug, Clone, Copy)]
+pub struct PassageArgs {
+    /// Sentences per passage window.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1000))]
+    pub window: Option<u64>,
+    /// A window shorter than this many characters takes in more sentences.
+    #[arg(long, value_name = "N")]
+    pub min_chars: Option<usize>,
+}
+
+impl PassageArgs {
+    /// The configuration: the flags given over `base`.
+    pub fn over(&self, base: neardup::passage::PassageConfig) -> neardup::passage::PassageConfig {
+        neardup::passage::PassageConfig {
+            window: self.window.map_or(base.window, |w| w as usize),
+            min_chars: self.min_chars.unwrap_or(base.min_chars),
+            ..base
+        }
+    }
+
+    /// Whether any flag was given.
+    pub fn given(&self) -> bool {
+        self.window.is_some() || self.min_chars.is_some()
+    }
+}
+
+/// The format of a report.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReportFormat {
+    /// A summary and the matched passages, for a terminal.
+    Text,
+    /// One JSON object.
+    Json,
+    /// One self-contained page: both texts side by side, matches highlighted and linked.
+    Html,
+}
+
+/// `neardup report`.
+#[derive(Args, Debug)]
+#[command(after_help = "Documents are cut into sentences (Chinese and English rules) and the \
+    sentences into overlapping windows; windows within k bits are candidates, and their sentences \
+    are matched by word Jaccard, so copied spans start and end on their own sentences. Offsets are \
+    byte offsets into each document's text. Similarity is the share of A's characters (in \
+    sentences) found in B.\n\n\
+    Against an index built with `neardup index build --passages`, spans are found to the \
+    precision of a window (the other texts are not at hand).\n\n\
+    Examples:\n  neardup report essay.txt source.txt\n  \
+    neardup report essay.txt source.txt --format html -o report.html\n  \
+    neardup index build --passages corpus.jsonl -o passages.ndx\n  \
+    neardup report essay.txt --against passages.ndx --format json")]
+pub struct ReportArgs {
+    /// The document to check (`-` for stdin).
+    #[arg(value_name = "A")]
+    pub a: PathBuf,
+    /// The document it may copy from.
+    #[arg(value_name = "B", required_unless_present = "against", conflicts_with = "against")]
+    pub b: Option<PathBuf>,
+    /// An index of passages (`neardup index build --passages`) to check A against.
+    #[arg(long, value_name = "INDEX")]
+    pub against: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
+    pub format: ReportFormat,
+    /// Write here (atomically) instead of stdout.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Windows within K bits are candidates (default: 12 on 64 bits for two
+    /// texts, whose sentences are then verified; with --against, 8, the
+    /// default preset's radius for short texts).
+    #[arg(short, long)]
+    pub k: Option<u32>,
+    /// Report only spans of at least N words (two texts at hand).
+    #[arg(long, default_value_t = 6, value_name = "N")]
+    pub min_words: usize,
+    /// Two sentences of candidate windows match at this word Jaccard or more.
+    #[arg(long, default_value_t = 0.5, value_name = "T")]
+    pub min_jaccard: f64,
+    #[command(flatten)]
+    pub passage: PassageArgs,
+    /// The largest document read, in bytes.
+    #[arg(long, default_value_t = 64 << 20, value_name = "BYTES")]
+    pub max_doc_bytes: u64,
+    /// With --against: list at most N source documents (by the share of A
+    /// they hold); the similarity counts all of them.
+    #[arg(long, default_value_t = 20, value_name = "N", requires = "against")]
+    pub max_sources: usize,
+    /// With --against: skip the index's checksum check.
+    #[arg(long, requires = "against")]
+    pub no_verify: bool,
+    #[command(flatten)]
+    pub pipeline: PipelineArgs,
+}
+
 #[derive(Args, Debug)]
 pub struct IndexArgs {
     #[command(subcommand)]
@@ -469,11 +565,19 @@ pub enum IndexCommand {
         #[arg(short, long, value_name = "FILE")]
         output: PathBuf,
         /// The largest radius answered through the tables (larger radii
-        /// are answered exactly but by reading everything).
-        #[arg(short, long, default_value_t = 3)]
-        k: u32,
+        /// are answered exactly but by reading everything). Default: 3, or
+        /// with --passages the radius passages are found with (8 on 64 bits).
+        #[arg(short, long)]
+        k: Option<u32>,
         #[command(flatten)]
         layout: LayoutArgs,
+        /// Index passage windows instead of whole documents, for `neardup
+        /// report DOC --against INDEX`; entries are named ID#START-END (byte
+        /// offsets into the document's text).
+        #[arg(long, conflicts_with = "fingerprints")]
+        passages: bool,
+        #[command(flatten)]
+        passage: PassageArgs,
     },
     /// Add documents (or fingerprints) to an index file, in place (atomically).
     Add {

@@ -55,6 +55,7 @@ fn main() -> ExitCode {
         Command::Pairs(a) => cmd::pairs::run(a),
         Command::Index(a) => cmd::index::run(a),
         Command::Eval(a) => cmd::eval::run(a),
+        Command::Report(a) => cmd::report::run(a),
     };
     match result {
         Ok(code) => code,

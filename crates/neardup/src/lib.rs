@@ -44,6 +44,7 @@ pub mod fingerprint;
 pub mod hash;
 pub mod index;
 pub mod normalize;
+pub mod passage;
 pub mod pipeline;
 pub mod presets;
 pub mod quality;

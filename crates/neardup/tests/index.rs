@@ -245,6 +245,7 @@ fn sample_file(dir: &std::path::Path) -> (std::path::PathBuf, TableIndex) {
         index: index.clone(),
         config: Some(neardup::presets::config("default").unwrap()),
         names: Some(Names::from_strings(&names)),
+        passages: None,
     };
     let path = dir.join("small.ndx");
     file.write(&path).unwrap();
@@ -274,7 +275,12 @@ fn index_files_round_trip() {
     let err = again.check_config(&other).unwrap_err().to_string();
     assert!(err.contains("rebuild the index"), "{err}");
     // An empty index round-trips too.
-    let empty = IndexFile { index: TableIndex::builder().build().unwrap(), config: None, names: None };
+    let empty = IndexFile {
+        index: TableIndex::builder().build().unwrap(),
+        config: None,
+        names: None,
+        passages: None,
+    };
     let p = dir.path().join("empty.ndx");
     empty.write(&p).unwrap();
     assert!(IndexFile::open(&p).unwrap().index.is_empty());

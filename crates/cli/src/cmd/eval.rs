@@ -237,7 +237,7 @@ fn subject_json(s: &Subject, r: &Report, radius: &Radius, verify: Option<f64>) -
 }
 
 /// A radius as JSON: a number when fixed, else its steps.
-fn radius_json(r: &Radius) -> Value {
+pub fn radius_json(r: &Radius) -> Value {
     if r.is_fixed() {
         return json!(r.max_k());
     }

@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 use neardup::index::file::{IndexFile, Names};
 use neardup::index::{HammingIndex, TableIndex};
+use neardup::passage::{PassageConfig, PassageDoc};
 use neardup::{Fingerprint, Fingerprinter};
 use rayon::prelude::*;
 use serde_json::{json, Value};
@@ -20,11 +21,21 @@ use crate::UsageError;
 
 pub fn run(args: IndexArgs) -> Result<ExitCode> {
     match args.command {
-        IndexCommand::Build { input, pipeline, fingerprints, output, k, layout } => {
+        IndexCommand::Build { input, pipeline, fingerprints, output, k, layout, passages, passage } => {
+            if !passages && passage.given() {
+                return Err(UsageError("--window and --min-chars go with --passages".into()).into());
+            }
             let fp = if fingerprints.is_none() { Some(pipeline.load()?) } else { None };
-            let (entries, names) = match &fingerprints {
-                Some(path) => from_list(path, 0)?,
-                None => from_documents(&input, fp.as_ref().expect("a pipeline"), 0)?,
+            let cfg = passages.then(|| passage.over(PassageConfig::default()));
+            let (entries, names) = match (&fingerprints, &fp, &cfg) {
+                (Some(path), _, _) => from_list(path, 0)?,
+                (None, Some(fp), Some(cfg)) => from_passages(&input, fp, cfg, 0)?,
+                (None, fp, _) => from_documents(&input, fp.as_ref().expect("a pipeline"), 0)?,
+            };
+            let k = match (k, &fp, &cfg) {
+                (Some(k), _, _) => k,
+                (None, Some(fp), Some(_)) => neardup::passage::index_radius(fp.bits()).max_k(),
+                _ => 3,
             };
             let bits = match (&fp, entries.first()) {
                 (Some(f), _) => f.config().bits,
@@ -41,6 +52,7 @@ pub fn run(args: IndexArgs) -> Result<ExitCode> {
                 index,
                 config: fp.map(|f| f.config().clone()),
                 names: Some(Names::from_strings(&names)),
+                passages: cfg,
             };
             file.write(&output)?;
             eprintln!("neardup: indexed {n} entries into {} ({})", output.display(), file.index.layout());
@@ -53,7 +65,10 @@ pub fn run(args: IndexArgs) -> Result<ExitCode> {
                 (Some(path), _) => from_list(path, start)?,
                 (None, Some(config)) => {
                     let fp = Fingerprinter::new(config.clone())?;
-                    from_documents(&input, &fp, start)?
+                    match &file.passages {
+                        Some(cfg) => from_passages(&input, &fp, cfg, start)?,
+                        None => from_documents(&input, &fp, start)?,
+                    }
                 }
                 (None, None) => {
                     return Err(UsageError(format!(
@@ -192,7 +207,7 @@ pub fn run(args: IndexArgs) -> Result<ExitCode> {
 }
 
 /// With --preset or --config given, they must name the index's pipeline.
-fn check_pipeline(file: &IndexFile, args: &crate::args::PipelineArgs) -> Result<()> {
+pub fn check_pipeline(file: &IndexFile, args: &crate::args::PipelineArgs) -> Result<()> {
     if args.preset.is_none() && args.config.is_none() {
         return Ok(());
     }
@@ -200,7 +215,7 @@ fn check_pipeline(file: &IndexFile, args: &crate::args::PipelineArgs) -> Result<
     file.check_config(wanted.config()).map_err(|e| UsageError(e.to_string()).into())
 }
 
-fn open(path: &Path, no_verify: bool) -> Result<IndexFile> {
+pub fn open(path: &Path, no_verify: bool) -> Result<IndexFile> {
     let r = if no_verify { IndexFile::open_unverified(path) } else { IndexFile::open(path) };
     r.map_err(|e| match e {
         neardup::Error::Io { .. } => anyhow::Error::new(e),
@@ -236,6 +251,44 @@ fn from_documents(input: &InputArgs, fp: &Fingerprinter, first_id: u64) -> Resul
                     });
                 }
                 Err(e) => errors.bad(&BadRecord { origin: r.origin.clone(), message: e.to_string() })?,
+            }
+        }
+        Ok(())
+    })?;
+    pb.finish_and_clear();
+    errors.summary(total);
+    Ok((entries, names))
+}
+
+/// The passage windows of every document, named `ID#START-END`.
+fn from_passages(
+    input: &InputArgs,
+    fp: &Fingerprinter,
+    cfg: &PassageConfig,
+    first_id: u64,
+) -> Result<Entries> {
+    let errors = ErrorPolicy::new(input.on_error);
+    let pb = crate::progress::bar(|| input::total_bytes(input), "fingerprinting passages");
+    let mut entries = Vec::new();
+    let mut names = Vec::new();
+    let allow_empty = input.allow_empty;
+    let total = batches(input, &errors, &pb, |batch| {
+        let docs: Vec<PassageDoc> = batch.par_iter().map(|r| PassageDoc::new(fp, &r.text, cfg)).collect();
+        for (r, doc) in batch.iter().zip(docs) {
+            if doc.passages.is_empty() && !allow_empty {
+                errors.bad(&BadRecord {
+                    origin: r.origin.clone(),
+                    message: neardup::Error::EmptyDocument.to_string(),
+                })?;
+                continue;
+            }
+            let id = match &r.id {
+                Value::String(s) => s.clone(),
+                v => v.to_string(),
+            };
+            for p in doc.passages {
+                entries.push((first_id + entries.len() as u64, p.fingerprint));
+                names.push(format!("{id}#{}-{}", p.passage.bytes.start, p.passage.bytes.end));
             }
         }
         Ok(())

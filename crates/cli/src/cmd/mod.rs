@@ -9,6 +9,7 @@ pub mod idf;
 pub mod index;
 pub mod pairs;
 pub mod plot;
+pub mod report;
 
 use anyhow::Result;
 

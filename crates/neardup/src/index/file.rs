@@ -31,6 +31,7 @@ use super::segment::{Segment, TableData};
 use super::table_index::TableIndex;
 use crate::config::{PipelineConfig, FORMAT_VERSION};
 use crate::error::{Error, Result};
+use crate::passage::PassageConfig;
 
 /// The version of the index file layout.
 pub const FILE_VERSION: u32 = 1;
@@ -51,6 +52,10 @@ struct Header {
     ids: Section,
     offsets: Option<Section>,
     names: Option<NamesHeader>,
+    /// Set when the entries are passage windows (`neardup index build
+    /// --passages`); absent in document indexes and older files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    passages: Option<PassageConfig>,
     created_by: String,
 }
 
@@ -151,6 +156,9 @@ pub struct IndexFile {
     pub config: Option<PipelineConfig>,
     /// Entry names, when stored.
     pub names: Option<Names>,
+    /// How documents were cut into passages, when the entries are passage
+    /// windows (named `ID#START-END`, byte offsets into the document).
+    pub passages: Option<PassageConfig>,
 }
 
 impl IndexFile {
@@ -311,7 +319,7 @@ impl IndexFile {
             }
             b => return Err(bad(format!("{b}-bit fingerprints are not supported"))),
         };
-        Ok(IndexFile { index, config: header.config, names })
+        Ok(IndexFile { index, config: header.config, names, passages: header.passages })
     }
 }
 
@@ -405,6 +413,7 @@ fn encode<W: super::word::Word, O: Write>(
             ids,
             offsets,
             names,
+            passages: file.passages,
             created_by: format!("neardup {}", env!("CARGO_PKG_VERSION")),
         }
     };
