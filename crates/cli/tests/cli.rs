@@ -830,3 +830,278 @@ fn eval_plots_are_written_as_png_and_svg() {
     assert_eq!(run.code(), 1);
     assert!(run.stderr().contains("blocker/sub"), "{}", run.stderr());
 }
+
+/// The copied spans pasted into testdata/report_{en,zh}_a.txt (see
+/// testdata/README.md): byte ranges in A and in B.
+fn report_cases(lang: &str) -> Vec<((u64, u64), (u64, u64))> {
+    let cases: Value =
+        serde_json::from_str(&std::fs::read_to_string(testdata("report_cases.json")).unwrap()).unwrap();
+    cases[lang]["copied"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            let r = |v: &Value| (v[0].as_u64().unwrap(), v[1].as_u64().unwrap());
+            (r(&c["a"]), r(&c["b"]))
+        })
+        .collect()
+}
+
+#[test]
+fn report_finds_copied_passages_with_their_offsets() {
+    let dir = tmp();
+    for lang in ["en", "zh"] {
+        let (a, b) = (testdata(&format!("report_{lang}_a.txt")), testdata(&format!("report_{lang}_b.txt")));
+        let a_text = std::fs::read(&a).unwrap();
+        let b_text = std::fs::read(&b).unwrap();
+        let run = neardup(&["report", &a, &b, "--format", "json"], dir.path(), None).ok();
+        let r: Value = serde_json::from_str(&run.stdout()).unwrap();
+        let found: Vec<((u64, u64), (u64, u64))> = r["matches"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| {
+                (
+                    (m["a"]["start"].as_u64().unwrap(), m["a"]["end"].as_u64().unwrap()),
+                    (m["b"]["start"].as_u64().unwrap(), m["b"]["end"].as_u64().unwrap()),
+                )
+            })
+            .collect();
+        for (ca, cb) in report_cases(lang) {
+            assert!(
+                found.contains(&(ca, cb)),
+                "{lang}: copied A {ca:?} / B {cb:?} not found exactly in {found:?}"
+            );
+            assert_eq!(a_text[ca.0 as usize..ca.1 as usize], b_text[cb.0 as usize..cb.1 as usize]);
+        }
+        // Whatever else is found is text the two documents really share
+        // (navigation lines of the same handbook), and never overlaps a copy
+        // partially.
+        for m in r["matches"].as_array().unwrap() {
+            let (at, bt) = (m["a"]["text"].as_str().unwrap(), m["b"]["text"].as_str().unwrap());
+            let (s, e) =
+                (m["a"]["start"].as_u64().unwrap() as usize, m["a"]["end"].as_u64().unwrap() as usize);
+            assert_eq!(at.as_bytes(), &a_text[s..e]);
+            let words = |t: &str| t.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).count();
+            assert!(words(at) >= 3 && words(bt) >= 3, "{lang}: {at:?} ~ {bt:?}");
+        }
+        let sim = r["similarity"].as_f64().unwrap();
+        assert!(sim > 0.2 && sim < 0.6, "{lang}: similarity {sim}");
+        // Unrelated documents share nothing.
+        let u = testdata(&format!("report_{lang}_unrelated.txt"));
+        let run = neardup(&["report", &a, &u, "--format", "json"], dir.path(), None).ok();
+        let r: Value = serde_json::from_str(&run.stdout()).unwrap();
+        assert_eq!(r["matches"].as_array().unwrap().len(), 0, "{lang}: {}", run.stdout());
+        assert_eq!(r["similarity"].as_f64(), Some(0.0));
+        // A document against itself: everything.
+        let run = neardup(&["report", &a, &a, "--format", "json"], dir.path(), None).ok();
+        let r: Value = serde_json::from_str(&run.stdout()).unwrap();
+        assert_eq!(r["similarity"].as_f64(), Some(1.0), "{lang}");
+        // The text format names the offsets too.
+        let run = neardup(&["report", &a, &b], dir.path(), None).ok();
+        let (ca, cb) = report_cases(lang)[0];
+        assert!(
+            run.stdout().contains(&format!("A {}..{}  <->  B {}..{}", ca.0, ca.1, cb.0, cb.1)),
+            "{}",
+            run.stdout()
+        );
+    }
+}
+
+#[test]
+fn report_html_is_one_page_with_linked_highlights() {
+    let dir = tmp();
+    let (a, b) = (testdata("report_zh_a.txt"), testdata("report_zh_b.txt"));
+    neardup(&["report", &a, &b, "--format", "html", "-o", "r.html"], dir.path(), None).ok();
+    let html = std::fs::read_to_string(dir.path().join("r.html")).unwrap();
+    assert!(html.starts_with("<!DOCTYPE html>") && html.trim_end().ends_with("</html>"));
+    // Self-contained: no external scripts, styles, images or fonts.
+    for external in ["<script src", "<link", "<img", "url("] {
+        assert!(!html.contains(external), "{external}");
+    }
+    // Every match: an anchor on each side, each linking to the other.
+    let n = report_cases("zh").len();
+    for i in 0..n {
+        assert!(
+            html.contains(&format!("id=\"a{i}\"")) && html.contains(&format!("id=\"b{i}\"")),
+            "match {i}"
+        );
+        assert!(
+            html.contains(&format!("href=\"#b{i}\"")) && html.contains(&format!("href=\"#a{i}\"")),
+            "match {i}"
+        );
+    }
+    assert!(html.contains("class=\"hl c0\"") && html.contains("class=\"hl c1\""));
+    // Both texts are there in full, escaped.
+    let b_text = std::fs::read_to_string(&b).unwrap();
+    let first_line = b_text.lines().find(|l| !l.trim().is_empty()).unwrap();
+    assert!(html.contains(first_line.trim()), "{first_line}");
+    let dir2 = tmp();
+    write(
+        dir2.path(),
+        "a.txt",
+        b"Tags <b>like this</b> & \"quotes\" are text. They must stay text in the page, not markup at all.",
+    );
+    neardup(&["report", "a.txt", "a.txt", "--format", "html", "-o", "x.html"], dir2.path(), None).ok();
+    let x = std::fs::read_to_string(dir2.path().join("x.html")).unwrap();
+    assert!(x.contains("&lt;b&gt;like this&lt;/b&gt; &amp; &quot;quotes&quot;") && !x.contains("<b>like"));
+}
+
+#[test]
+fn report_against_a_passage_index() {
+    let dir = tmp();
+    let docs = ["report_en_b.txt", "report_en_unrelated.txt", "report_zh_b.txt", "report_zh_unrelated.txt"];
+    let paths: Vec<String> = docs.iter().map(|d| testdata(d)).collect();
+    let mut args = vec!["index", "build", "--passages", "-o", "p.ndx"];
+    args.extend(paths.iter().map(String::as_str));
+    let run = neardup(&args, dir.path(), None).ok();
+    assert!(run.stderr().contains("indexed"), "{}", run.stderr());
+    let stats = neardup(&["index", "stats", "p.ndx", "--json"], dir.path(), None).ok();
+    let stats: Value = serde_json::from_str(&stats.stdout()).unwrap();
+    assert!(stats["entries"].as_u64().unwrap() > 20);
+    for lang in ["en", "zh"] {
+        let a = testdata(&format!("report_{lang}_a.txt"));
+        let run = neardup(&["report", &a, "--against", "p.ndx", "--format", "json"], dir.path(), None).ok();
+        let r: Value = serde_json::from_str(&run.stdout()).unwrap();
+        let source = testdata(&format!("report_{lang}_b.txt"));
+        let sources = r["sources"].as_array().unwrap();
+        assert_eq!(sources[0]["id"].as_str(), Some(source.as_str()), "{lang}: {sources:?}");
+        assert_eq!(sources.len(), 1, "{lang}: only the source shares text: {sources:?}");
+        // Every copied span is covered, to a window's precision.
+        let a_text = std::fs::read(&a).unwrap();
+        for (ca, cb) in report_cases(lang) {
+            let hit = r["matches"].as_array().unwrap().iter().find(|m| {
+                let (s, e) = (m["a"]["start"].as_u64().unwrap(), m["a"]["end"].as_u64().unwrap());
+                s < ca.1 && ca.0 < e
+            });
+            let m = hit.unwrap_or_else(|| panic!("{lang}: copied {ca:?} not found: {}", run.stdout()));
+            let (s, e) = (m["a"]["start"].as_u64().unwrap(), m["a"]["end"].as_u64().unwrap());
+            // Within a window (2 sentences) of the copy's edges.
+            let slack = |x: u64, y: u64| {
+                String::from_utf8_lossy(&a_text[x.min(y) as usize..x.max(y) as usize]).chars().count()
+            };
+            assert!(slack(s, ca.0) < 200 && slack(e, ca.1) < 200, "{lang}: {s}..{e} vs {ca:?}");
+            let (bs, be) = (m["b"]["start"].as_u64().unwrap(), m["b"]["end"].as_u64().unwrap());
+            assert!(bs < cb.1 && cb.0 < be, "{lang}: B {bs}..{be} vs {cb:?}");
+            assert_eq!(m["b"]["id"].as_str(), Some(source.as_str()));
+        }
+    }
+    // An index of whole documents is refused, with what to do.
+    let mut args = vec!["index", "build", "-o", "d.ndx"];
+    args.extend(paths.iter().map(String::as_str));
+    neardup(&args, dir.path(), None).ok();
+    let run = neardup(&["report", &testdata("report_en_a.txt"), "--against", "d.ndx"], dir.path(), None);
+    assert_eq!(run.code(), 2);
+    assert!(run.stderr().contains("--passages"), "{}", run.stderr());
+    // So are passage flags that differ from the index's.
+    let run = neardup(
+        &["report", &testdata("report_en_a.txt"), "--against", "p.ndx", "--window", "5"],
+        dir.path(),
+        None,
+    );
+    assert_eq!(run.code(), 2);
+    assert!(run.stderr().contains("fixed when it was built"), "{}", run.stderr());
+}
+
+#[test]
+fn report_refuses_bad_input_clearly() {
+    let dir = tmp();
+    write(dir.path(), "ok.txt", "Some text. More text here.".as_bytes());
+    write(dir.path(), "bad.txt", b"valid start \xff\xfe then junk");
+    write(dir.path(), "bin.dat", b"\x00\x01\x02binary");
+    write(dir.path(), "empty.txt", b"  \n ");
+    for (file, wanted) in [
+        ("bad.txt", "invalid UTF-8 at byte 12"),
+        ("bin.dat", "binary"),
+        ("empty.txt", "empty"),
+        ("nope.txt", "cannot open"),
+    ] {
+        let run = neardup(&["report", "ok.txt", file], dir.path(), None);
+        assert_eq!(run.code(), 1, "{file}");
+        assert!(run.stderr().contains(file) && run.stderr().contains(wanted), "{file}: {}", run.stderr());
+    }
+    let run = neardup(&["report", "ok.txt", "ok.txt", "--min-jaccard", "2"], dir.path(), None);
+    assert_eq!(run.code(), 2);
+    let run = neardup(&["report", "ok.txt"], dir.path(), None);
+    assert_eq!(run.code(), 2, "B or --against is required");
+    // A failed report leaves no output file behind.
+    let run =
+        neardup(&["report", "ok.txt", "bad.txt", "-o", "out.html", "--format", "html"], dir.path(), None);
+    assert_eq!(run.code(), 1);
+    assert!(!dir.path().join("out.html").exists());
+}
+
+/// Headless Chromium, if installed (`CHROMIUM` names it explicitly).
+fn chromium() -> Option<PathBuf> {
+    if let Ok(p) = std::env::var("CHROMIUM") {
+        return Some(PathBuf::from(p));
+    }
+    let path = std::env::var_os("PATH")?;
+    ["chromium", "chromium-browser", "google-chrome"]
+        .iter()
+        .flat_map(|name| std::env::split_paths(&path).map(move |dir| dir.join(name)))
+        .find(|p| p.is_file())
+}
+
+#[test]
+fn report_html_renders_highlights_in_headless_chromium() {
+    let Some(browser) = chromium() else {
+        // CI installs Chromium and sets NEARDUP_REQUIRE_CHROMIUM, so this
+        // never passes there by skipping.
+        assert!(
+            std::env::var_os("NEARDUP_REQUIRE_CHROMIUM").is_none(),
+            "Chromium is required but not installed"
+        );
+        eprintln!("skipped: no chromium on PATH (apt-get install chromium)");
+        return;
+    };
+    let dir = tmp();
+    let (a, b) = (testdata("report_en_a.txt"), testdata("report_en_b.txt"));
+    neardup(&["report", &a, &b, "--format", "html", "-o", "r.html"], dir.path(), None).ok();
+    let page = dir.path().join("r.html");
+    let shot = dir.path().join("shot.png");
+    let mut child = Command::new(&browser)
+        .args(["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--window-size=1280,900"])
+        .arg(format!("--user-data-dir={}", dir.path().join("profile").display()))
+        .arg(format!("--screenshot={}", shot.display()))
+        .arg(format!("file://{}", page.display()))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("chromium starts");
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > std::time::Duration::from_secs(90) {
+            let _ = child.kill();
+            panic!("chromium took over 90 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let decoder = png::Decoder::new(std::fs::File::open(&shot).expect("a screenshot"));
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    let channels = info.color_type.samples();
+    assert!(info.width >= 1000 && info.height >= 800, "{}x{}", info.width, info.height);
+    // Count the pixels of the first two highlight colours (CSS .c0, .c1) in
+    // A's column (left half) and B's (right half).
+    let colours = [(0xff, 0xe0, 0x8a), (0xa8, 0xe6, 0xa1)];
+    let mut counts = [[0u32; 2]; 2];
+    for y in 0..info.height as usize {
+        for x in 0..info.width as usize {
+            let i = (y * info.width as usize + x) * channels;
+            let px = (buf[i], buf[i + 1], buf[i + 2]);
+            let near = |c: (u8, u8, u8)| {
+                px.0.abs_diff(c.0) <= 3 && px.1.abs_diff(c.1) <= 3 && px.2.abs_diff(c.2) <= 3
+            };
+            for (k, c) in colours.iter().enumerate() {
+                if near(*c) {
+                    counts[k][usize::from(x >= info.width as usize / 2)] += 1;
+                }
+            }
+        }
+    }
+    for (k, [left, right]) in counts.iter().enumerate() {
+        assert!(*left > 500 && *right > 500, "highlight colour {k}: {left} pixels in A, {right} in B");
+    }
+}

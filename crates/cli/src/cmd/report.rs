@@ -78,6 +78,9 @@ impl Report {
 fn read(path: &std::path::Path, max: u64) -> Result<String> {
     match read_document(path, max, false) {
         Ok(r) => Ok(r.text),
+        Err(b) if b.message.starts_with("empty document") => {
+            anyhow::bail!("{}: empty document (no text, or only whitespace): nothing to report on", b.origin)
+        }
         Err(b) => anyhow::bail!("{}: {}", b.origin, b.message),
     }
 }
