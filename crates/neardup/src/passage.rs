@@ -425,15 +425,11 @@ impl Aligner {
     /// [`Aligner::align`] on documents already split and fingerprinted.
     pub fn align_docs(&self, a: &str, da: &PassageDoc, b: &str, db: &PassageDoc) -> Alignment {
         // 1. Candidate windows: every pair within the radius.
-        let candidates: Vec<(usize, usize, u32)> = da
-            .passages
-            .par_iter()
-            .enumerate()
-            .flat_map_iter(|(i, pa)| {
-                db.passages.iter().enumerate().filter_map(move |(j, pb)| {
-                    let d = pa.fingerprint.distance(pb.fingerprint);
-                    (d <= self.radius.k_for_pair(pa.features, pb.features)).then_some((i, j, d))
-                })
+        let max_k = self.radius.max_k();
+        let candidates: Vec<(usize, usize, u32)> = close_pairs(&da.passages, &db.passages, max_k)
+            .into_iter()
+            .filter(|&(i, j, d)| {
+                d <= self.radius.k_for_pair(da.passages[i].features, db.passages[j].features)
             })
             .collect();
         let mut wa = Words::new(&self.fp, a, &da.sentences);
@@ -566,6 +562,60 @@ impl Aligner {
         }
         out
     }
+}
+
+/// Every pair of windows within `k` bits: (a window, b window, distance).
+/// A brute-force scan (in parallel over A, with the CPU's popcount when it
+/// has one): about a nanosecond per pair, 1.4·10⁹ pairs for two 1 MB
+/// Chinese texts.
+fn close_pairs(a: &[FingerprintedPassage], b: &[FingerprintedPassage], k: u32) -> Vec<(usize, usize, u32)> {
+    let bv: Vec<u128> = b.iter().map(|p| p.fingerprint.value()).collect();
+    let wide = b.iter().chain(a).any(|p| p.fingerprint.as_u64().is_none());
+    let b64: Vec<u64> = if wide { Vec::new() } else { bv.iter().map(|&v| v as u64).collect() };
+    a.par_iter()
+        .enumerate()
+        .flat_map_iter(|(i, pa)| {
+            let mut hits = Vec::new();
+            let q = pa.fingerprint.value();
+            if wide {
+                for (j, &v) in bv.iter().enumerate() {
+                    let d = (q ^ v).count_ones();
+                    if d <= k {
+                        hits.push((i, j, d));
+                    }
+                }
+            } else {
+                scan64(q as u64, &b64, k, |j, d| hits.push((i, j, d)));
+            }
+            hits
+        })
+        .collect()
+}
+
+/// Calls `hit(j, d)` for every `b[j]` within `k` bits of `q`.
+fn scan64(q: u64, b: &[u64], k: u32, hit: impl FnMut(usize, u32)) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("popcnt") {
+        // SAFETY: the CPU has popcnt, checked just above.
+        return unsafe { scan64_popcnt(q, b, k, hit) };
+    }
+    scan64_portable(q, b, k, hit)
+}
+
+#[inline(always)]
+fn scan64_portable(q: u64, b: &[u64], k: u32, mut hit: impl FnMut(usize, u32)) {
+    for (j, &v) in b.iter().enumerate() {
+        let d = (q ^ v).count_ones();
+        if d <= k {
+            hit(j, d);
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "popcnt")]
+unsafe fn scan64_popcnt(q: u64, b: &[u64], k: u32, hit: impl FnMut(usize, u32)) {
+    scan64_portable(q, b, k, hit)
 }
 
 /// The word sets of a document's sentences, computed when first asked for.
@@ -832,6 +882,45 @@ mod tests {
         let t = std::time::Instant::now();
         assert_eq!(sentences(&text, 400).len(), 200_001);
         assert!(t.elapsed().as_secs() < 20, "{:?}", t.elapsed());
+    }
+
+    #[test]
+    fn close_pairs_equal_brute_force() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let window = |v: u128, bits| FingerprintedPassage {
+            passage: Passage { bytes: 0..0, sentences: 0..0 },
+            fingerprint: Fingerprint::new(v, bits),
+            features: 1,
+        };
+        for bits in [crate::Bits::B64, crate::Bits::B128] {
+            let base = u128::from(next()) | (u128::from(next()) << 64);
+            // Near neighbours of one value, so every distance occurs.
+            let mut make = |n| {
+                (0..n)
+                    .map(|_| window(base ^ (u128::from(next() & next() & next()) << (next() % 64)), bits))
+                    .collect::<Vec<_>>()
+            };
+            let (a, b) = (make(60), make(70));
+            for k in [0, 3, 12, 40] {
+                let mut want = Vec::new();
+                for (i, pa) in a.iter().enumerate() {
+                    for (j, pb) in b.iter().enumerate() {
+                        let d = pa.fingerprint.distance(pb.fingerprint);
+                        if d <= k {
+                            want.push((i, j, d));
+                        }
+                    }
+                }
+                assert_eq!(close_pairs(&a, &b, k), want, "{bits:?} k={k}");
+                assert!(k < 12 || !want.is_empty());
+            }
+        }
     }
 
     #[test]
