@@ -516,8 +516,8 @@ pub struct ReportArgs {
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// Windows within K bits are candidates (default: 12 on 64 bits for two
-    /// texts, whose sentences are then verified; with --against, 8, the
-    /// default preset's radius for short texts).
+    /// texts, whose sentences are then verified; with --against, where
+    /// nothing can be verified, 3).
     #[arg(short, long)]
     pub k: Option<u32>,
     /// Report only spans of at least N words (two texts at hand).
@@ -535,6 +535,10 @@ pub struct ReportArgs {
     /// they hold); the similarity counts all of them.
     #[arg(long, default_value_t = 20, value_name = "N", requires = "against")]
     pub max_sources: usize,
+    /// With --against: report only spans made of at least N matched windows
+    /// (a single short window can match by chance).
+    #[arg(long, default_value_t = 1, value_name = "N", requires = "against")]
+    pub min_windows: usize,
     /// With --against: skip the index's checksum check.
     #[arg(long, requires = "against")]
     pub no_verify: bool,
@@ -566,7 +570,7 @@ pub enum IndexCommand {
         output: PathBuf,
         /// The largest radius answered through the tables (larger radii
         /// are answered exactly but by reading everything). Default: 3, or
-        /// with --passages the radius passages are found with (8 on 64 bits).
+        /// with --passages the radius passages are found with (also 3 on 64 bits).
         #[arg(short, long)]
         k: Option<u32>,
         #[command(flatten)]

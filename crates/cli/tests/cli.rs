@@ -986,6 +986,24 @@ fn report_against_a_passage_index() {
             assert_eq!(m["b"]["id"].as_str(), Some(source.as_str()));
         }
     }
+    // --min-windows drops spans of fewer matched windows.
+    let run = neardup(
+        &[
+            "report",
+            &testdata("report_en_a.txt"),
+            "--against",
+            "p.ndx",
+            "--format",
+            "json",
+            "--min-windows",
+            "1000",
+        ],
+        dir.path(),
+        None,
+    )
+    .ok();
+    let r: Value = serde_json::from_str(&run.stdout()).unwrap();
+    assert_eq!(r["matches"].as_array().unwrap().len(), 0);
     // An index of whole documents is refused, with what to do.
     let mut args = vec!["index", "build", "-o", "d.ndx"];
     args.extend(paths.iter().map(String::as_str));

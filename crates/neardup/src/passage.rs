@@ -359,10 +359,12 @@ pub fn pair_radius(bits: crate::Bits) -> Radius {
 }
 
 /// The radius for finding windows in an index of passages, where nothing is
-/// verified: the `default` preset's radius for short texts (k = 8 on 64 bits).
+/// verified: k = 3 on 64 bits (6 on 128). Windows are short (two sentences),
+/// and at k = 8 unrelated windows collide often (measured with
+/// `bench/report_accuracy.py --against`: docs/QUALITY.md); a copied window
+/// is at distance 0 to 3.
 pub fn index_radius(bits: crate::Bits) -> Radius {
-    presets::recommended_radius("default", bits)
-        .map_or(Radius::fixed(presets::classic_k(bits)), |r| Radius::fixed(r.max_k()))
+    Radius::fixed(presets::classic_k(bits))
 }
 
 impl Aligner {
@@ -691,6 +693,8 @@ pub struct IndexedSpan {
     pub b: Range<usize>,
     /// The smallest distance among the windows.
     pub distance: u32,
+    /// How many matched windows of A it joins.
+    pub windows: usize,
 }
 
 /// Joins matched windows of A into spans, per target document: windows
@@ -699,6 +703,7 @@ pub struct IndexedSpan {
 pub fn merge_window_matches(doc: &PassageDoc, mut matches: Vec<WindowMatch>) -> Vec<IndexedSpan> {
     matches.sort_by_key(|m| (m.target, doc.passages[m.window].passage.bytes.start, m.bytes.start));
     let mut out: Vec<IndexedSpan> = Vec::new();
+    let mut last_window = None;
     for m in matches {
         let a = doc.passages[m.window].passage.bytes.clone();
         if let Some(last) = out.last_mut() {
@@ -712,10 +717,15 @@ pub fn merge_window_matches(doc: &PassageDoc, mut matches: Vec<WindowMatch>) -> 
                 last.b.start = last.b.start.min(m.bytes.start);
                 last.b.end = last.b.end.max(m.bytes.end);
                 last.distance = last.distance.min(m.distance);
+                if last_window != Some(m.window) {
+                    last.windows += 1;
+                }
+                last_window = Some(m.window);
                 continue;
             }
         }
-        out.push(IndexedSpan { target: m.target, a, b: m.bytes, distance: m.distance });
+        last_window = Some(m.window);
+        out.push(IndexedSpan { target: m.target, a, b: m.bytes, distance: m.distance, windows: 1 });
     }
     out
 }

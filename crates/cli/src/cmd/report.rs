@@ -220,7 +220,8 @@ fn index_report(args: &ReportArgs, path: &std::path::Path) -> Result<Report> {
             matches.push(WindowMatch { window, target, bytes, distance: m.distance });
         }
     }
-    let spans = passage::merge_window_matches(&doc, matches);
+    let mut spans = passage::merge_window_matches(&doc, matches);
+    spans.retain(|s| s.windows >= args.min_windows);
     let all: Vec<Range<usize>> = spans.iter().map(|s| s.a.clone()).collect();
     let matched_chars = passage::covered_chars(&a, &doc.sentences, &all);
     let a_chars = doc.chars(&a);
