@@ -322,11 +322,14 @@ fn write_text(w: &mut dyn Write, r: &Report) -> Result<()> {
             writeln!(w, "against: {index}")?;
             writeln!(
                 w,
-                "similarity: {} of A found in the index ({} of {} characters), in {} documents",
+                "similarity: {} of A found in the index ({} of {} characters), in {}",
                 percent(r.similarity()),
                 r.matched_chars,
                 r.a.chars,
-                r.sources.len() + r.sources_left_out
+                match r.sources.len() + r.sources_left_out {
+                    1 => "1 document".to_owned(),
+                    n => format!("{n} documents"),
+                }
             )?;
             for s in &r.sources {
                 writeln!(w, "  {:>6}  {}", percent(s.similarity), s.name)?;
@@ -338,7 +341,10 @@ fn write_text(w: &mut dyn Write, r: &Report) -> Result<()> {
     }
     writeln!(w, "{}", settings(r))?;
     writeln!(w)?;
-    writeln!(w, "{} matched passages", r.found.len())?;
+    match r.found.len() {
+        1 => writeln!(w, "1 matched passage")?,
+        n => writeln!(w, "{n} matched passages")?,
+    }
     for (i, f) in r.found.iter().enumerate() {
         let sentences = f.sentences.map(|n| format!(", {n} sentences")).unwrap_or_default();
         let source = if r.index.is_some() { format!("{} ", r.sources[f.source].name) } else { String::new() };
