@@ -589,10 +589,23 @@ fn close_pairs(a: &[FingerprintedPassage], b: &[FingerprintedPassage], k: u32) -
             } else {
                 scan64(q as u64, &b64, k, |j, d| hits.push((i, j, d)));
             }
+            if hits.len() > MAX_CANDIDATES {
+                // Repetitive text (logs, tables, a refrain) makes every window
+                // a candidate of every other: keep the closest ones, so the
+                // work stays linear in the windows of A.
+                // Among equals, the windows nearest A's position (scaled to B).
+                let here = i * b.len() / a.len().max(1);
+                hits.sort_unstable_by_key(|&(_, j, d)| (d, j.abs_diff(here), j));
+                hits.truncate(MAX_CANDIDATES);
+                hits.sort_unstable_by_key(|&(_, j, _)| j);
+            }
             hits
         })
         .collect()
 }
+
+/// The most candidate windows of B kept for one window of A.
+const MAX_CANDIDATES: usize = 32;
 
 /// Calls `hit(j, d)` for every `b[j]` within `k` bits of `q`.
 fn scan64(q: u64, b: &[u64], k: u32, hit: impl FnMut(usize, u32)) {
@@ -920,17 +933,44 @@ mod tests {
             for k in [0, 3, 12, 40] {
                 let mut want = Vec::new();
                 for (i, pa) in a.iter().enumerate() {
+                    let mut hits = Vec::new();
                     for (j, pb) in b.iter().enumerate() {
                         let d = pa.fingerprint.distance(pb.fingerprint);
                         if d <= k {
-                            want.push((i, j, d));
+                            hits.push((i, j, d));
                         }
                     }
+                    // The closest MAX_CANDIDATES, by distance, then nearness to i's place.
+                    let here = i * b.len() / a.len();
+                    hits.sort_by_key(|&(_, j, d)| (d, j.abs_diff(here), j));
+                    hits.truncate(MAX_CANDIDATES);
+                    hits.sort_by_key(|&(_, j, _)| j);
+                    want.extend(hits);
                 }
                 assert_eq!(close_pairs(&a, &b, k), want, "{bits:?} k={k}");
                 assert!(k < 12 || !want.is_empty());
+                if k == 40 {
+                    assert!(want.len() == a.len() * MAX_CANDIDATES, "the cap is exercised");
+                }
             }
         }
+    }
+
+    #[test]
+    fn repetitive_text_stays_linear() {
+        // Every window is a candidate of every other without the cap.
+        let words = ["alpha", "beta", "gamma", "delta", "epsilon"];
+        let mut x = 7u64;
+        let text: String = (0..40_000)
+            .map(|_| {
+                x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                words[(x >> 33) as usize % 5]
+            })
+            .collect::<Vec<_>>()
+            .join(" ");
+        let aligner = Aligner::new(Fingerprinter::preset("default").unwrap());
+        let found = aligner.align(&text, &text);
+        assert_eq!((found.similarity(), found.b_similarity()), (1.0, 1.0));
     }
 
     #[test]
