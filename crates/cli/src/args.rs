@@ -535,6 +535,10 @@ pub struct ReportArgs {
     /// they hold); the similarity counts all of them.
     #[arg(long, default_value_t = 20, value_name = "N", requires = "against")]
     pub max_sources: usize,
+    /// With --against: leave out this indexed document (e.g. A itself, when
+    /// the index holds it); repeatable.
+    #[arg(long, value_name = "ID", requires = "against")]
+    pub exclude: Vec<String>,
     /// With --against: report only spans made of at least N matched windows
     /// (a single short window can match by chance).
     #[arg(long, default_value_t = 1, value_name = "N", requires = "against")]

@@ -986,6 +986,29 @@ fn report_against_a_passage_index() {
             assert_eq!(m["b"]["id"].as_str(), Some(source.as_str()));
         }
     }
+    // --exclude leaves a document out.
+    let run = neardup(
+        &[
+            "report",
+            &testdata("report_en_a.txt"),
+            "--against",
+            "p.ndx",
+            "--format",
+            "json",
+            "--exclude",
+            &paths[0],
+        ],
+        dir.path(),
+        None,
+    )
+    .ok();
+    let r: Value = serde_json::from_str(&run.stdout()).unwrap();
+    assert_eq!(
+        (r["matches"].as_array().unwrap().len(), r["similarity"].as_f64()),
+        (0, Some(0.0)),
+        "{}",
+        run.stdout()
+    );
     // --min-windows drops spans of fewer matched windows.
     let run = neardup(
         &[

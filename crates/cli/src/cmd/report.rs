@@ -213,6 +213,9 @@ fn index_report(args: &ReportArgs, path: &std::path::Path) -> Result<Report> {
                     m.id
                 );
             };
+            if args.exclude.iter().any(|x| x == id) {
+                continue;
+            }
             let target = *targets.entry(id).or_insert_with(|| {
                 target_names.push(id);
                 target_names.len() - 1
