@@ -1,0 +1,334 @@
+//! [`Engine`]: a [`Store`] plus the in-memory index over its fingerprints.
+
+use std::collections::HashMap;
+use std::sync::{Mutex, RwLock};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use neardup::index::{HammingIndex, LinearScan, TableIndex};
+use neardup::{Bits, Fingerprint, PipelineConfig, FORMAT_VERSION};
+use serde::Serialize;
+
+use crate::error::StoreError;
+use crate::record::{check_id, DocRecord, StoreMeta};
+use crate::{Result, Store};
+
+/// What [`Engine::submit`] does with a document.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Mode {
+    /// Store it (replacing a document with the same id) and report its near
+    /// duplicates.
+    Insert,
+    /// Only report its near duplicates.
+    Check,
+    /// Store it only if it has no near duplicate, atomically: of many
+    /// concurrent near-identical submissions exactly one is stored.
+    InsertIfUnique,
+}
+
+/// A document to submit.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NewDoc {
+    /// Its id.
+    pub id: String,
+    /// Its fingerprint (made with the engine's pipeline).
+    pub fingerprint: Fingerprint,
+    /// A hash of its text, if it came as text.
+    pub content_hash: Option<u64>,
+    /// The caller's metadata.
+    pub metadata: Option<serde_json::Value>,
+}
+
+impl NewDoc {
+    /// A document with an id and a fingerprint, no hash, no metadata.
+    pub fn new(id: impl Into<String>, fingerprint: Fingerprint) -> NewDoc {
+        NewDoc { id: id.into(), fingerprint, content_hash: None, metadata: None }
+    }
+}
+
+/// A stored document near a query.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Found {
+    /// Its id.
+    pub id: String,
+    /// The Hamming distance to the query.
+    pub distance: u32,
+}
+
+/// What [`Engine::submit`] did.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Outcome {
+    /// Whether the document was stored.
+    pub inserted: bool,
+    /// The stored documents within k before it was stored (sorted by
+    /// distance, then id); for a batch, earlier documents of the same batch
+    /// that were stored count too.
+    pub matches: Vec<Found>,
+}
+
+/// Sizes and settings, for `/v1/stats` and `neardup index stats`.
+#[derive(Clone, Debug, Serialize)]
+pub struct EngineStats {
+    /// Stored documents.
+    pub documents: u64,
+    /// The fingerprint width.
+    pub bits: u32,
+    /// The radius the index tables serve (larger ones scan).
+    pub table_k: u32,
+    /// Bytes of the in-memory index.
+    pub index_bytes: u64,
+    /// Bytes of the database on disk (0 in memory).
+    pub disk_bytes: u64,
+    /// The pipeline's id (16 hex digits).
+    pub pipeline: String,
+}
+
+struct State {
+    index: TableIndex,
+    /// Internal index id → document id (None once deleted).
+    names: Vec<Option<String>>,
+    /// Document id → internal index id.
+    ids: HashMap<String, u64>,
+}
+
+impl State {
+    fn found(&self, matches: Vec<neardup::index::Match>, limit: usize) -> Vec<Found> {
+        let mut out: Vec<Found> = matches
+            .into_iter()
+            .filter_map(|m| {
+                let id = self.names.get(m.id as usize)?.as_ref()?;
+                Some(Found { id: id.clone(), distance: m.distance })
+            })
+            .collect();
+        out.sort_by(|a, b| a.distance.cmp(&b.distance).then_with(|| a.id.cmp(&b.id)));
+        out.truncate(limit);
+        out
+    }
+
+    fn add(&mut self, id: &str, fp: Fingerprint) -> Result<()> {
+        if let Some(old) = self.ids.remove(id) {
+            self.index.remove(old);
+            self.names[old as usize] = None;
+        }
+        let internal = self.names.len() as u64;
+        self.index.insert(internal, fp)?;
+        self.names.push(Some(id.to_owned()));
+        self.ids.insert(id.to_owned(), internal);
+        Ok(())
+    }
+}
+
+/// A store and the index over it. Reads (search, check, get) run
+/// concurrently; writes are serialized, and a write returns only after the
+/// store committed it.
+pub struct Engine<S: Store> {
+    store: S,
+    config: PipelineConfig,
+    state: RwLock<State>,
+    writer: Mutex<()>,
+}
+
+impl<S: Store> std::fmt::Debug for Engine<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Engine").field("pipeline", &format!("{:016x}", self.config.id())).finish()
+    }
+}
+
+fn now_ms() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
+}
+
+impl<S: Store> Engine<S> {
+    /// Opens an engine over `store` for fingerprints of `config`, with index
+    /// tables for radius `table_k` (larger radii are answered exactly by a
+    /// scan). A new store records `config`; a store made with another
+    /// pipeline or fingerprint format is refused.
+    pub fn open(store: S, config: PipelineConfig, table_k: u32) -> Result<Engine<S>> {
+        match store.meta()? {
+            Some(m) if m.format_version != FORMAT_VERSION => {
+                return Err(StoreError::FormatVersion { stored: m.format_version, current: FORMAT_VERSION })
+            }
+            Some(m) if m.config != config => {
+                return Err(StoreError::ConfigMismatch {
+                    stored: format!("{:016x}", m.config.id()),
+                    wanted: format!("{:016x}", config.id()),
+                })
+            }
+            Some(_) => {}
+            None => store.set_meta(&StoreMeta { format_version: FORMAT_VERSION, config: config.clone() })?,
+        }
+        let mut names = Vec::new();
+        let mut entries = Vec::new();
+        store.for_each(&mut |d| {
+            if d.fingerprint.bits() != config.bits {
+                return Err(StoreError::Corrupt {
+                    id: d.id,
+                    message: "fingerprint of the wrong width".into(),
+                });
+            }
+            entries.push((names.len() as u64, d.fingerprint));
+            names.push(Some(d.id));
+            Ok(())
+        })?;
+        let ids = names.iter().enumerate().map(|(i, n)| (n.clone().expect("all live"), i as u64)).collect();
+        let index = TableIndex::builder()
+            .bits(config.bits)
+            .k(table_k)
+            .expected_len(entries.len().max(1_000_000))
+            .build_from(entries)?;
+        Ok(Engine { store, config, state: RwLock::new(State { index, names, ids }), writer: Mutex::new(()) })
+    }
+
+    /// The pipeline its fingerprints come from.
+    pub fn config(&self) -> &PipelineConfig {
+        &self.config
+    }
+
+    /// The store.
+    pub fn store(&self) -> &S {
+        &self.store
+    }
+
+    fn bits(&self) -> Bits {
+        self.config.bits
+    }
+
+    fn check(&self, fp: Fingerprint, k: u32) -> Result<()> {
+        if fp.bits() != self.bits() {
+            return Err(StoreError::Invalid(format!(
+                "a {}-bit fingerprint, but this store holds {}-bit ones",
+                fp.bits(),
+                self.bits()
+            )));
+        }
+        if k > self.bits().get() {
+            return Err(StoreError::Invalid(format!("k = {k} is more than the {} bits", self.bits())));
+        }
+        Ok(())
+    }
+
+    /// The stored documents within `k` of `fp`, nearest first, at most `limit`.
+    pub fn search(&self, fp: Fingerprint, k: u32, limit: usize) -> Result<Vec<Found>> {
+        self.check(fp, k)?;
+        let state = self.state.read().expect("lock");
+        let matches = state.index.query(fp, k)?;
+        Ok(state.found(matches, limit))
+    }
+
+    /// Submits one document (see [`Mode`]).
+    pub fn submit(&self, doc: NewDoc, mode: Mode, k: u32) -> Result<Outcome> {
+        Ok(self.submit_batch(vec![doc], mode, k)?.pop().expect("one outcome"))
+    }
+
+    /// Submits documents in order, as if one by one, with one durable
+    /// commit for all that are stored. With [`Mode::InsertIfUnique`] a
+    /// document near an earlier one of the same batch is not stored.
+    pub fn submit_batch(&self, docs: Vec<NewDoc>, mode: Mode, k: u32) -> Result<Vec<Outcome>> {
+        for d in &docs {
+            check_id(&d.id)?;
+            self.check(d.fingerprint, k)?;
+        }
+        if mode == Mode::Check {
+            let state = self.state.read().expect("lock");
+            return docs
+                .iter()
+                .map(|d| {
+                    let matches = state.found(state.index.query(d.fingerprint, k)?, usize::MAX);
+                    Ok(Outcome { inserted: false, matches })
+                })
+                .collect();
+        }
+        let _writer = self.writer.lock().expect("lock");
+        let now = now_ms();
+        let mut outcomes = Vec::with_capacity(docs.len());
+        let mut records = Vec::new();
+        // Documents of this batch stored so far, to check later ones against.
+        let mut batch = LinearScan::new(self.bits());
+        {
+            let state = self.state.read().expect("lock");
+            for d in &docs {
+                let mut matches = state.found(state.index.query(d.fingerprint, k)?, usize::MAX);
+                for m in batch.query(d.fingerprint, k)? {
+                    let id: &DocRecord = &records[m.id as usize];
+                    matches.retain(|f| f.id != id.id);
+                    matches.push(Found { id: id.id.clone(), distance: m.distance });
+                }
+                matches.sort_by(|a, b| a.distance.cmp(&b.distance).then_with(|| a.id.cmp(&b.id)));
+                let insert = mode == Mode::Insert || matches.is_empty();
+                if insert {
+                    batch.insert(records.len() as u64, d.fingerprint)?;
+                    records.push(DocRecord {
+                        id: d.id.clone(),
+                        fingerprint: d.fingerprint,
+                        inserted_at_ms: now,
+                        content_hash: d.content_hash,
+                        metadata: d.metadata.clone(),
+                    });
+                }
+                outcomes.push(Outcome { inserted: insert, matches });
+            }
+        }
+        if !records.is_empty() {
+            // Durable first; the index sees the documents only once committed.
+            self.store.put(&records)?;
+            let mut state = self.state.write().expect("lock");
+            for r in &records {
+                state.add(&r.id, r.fingerprint)?;
+            }
+        }
+        Ok(outcomes)
+    }
+
+    /// The stored document with this id.
+    pub fn get(&self, id: &str) -> Result<Option<DocRecord>> {
+        self.store.get(id)
+    }
+
+    /// Deletes a document; returns whether it existed.
+    pub fn delete(&self, id: &str) -> Result<bool> {
+        let _writer = self.writer.lock().expect("lock");
+        let existed = self.store.delete(id)?;
+        let mut state = self.state.write().expect("lock");
+        if let Some(internal) = state.ids.remove(id) {
+            state.index.remove(internal);
+            state.names[internal as usize] = None;
+        }
+        Ok(existed)
+    }
+
+    /// How many documents are stored.
+    pub fn len(&self) -> usize {
+        self.state.read().expect("lock").ids.len()
+    }
+
+    /// True when nothing is stored.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Sizes and settings.
+    pub fn stats(&self) -> EngineStats {
+        let state = self.state.read().expect("lock");
+        EngineStats {
+            documents: state.ids.len() as u64,
+            bits: self.bits().get(),
+            table_k: state.index.layout().k,
+            index_bytes: state.index.memory_bytes() as u64,
+            disk_bytes: self.store.disk_bytes(),
+            pipeline: format!("{:016x}", self.config.id()),
+        }
+    }
+
+    /// Every stored (id, fingerprint), for checks against a linear scan.
+    pub fn fingerprints(&self) -> Vec<(String, Fingerprint)> {
+        let state = self.state.read().expect("lock");
+        let mut v: Vec<(String, Fingerprint)> = state
+            .index
+            .entries()
+            .into_iter()
+            .filter_map(|(i, fp)| Some((state.names.get(i as usize)?.clone()?, fp)))
+            .collect();
+        v.sort();
+        v
+    }
+}

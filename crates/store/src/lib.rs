@@ -1,0 +1,80 @@
+//! Durable storage for neardup: documents' fingerprints in an embedded
+//! database, and the [`Engine`] that keeps them searchable.
+//!
+//! A [`Store`] holds, per document id, its fingerprint, insertion time, an
+//! optional content hash and optional metadata JSON, plus — once per store —
+//! the [`PipelineConfig`](neardup::PipelineConfig) that made the
+//! fingerprints and the fingerprint format version. [`RedbStore`] keeps them
+//! in a [redb](https://docs.rs/redb) database (ACID, one writer, many
+//! readers, crash safe: a write returns only after it is committed to disk);
+//! [`MemoryStore`] keeps them in memory, for tests. One conformance suite
+//! (`tests/conformance.rs`) runs against both.
+//!
+//! An [`Engine`] is a store plus the in-memory
+//! [`TableIndex`](neardup::index::TableIndex), rebuilt on open; it answers
+//! radius searches and does the crawler's check-and-insert atomically.
+//!
+//! ```
+//! use neardup_store::{Engine, MemoryStore, Mode, NewDoc};
+//! use neardup::Fingerprinter;
+//!
+//! let fp = Fingerprinter::preset("default")?;
+//! let engine = Engine::open(MemoryStore::new(), fp.config().clone(), 3)?;
+//! let a = NewDoc::new("a", fp.fingerprint("The quick brown fox jumps over the lazy dog near the river bank."));
+//! let b = NewDoc::new("b", fp.fingerprint("The quick brown fox jumps over the lazy dog near the river bank!"));
+//! assert!(engine.submit(a, Mode::InsertIfUnique, 3)?.inserted);
+//! let second = engine.submit(b, Mode::InsertIfUnique, 3)?;
+//! assert!(!second.inserted);
+//! assert_eq!(second.matches[0].id, "a");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+#![deny(missing_docs)]
+
+mod engine;
+mod error;
+mod memory;
+mod record;
+mod redb_store;
+
+pub use engine::{Engine, EngineStats, Found, Mode, NewDoc, Outcome};
+pub use error::{Result, StoreError};
+pub use memory::MemoryStore;
+pub use record::{DocRecord, StoreMeta};
+pub use redb_store::RedbStore;
+
+/// Where documents live. Implementations are `Send + Sync`; writes are
+/// durable when they return (for stores that persist at all), and a batch
+/// is written all or nothing.
+pub trait Store: Send + Sync {
+    /// The pipeline and format version recorded when the store was first
+    /// used, if any.
+    fn meta(&self) -> Result<Option<StoreMeta>>;
+
+    /// Records the pipeline and format version (once; a store that has one
+    /// keeps it).
+    fn set_meta(&self, meta: &StoreMeta) -> Result<()>;
+
+    /// Writes documents (replacing any with the same id), all or nothing.
+    fn put(&self, docs: &[DocRecord]) -> Result<()>;
+
+    /// The document with this id.
+    fn get(&self, id: &str) -> Result<Option<DocRecord>>;
+
+    /// Deletes a document; returns whether it existed.
+    fn delete(&self, id: &str) -> Result<bool>;
+
+    /// Every document, in id order.
+    fn for_each(&self, f: &mut dyn FnMut(DocRecord) -> Result<()>) -> Result<()>;
+
+    /// How many documents there are.
+    fn len(&self) -> Result<u64>;
+
+    /// True when there are no documents.
+    fn is_empty(&self) -> Result<bool> {
+        Ok(self.len()? == 0)
+    }
+
+    /// Bytes used on disk (0 for memory).
+    fn disk_bytes(&self) -> u64;
+}

@@ -1,0 +1,137 @@
+//! What a store holds.
+
+use neardup::{Bits, Fingerprint, PipelineConfig};
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Result, StoreError};
+
+/// One stored document.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DocRecord {
+    /// The caller's id (non-empty, at most 1,024 bytes).
+    pub id: String,
+    /// Its fingerprint.
+    pub fingerprint: Fingerprint,
+    /// When it was inserted, in milliseconds since the Unix epoch.
+    pub inserted_at_ms: u64,
+    /// A hash of its text (XXH3-64 of the UTF-8 bytes), when it came as text.
+    pub content_hash: Option<u64>,
+    /// The caller's metadata, any JSON.
+    pub metadata: Option<serde_json::Value>,
+}
+
+/// Recorded once per store: what made its fingerprints.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StoreMeta {
+    /// The fingerprint format version ([`neardup::FORMAT_VERSION`]).
+    pub format_version: u32,
+    /// The pipeline.
+    pub config: PipelineConfig,
+}
+
+/// The longest id accepted, in bytes.
+pub const MAX_ID_BYTES: usize = 1024;
+
+/// Checks an id: non-empty, at most [`MAX_ID_BYTES`].
+pub(crate) fn check_id(id: &str) -> Result<()> {
+    if id.is_empty() {
+        return Err(StoreError::Invalid("a document id must not be empty".into()));
+    }
+    if id.len() > MAX_ID_BYTES {
+        return Err(StoreError::Invalid(format!(
+            "a document id must be at most {MAX_ID_BYTES} bytes; this one has {}",
+            id.len()
+        )));
+    }
+    Ok(())
+}
+
+const VERSION: u8 = 1;
+
+impl DocRecord {
+    /// The value stored under the id: version byte, width byte, 16 bytes of
+    /// fingerprint, inserted_at, a flag and the content hash, then the
+    /// metadata JSON (possibly empty). Little-endian.
+    pub(crate) fn encode(&self) -> Vec<u8> {
+        let meta = self.metadata.as_ref().map(|m| m.to_string()).unwrap_or_default();
+        let mut v = Vec::with_capacity(35 + meta.len());
+        v.push(VERSION);
+        v.push(self.fingerprint.bits().get() as u8);
+        v.extend_from_slice(&self.fingerprint.value().to_le_bytes());
+        v.extend_from_slice(&self.inserted_at_ms.to_le_bytes());
+        v.push(u8::from(self.content_hash.is_some()));
+        v.extend_from_slice(&self.content_hash.unwrap_or(0).to_le_bytes());
+        v.extend_from_slice(meta.as_bytes());
+        v
+    }
+
+    /// Reads what [`encode`](Self::encode) wrote.
+    pub(crate) fn decode(id: &str, v: &[u8]) -> Result<DocRecord> {
+        let bad = |message: &str| StoreError::Corrupt { id: id.to_owned(), message: message.to_owned() };
+        if v.len() < 35 {
+            return Err(bad("too short"));
+        }
+        if v[0] != VERSION {
+            return Err(bad("unknown record version"));
+        }
+        let bits = match v[1] {
+            64 => Bits::B64,
+            128 => Bits::B128,
+            _ => return Err(bad("fingerprint width is neither 64 nor 128")),
+        };
+        let value = u128::from_le_bytes(v[2..18].try_into().expect("16 bytes"));
+        if bits == Bits::B64 && value >> 64 != 0 {
+            return Err(bad("64-bit fingerprint with high bits set"));
+        }
+        let inserted_at_ms = u64::from_le_bytes(v[18..26].try_into().expect("8 bytes"));
+        let hash = u64::from_le_bytes(v[27..35].try_into().expect("8 bytes"));
+        let content_hash = match v[26] {
+            0 => None,
+            1 => Some(hash),
+            _ => return Err(bad("bad content-hash flag")),
+        };
+        let metadata = if v.len() == 35 {
+            None
+        } else {
+            Some(serde_json::from_slice(&v[35..]).map_err(|_| bad("metadata is not JSON"))?)
+        };
+        Ok(DocRecord {
+            id: id.to_owned(),
+            fingerprint: Fingerprint::new(value, bits),
+            inserted_at_ms,
+            content_hash,
+            metadata,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_round_trip_and_damage_is_named() {
+        let r = DocRecord {
+            id: "doc-1".into(),
+            fingerprint: Fingerprint::from_u128(u128::MAX - 5),
+            inserted_at_ms: 1_700_000_000_123,
+            content_hash: Some(42),
+            metadata: Some(serde_json::json!({"url": "https://example.org/", "n": [1, 2]})),
+        };
+        assert_eq!(DocRecord::decode("doc-1", &r.encode()).unwrap(), r);
+        let plain =
+            DocRecord { content_hash: None, metadata: None, fingerprint: Fingerprint::from_u64(7), ..r };
+        assert_eq!(DocRecord::decode("doc-1", &plain.encode()).unwrap(), plain);
+        for bad in [&b"short"[..], &[9; 40][..]] {
+            let e = DocRecord::decode("x", bad).unwrap_err().to_string();
+            assert!(e.contains("\"x\"") && e.contains("damaged"), "{e}");
+        }
+    }
+
+    #[test]
+    fn ids_are_checked() {
+        assert!(check_id("").is_err());
+        assert!(check_id(&"x".repeat(MAX_ID_BYTES + 1)).is_err());
+        assert!(check_id("文档-1").is_ok());
+    }
+}

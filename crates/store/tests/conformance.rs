@@ -1,0 +1,228 @@
+//! One suite, run against every `Store`: the redb database and memory.
+
+use std::sync::Arc;
+
+use neardup::index::{HammingIndex, LinearScan};
+use neardup::{Fingerprint, Fingerprinter, PipelineConfig};
+use neardup_store::{DocRecord, Engine, MemoryStore, Mode, NewDoc, RedbStore, Store, StoreError, StoreMeta};
+
+fn config() -> PipelineConfig {
+    Fingerprinter::preset("default").unwrap().config().clone()
+}
+
+/// A deterministic generator (xorshift).
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    /// A fingerprint near `base`: up to `bits` random bits flipped.
+    fn near(&mut self, base: u64, bits: u32) -> u64 {
+        (0..self.next() % u64::from(bits + 1)).fold(base, |v, _| v ^ (1 << (self.next() % 64)))
+    }
+}
+
+fn record(id: &str, v: u64) -> DocRecord {
+    DocRecord {
+        id: id.into(),
+        fingerprint: Fingerprint::from_u64(v),
+        inserted_at_ms: 1,
+        content_hash: Some(v),
+        metadata: Some(serde_json::json!({"v": v.to_string()})),
+    }
+}
+
+fn store_basics(store: &dyn Store) {
+    assert_eq!(store.meta().unwrap(), None);
+    let meta = StoreMeta { format_version: neardup::FORMAT_VERSION, config: config() };
+    store.set_meta(&meta).unwrap();
+    let mut other = meta.clone();
+    other.config.bits = neardup::Bits::B128;
+    store.set_meta(&other).unwrap();
+    assert_eq!(store.meta().unwrap(), Some(meta), "the first metadata stays");
+    assert!(store.is_empty().unwrap());
+    store.put(&[record("b", 2), record("a", 1), record("c", 3)]).unwrap();
+    store.put(&[record("b", 20)]).unwrap();
+    assert_eq!(store.len().unwrap(), 3);
+    assert_eq!(store.get("b").unwrap(), Some(record("b", 20)));
+    assert_eq!(store.get("zz").unwrap(), None);
+    let mut seen = Vec::new();
+    store
+        .for_each(&mut |d| {
+            seen.push(d.id);
+            Ok(())
+        })
+        .unwrap();
+    assert_eq!(seen, ["a", "b", "c"], "id order");
+    assert!(store.delete("a").unwrap());
+    assert!(!store.delete("a").unwrap());
+    assert_eq!(store.len().unwrap(), 2);
+    // A bad id fails the whole batch.
+    assert!(store.put(&[record("d", 4), record("", 5)]).is_err());
+    assert_eq!(store.get("d").unwrap(), None);
+}
+
+fn engine_semantics<S: Store>(store: S) {
+    let engine = Engine::open(store, config(), 3).unwrap();
+    let base = 0x0123_4567_89ab_cdef;
+    let doc = |id: &str, v: u64| NewDoc::new(id, Fingerprint::from_u64(v));
+    assert!(engine.submit(doc("a", base), Mode::InsertIfUnique, 3).unwrap().inserted);
+    // Near a → refused, with a as the match.
+    let o = engine.submit(doc("b", base ^ 0b101), Mode::InsertIfUnique, 3).unwrap();
+    assert_eq!(
+        (o.inserted, o.matches.len(), o.matches[0].id.as_str(), o.matches[0].distance),
+        (false, 1, "a", 2)
+    );
+    // Check never stores; insert always does.
+    let o = engine.submit(doc("c", base ^ 1), Mode::Check, 3).unwrap();
+    assert!(!o.inserted && o.matches.len() == 1);
+    assert!(engine.get("c").unwrap().is_none());
+    let o = engine.submit(doc("c", base ^ 1), Mode::Insert, 3).unwrap();
+    assert!(o.inserted && o.matches.len() == 1);
+    assert_eq!(engine.len(), 2);
+    // A batch: the second is near the first of the same batch.
+    let far = !base;
+    let out = engine
+        .submit_batch(
+            vec![doc("d", far), doc("e", far ^ 0b11), doc("f", far ^ 0xff00)],
+            Mode::InsertIfUnique,
+            3,
+        )
+        .unwrap();
+    assert_eq!(out.iter().map(|o| o.inserted).collect::<Vec<_>>(), [true, false, true]);
+    assert_eq!(out[1].matches[0].id, "d");
+    // Search, limit, delete.
+    let hits = engine.search(Fingerprint::from_u64(base), 3, 10).unwrap();
+    assert_eq!(hits.iter().map(|f| f.id.as_str()).collect::<Vec<_>>(), ["a", "c"]);
+    assert_eq!(engine.search(Fingerprint::from_u64(base), 3, 1).unwrap().len(), 1);
+    assert!(engine.delete("a").unwrap());
+    assert!(!engine.delete("a").unwrap());
+    assert_eq!(engine.search(Fingerprint::from_u64(base), 3, 10).unwrap().len(), 1);
+    // Replacing an id moves it.
+    engine.submit(doc("c", far ^ 0xf0f0_0000), Mode::Insert, 3).unwrap();
+    assert!(engine.search(Fingerprint::from_u64(base), 3, 10).unwrap().is_empty());
+    // Bad input: width, k, id.
+    let wide = NewDoc::new("w", Fingerprint::from_u128(1));
+    assert!(matches!(engine.submit(wide, Mode::Insert, 3), Err(StoreError::Invalid(_))));
+    assert!(matches!(engine.search(Fingerprint::from_u64(1), 65, 1), Err(StoreError::Invalid(_))));
+    assert!(matches!(engine.submit(doc("", 1), Mode::Insert, 3), Err(StoreError::Invalid(_))));
+}
+
+fn engine_equals_linear_scan<S: Store>(store: S) {
+    let engine = Engine::open(store, config(), 3).unwrap();
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let centres: Vec<u64> = (0..20).map(|_| rng.next()).collect();
+    let mut docs = Vec::new();
+    for i in 0..2000 {
+        let c = centres[rng.next() as usize % centres.len()];
+        docs.push(NewDoc::new(format!("doc-{i}"), Fingerprint::from_u64(rng.near(c, 10))));
+    }
+    for chunk in docs.chunks(250) {
+        engine.submit_batch(chunk.to_vec(), Mode::Insert, 3).unwrap();
+    }
+    for i in (0..2000).step_by(7) {
+        engine.delete(&format!("doc-{i}")).unwrap();
+    }
+    let stored = engine.fingerprints();
+    let mut scan = LinearScan::new(neardup::Bits::B64);
+    for (i, (_, fp)) in stored.iter().enumerate() {
+        scan.insert(i as u64, *fp).unwrap();
+    }
+    for q in 0..200 {
+        let c = centres[q % centres.len()];
+        let fp = Fingerprint::from_u64(rng.near(c, 6));
+        for k in [0, 3, 6] {
+            let mut want: Vec<(u32, String)> = scan
+                .query(fp, k)
+                .unwrap()
+                .into_iter()
+                .map(|m| (m.distance, stored[m.id as usize].0.clone()))
+                .collect();
+            want.sort();
+            let got: Vec<(u32, String)> =
+                engine.search(fp, k, usize::MAX).unwrap().into_iter().map(|f| (f.distance, f.id)).collect();
+            assert_eq!(got, want, "query {q} at k = {k}");
+        }
+    }
+}
+
+fn concurrent_insert_if_unique_has_one_winner<S: Store + 'static>(store: S) {
+    let engine = Arc::new(Engine::open(store, config(), 3).unwrap());
+    let threads: Vec<_> = (0..8)
+        .map(|t| {
+            let engine = engine.clone();
+            std::thread::spawn(move || {
+                (0..20)
+                    .filter(|round| {
+                        let fp = Fingerprint::from_u64(0xdead_beef_0000 + round * 1_000_003 * 0x1_0000_0001);
+                        let doc = NewDoc::new(format!("t{t}-r{round}"), fp);
+                        engine.submit(doc, Mode::InsertIfUnique, 3).unwrap().inserted
+                    })
+                    .count()
+            })
+        })
+        .collect();
+    let wins: usize = threads.into_iter().map(|t| t.join().unwrap()).sum();
+    assert_eq!(wins, 20, "one winner per round");
+    assert_eq!(engine.len(), 20);
+}
+
+fn config_mismatch_is_refused(store: impl Store) {
+    let mut other = config();
+    other.bits = neardup::Bits::B128;
+    store.set_meta(&StoreMeta { format_version: neardup::FORMAT_VERSION, config: other }).unwrap();
+    let e = Engine::open(store, config(), 3).unwrap_err();
+    assert!(matches!(e, StoreError::ConfigMismatch { .. }), "{e}");
+    assert!(e.to_string().contains("configuration it was made with"), "{e}");
+}
+
+fn redb(dir: &tempfile::TempDir, name: &str) -> RedbStore {
+    RedbStore::open(&dir.path().join(name)).unwrap()
+}
+
+#[test]
+fn memory_store_conforms() {
+    store_basics(&MemoryStore::new());
+    engine_semantics(MemoryStore::new());
+    engine_equals_linear_scan(MemoryStore::new());
+    concurrent_insert_if_unique_has_one_winner(MemoryStore::new());
+    config_mismatch_is_refused(MemoryStore::new());
+}
+
+#[test]
+fn redb_store_conforms() {
+    let dir = tempfile::tempdir().unwrap();
+    store_basics(&redb(&dir, "basics.redb"));
+    engine_semantics(redb(&dir, "semantics.redb"));
+    engine_equals_linear_scan(redb(&dir, "scan.redb"));
+    concurrent_insert_if_unique_has_one_winner(redb(&dir, "race.redb"));
+    config_mismatch_is_refused(redb(&dir, "mismatch.redb"));
+}
+
+#[test]
+fn redb_store_persists_and_refuses_a_second_opener() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("data/store.redb");
+    {
+        let engine = Engine::open(RedbStore::open(&path).unwrap(), config(), 3).unwrap();
+        let docs = (0..100u64)
+            .map(|i| NewDoc::new(format!("d{i}"), Fingerprint::from_u64(i * 0x0101_0101_0101)))
+            .collect();
+        engine.submit_batch(docs, Mode::Insert, 3).unwrap();
+        engine.delete("d5").unwrap();
+        let e = RedbStore::open(&path).unwrap_err().to_string();
+        assert!(e.contains("store.redb") && e.contains("stop it first"), "{e}");
+    }
+    let engine = Engine::open(RedbStore::open(&path).unwrap(), config(), 3).unwrap();
+    assert_eq!(engine.len(), 99);
+    assert!(engine.get("d5").unwrap().is_none());
+    assert_eq!(engine.get("d7").unwrap().unwrap().fingerprint, Fingerprint::from_u64(7 * 0x0101_0101_0101));
+    let mut other = config();
+    other.bits = neardup::Bits::B128;
+    drop(engine);
+    let e = Engine::open(RedbStore::open(&path).unwrap(), other, 3).unwrap_err();
+    assert!(matches!(e, StoreError::ConfigMismatch { .. }));
+}
