@@ -1,0 +1,67 @@
+//! `GET /openapi.json`: an OpenAPI 3 description of the service.
+
+use serde_json::{json, Value};
+
+fn body(schema: &str) -> Value {
+    json!({"required": true, "content": {"application/json": {"schema": {"$ref": format!("#/components/schemas/{schema}")}}}})
+}
+
+fn ok(schema: &str, what: &str) -> Value {
+    json!({
+        "200": {"description": what, "content": {"application/json": {"schema": {"$ref": format!("#/components/schemas/{schema}")}}}},
+        "400": {"$ref": "#/components/responses/Error"},
+        "401": {"$ref": "#/components/responses/Error"},
+        "413": {"$ref": "#/components/responses/Error"}
+    })
+}
+
+/// The document.
+pub fn document() -> Value {
+    let hex = json!({"type": "string", "pattern": "^[0-9a-f]{16}([0-9a-f]{16})?$",
+        "description": "A fingerprint: 16 (64-bit) or 32 (128-bit) lower-case hex digits."});
+    let k = json!({"type": "integer", "minimum": 0, "description": "Largest Hamming distance of a near duplicate (server default: 3)."});
+    let mode = json!({"type": "string", "enum": ["insert", "check", "insert-if-unique"], "default": "insert-if-unique",
+        "description": "insert: store and report near duplicates; check: only report; insert-if-unique: store only when there is none, atomically."});
+    json!({
+        "openapi": "3.0.3",
+        "info": {"title": "neardup", "version": env!("CARGO_PKG_VERSION"),
+            "description": "Near-duplicate detection with SimHash: check-and-insert documents, search by text or fingerprint. Errors are {\"error\": {\"code\", \"message\"}}."},
+        "security": [{"bearer": []}],
+        "paths": {
+            "/v1/fingerprint": {"post": {"summary": "Fingerprint a text", "requestBody": body("FingerprintRequest"), "responses": ok("FingerprintResponse", "The fingerprint")}},
+            "/v1/documents": {"post": {"summary": "Check and/or insert one document", "requestBody": body("DocumentRequest"), "responses": ok("Outcome", "What was done")}},
+            "/v1/documents:batch": {"post": {"summary": "Check and/or insert documents, one durable commit", "requestBody": body("BatchRequest"), "responses": ok("BatchResponse", "One outcome per document, in order")}},
+            "/v1/documents/{id}": {
+                "parameters": [{"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}],
+                "get": {"summary": "A stored document", "responses": {"200": {"description": "The document", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/StoredDocument"}}}}, "404": {"$ref": "#/components/responses/Error"}}},
+                "delete": {"summary": "Delete a document", "responses": {"200": {"description": "Deleted"}, "404": {"$ref": "#/components/responses/Error"}}}
+            },
+            "/v1/search": {"post": {"summary": "Stored documents near a text or fingerprint", "requestBody": body("SearchRequest"), "responses": ok("SearchResponse", "Matches, nearest first")}},
+            "/v1/stats": {"get": {"summary": "Sizes and settings", "responses": {"200": {"description": "Stats"}}}},
+            "/healthz": {"get": {"summary": "Liveness (no token needed)", "security": [], "responses": {"200": {"description": "ok"}}}},
+            "/metrics": {"get": {"summary": "Prometheus metrics (text format)", "responses": {"200": {"description": "Metrics", "content": {"text/plain": {}}}}}},
+            "/openapi.json": {"get": {"summary": "This document", "responses": {"200": {"description": "OpenAPI 3"}}}}
+        },
+        "components": {
+            "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer", "description": "Only when the server was started with --token-file."}},
+            "responses": {"Error": {"description": "An error", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}},
+            "schemas": {
+                "Error": {"type": "object", "required": ["error"], "properties": {"error": {"type": "object", "required": ["code", "message"], "properties": {"code": {"type": "string"}, "message": {"type": "string"}}}}},
+                "Fingerprint": hex,
+                "FingerprintRequest": {"type": "object", "required": ["text"], "additionalProperties": false, "properties": {"text": {"type": "string"}, "explain": {"type": "boolean", "default": false}}},
+                "FingerprintResponse": {"type": "object", "properties": {"fingerprint": {"$ref": "#/components/schemas/Fingerprint"}, "features": {"type": "integer"}, "bits": {"type": "integer"}, "explain": {"type": "object"}}},
+                "DocumentRequest": {"type": "object", "required": ["id"], "additionalProperties": false, "description": "Exactly one of text and fingerprint.",
+                    "properties": {"id": {"type": "string", "minLength": 1, "maxLength": 1024}, "text": {"type": "string"}, "fingerprint": {"$ref": "#/components/schemas/Fingerprint"}, "mode": mode, "k": k, "metadata": {"description": "Any JSON, stored with the document."}}},
+                "BatchRequest": {"type": "object", "required": ["documents"], "additionalProperties": false,
+                    "properties": {"documents": {"type": "array", "items": {"$ref": "#/components/schemas/DocumentRequest"}, "description": "Without mode or k (those are the batch's); at most the server's --max-batch."}, "mode": mode, "k": k}},
+                "Match": {"type": "object", "properties": {"id": {"type": "string"}, "distance": {"type": "integer"}}},
+                "Outcome": {"type": "object", "properties": {"id": {"type": "string"}, "fingerprint": {"$ref": "#/components/schemas/Fingerprint"}, "inserted": {"type": "boolean"}, "matches": {"type": "array", "items": {"$ref": "#/components/schemas/Match"}}}},
+                "BatchResponse": {"type": "object", "properties": {"results": {"type": "array", "items": {"$ref": "#/components/schemas/Outcome"}}}},
+                "SearchRequest": {"type": "object", "additionalProperties": false, "description": "Exactly one of text and fingerprint.",
+                    "properties": {"text": {"type": "string"}, "fingerprint": {"$ref": "#/components/schemas/Fingerprint"}, "k": k, "limit": {"type": "integer", "minimum": 0, "default": 100}}},
+                "SearchResponse": {"type": "object", "properties": {"fingerprint": {"$ref": "#/components/schemas/Fingerprint"}, "k": {"type": "integer"}, "matches": {"type": "array", "items": {"$ref": "#/components/schemas/Match"}}}},
+                "StoredDocument": {"type": "object", "properties": {"id": {"type": "string"}, "fingerprint": {"$ref": "#/components/schemas/Fingerprint"}, "inserted_at_ms": {"type": "integer"}, "content_hash": {"type": "string", "nullable": true}, "metadata": {}}}
+            }
+        }
+    })
+}

@@ -1,0 +1,245 @@
+//! The service end to end: in process through the router, and over a real
+//! socket on an ephemeral 127.0.0.1 port.
+
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::http::{Request, StatusCode};
+use neardup::Fingerprinter;
+use neardup_server::{router, AppState, Settings};
+use neardup_store::{Engine, MemoryStore, RedbStore};
+use serde_json::{json, Value};
+use tower::ServiceExt;
+
+const TEXT: &str = "The quick brown fox jumps over the lazy dog near the river bank every single morning.";
+const NEAR: &str = "The quick brown fox jumps over the lazy dog near the river bank every single morning!";
+const OTHER: &str = "完全不同的一段中文文本，讲的是做饭和洗衣服的家务事情，还有周末去公园散步。";
+
+fn app(settings: Settings) -> axum::Router {
+    let fp = Fingerprinter::preset("default").unwrap();
+    let engine = Arc::new(Engine::open(MemoryStore::new(), fp.config().clone(), 3).unwrap());
+    router(Arc::new(AppState::new(engine, settings).unwrap()))
+}
+
+async fn call(app: &axum::Router, method: &str, path: &str, body: Option<Value>) -> (StatusCode, Value) {
+    let mut req = Request::builder().method(method).uri(path);
+    let body = match body {
+        Some(b) => {
+            req = req.header("content-type", "application/json");
+            Body::from(b.to_string())
+        }
+        None => Body::empty(),
+    };
+    let resp = app.clone().oneshot(req.body(body).unwrap()).await.unwrap();
+    let status = resp.status();
+    let bytes = axum::body::to_bytes(resp.into_body(), usize::MAX).await.unwrap();
+    (status, serde_json::from_slice(&bytes).unwrap_or(Value::String(String::from_utf8_lossy(&bytes).into())))
+}
+
+#[tokio::test]
+async fn router_documents_search_get_delete() {
+    let app = app(Settings::default());
+    let (s, v) = call(&app, "POST", "/v1/fingerprint", Some(json!({"text": TEXT, "explain": true}))).await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    assert_eq!(v["fingerprint"].as_str().unwrap().len(), 16);
+    assert!(v["explain"]["features"].as_array().unwrap().len() > 5);
+    let (s, v) =
+        call(&app, "POST", "/v1/documents", Some(json!({"id": "a", "text": TEXT, "metadata": {"url": "u"}})))
+            .await;
+    assert_eq!((s, v["inserted"].as_bool()), (StatusCode::OK, Some(true)), "{v}");
+    let (_, v) = call(&app, "POST", "/v1/documents", Some(json!({"id": "b", "text": NEAR}))).await;
+    assert_eq!(v["inserted"], json!(false));
+    assert_eq!(v["matches"][0]["id"], json!("a"));
+    let (_, v) =
+        call(&app, "POST", "/v1/documents", Some(json!({"id": "c", "text": OTHER, "mode": "check"}))).await;
+    assert_eq!((v["inserted"].as_bool(), v["matches"].as_array().unwrap().len()), (Some(false), 0));
+    let (_, v) = call(&app, "POST", "/v1/search", Some(json!({"text": NEAR, "k": 3}))).await;
+    assert_eq!(v["matches"], json!([{"id": "a", "distance": v["matches"][0]["distance"]}]));
+    let fp = v["fingerprint"].as_str().unwrap().to_owned();
+    let (_, v) = call(&app, "POST", "/v1/search", Some(json!({"fingerprint": fp, "limit": 0}))).await;
+    assert_eq!(v["matches"], json!([]));
+    let (s, v) = call(&app, "GET", "/v1/documents/a", None).await;
+    assert_eq!((s, &v["metadata"]), (StatusCode::OK, &json!({"url": "u"})));
+    let (s, _) = call(&app, "DELETE", "/v1/documents/a", None).await;
+    assert_eq!(s, StatusCode::OK);
+    let (s, v) = call(&app, "GET", "/v1/documents/a", None).await;
+    assert_eq!((s, v["error"]["code"].as_str()), (StatusCode::NOT_FOUND, Some("not_found")));
+    let (s, _) = call(&app, "DELETE", "/v1/documents/a", None).await;
+    assert_eq!(s, StatusCode::NOT_FOUND);
+    let (_, v) = call(
+        &app,
+        "POST",
+        "/v1/documents:batch",
+        Some(json!({"documents": [
+        {"id": "x", "text": TEXT}, {"id": "y", "text": NEAR}, {"id": "z", "text": OTHER}]})),
+    )
+    .await;
+    let inserted: Vec<bool> =
+        v["results"].as_array().unwrap().iter().map(|r| r["inserted"].as_bool().unwrap()).collect();
+    assert_eq!(inserted, [true, false, true]);
+    let (_, v) = call(&app, "GET", "/v1/stats", None).await;
+    assert_eq!(v["documents"], json!(2));
+    let (s, v) = call(&app, "GET", "/metrics", None).await;
+    let text = v.as_str().unwrap();
+    assert_eq!(s, StatusCode::OK);
+    assert!(text.contains("neardup_http_requests_total{route=\"/v1/documents\",status=\"200\"} 3"), "{text}");
+    assert!(
+        text.contains("neardup_http_request_duration_seconds_bucket{route=\"/v1/search\",le=\"+Inf\"} 2"),
+        "{text}"
+    );
+    assert!(text.contains("neardup_documents 2"), "{text}");
+    let (_, v) = call(&app, "GET", "/openapi.json", None).await;
+    for path in [
+        "/v1/fingerprint",
+        "/v1/documents",
+        "/v1/documents:batch",
+        "/v1/documents/{id}",
+        "/v1/search",
+        "/v1/stats",
+        "/healthz",
+        "/metrics",
+    ] {
+        assert!(v["paths"].get(path).is_some(), "{path}");
+    }
+}
+
+#[tokio::test]
+async fn router_refuses_bad_requests_with_json_errors() {
+    let app = app(Settings { max_batch: 2, max_body_bytes: 4096, ..Settings::default() });
+    let cases: Vec<(&str, Value, StatusCode, &str)> = vec![
+        ("/v1/documents", json!({"id": "a"}), StatusCode::BAD_REQUEST, "exactly one of"),
+        (
+            "/v1/documents",
+            json!({"id": "a", "text": TEXT, "fingerprint": "00000000000000ff"}),
+            StatusCode::BAD_REQUEST,
+            "exactly one of",
+        ),
+        ("/v1/documents", json!({"id": "", "text": TEXT}), StatusCode::BAD_REQUEST, "must not be empty"),
+        ("/v1/documents", json!({"id": "a", "text": "   "}), StatusCode::BAD_REQUEST, "no features"),
+        ("/v1/documents", json!({"id": "a", "fingerprint": "xyz"}), StatusCode::BAD_REQUEST, "document:"),
+        (
+            "/v1/documents",
+            json!({"id": "a", "fingerprint": "0000000000000000000000000000000f"}),
+            StatusCode::BAD_REQUEST,
+            "128-bit",
+        ),
+        ("/v1/documents", json!({"id": 5, "text": TEXT}), StatusCode::BAD_REQUEST, "id"),
+        (
+            "/v1/documents",
+            json!({"id": "a", "text": TEXT, "mode": "upsert"}),
+            StatusCode::BAD_REQUEST,
+            "mode",
+        ),
+        ("/v1/documents", json!({"id": "a", "text": TEXT, "colour": 1}), StatusCode::BAD_REQUEST, "colour"),
+        ("/v1/search", json!({"text": TEXT, "k": 40}), StatusCode::BAD_REQUEST, "limit of 16"),
+        (
+            "/v1/documents:batch",
+            json!({"documents": [{"id": "1", "text": TEXT}, {"id": "2", "text": TEXT}, {"id": "3", "text": TEXT}]}),
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "at most 2",
+        ),
+        (
+            "/v1/documents:batch",
+            json!({"documents": [{"id": "1", "text": TEXT, "k": 2}]}),
+            StatusCode::BAD_REQUEST,
+            "documents[0]",
+        ),
+        ("/v1/fingerprint", json!({"text": "x".repeat(10_000)}), StatusCode::PAYLOAD_TOO_LARGE, "--max-body"),
+    ];
+    for (path, body, status, wanted) in cases {
+        let (s, v) = call(&app, "POST", path, Some(body.clone())).await;
+        assert_eq!(s, status, "{path} {body}: {v}");
+        let msg = v["error"]["message"].as_str().unwrap_or_default();
+        assert!(msg.contains(wanted) && v["error"]["code"].is_string(), "{path} {body}: {v}");
+    }
+    // Not JSON at all, and no content type.
+    let req = Request::post("/v1/search")
+        .header("content-type", "application/json")
+        .body(Body::from("{oops"))
+        .unwrap();
+    let resp = app.clone().oneshot(req).await.unwrap();
+    assert_eq!(resp.status(), StatusCode::BAD_REQUEST);
+    let req = Request::post("/v1/search").body(Body::from("{}")).unwrap();
+    assert_eq!(app.clone().oneshot(req).await.unwrap().status(), StatusCode::UNSUPPORTED_MEDIA_TYPE);
+    let (s, v) = call(&app, "GET", "/nope", None).await;
+    assert_eq!((s, v["error"]["code"].as_str()), (StatusCode::NOT_FOUND, Some("not_found")));
+}
+
+/// A real server on 127.0.0.1:0 over a redb store; returns its base URL.
+async fn start(settings: Settings, dir: &tempfile::TempDir) -> String {
+    let fp = Fingerprinter::preset("default").unwrap();
+    let store = RedbStore::open(&dir.path().join("store.redb")).unwrap();
+    let engine = Arc::new(Engine::open(store, fp.config().clone(), 3).unwrap());
+    let app = router(Arc::new(AppState::new(engine, settings).unwrap()));
+    let listener = neardup_server::bind("127.0.0.1:0".parse().unwrap()).await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(neardup_server::serve(listener, app));
+    format!("http://{addr}")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn socket_auth_and_concurrent_insert_if_unique() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = start(Settings { token: Some("s3cret".into()), ..Settings::default() }, &dir).await;
+    let client = reqwest::Client::new();
+    // Health needs no token; everything else does.
+    assert_eq!(client.get(format!("{base}/healthz")).send().await.unwrap().status(), 200);
+    for auth in [None, Some("Bearer wrong"), Some("s3cret"), Some("Basic s3cret"), Some("Bearer s3cre")] {
+        let mut r = client.get(format!("{base}/v1/stats"));
+        if let Some(a) = auth {
+            r = r.header("authorization", a);
+        }
+        let resp = r.send().await.unwrap();
+        assert_eq!(resp.status(), 401, "{auth:?}");
+        let v: Value = resp.json().await.unwrap();
+        assert_eq!(v["error"]["code"], json!("unauthorized"));
+    }
+    let ok =
+        client.get(format!("{base}/v1/stats")).header("authorization", "bearer s3cret").send().await.unwrap();
+    assert_eq!(ok.status(), 200, "the scheme is case-insensitive");
+    // 16 clients race to insert the same text under different ids: one wins.
+    let tasks: Vec<_> = (0..16)
+        .map(|i| {
+            let (client, base) = (client.clone(), base.clone());
+            tokio::spawn(async move {
+                let v: Value = client
+                    .post(format!("{base}/v1/documents"))
+                    .bearer_auth("s3cret")
+                    .json(&json!({"id": format!("client-{i}"), "text": TEXT, "mode": "insert-if-unique"}))
+                    .send()
+                    .await
+                    .unwrap()
+                    .json()
+                    .await
+                    .unwrap();
+                v["inserted"].as_bool().unwrap()
+            })
+        })
+        .collect();
+    let mut wins = 0;
+    for t in tasks {
+        wins += usize::from(t.await.unwrap());
+    }
+    assert_eq!(wins, 1);
+    let v: Value = client
+        .get(format!("{base}/v1/stats"))
+        .bearer_auth("s3cret")
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(v["documents"], json!(1));
+    // A huge body is refused before it is read whole.
+    let huge = "x".repeat(11 << 20);
+    let resp = client
+        .post(format!("{base}/v1/fingerprint"))
+        .bearer_auth("s3cret")
+        .header("content-type", "application/json")
+        .body(format!("{{\"text\": \"{huge}\"}}"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 413);
+}
