@@ -43,6 +43,46 @@ pub enum Command {
     Eval(EvalArgs),
     /// Which passages of a document are copied from another (or from an index of passages).
     Report(ReportArgs),
+    /// Run the HTTP service over a durable store: check-and-insert, search, stats.
+    Serve(ServeArgs),
+}
+
+/// `neardup serve`.
+#[derive(Args, Debug)]
+#[command(after_help = "The store is DIR/store.redb (created on first use with the pipeline of \
+    --preset/--config, `default` if neither; later runs use the stored pipeline and refuse another). \
+    Every acknowledged write is committed to disk. GET /openapi.json describes the API.\n\n\
+    Examples:\n  neardup serve --data /var/lib/neardup\n  \
+    neardup serve --data data/ --listen 0.0.0.0:8080 --token-file token.txt\n  \
+    curl -s localhost:8080/v1/documents -H 'content-type: application/json' \\\n    \
+    -d '{\"id\": \"doc-1\", \"text\": \"今天天气很好\", \"mode\": \"insert-if-unique\"}'")]
+pub struct ServeArgs {
+    /// The data directory (created if missing).
+    #[arg(long, value_name = "DIR")]
+    pub data: PathBuf,
+    /// Address to listen on. Loopback by default: say 0.0.0.0:PORT to serve others.
+    #[arg(long, default_value = "127.0.0.1:8080", value_name = "ADDR")]
+    pub listen: std::net::SocketAddr,
+    /// The radius when a request gives none (and the radius the index tables serve).
+    #[arg(short, long, default_value_t = 3)]
+    pub k: u32,
+    /// The largest radius a request may ask for.
+    #[arg(long, default_value_t = 16, value_name = "K")]
+    pub max_k: u32,
+    /// A file holding the bearer token every route but /healthz requires.
+    #[arg(long, value_name = "FILE")]
+    pub token_file: Option<PathBuf>,
+    /// The largest request body.
+    #[arg(long, default_value = "10M", value_name = "BYTES")]
+    pub max_body: ByteSize,
+    /// The most documents in one /v1/documents:batch.
+    #[arg(long, default_value_t = 1000, value_name = "N")]
+    pub max_batch: usize,
+    /// The longest a request may take, in seconds.
+    #[arg(long, default_value_t = 30, value_name = "SECONDS")]
+    pub timeout: u64,
+    #[command(flatten)]
+    pub pipeline: PipelineArgs,
 }
 
 /// Which pipeline makes the fingerprints.

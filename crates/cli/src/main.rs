@@ -56,6 +56,7 @@ fn main() -> ExitCode {
         Command::Index(a) => cmd::index::run(a),
         Command::Eval(a) => cmd::eval::run(a),
         Command::Report(a) => cmd::report::run(a),
+        Command::Serve(a) => cmd::serve::run(a),
     };
     match result {
         Ok(code) => code,

@@ -10,6 +10,7 @@ pub mod index;
 pub mod pairs;
 pub mod plot;
 pub mod report;
+pub mod serve;
 
 use anyhow::Result;
 

@@ -1,0 +1,66 @@
+//! `neardup serve`: the HTTP service over DATA/store.redb.
+
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use neardup_server::{AppState, Settings};
+use neardup_store::{Engine, RedbStore, Store};
+
+use crate::args::ServeArgs;
+use crate::UsageError;
+
+pub fn run(args: ServeArgs) -> Result<ExitCode> {
+    let token = match &args.token_file {
+        Some(path) => {
+            let t = std::fs::read_to_string(path)
+                .with_context(|| format!("{}: cannot read the token", path.display()))?;
+            let t = t.trim().to_owned();
+            if t.is_empty() {
+                return Err(UsageError(format!("{}: the token file is empty", path.display())).into());
+            }
+            Some(t)
+        }
+        None => None,
+    };
+    let path = args.data.join("store.redb");
+    let store = RedbStore::open(&path).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let given = args.pipeline.preset.is_some() || args.pipeline.config.is_some();
+    let config = match store.meta().map_err(|e| anyhow::anyhow!("{e}"))? {
+        Some(m) if !given => m.config,
+        _ => args.pipeline.load()?.config().clone(),
+    };
+    let started = std::time::Instant::now();
+    let engine =
+        Engine::open(store, config, args.k).map_err(|e| UsageError(format!("{}: {e}", path.display())))?;
+    let n = engine.len();
+    let settings = Settings {
+        default_k: args.k,
+        max_k: args.max_k,
+        max_body_bytes: usize::try_from(args.max_body.0).unwrap_or(usize::MAX),
+        max_batch: args.max_batch,
+        timeout: Duration::from_secs(args.timeout.max(1)),
+        token,
+        ..Settings::default()
+    };
+    let state = Arc::new(AppState::new(Arc::new(engine), settings)?);
+    let app = neardup_server::router(state);
+    let runtime =
+        tokio::runtime::Builder::new_multi_thread().enable_all().build().context("cannot start tokio")?;
+    runtime.block_on(async {
+        let listener = neardup_server::bind(args.listen)
+            .await
+            .with_context(|| format!("cannot listen on {}", args.listen))?;
+        let addr = listener.local_addr()?;
+        eprintln!(
+            "neardup: serving {n} documents from {} on http://{addr} (opened in {:.2} s; Ctrl-C or SIGTERM stops)",
+            path.display(),
+            started.elapsed().as_secs_f64()
+        );
+        neardup_server::serve(listener, app).await.context("server")?;
+        eprintln!("neardup: stopped; every acknowledged write is on disk");
+        anyhow::Ok(())
+    })?;
+    Ok(ExitCode::SUCCESS)
+}

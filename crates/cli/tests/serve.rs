@@ -1,0 +1,194 @@
+//! `neardup serve` as a process: persistence across restarts, graceful
+//! stop, and acknowledged writes surviving `kill -9`.
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+/// Starts `neardup serve` on a free loopback port; returns it and its address.
+fn start(data: &Path, extra: &[&str]) -> (Child, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_neardup"))
+        .args(["serve", "--data"])
+        .arg(data)
+        .args(["--listen", "127.0.0.1:0"])
+        .args(extra)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("neardup starts");
+    let mut line = String::new();
+    BufReader::new(child.stderr.as_mut().unwrap()).read_line(&mut line).unwrap();
+    let addr = line
+        .split("http://")
+        .nth(1)
+        .and_then(|s| s.split_whitespace().next())
+        .unwrap_or_else(|| panic!("{line}"));
+    (child, addr.to_owned())
+}
+
+/// One HTTP/1.1 request with `Connection: close`: (status, body).
+fn http(addr: &str, method: &str, path: &str, body: Option<&Value>) -> std::io::Result<(u16, Value)> {
+    let mut s = TcpStream::connect(addr)?;
+    s.set_read_timeout(Some(Duration::from_secs(30)))?;
+    let body = body.map(Value::to_string).unwrap_or_default();
+    write!(
+        s,
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )?;
+    let mut resp = String::new();
+    s.read_to_string(&mut resp)?;
+    let status = resp.get(9..12).and_then(|c| c.parse().ok()).ok_or(std::io::ErrorKind::UnexpectedEof)?;
+    let json = resp
+        .split_once("\r\n\r\n")
+        .map_or(Value::Null, |(_, b)| serde_json::from_str(b).unwrap_or(Value::Null));
+    Ok((status, json))
+}
+
+fn sigterm(child: &Child) {
+    Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
+}
+
+#[test]
+fn serve_persists_and_stops_gracefully() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut child, addr) = start(dir.path(), &[]);
+    let (s, v) = http(
+        &addr,
+        "POST",
+        "/v1/documents",
+        Some(&json!({"id": "doc-1", "text": "今天天气很好，我们去公园散步吧"})),
+    )
+    .unwrap();
+    assert_eq!((s, v["inserted"].as_bool()), (200, Some(true)), "{v}");
+    sigterm(&child);
+    assert!(child.wait().unwrap().success());
+    let (mut child, addr) = start(dir.path(), &[]);
+    let (s, v) = http(&addr, "GET", "/v1/documents/doc-1", None).unwrap();
+    assert_eq!((s, v["id"].as_str()), (200, Some("doc-1")));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    // Another pipeline is refused, with what to do.
+    let out = Command::new(env!("CARGO_BIN_EXE_neardup"))
+        .args(["serve", "--data"])
+        .arg(dir.path())
+        .args(["--listen", "127.0.0.1:0", "--preset", "python-simhash"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("configuration it was made with"));
+}
+
+/// xorshift
+fn next(x: &mut u64) -> u64 {
+    *x ^= *x << 13;
+    *x ^= *x >> 7;
+    *x ^= *x << 17;
+    *x
+}
+
+#[test]
+fn acknowledged_writes_survive_kill_9() {
+    let dir = tempfile::tempdir().unwrap();
+    let centres: Vec<u64> = {
+        let mut x = 0x1234_5678_9abc_def1;
+        (0..16).map(|_| next(&mut x)).collect()
+    };
+    // id → fingerprint of every write attempted, and the acknowledged ids.
+    let attempted: Arc<Mutex<BTreeMap<String, u64>>> = Arc::default();
+    let acked: Arc<Mutex<Vec<String>>> = Arc::default();
+    let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+    for round in 0..20 {
+        let (mut child, addr) = start(dir.path(), &[]);
+        let clients: Vec<_> = (0..4)
+            .map(|t| {
+                let (attempted, acked, addr, centres) =
+                    (attempted.clone(), acked.clone(), addr.clone(), centres.clone());
+                let mut x = seed ^ ((t + 1) * 0x9e37_79b9);
+                std::thread::spawn(move || {
+                    for i in 0.. {
+                        let c = centres[next(&mut x) as usize % centres.len()];
+                        let fp = (0..next(&mut x) % 6).fold(c, |v, _| v ^ (1 << (next(&mut x) % 64)));
+                        let id = format!("r{round}-c{t}-{i}");
+                        attempted.lock().unwrap().insert(id.clone(), fp);
+                        let body = json!({"id": id, "fingerprint": format!("{fp:016x}"), "mode": "insert"});
+                        match http(&addr, "POST", "/v1/documents", Some(&body)) {
+                            Ok((200, v)) if v["inserted"] == json!(true) => acked.lock().unwrap().push(id),
+                            Ok((s, v)) => panic!("{s}: {v}"),
+                            Err(_) => break, // killed
+                        }
+                    }
+                })
+            })
+            .collect();
+        std::thread::sleep(Duration::from_millis(50 + next(&mut seed) % 250));
+        child.kill().unwrap(); // SIGKILL
+        child.wait().unwrap();
+        for c in clients {
+            c.join().unwrap();
+        }
+    }
+    let (mut child, addr) = start(dir.path(), &[]);
+    let acked = acked.lock().unwrap().clone();
+    assert!(acked.len() > 100, "only {} writes acknowledged", acked.len());
+    let attempted = attempted.lock().unwrap().clone();
+    // Every acknowledged write is there; what is stored is exactly known.
+    let mut stored: Vec<(String, u64)> = Vec::new();
+    for (id, fp) in &attempted {
+        let (s, v) = http(&addr, "GET", &format!("/v1/documents/{id}"), None).unwrap();
+        match s {
+            200 => {
+                assert_eq!(v["fingerprint"], json!(format!("{fp:016x}")));
+                stored.push((id.clone(), *fp));
+            }
+            404 => assert!(!acked.contains(id), "acknowledged {id} was lost"),
+            s => panic!("{s}: {v}"),
+        }
+    }
+    let (_, v) = http(&addr, "GET", "/v1/stats", None).unwrap();
+    assert_eq!(v["documents"].as_u64(), Some(stored.len() as u64));
+    // Search answers exactly what a linear scan of the stored fingerprints does.
+    let mut x = 99u64;
+    for q in 0..100 {
+        let c = centres[q % centres.len()];
+        let fp = (0..next(&mut x) % 5).fold(c, |v, _| v ^ (1 << (next(&mut x) % 64)));
+        for k in [0u32, 3, 6] {
+            let (s, v) = http(
+                &addr,
+                "POST",
+                "/v1/search",
+                Some(&json!({"fingerprint": format!("{fp:016x}"), "k": k, "limit": 1_000_000})),
+            )
+            .unwrap();
+            assert_eq!(s, 200);
+            let mut got: Vec<(u32, String)> = v["matches"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|m| (m["distance"].as_u64().unwrap() as u32, m["id"].as_str().unwrap().to_owned()))
+                .collect();
+            got.sort();
+            let mut want: Vec<(u32, String)> = stored
+                .iter()
+                .map(|(id, f)| ((f ^ fp).count_ones(), id.clone()))
+                .filter(|(d, _)| *d <= k)
+                .collect();
+            want.sort();
+            assert_eq!(got, want, "query {q} k = {k}");
+        }
+    }
+    eprintln!(
+        "{} acknowledged, {} stored of {} attempted over 20 kill -9 rounds",
+        acked.len(),
+        stored.len(),
+        attempted.len()
+    );
+    child.kill().unwrap();
+    child.wait().unwrap();
+}
