@@ -6,4 +6,4 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo test --workspace
 cargo build --release -p neardup-cli
-tests/compat/run.sh target/release/neardup
+tests/compat/run.sh "${CARGO_TARGET_DIR:-target}/release/neardup"
