@@ -165,6 +165,11 @@ async fn router_refuses_bad_requests_with_json_errors() {
     assert_eq!((s, v["error"]["code"].as_str()), (StatusCode::NOT_FOUND, Some("not_found")));
 }
 
+/// Sends a request and reads its JSON body.
+async fn json_of(req: reqwest::RequestBuilder) -> Value {
+    req.send().await.unwrap().json().await.unwrap()
+}
+
 /// A real server on 127.0.0.1:0 over a redb store; returns its base URL.
 async fn start(settings: Settings, dir: &tempfile::TempDir) -> String {
     let fp = Fingerprinter::preset("default").unwrap();
@@ -202,16 +207,10 @@ async fn socket_auth_and_concurrent_insert_if_unique() {
         .map(|i| {
             let (client, base) = (client.clone(), base.clone());
             tokio::spawn(async move {
-                let v: Value = client
-                    .post(format!("{base}/v1/documents"))
-                    .bearer_auth("s3cret")
-                    .json(&json!({"id": format!("client-{i}"), "text": TEXT, "mode": "insert-if-unique"}))
-                    .send()
-                    .await
-                    .unwrap()
-                    .json()
-                    .await
-                    .unwrap();
+                let body = json!({"id": format!("client-{i}"), "text": TEXT, "mode": "insert-if-unique"});
+                let v =
+                    json_of(client.post(format!("{base}/v1/documents")).bearer_auth("s3cret").json(&body))
+                        .await;
                 v["inserted"].as_bool().unwrap()
             })
         })
@@ -221,15 +220,7 @@ async fn socket_auth_and_concurrent_insert_if_unique() {
         wins += usize::from(t.await.unwrap());
     }
     assert_eq!(wins, 1);
-    let v: Value = client
-        .get(format!("{base}/v1/stats"))
-        .bearer_auth("s3cret")
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let v = json_of(client.get(format!("{base}/v1/stats")).bearer_auth("s3cret")).await;
     assert_eq!(v["documents"], json!(1));
     // A huge body is refused before it is read whole.
     let huge = "x".repeat(11 << 20);
