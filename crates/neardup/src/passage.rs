@@ -662,8 +662,8 @@ impl<'t> Words<'t> {
 
     /// Word Jaccard of sentence `s` here and `t` of `other` (0 if either has no words).
     fn jaccard(&mut self, s: usize, other: &mut Words<'_>, t: usize) -> f64 {
-        let x = self.get(s).clone();
         let y = other.get(t);
+        let x = self.get(s);
         if x.is_empty() || y.is_empty() {
             0.0
         } else {

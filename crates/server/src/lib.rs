@@ -312,6 +312,29 @@ impl<S: Store> AppState<S> {
     }
 }
 
+/// Runs a store write off the async workers (a commit waits for the disk).
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> neardup_store::Result<T> + Send + 'static,
+) -> Result<T, ApiError> {
+    match tokio::task::spawn_blocking(f).await {
+        Ok(r) => Ok(r?),
+        Err(e) => Err(ApiError {
+            status: StatusCode::INTERNAL_SERVER_ERROR,
+            code: "internal",
+            message: format!("the write failed: {e}"),
+        }),
+    }
+}
+
+/// An id as shown in a message: quoted, and cut after 100 characters.
+fn shown(id: &str) -> String {
+    if id.chars().count() <= 100 {
+        format!("{id:?}")
+    } else {
+        format!("{:?}…", id.chars().take(100).collect::<String>())
+    }
+}
+
 fn outcome_json(id: &str, fp: Fingerprint, o: &Outcome) -> Value {
     json!({"id": id, "fingerprint": fp, "inserted": o.inserted, "matches": o.matches})
 }
@@ -325,10 +348,7 @@ async fn submit<S: Store + 'static>(
     let doc = state.new_doc(req, "document")?;
     let (id, fp) = (doc.id.clone(), doc.fingerprint);
     let engine = state.engine.clone();
-    // The commit waits for the disk: off the async workers.
-    let outcome = tokio::task::spawn_blocking(move || engine.submit(doc, mode, k))
-        .await
-        .map_err(|e| ApiError::bad_request(format!("internal: {e}")))??;
+    let outcome = blocking(move || engine.submit(doc, mode, k)).await?;
     Ok(Json(outcome_json(&id, fp, &outcome)))
 }
 
@@ -368,9 +388,7 @@ async fn submit_batch<S: Store + 'static>(
     }
     let keys: Vec<(String, Fingerprint)> = docs.iter().map(|d| (d.id.clone(), d.fingerprint)).collect();
     let engine = state.engine.clone();
-    let outcomes = tokio::task::spawn_blocking(move || engine.submit_batch(docs, mode, k))
-        .await
-        .map_err(|e| ApiError::bad_request(format!("internal: {e}")))??;
+    let outcomes = blocking(move || engine.submit_batch(docs, mode, k)).await?;
     let results: Vec<Value> =
         keys.iter().zip(&outcomes).map(|((id, fp), o)| outcome_json(id, *fp, o)).collect();
     Ok(Json(json!({"results": results})))
@@ -385,7 +403,7 @@ async fn get_document<S: Store + 'static>(
             "id": d.id, "fingerprint": d.fingerprint, "inserted_at_ms": d.inserted_at_ms,
             "content_hash": d.content_hash.map(|h| format!("{h:016x}")), "metadata": d.metadata,
         }))),
-        None => Err(ApiError::not_found(format!("no document {id:?}"))),
+        None => Err(ApiError::not_found(format!("no document {}", shown(&id)))),
     }
 }
 
@@ -395,13 +413,11 @@ async fn delete_document<S: Store + 'static>(
 ) -> Result<Json<Value>, ApiError> {
     let engine = state.engine.clone();
     let key = id.clone();
-    let existed = tokio::task::spawn_blocking(move || engine.delete(&key))
-        .await
-        .map_err(|e| ApiError::bad_request(format!("internal: {e}")))??;
+    let existed = blocking(move || engine.delete(&key)).await?;
     if existed {
         Ok(Json(json!({"id": id, "deleted": true})))
     } else {
-        Err(ApiError::not_found(format!("no document {id:?}")))
+        Err(ApiError::not_found(format!("no document {}", shown(&id))))
     }
 }
 

@@ -234,30 +234,13 @@ fn from_list(path: &Path, first_id: u64) -> Result<Entries> {
 }
 
 fn from_documents(input: &InputArgs, fp: &Fingerprinter, first_id: u64) -> Result<Entries> {
-    let errors = ErrorPolicy::new(input.on_error);
-    let pb = crate::progress::bar(|| input::total_bytes(input), "fingerprinting");
-    let mut entries = Vec::new();
-    let mut names = Vec::new();
     let allow_empty = input.allow_empty;
-    let total = batches(input, &errors, &pb, |batch| {
-        let results = super::fingerprint_records(fp, batch, allow_empty);
-        for (r, res) in batch.iter().zip(results) {
-            match res {
-                Ok((f, _)) => {
-                    entries.push((first_id + entries.len() as u64, f));
-                    names.push(match &r.id {
-                        Value::String(s) => s.clone(),
-                        v => v.to_string(),
-                    });
-                }
-                Err(e) => errors.bad(&BadRecord { origin: r.origin.clone(), message: e.to_string() })?,
-            }
-        }
-        Ok(())
-    })?;
-    pb.finish_and_clear();
-    errors.summary(total);
-    Ok((entries, names))
+    entries_of(input, first_id, "fingerprinting", |batch| {
+        super::fingerprint_records(fp, batch, allow_empty)
+            .into_iter()
+            .map(|r| r.map(|(f, _)| vec![(f, String::new())]))
+            .collect()
+    })
 }
 
 /// The passage windows of every document, named `ID#START-END`.
@@ -267,28 +250,48 @@ fn from_passages(
     cfg: &PassageConfig,
     first_id: u64,
 ) -> Result<Entries> {
+    let allow_empty = input.allow_empty;
+    entries_of(input, first_id, "fingerprinting passages", |batch| {
+        batch
+            .par_iter()
+            .map(|r| {
+                let doc = PassageDoc::new(fp, &r.text, cfg);
+                if doc.passages.is_empty() && !allow_empty {
+                    return Err(neardup::Error::EmptyDocument);
+                }
+                let range = |p: &neardup::passage::Passage| format!("#{}-{}", p.bytes.start, p.bytes.end);
+                Ok(doc.passages.iter().map(|p| (p.fingerprint, range(&p.passage))).collect())
+            })
+            .collect()
+    })
+}
+
+/// Reads the input and turns each batch, by `each`, into per-record entries
+/// (fingerprint, suffix of the record's id) or an error for `--on-error`.
+fn entries_of(
+    input: &InputArgs,
+    first_id: u64,
+    what: &str,
+    each: impl Fn(&[input::Record]) -> Vec<neardup::Result<Vec<(Fingerprint, String)>>>,
+) -> Result<Entries> {
     let errors = ErrorPolicy::new(input.on_error);
-    let pb = crate::progress::bar(|| input::total_bytes(input), "fingerprinting passages");
+    let pb = crate::progress::bar(|| input::total_bytes(input), what);
     let mut entries = Vec::new();
     let mut names = Vec::new();
-    let allow_empty = input.allow_empty;
     let total = batches(input, &errors, &pb, |batch| {
-        let docs: Vec<PassageDoc> = batch.par_iter().map(|r| PassageDoc::new(fp, &r.text, cfg)).collect();
-        for (r, doc) in batch.iter().zip(docs) {
-            if doc.passages.is_empty() && !allow_empty {
-                errors.bad(&BadRecord {
-                    origin: r.origin.clone(),
-                    message: neardup::Error::EmptyDocument.to_string(),
-                })?;
-                continue;
-            }
-            let id = match &r.id {
-                Value::String(s) => s.clone(),
-                v => v.to_string(),
-            };
-            for p in doc.passages {
-                entries.push((first_id + entries.len() as u64, p.fingerprint));
-                names.push(format!("{id}#{}-{}", p.passage.bytes.start, p.passage.bytes.end));
+        for (r, res) in batch.iter().zip(each(batch)) {
+            match res {
+                Ok(found) => {
+                    let id = match &r.id {
+                        Value::String(s) => s.clone(),
+                        v => v.to_string(),
+                    };
+                    for (f, suffix) in found {
+                        entries.push((first_id + entries.len() as u64, f));
+                        names.push(format!("{id}{suffix}"));
+                    }
+                }
+                Err(e) => errors.bad(&BadRecord { origin: r.origin.clone(), message: e.to_string() })?,
             }
         }
         Ok(())

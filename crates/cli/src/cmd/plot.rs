@@ -12,6 +12,7 @@ use std::sync::Once;
 
 use anyhow::{Context, Result};
 use neardup::quality::{Curve, DistanceHistogram};
+use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
@@ -137,6 +138,20 @@ const RADIUS: [RGBColor; 4] = [
     RGBColor(0x8c, 0x56, 0x4b),
 ];
 
+/// Draws the legend box of a chart.
+fn legend<'a, DB: DrawingBackend + 'a>(
+    chart: &mut ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
+    at: SeriesLabelPosition,
+) -> DrawResult<DB> {
+    chart
+        .configure_series_labels()
+        .position(at)
+        .label_font(("sans-serif", 14))
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .draw()
+}
+
 /// Precision, recall and F1 against k, with the radius and the best k marked.
 fn precision_recall<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
@@ -190,13 +205,7 @@ fn precision_recall<DB: DrawingBackend>(
             .label(label)
             .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], color.stroke_width(2)));
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::LowerRight)
-        .label_font(("sans-serif", 14))
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .draw()?;
+    legend(&mut chart, SeriesLabelPosition::LowerRight)?;
     Ok(())
 }
 
@@ -244,13 +253,7 @@ fn distances<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, input: &PlotInpu
             .label(label.clone())
             .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], color.stroke_width(2)));
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
-        .label_font(("sans-serif", 14))
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .draw()?;
+    legend(&mut chart, SeriesLabelPosition::UpperRight)?;
     Ok(())
 }
 
