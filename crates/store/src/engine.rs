@@ -1,7 +1,8 @@
 //! [`Engine`]: a [`Store`] plus the in-memory index over its fingerprints.
 
 use std::collections::HashMap;
-use std::sync::{Mutex, RwLock};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use neardup::index::{HammingIndex, LinearScan, TableIndex};
@@ -81,6 +82,9 @@ pub struct EngineStats {
     pub disk_bytes: u64,
     /// The pipeline's id (16 hex digits).
     pub pipeline: String,
+    /// Durable commits of documents since the engine opened (a group commit
+    /// counts once, however many writes it carried).
+    pub commits: u64,
 }
 
 struct State {
@@ -125,7 +129,33 @@ pub struct Engine<S: Store> {
     store: S,
     config: PipelineConfig,
     state: RwLock<State>,
+    /// Held by the writer applying a group of queued jobs.
     writer: Mutex<()>,
+    /// Writes waiting for the next group commit.
+    queue: Mutex<Vec<(Job, Arc<Slot>)>>,
+    /// Commits of documents so far.
+    commits: AtomicU64,
+}
+
+/// A write waiting in the group-commit queue.
+struct Job {
+    docs: Vec<NewDoc>,
+    mode: Mode,
+    k: u32,
+}
+
+/// Where a group's leader leaves a job's result.
+#[derive(Default)]
+struct Slot(Mutex<Option<Result<Vec<Outcome>>>>);
+
+impl Slot {
+    fn set(&self, r: Result<Vec<Outcome>>) {
+        *self.0.lock().expect("lock") = Some(r);
+    }
+
+    fn take(&self) -> Option<Result<Vec<Outcome>>> {
+        self.0.lock().expect("lock").take()
+    }
 }
 
 impl<S: Store> std::fmt::Debug for Engine<S> {
@@ -176,7 +206,14 @@ impl<S: Store> Engine<S> {
             .k(table_k)
             .expected_len(entries.len().max(1_000_000))
             .build_from(entries)?;
-        Ok(Engine { store, config, state: RwLock::new(State { index, names, ids }), writer: Mutex::new(()) })
+        Ok(Engine {
+            store,
+            config,
+            state: RwLock::new(State { index, names, ids }),
+            writer: Mutex::new(()),
+            queue: Mutex::default(),
+            commits: AtomicU64::new(0),
+        })
     }
 
     /// The pipeline its fingerprints come from.
@@ -238,39 +275,81 @@ impl<S: Store> Engine<S> {
                 })
                 .collect();
         }
+        self.commit_grouped(Job { docs, mode, k })
+    }
+
+    /// Group commit: the job joins the queue; whoever holds the writer lock
+    /// takes every queued job, applies them in queue order (as if one by
+    /// one) and commits them in one durable transaction. Concurrent single
+    /// writes thus share one fsync, and each is still acknowledged only
+    /// after its commit.
+    fn commit_grouped(&self, job: Job) -> Result<Vec<Outcome>> {
+        let slot = Arc::new(Slot::default());
+        self.queue.lock().expect("lock").push((job, slot.clone()));
         let _writer = self.writer.lock().expect("lock");
+        // A leader before us may have committed our job while we waited.
+        if let Some(done) = slot.take() {
+            return done;
+        }
+        let jobs = std::mem::take(&mut *self.queue.lock().expect("lock"));
+        let result = self.apply(&jobs);
+        match result {
+            Ok(mut outcomes) => {
+                for ((_, s), o) in jobs.iter().zip(outcomes.drain(..)) {
+                    s.set(Ok(o));
+                }
+            }
+            Err(e) => {
+                let message = e.to_string();
+                for (_, s) in &jobs {
+                    s.set(Err(StoreError::GroupCommit(message.clone())));
+                }
+                slot.set(Err(e));
+            }
+        }
+        slot.take().expect("our job was in the group")
+    }
+
+    /// Decides every job of a group, commits what is stored, then shows it
+    /// to readers. Called with the writer lock held.
+    fn apply(&self, jobs: &[(Job, Arc<Slot>)]) -> Result<Vec<Vec<Outcome>>> {
         let now = now_ms();
-        let mut outcomes = Vec::with_capacity(docs.len());
+        let mut outcomes: Vec<Vec<Outcome>> = Vec::with_capacity(jobs.len());
         let mut records = Vec::new();
-        // Documents of this batch stored so far, to check later ones against.
-        let mut batch = LinearScan::new(self.bits());
+        // Documents of this group stored so far, to check later ones against.
+        let mut group = LinearScan::new(self.bits());
         {
             let state = self.state.read().expect("lock");
-            for d in &docs {
-                let mut matches = state.found(state.index.query(d.fingerprint, k)?, usize::MAX);
-                for m in batch.query(d.fingerprint, k)? {
-                    let id: &DocRecord = &records[m.id as usize];
-                    matches.retain(|f| f.id != id.id);
-                    matches.push(Found { id: id.id.clone(), distance: m.distance });
+            for (job, _) in jobs {
+                let mut job_outcomes = Vec::with_capacity(job.docs.len());
+                for d in &job.docs {
+                    let mut matches = state.found(state.index.query(d.fingerprint, job.k)?, usize::MAX);
+                    for m in group.query(d.fingerprint, job.k)? {
+                        let id: &DocRecord = &records[m.id as usize];
+                        matches.retain(|f| f.id != id.id);
+                        matches.push(Found { id: id.id.clone(), distance: m.distance });
+                    }
+                    matches.sort_by(|a, b| a.distance.cmp(&b.distance).then_with(|| a.id.cmp(&b.id)));
+                    let insert = job.mode == Mode::Insert || matches.is_empty();
+                    if insert {
+                        group.insert(records.len() as u64, d.fingerprint)?;
+                        records.push(DocRecord {
+                            id: d.id.clone(),
+                            fingerprint: d.fingerprint,
+                            inserted_at_ms: now,
+                            content_hash: d.content_hash,
+                            metadata: d.metadata.clone(),
+                        });
+                    }
+                    job_outcomes.push(Outcome { inserted: insert, matches });
                 }
-                matches.sort_by(|a, b| a.distance.cmp(&b.distance).then_with(|| a.id.cmp(&b.id)));
-                let insert = mode == Mode::Insert || matches.is_empty();
-                if insert {
-                    batch.insert(records.len() as u64, d.fingerprint)?;
-                    records.push(DocRecord {
-                        id: d.id.clone(),
-                        fingerprint: d.fingerprint,
-                        inserted_at_ms: now,
-                        content_hash: d.content_hash,
-                        metadata: d.metadata.clone(),
-                    });
-                }
-                outcomes.push(Outcome { inserted: insert, matches });
+                outcomes.push(job_outcomes);
             }
         }
         if !records.is_empty() {
             // Durable first; the index sees the documents only once committed.
             self.store.put(&records)?;
+            self.commits.fetch_add(1, Ordering::Relaxed);
             let mut state = self.state.write().expect("lock");
             for r in &records {
                 state.add(&r.id, r.fingerprint)?;
@@ -316,6 +395,7 @@ impl<S: Store> Engine<S> {
             index_bytes: state.index.memory_bytes() as u64,
             disk_bytes: self.store.disk_bytes(),
             pipeline: format!("{:016x}", self.config.id()),
+            commits: self.commits.load(Ordering::Relaxed),
         }
     }
 

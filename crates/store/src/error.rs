@@ -47,6 +47,10 @@ pub enum StoreError {
     /// A bad argument: empty id, wrong fingerprint width, k too large.
     #[error("{0}")]
     Invalid(String),
+    /// The group commit this write joined failed (the message says why);
+    /// nothing of the group was stored.
+    #[error("the commit failed, nothing was stored: {0}")]
+    GroupCommit(String),
     /// An error from the neardup core (index, pipeline).
     #[error(transparent)]
     Core(#[from] neardup::Error),

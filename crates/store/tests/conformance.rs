@@ -170,6 +170,54 @@ fn concurrent_insert_if_unique_has_one_winner<S: Store + 'static>(store: S) {
     assert_eq!(engine.len(), 20);
 }
 
+/// Many writers at once (their writes share group commits): every write
+/// lands, each caller gets its own document's outcome, and what is stored
+/// equals what was acknowledged.
+fn concurrent_writers_all_land<S: Store + 'static>(store: S) {
+    let engine = Arc::new(Engine::open(store, config(), 3).unwrap());
+    let threads: Vec<_> = (0..6u64)
+        .map(|t| {
+            let engine = engine.clone();
+            std::thread::spawn(move || {
+                let mut rng = Rng(0x1234_5678 + t);
+                let mut acked = Vec::new();
+                for i in 0..60 {
+                    // Far apart: random 64-bit values are within 3 bits with
+                    // negligible probability.
+                    let doc = NewDoc::new(format!("w{t}-{i}"), Fingerprint::from_u64(rng.next()));
+                    if i % 10 == 9 {
+                        let batch: Vec<NewDoc> = (0..5)
+                            .map(|j| NewDoc::new(format!("w{t}-{i}-b{j}"), Fingerprint::from_u64(rng.next())))
+                            .collect();
+                        let outcomes = engine.submit_batch(batch.clone(), Mode::InsertIfUnique, 3).unwrap();
+                        assert_eq!(outcomes.len(), 5);
+                        assert!(outcomes.iter().all(|o| o.inserted && o.matches.is_empty()));
+                        acked.extend(batch.into_iter().map(|d| (d.id, d.fingerprint)));
+                    }
+                    let o = engine.submit(doc.clone(), Mode::InsertIfUnique, 3).unwrap();
+                    assert!(o.inserted && o.matches.is_empty(), "{o:?}");
+                    // A check of the same fingerprint now finds exactly it.
+                    let again = engine.submit(doc.clone(), Mode::Check, 0).unwrap();
+                    assert_eq!(
+                        again.matches.iter().map(|f| f.id.as_str()).collect::<Vec<_>>(),
+                        [doc.id.as_str()]
+                    );
+                    acked.push((doc.id, doc.fingerprint));
+                }
+                acked
+            })
+        })
+        .collect();
+    let mut acked: Vec<(String, Fingerprint)> = threads.into_iter().flat_map(|t| t.join().unwrap()).collect();
+    acked.sort();
+    assert_eq!(acked.len(), 6 * 90);
+    assert_eq!(engine.fingerprints(), acked);
+    for (id, fp) in &acked {
+        assert_eq!(engine.get(id).unwrap().unwrap().fingerprint, *fp);
+    }
+    assert!(engine.stats().commits <= acked.len() as u64);
+}
+
 fn config_mismatch_is_refused(store: impl Store) {
     let mut other = config();
     other.bits = neardup::Bits::B128;
@@ -189,6 +237,7 @@ fn memory_store_conforms() {
     engine_semantics(MemoryStore::new());
     engine_equals_linear_scan(MemoryStore::new());
     concurrent_insert_if_unique_has_one_winner(MemoryStore::new());
+    concurrent_writers_all_land(MemoryStore::new());
     config_mismatch_is_refused(MemoryStore::new());
 }
 
@@ -199,6 +248,7 @@ fn redb_store_conforms() {
     engine_semantics(redb(&dir, "semantics.redb"));
     engine_equals_linear_scan(redb(&dir, "scan.redb"));
     concurrent_insert_if_unique_has_one_winner(redb(&dir, "race.redb"));
+    concurrent_writers_all_land(redb(&dir, "writers.redb"));
     config_mismatch_is_refused(redb(&dir, "mismatch.redb"));
 }
 
