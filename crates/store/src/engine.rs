@@ -5,12 +5,15 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use std::path::Path;
+
+use neardup::index::file::{IndexFile, Names};
 use neardup::index::{HammingIndex, LinearScan, TableIndex};
 use neardup::{Bits, Fingerprint, PipelineConfig, FORMAT_VERSION};
 use serde::Serialize;
 
 use crate::error::StoreError;
-use crate::record::{check_id, DocRecord, StoreMeta};
+use crate::record::{check_id, DocRecord, SnapshotMark, StoreMeta};
 use crate::{Result, Store};
 
 /// What [`Engine::submit`] does with a document.
@@ -96,6 +99,30 @@ struct State {
 }
 
 impl State {
+    /// Adds many committed documents with one bulk load of the index.
+    fn add_many(&mut self, records: &[DocRecord]) -> Result<()> {
+        let first = self.names.len() as u64;
+        let mut pending: Vec<Option<Fingerprint>> = Vec::with_capacity(records.len());
+        for r in records {
+            if let Some(old) = self.ids.remove(&r.id) {
+                if old >= first {
+                    pending[(old - first) as usize] = None;
+                } else {
+                    self.index.remove(old);
+                }
+                self.names[old as usize] = None;
+            }
+            let internal = self.names.len() as u64;
+            pending.push(Some(r.fingerprint));
+            self.names.push(Some(r.id.clone()));
+            self.ids.insert(r.id.clone(), internal);
+        }
+        let entries =
+            pending.into_iter().enumerate().filter_map(|(i, fp)| Some((first + i as u64, fp?))).collect();
+        self.index.bulk_load(entries)?;
+        Ok(())
+    }
+
     fn found(&self, matches: Vec<neardup::index::Match>, limit: usize) -> Vec<Found> {
         let mut out: Vec<Found> = matches
             .into_iter()
@@ -164,6 +191,116 @@ impl<S: Store> std::fmt::Debug for Engine<S> {
     }
 }
 
+/// Where an engine's index came from when it opened.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum IndexSource {
+    /// Loaded from a snapshot file that matched the store.
+    Snapshot,
+    /// Rebuilt from the store, for the reason given.
+    Rebuilt {
+        /// Why the snapshot was not used.
+        why: String,
+    },
+}
+
+impl std::fmt::Display for IndexSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            IndexSource::Snapshot => f.write_str("index loaded from its snapshot"),
+            IndexSource::Rebuilt { why } => write!(f, "index rebuilt from the store ({why})"),
+        }
+    }
+}
+
+/// Refuses a store made with another pipeline or format; records them in a
+/// new one.
+fn check_meta(store: &dyn Store, config: &PipelineConfig) -> Result<()> {
+    match store.meta()? {
+        Some(m) if m.format_version != FORMAT_VERSION => {
+            Err(StoreError::FormatVersion { stored: m.format_version, current: FORMAT_VERSION })
+        }
+        Some(m) if m.config != *config => Err(StoreError::ConfigMismatch {
+            stored: format!("{:016x}", m.config.id()),
+            wanted: format!("{:016x}", config.id()),
+        }),
+        Some(_) => Ok(()),
+        None => store.set_meta(&StoreMeta { format_version: FORMAT_VERSION, config: config.clone() }),
+    }
+}
+
+/// The index of everything in the store, from a full read.
+fn rebuild(store: &dyn Store, config: &PipelineConfig, table_k: u32) -> Result<State> {
+    let mut names = Vec::new();
+    let mut entries = Vec::new();
+    store.for_each_fingerprint(&mut |id, fp| {
+        if fp.bits() != config.bits {
+            return Err(StoreError::Corrupt {
+                id: id.to_owned(),
+                message: "fingerprint of the wrong width".into(),
+            });
+        }
+        entries.push((names.len() as u64, fp));
+        names.push(Some(id.to_owned()));
+        Ok(())
+    })?;
+    let ids = names.iter().enumerate().map(|(i, n)| (n.clone().expect("all live"), i as u64)).collect();
+    let index = TableIndex::builder()
+        .bits(config.bits)
+        .k(table_k)
+        .expected_len(entries.len().max(1_000_000))
+        .build_from(entries)?;
+    Ok(State { index, names, ids })
+}
+
+/// The index from a snapshot file, or why it cannot be used.
+fn load_snapshot(
+    store: &dyn Store,
+    config: &PipelineConfig,
+    table_k: u32,
+    path: &Path,
+) -> Result<std::result::Result<State, String>> {
+    let Some(mark) = store.snapshot_mark()? else { return Ok(Err("no snapshot was written".into())) };
+    let generation = store.generation()?;
+    if mark.generation != generation {
+        return Ok(Err(format!(
+            "the store changed after the last snapshot (generation {generation}, snapshot {})",
+            mark.generation
+        )));
+    }
+    if !path.exists() {
+        return Ok(Err(format!("{} is missing", path.display())));
+    }
+    let file = match IndexFile::stored_checksum(path).and_then(|sum| Ok((sum, IndexFile::open(path)?))) {
+        Ok((sum, _)) if sum != mark.checksum => {
+            return Ok(Err(format!("{} is not the snapshot the store recorded", path.display())))
+        }
+        Ok((_, file)) => file,
+        Err(e) => return Ok(Err(e.to_string())),
+    };
+    if file.config.as_ref() != Some(config) {
+        return Ok(Err("the snapshot was made with another pipeline".into()));
+    }
+    let layout = file.index.layout();
+    if layout.k != table_k {
+        return Ok(Err(format!("the snapshot's tables serve k = {}, not {table_k}", layout.k)));
+    }
+    let Some(stored) = file.names else { return Ok(Err("the snapshot has no names".into())) };
+    let mut names = Vec::with_capacity(stored.len());
+    let mut ids = HashMap::with_capacity(stored.len());
+    for (i, n) in stored.iter().enumerate() {
+        if n.is_empty() {
+            names.push(None);
+        } else {
+            ids.insert(n.to_owned(), i as u64);
+            names.push(Some(n.to_owned()));
+        }
+    }
+    if ids.len() as u64 != mark.documents || store.len()? != mark.documents || file.index.len() != ids.len() {
+        return Ok(Err("the snapshot's document count does not match the store".into()));
+    }
+    Ok(Ok(State { index: file.index, names, ids }))
+}
+
 fn now_ms() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
 }
@@ -174,46 +311,67 @@ impl<S: Store> Engine<S> {
     /// scan). A new store records `config`; a store made with another
     /// pipeline or fingerprint format is refused.
     pub fn open(store: S, config: PipelineConfig, table_k: u32) -> Result<Engine<S>> {
-        match store.meta()? {
-            Some(m) if m.format_version != FORMAT_VERSION => {
-                return Err(StoreError::FormatVersion { stored: m.format_version, current: FORMAT_VERSION })
-            }
-            Some(m) if m.config != config => {
-                return Err(StoreError::ConfigMismatch {
-                    stored: format!("{:016x}", m.config.id()),
-                    wanted: format!("{:016x}", config.id()),
-                })
-            }
-            Some(_) => {}
-            None => store.set_meta(&StoreMeta { format_version: FORMAT_VERSION, config: config.clone() })?,
-        }
-        let mut names = Vec::new();
-        let mut entries = Vec::new();
-        store.for_each(&mut |d| {
-            if d.fingerprint.bits() != config.bits {
-                return Err(StoreError::Corrupt {
-                    id: d.id,
-                    message: "fingerprint of the wrong width".into(),
-                });
-            }
-            entries.push((names.len() as u64, d.fingerprint));
-            names.push(Some(d.id));
-            Ok(())
-        })?;
-        let ids = names.iter().enumerate().map(|(i, n)| (n.clone().expect("all live"), i as u64)).collect();
-        let index = TableIndex::builder()
-            .bits(config.bits)
-            .k(table_k)
-            .expected_len(entries.len().max(1_000_000))
-            .build_from(entries)?;
-        Ok(Engine {
+        check_meta(&store, &config)?;
+        let state = rebuild(&store, &config, table_k)?;
+        Ok(Engine::with_state(store, config, state))
+    }
+
+    /// Like [`open`](Self::open), but takes the index from the snapshot
+    /// file at `snapshot` when it holds exactly the store's current state
+    /// (its mark in the store names the store's generation and the file's
+    /// checksum, and the file's pipeline and radius are the wanted ones);
+    /// otherwise rebuilds it from the store, saying why in the returned
+    /// [`IndexSource`].
+    pub fn open_with_snapshot(
+        store: S,
+        config: PipelineConfig,
+        table_k: u32,
+        snapshot: &Path,
+    ) -> Result<(Engine<S>, IndexSource)> {
+        check_meta(&store, &config)?;
+        let (state, source) = match load_snapshot(&store, &config, table_k, snapshot)? {
+            Ok(state) => (state, IndexSource::Snapshot),
+            Err(why) => (rebuild(&store, &config, table_k)?, IndexSource::Rebuilt { why }),
+        };
+        Ok((Engine::with_state(store, config, state), source))
+    }
+
+    fn with_state(store: S, config: PipelineConfig, state: State) -> Engine<S> {
+        Engine {
             store,
             config,
-            state: RwLock::new(State { index, names, ids }),
+            state: RwLock::new(state),
             writer: Mutex::new(()),
             queue: Mutex::default(),
             commits: AtomicU64::new(0),
-        })
+        }
+    }
+
+    /// Writes the index to `path` (atomically) and records its mark in the
+    /// store, so that [`open_with_snapshot`](Self::open_with_snapshot) can
+    /// skip the rebuild. Writes wait meanwhile. Any later write to the store
+    /// makes the snapshot stale (it is then ignored, never wrong).
+    pub fn write_snapshot(&self, path: &Path) -> Result<SnapshotMark> {
+        let _writer = self.writer.lock().expect("lock");
+        let generation = self.store.generation()?;
+        let state = self.state.read().expect("lock");
+        // Deleted slots keep their place (as empty names) so that the
+        // index's internal ids stay the names' positions.
+        let names: Vec<&str> = state.names.iter().map(|n| n.as_deref().unwrap_or("")).collect();
+        let file = IndexFile {
+            index: state.index.clone(),
+            config: Some(self.config.clone()),
+            names: Some(Names::from_strings(&names)),
+            passages: None,
+        };
+        file.write(path)?;
+        let mark = SnapshotMark {
+            generation,
+            checksum: IndexFile::stored_checksum(path)?,
+            documents: state.ids.len() as u64,
+        };
+        self.store.set_snapshot_mark(&mark)?;
+        Ok(mark)
     }
 
     /// The pipeline its fingerprints come from.
@@ -356,6 +514,34 @@ impl<S: Store> Engine<S> {
             }
         }
         Ok(outcomes)
+    }
+
+    /// Stores documents without looking for near duplicates (a bulk import;
+    /// a document replaces any with its id, the last of equal ids wins), in
+    /// one durable commit.
+    pub fn load(&self, docs: Vec<NewDoc>) -> Result<()> {
+        for d in &docs {
+            check_id(&d.id)?;
+            self.check(d.fingerprint, 0)?;
+        }
+        let _writer = self.writer.lock().expect("lock");
+        let now = now_ms();
+        let records: Vec<DocRecord> = docs
+            .into_iter()
+            .map(|d| DocRecord {
+                id: d.id,
+                fingerprint: d.fingerprint,
+                inserted_at_ms: now,
+                content_hash: d.content_hash,
+                metadata: d.metadata,
+            })
+            .collect();
+        if records.is_empty() {
+            return Ok(());
+        }
+        self.store.put(&records)?;
+        self.commits.fetch_add(1, Ordering::Relaxed);
+        self.state.write().expect("lock").add_many(&records)
     }
 
     /// The stored document with this id.

@@ -37,10 +37,12 @@ mod memory;
 mod record;
 mod redb_store;
 
-pub use engine::{Engine, EngineStats, Found, Mode, NewDoc, Outcome};
+pub use engine::{Engine, EngineStats, Found, IndexSource, Mode, NewDoc, Outcome};
 pub use error::{Result, StoreError};
 pub use memory::MemoryStore;
-pub use record::{DocRecord, StoreMeta};
+pub use record::{DocRecord, SnapshotMark, StoreMeta};
+
+use neardup::Fingerprint;
 pub use redb_store::RedbStore;
 
 /// Where documents live. Implementations are `Send + Sync`; writes are
@@ -67,6 +69,23 @@ pub trait Store: Send + Sync {
     /// Every document, in id order.
     fn for_each(&self, f: &mut dyn FnMut(DocRecord) -> Result<()>) -> Result<()>;
 
+    /// Every document's id and fingerprint, in id order (what rebuilding the
+    /// index reads; stores may skip decoding the rest).
+    fn for_each_fingerprint(&self, f: &mut dyn FnMut(&str, Fingerprint) -> Result<()>) -> Result<()> {
+        self.for_each(&mut |d| f(&d.id, d.fingerprint))
+    }
+
+    /// How many document writes (puts and deletes) were ever committed: it
+    /// changes with every change of the documents, and only then.
+    fn generation(&self) -> Result<u64>;
+
+    /// The mark of the last index snapshot, if one was recorded.
+    fn snapshot_mark(&self) -> Result<Option<SnapshotMark>>;
+
+    /// Records an index snapshot's mark (not a document write: the
+    /// generation stays).
+    fn set_snapshot_mark(&self, mark: &SnapshotMark) -> Result<()>;
+
     /// How many documents there are.
     fn len(&self) -> Result<u64>;
 
@@ -78,3 +97,27 @@ pub trait Store: Send + Sync {
     /// Bytes used on disk (0 for memory).
     fn disk_bytes(&self) -> u64;
 }
+
+/// Stores behind a `Box` or an `Arc` are stores (the engine can own a
+/// shared or type-erased one).
+macro_rules! forward_store {
+    ($($ptr:ty),*) => {$(
+        impl<T: Store + ?Sized> Store for $ptr {
+            fn meta(&self) -> Result<Option<StoreMeta>> { (**self).meta() }
+            fn set_meta(&self, meta: &StoreMeta) -> Result<()> { (**self).set_meta(meta) }
+            fn put(&self, docs: &[DocRecord]) -> Result<()> { (**self).put(docs) }
+            fn get(&self, id: &str) -> Result<Option<DocRecord>> { (**self).get(id) }
+            fn delete(&self, id: &str) -> Result<bool> { (**self).delete(id) }
+            fn for_each(&self, f: &mut dyn FnMut(DocRecord) -> Result<()>) -> Result<()> { (**self).for_each(f) }
+            fn for_each_fingerprint(&self, f: &mut dyn FnMut(&str, Fingerprint) -> Result<()>) -> Result<()> {
+                (**self).for_each_fingerprint(f)
+            }
+            fn generation(&self) -> Result<u64> { (**self).generation() }
+            fn snapshot_mark(&self) -> Result<Option<SnapshotMark>> { (**self).snapshot_mark() }
+            fn set_snapshot_mark(&self, mark: &SnapshotMark) -> Result<()> { (**self).set_snapshot_mark(mark) }
+            fn len(&self) -> Result<u64> { (**self).len() }
+            fn disk_bytes(&self) -> u64 { (**self).disk_bytes() }
+        }
+    )*};
+}
+forward_store!(Box<T>, std::sync::Arc<T>);

@@ -3,13 +3,21 @@
 use std::collections::BTreeMap;
 use std::sync::RwLock;
 
-use crate::record::{check_id, DocRecord, StoreMeta};
+use crate::record::{check_id, DocRecord, SnapshotMark, StoreMeta};
 use crate::{Result, Store};
 
 /// Documents in a `BTreeMap` behind a lock. Nothing survives the process.
 #[derive(Debug, Default)]
 pub struct MemoryStore {
-    inner: RwLock<(Option<StoreMeta>, BTreeMap<String, DocRecord>)>,
+    inner: RwLock<Inner>,
+}
+
+#[derive(Debug, Default)]
+struct Inner {
+    meta: Option<StoreMeta>,
+    docs: BTreeMap<String, DocRecord>,
+    generation: u64,
+    snapshot: Option<SnapshotMark>,
 }
 
 impl MemoryStore {
@@ -21,11 +29,11 @@ impl MemoryStore {
 
 impl Store for MemoryStore {
     fn meta(&self) -> Result<Option<StoreMeta>> {
-        Ok(self.inner.read().expect("lock").0.clone())
+        Ok(self.inner.read().expect("lock").meta.clone())
     }
 
     fn set_meta(&self, meta: &StoreMeta) -> Result<()> {
-        self.inner.write().expect("lock").0.get_or_insert_with(|| meta.clone());
+        self.inner.write().expect("lock").meta.get_or_insert_with(|| meta.clone());
         Ok(())
     }
 
@@ -35,26 +43,43 @@ impl Store for MemoryStore {
         }
         let mut g = self.inner.write().expect("lock");
         for d in docs {
-            g.1.insert(d.id.clone(), d.clone());
+            g.docs.insert(d.id.clone(), d.clone());
         }
+        g.generation += 1;
         Ok(())
     }
 
     fn get(&self, id: &str) -> Result<Option<DocRecord>> {
-        Ok(self.inner.read().expect("lock").1.get(id).cloned())
+        Ok(self.inner.read().expect("lock").docs.get(id).cloned())
     }
 
     fn delete(&self, id: &str) -> Result<bool> {
-        Ok(self.inner.write().expect("lock").1.remove(id).is_some())
+        let mut g = self.inner.write().expect("lock");
+        let existed = g.docs.remove(id).is_some();
+        g.generation += u64::from(existed);
+        Ok(existed)
     }
 
     fn for_each(&self, f: &mut dyn FnMut(DocRecord) -> Result<()>) -> Result<()> {
-        let docs: Vec<DocRecord> = self.inner.read().expect("lock").1.values().cloned().collect();
+        let docs: Vec<DocRecord> = self.inner.read().expect("lock").docs.values().cloned().collect();
         docs.into_iter().try_for_each(f)
     }
 
     fn len(&self) -> Result<u64> {
-        Ok(self.inner.read().expect("lock").1.len() as u64)
+        Ok(self.inner.read().expect("lock").docs.len() as u64)
+    }
+
+    fn generation(&self) -> Result<u64> {
+        Ok(self.inner.read().expect("lock").generation)
+    }
+
+    fn snapshot_mark(&self) -> Result<Option<SnapshotMark>> {
+        Ok(self.inner.read().expect("lock").snapshot.clone())
+    }
+
+    fn set_snapshot_mark(&self, mark: &SnapshotMark) -> Result<()> {
+        self.inner.write().expect("lock").snapshot = Some(mark.clone());
+        Ok(())
     }
 
     fn disk_bytes(&self) -> u64 {

@@ -29,6 +29,20 @@ pub struct StoreMeta {
     pub config: PipelineConfig,
 }
 
+/// Recorded when an engine writes an index snapshot: which state of the
+/// store the snapshot file holds. A snapshot is used on open only if the
+/// store's [generation](crate::Store::generation) is still the one recorded
+/// and the file's checksum is the one recorded.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SnapshotMark {
+    /// The store's generation when the snapshot was taken.
+    pub generation: u64,
+    /// The snapshot file's XXH3-64 checksum.
+    pub checksum: u64,
+    /// Documents in the snapshot.
+    pub documents: u64,
+}
+
 /// The longest id accepted, in bytes.
 pub const MAX_ID_BYTES: usize = 1024;
 
@@ -65,8 +79,9 @@ impl DocRecord {
         v
     }
 
-    /// Reads what [`encode`](Self::encode) wrote.
-    pub(crate) fn decode(id: &str, v: &[u8]) -> Result<DocRecord> {
+    /// Only the fingerprint of an encoded record (what rebuilding the index
+    /// needs; the metadata is not parsed).
+    pub(crate) fn decode_fingerprint(id: &str, v: &[u8]) -> Result<Fingerprint> {
         let bad = |message: &str| StoreError::Corrupt { id: id.to_owned(), message: message.to_owned() };
         if v.len() < 35 {
             return Err(bad("too short"));
@@ -83,6 +98,13 @@ impl DocRecord {
         if bits == Bits::B64 && value >> 64 != 0 {
             return Err(bad("64-bit fingerprint with high bits set"));
         }
+        Ok(Fingerprint::new(value, bits))
+    }
+
+    /// Reads what [`encode`](Self::encode) wrote.
+    pub(crate) fn decode(id: &str, v: &[u8]) -> Result<DocRecord> {
+        let bad = |message: &str| StoreError::Corrupt { id: id.to_owned(), message: message.to_owned() };
+        let fingerprint = Self::decode_fingerprint(id, v)?;
         let inserted_at_ms = u64::from_le_bytes(v[18..26].try_into().expect("8 bytes"));
         let hash = u64::from_le_bytes(v[27..35].try_into().expect("8 bytes"));
         let content_hash = match v[26] {
@@ -95,13 +117,7 @@ impl DocRecord {
         } else {
             Some(serde_json::from_slice(&v[35..]).map_err(|_| bad("metadata is not JSON"))?)
         };
-        Ok(DocRecord {
-            id: id.to_owned(),
-            fingerprint: Fingerprint::new(value, bits),
-            inserted_at_ms,
-            content_hash,
-            metadata,
-        })
+        Ok(DocRecord { id: id.to_owned(), fingerprint, inserted_at_ms, content_hash, metadata })
     }
 }
 

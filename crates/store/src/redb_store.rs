@@ -2,15 +2,17 @@
 
 use std::path::{Path, PathBuf};
 
+use neardup::Fingerprint;
 use redb::{Database, ReadableDatabase, ReadableTable, ReadableTableMetadata, TableDefinition};
 
 use crate::error::StoreError;
-use crate::record::{check_id, DocRecord, StoreMeta};
+use crate::record::{check_id, DocRecord, SnapshotMark, StoreMeta};
 use crate::{Result, Store};
 
 /// id → encoded [`DocRecord`].
 const DOCS: TableDefinition<&str, &[u8]> = TableDefinition::new("docs");
-/// "meta" → JSON of [`StoreMeta`].
+/// "meta" → JSON of [`StoreMeta`]; "generation" → u64 (little-endian)
+/// bumped by every document write; "snapshot" → JSON of [`SnapshotMark`].
 const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
 
 /// A redb database file. Every write is one transaction committed with
@@ -58,6 +60,30 @@ impl RedbStore {
     fn err(&self, e: impl Into<redb::Error>) -> StoreError {
         db_error(&self.path, e)
     }
+
+    /// Bumps the generation inside a write transaction.
+    fn bump_generation(&self, txn: &redb::WriteTransaction) -> Result<()> {
+        let mut table = txn.open_table(META).map_err(|e| self.err(e))?;
+        let current = table.get(GENERATION).map_err(|e| self.err(e))?.map(|v| read_u64(v.value()));
+        let next = current.unwrap_or(0) + 1;
+        table.insert(GENERATION, next.to_le_bytes().as_slice()).map_err(|e| self.err(e))?;
+        Ok(())
+    }
+
+    fn meta_json<T: serde::de::DeserializeOwned>(&self, key: &str) -> Result<Option<T>> {
+        let txn = self.db.begin_read().map_err(|e| self.err(e))?;
+        let table = txn.open_table(META).map_err(|e| self.err(e))?;
+        let Some(v) = table.get(key).map_err(|e| self.err(e))? else { return Ok(None) };
+        serde_json::from_slice(v.value())
+            .map(Some)
+            .map_err(|e| StoreError::Corrupt { id: format!("(store {key})"), message: e.to_string() })
+    }
+}
+
+const GENERATION: &str = "generation";
+
+fn read_u64(v: &[u8]) -> u64 {
+    v.try_into().map_or(0, u64::from_le_bytes)
 }
 
 fn db_error(path: &Path, e: impl Into<redb::Error>) -> StoreError {
@@ -74,12 +100,7 @@ fn db_error(path: &Path, e: impl Into<redb::Error>) -> StoreError {
 
 impl Store for RedbStore {
     fn meta(&self) -> Result<Option<StoreMeta>> {
-        let txn = self.db.begin_read().map_err(|e| self.err(e))?;
-        let table = txn.open_table(META).map_err(|e| self.err(e))?;
-        let Some(v) = table.get("meta").map_err(|e| self.err(e))? else { return Ok(None) };
-        serde_json::from_slice(v.value())
-            .map(Some)
-            .map_err(|e| StoreError::Corrupt { id: "(store metadata)".into(), message: e.to_string() })
+        self.meta_json("meta")
     }
 
     fn set_meta(&self, meta: &StoreMeta) -> Result<()> {
@@ -105,6 +126,7 @@ impl Store for RedbStore {
                 table.insert(d.id.as_str(), d.encode().as_slice()).map_err(|e| self.err(e))?;
             }
         }
+        self.bump_generation(&txn)?;
         txn.commit().map_err(|e| self.err(e))
     }
 
@@ -122,6 +144,9 @@ impl Store for RedbStore {
             let removed = table.remove(id).map_err(|e| self.err(e))?;
             removed.is_some()
         };
+        if existed {
+            self.bump_generation(&txn)?;
+        }
         txn.commit().map_err(|e| self.err(e))?;
         Ok(existed)
     }
@@ -134,6 +159,38 @@ impl Store for RedbStore {
             f(DocRecord::decode(k.value(), v.value())?)?;
         }
         Ok(())
+    }
+
+    fn for_each_fingerprint(&self, f: &mut dyn FnMut(&str, Fingerprint) -> Result<()>) -> Result<()> {
+        let txn = self.db.begin_read().map_err(|e| self.err(e))?;
+        let table = txn.open_table(DOCS).map_err(|e| self.err(e))?;
+        for item in table.iter().map_err(|e| self.err(e))? {
+            let (k, v) = item.map_err(|e| self.err(e))?;
+            let id = k.value();
+            f(id, DocRecord::decode_fingerprint(id, v.value())?)?;
+        }
+        Ok(())
+    }
+
+    fn generation(&self) -> Result<u64> {
+        let txn = self.db.begin_read().map_err(|e| self.err(e))?;
+        let table = txn.open_table(META).map_err(|e| self.err(e))?;
+        let v = table.get(GENERATION).map_err(|e| self.err(e))?;
+        Ok(v.map_or(0, |v| read_u64(v.value())))
+    }
+
+    fn snapshot_mark(&self) -> Result<Option<SnapshotMark>> {
+        self.meta_json("snapshot")
+    }
+
+    fn set_snapshot_mark(&self, mark: &SnapshotMark) -> Result<()> {
+        let txn = self.db.begin_write().map_err(|e| self.err(e))?;
+        {
+            let mut table = txn.open_table(META).map_err(|e| self.err(e))?;
+            let json = serde_json::to_vec(mark).expect("a mark serializes");
+            table.insert("snapshot", json.as_slice()).map_err(|e| self.err(e))?;
+        }
+        txn.commit().map_err(|e| self.err(e))
     }
 
     fn len(&self) -> Result<u64> {

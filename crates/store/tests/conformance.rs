@@ -4,7 +4,9 @@ use std::sync::Arc;
 
 use neardup::index::{HammingIndex, LinearScan};
 use neardup::{Fingerprint, Fingerprinter, PipelineConfig};
-use neardup_store::{DocRecord, Engine, MemoryStore, Mode, NewDoc, RedbStore, Store, StoreError, StoreMeta};
+use neardup_store::{
+    DocRecord, Engine, Found, IndexSource, MemoryStore, Mode, NewDoc, RedbStore, Store, StoreError, StoreMeta,
+};
 
 fn config() -> PipelineConfig {
     Fingerprinter::preset("default").unwrap().config().clone()
@@ -218,6 +220,102 @@ fn concurrent_writers_all_land<S: Store + 'static>(store: S) {
     assert!(engine.stats().commits <= acked.len() as u64);
 }
 
+/// `load` (bulk import) replaces equal ids (the last wins, also within one
+/// call) and indexes everything; what is searchable equals a linear scan.
+fn bulk_load_replaces_and_indexes<S: Store>(store: S) {
+    let engine = Engine::open(store, config(), 3).unwrap();
+    let mut rng = Rng(77);
+    let docs: Vec<NewDoc> =
+        (0..3000).map(|i| NewDoc::new(format!("d{}", i % 2500), Fingerprint::from_u64(rng.next()))).collect();
+    engine.load(docs[..1000].to_vec()).unwrap();
+    engine.load(docs[1000..].to_vec()).unwrap();
+    assert_eq!(engine.len(), 2500);
+    // The last of equal ids wins: d0..d499 come from docs[2500..].
+    let mut want: Vec<(String, Fingerprint)> =
+        docs[500..].iter().map(|d| (d.id.clone(), d.fingerprint)).collect();
+    want.sort();
+    assert_eq!(engine.fingerprints(), want);
+    for (id, fp) in want.iter().step_by(50) {
+        assert_eq!(engine.search(*fp, 0, 10).unwrap(), vec![Found { id: id.clone(), distance: 0 }]);
+        assert_eq!(engine.get(id).unwrap().unwrap().fingerprint, *fp);
+    }
+    assert!(matches!(
+        engine.load(vec![NewDoc::new("", Fingerprint::from_u64(1))]),
+        Err(StoreError::Invalid(_))
+    ));
+    assert!(matches!(
+        engine.load(vec![NewDoc::new("x", Fingerprint::from_u128(1 << 100))]),
+        Err(StoreError::Invalid(_))
+    ));
+}
+
+/// A snapshot is used only while it holds exactly the store's state; a
+/// stale, damaged, foreign or missing one is ignored (with the reason) and
+/// the index is rebuilt — either way the answers equal the store's.
+fn snapshots_are_used_only_when_current(dir: &std::path::Path, open: impl Fn() -> Box<dyn Store>) {
+    let snap = dir.join("index.ndx");
+    let reopen = |k: u32| {
+        let (engine, source) = Engine::open_with_snapshot(open(), config(), k, &snap).unwrap();
+        (engine, source)
+    };
+    let (engine, source) = reopen(3);
+    assert!(matches!(&source, IndexSource::Rebuilt { why } if why.contains("no snapshot")), "{source}");
+    let mut rng = Rng(5);
+    engine
+        .load((0..500).map(|i| NewDoc::new(format!("s{i}"), Fingerprint::from_u64(rng.next()))).collect())
+        .unwrap();
+    engine.delete("s7").unwrap();
+    engine.delete("s300").unwrap();
+    let before = engine.fingerprints();
+    let mark = engine.write_snapshot(&snap).unwrap();
+    assert_eq!(mark.documents, 498);
+    drop(engine);
+
+    let (engine, source) = reopen(3);
+    assert_eq!(source, IndexSource::Snapshot);
+    assert_eq!(engine.fingerprints(), before);
+    for (id, fp) in before.iter().step_by(20) {
+        assert_eq!(engine.search(*fp, 3, 10).unwrap(), vec![Found { id: id.clone(), distance: 0 }]);
+    }
+    assert!(engine.search(Fingerprint::from_u64(0), 64, usize::MAX).unwrap().iter().all(|f| f.id != "s7"));
+    // Writes after a snapshot-loaded open work, and make the snapshot stale.
+    let extra = NewDoc::new("after", Fingerprint::from_u64(rng.next()));
+    assert!(engine.submit(extra.clone(), Mode::InsertIfUnique, 3).unwrap().inserted);
+    engine.delete("s8").unwrap();
+    let after = engine.fingerprints();
+    drop(engine);
+    let (engine, source) = reopen(3);
+    assert!(matches!(&source, IndexSource::Rebuilt { why } if why.contains("changed")), "{source}");
+    assert_eq!(engine.fingerprints(), after);
+
+    // A snapshot for another radius is not used.
+    engine.write_snapshot(&snap).unwrap();
+    drop(engine);
+    let (engine, source) = reopen(5);
+    assert!(matches!(&source, IndexSource::Rebuilt { why } if why.contains("k = 3")), "{source}");
+    assert_eq!(engine.fingerprints(), after);
+    drop(engine);
+
+    // A damaged snapshot is not used.
+    let (engine, _) = reopen(3);
+    engine.write_snapshot(&snap).unwrap();
+    drop(engine);
+    let mut bytes = std::fs::read(&snap).unwrap();
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 0xff;
+    std::fs::write(&snap, &bytes).unwrap();
+    let (engine, source) = reopen(3);
+    assert!(matches!(&source, IndexSource::Rebuilt { why } if why.contains("checksum")), "{source}");
+    assert_eq!(engine.fingerprints(), after);
+    drop(engine);
+
+    // A missing one neither.
+    std::fs::remove_file(&snap).unwrap();
+    let (engine, source) = reopen(3);
+    assert!(matches!(&source, IndexSource::Rebuilt { why } if why.contains("missing")), "{source}");
+    assert_eq!(engine.fingerprints(), after);
+}
+
 fn config_mismatch_is_refused(store: impl Store) {
     let mut other = config();
     other.bits = neardup::Bits::B128;
@@ -238,6 +336,10 @@ fn memory_store_conforms() {
     engine_equals_linear_scan(MemoryStore::new());
     concurrent_insert_if_unique_has_one_winner(MemoryStore::new());
     concurrent_writers_all_land(MemoryStore::new());
+    bulk_load_replaces_and_indexes(MemoryStore::new());
+    let dir = tempfile::tempdir().unwrap();
+    let shared = Arc::new(MemoryStore::new());
+    snapshots_are_used_only_when_current(dir.path(), || Box::new(shared.clone()));
     config_mismatch_is_refused(MemoryStore::new());
 }
 
@@ -249,6 +351,9 @@ fn redb_store_conforms() {
     engine_equals_linear_scan(redb(&dir, "scan.redb"));
     concurrent_insert_if_unique_has_one_winner(redb(&dir, "race.redb"));
     concurrent_writers_all_land(redb(&dir, "writers.redb"));
+    bulk_load_replaces_and_indexes(redb(&dir, "load.redb"));
+    let path = dir.path().join("snap.redb");
+    snapshots_are_used_only_when_current(dir.path(), || Box::new(RedbStore::open(&path).unwrap()));
     config_mismatch_is_refused(redb(&dir, "mismatch.redb"));
 }
 

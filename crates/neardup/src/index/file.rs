@@ -212,6 +212,24 @@ impl IndexFile {
         Ok(())
     }
 
+    /// The checksum recorded at the end of an index file (XXH3-64 of
+    /// everything before it), read without opening the rest: what a
+    /// snapshot's owner records to recognise the file later. [`open`](Self::open)
+    /// checks that the body matches it.
+    pub fn stored_checksum(path: &Path) -> Result<u64> {
+        use std::io::{Read, Seek, SeekFrom};
+        let mut f = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+        let mut tail = [0u8; 16];
+        f.seek(SeekFrom::End(-16)).and_then(|_| f.read_exact(&mut tail)).map_err(|e| Error::io(path, e))?;
+        if &tail[8..] != END_MAGIC {
+            return Err(Error::IndexFile {
+                path: path.to_path_buf(),
+                message: "the file is truncated (no end marker): rebuild or restore it".into(),
+            });
+        }
+        Ok(u64::from_le_bytes(tail[..8].try_into().expect("8 bytes")))
+    }
+
     /// Opens a file through mmap, verifying its checksum (which reads the
     /// whole file once, without copying it to the heap).
     pub fn open(path: &Path) -> Result<IndexFile> {
