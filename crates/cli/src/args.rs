@@ -98,6 +98,11 @@ pub struct PipelineArgs {
 }
 
 impl PipelineArgs {
+    /// No --preset, no --config: the default preset, or a store's own.
+    pub fn none() -> PipelineArgs {
+        PipelineArgs { preset: None, config: None }
+    }
+
     /// Loads the pipeline; a bad preset or configuration is a usage error.
     pub fn load(&self) -> Result<Fingerprinter> {
         let fp = match (&self.preset, &self.config) {
@@ -627,9 +632,13 @@ pub enum IndexCommand {
         #[command(flatten)]
         passage: PassageArgs,
     },
-    /// Add documents (or fingerprints) to an index file, in place (atomically).
+    /// Add documents (or fingerprints) to an index file, in place (atomically),
+    /// or to a `neardup serve` data directory (while the server is stopped).
+    #[command(after_help = "Examples:\n  neardup index add corpus.ndx new.jsonl\n  \
+        mkdir data && neardup index add data corpus.jsonl   # fill a data directory for `neardup serve --data data`")]
     Add {
-        /// The index file.
+        /// The index file, or a data directory (any directory; an empty one
+        /// becomes a new data directory).
         #[arg(value_name = "INDEX")]
         index: PathBuf,
         #[command(flatten)]
@@ -648,7 +657,7 @@ pub enum IndexCommand {
         neardup index query corpus.ndx --fingerprint 0123456789abcdef --k 5\n  \
         neardup index query corpus.ndx new-docs.jsonl")]
     Query {
-        /// The index file.
+        /// The index file, or a `neardup serve` data directory (a directory).
         #[arg(value_name = "INDEX")]
         index: PathBuf,
         #[command(flatten)]
@@ -677,7 +686,7 @@ pub enum IndexCommand {
     },
     /// The layout, why it was chosen, sizes, key-run percentiles and warnings.
     Stats {
-        /// The index file.
+        /// The index file, or a `neardup serve` data directory (a directory).
         #[arg(value_name = "INDEX")]
         index: PathBuf,
         /// JSON instead of text.

@@ -2,6 +2,7 @@
 
 mod args;
 mod cmd;
+mod datadir;
 mod fplist;
 mod input;
 mod output;

@@ -104,7 +104,10 @@ fn acknowledged_writes_survive_kill_9() {
     let attempted: Arc<Mutex<BTreeMap<String, u64>>> = Arc::default();
     let acked: Arc<Mutex<Vec<String>>> = Arc::default();
     let mut seed = 0x2545_f491_4f6c_dd1d_u64;
-    for round in 0..20 {
+    // 24 rounds: every sixth ends with a graceful stop (which writes an
+    // index snapshot that the writes of the next round make stale), the
+    // other 20 with kill -9.
+    for round in 0..24 {
         let (mut child, addr) = start(dir.path(), &[]);
         let clients: Vec<_> = (0..4)
             .map(|t| {
@@ -128,7 +131,11 @@ fn acknowledged_writes_survive_kill_9() {
             })
             .collect();
         std::thread::sleep(Duration::from_millis(50 + next(&mut seed) % 250));
-        child.kill().unwrap(); // SIGKILL
+        if round % 6 == 5 {
+            sigterm(&child);
+        } else {
+            child.kill().unwrap(); // SIGKILL
+        }
         child.wait().unwrap();
         for c in clients {
             c.join().unwrap();
@@ -184,11 +191,120 @@ fn acknowledged_writes_survive_kill_9() {
         }
     }
     eprintln!(
-        "{} acknowledged, {} stored of {} attempted over 20 kill -9 rounds",
+        "{} acknowledged, {} stored of {} attempted over 20 kill -9 and 4 SIGTERM rounds",
         acked.len(),
         stored.len(),
         attempted.len()
     );
+    child.kill().unwrap();
+    child.wait().unwrap();
+}
+
+fn neardup(args: &[&str], dir: &Path) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_neardup"))
+        .args(args)
+        .arg(dir)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap()
+}
+
+fn stderr(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// `neardup index add|query|stats DIR` work on the server's data directory
+/// while it is stopped (and say so while it runs); the server then starts
+/// from the snapshot they leave.
+#[test]
+fn index_commands_share_the_data_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let (child, addr) = start(&data, &[]);
+    let (s, _) = http(
+        &addr,
+        "POST",
+        "/v1/documents",
+        Some(&json!({"id": "doc-1", "text": "今天天气很好，我们去公园散步吧"})),
+    )
+    .unwrap();
+    assert_eq!(s, 200);
+    // While the server runs, the store is locked: a clear refusal.
+    let busy =
+        Command::new(env!("CARGO_BIN_EXE_neardup")).args(["index", "stats"]).arg(&data).output().unwrap();
+    assert!(!busy.status.success());
+    assert!(stderr(&busy).contains("stop it first"), "{}", stderr(&busy));
+    sigterm(&child);
+    let mut child = child;
+    assert!(child.wait().unwrap().success());
+
+    let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/docs_en.jsonl");
+    let add = Command::new(env!("CARGO_BIN_EXE_neardup"))
+        .args(["index", "add"])
+        .arg(&data)
+        .arg(&docs)
+        .output()
+        .unwrap();
+    assert!(add.status.success(), "{}", stderr(&add));
+    assert!(stderr(&add).contains("now holds 25"), "{}", stderr(&add));
+
+    let first: Value =
+        serde_json::from_str(std::fs::read_to_string(&docs).unwrap().lines().next().unwrap()).unwrap();
+    let text = first["text"].as_str().unwrap();
+    let id = first["id"].as_str().unwrap();
+    let q = Command::new(env!("CARGO_BIN_EXE_neardup"))
+        .args(["index", "query"])
+        .arg(&data)
+        .args(["--text", text, "-k", "0"])
+        .output()
+        .unwrap();
+    assert!(q.status.success(), "{}", stderr(&q));
+    let v: Value = serde_json::from_slice(&q.stdout).unwrap();
+    assert_eq!(v["matches"][0]["id"], json!(id), "{v}");
+
+    let st = neardup(&["index", "stats", "--json"], &data);
+    assert!(st.status.success(), "{}", stderr(&st));
+    let v: Value = serde_json::from_slice(&st.stdout).unwrap();
+    assert_eq!(v["documents"], json!(25));
+    assert!(v["index"].as_str().unwrap().contains("snapshot"), "{v}");
+
+    // Another pipeline is refused here too.
+    let other = Command::new(env!("CARGO_BIN_EXE_neardup"))
+        .args(["index", "add"])
+        .arg(&data)
+        .arg(&docs)
+        .args(["--preset", "python-simhash"])
+        .output()
+        .unwrap();
+    assert_eq!(other.status.code(), Some(2), "{}", stderr(&other));
+
+    // `index build -o DIR` says what to do instead of failing obscurely.
+    let build = Command::new(env!("CARGO_BIN_EXE_neardup"))
+        .args(["index", "build"])
+        .arg(&docs)
+        .arg("-o")
+        .arg(&data)
+        .output()
+        .unwrap();
+    assert_eq!(build.status.code(), Some(2));
+    assert!(stderr(&build).contains("index add"), "{}", stderr(&build));
+
+    // The server starts from the snapshot and serves what was added.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_neardup"))
+        .args(["serve", "--data"])
+        .arg(&data)
+        .args(["--listen", "127.0.0.1:0"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stderr.as_mut().unwrap()).read_line(&mut line).unwrap();
+    assert!(line.contains("serving 25 documents") && line.contains("loaded from its snapshot"), "{line}");
+    let addr = line.split("http://").nth(1).unwrap().split_whitespace().next().unwrap();
+    // The id has slashes; sent raw, they are part of it.
+    let (s, v) = http(addr, "GET", &format!("/v1/documents/{id}"), None).unwrap();
+    assert_eq!(s, 200, "{v}");
     child.kill().unwrap();
     child.wait().unwrap();
 }

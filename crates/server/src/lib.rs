@@ -92,7 +92,9 @@ pub fn router<S: Store + 'static>(state: Arc<AppState<S>>) -> Router {
         .route("/v1/fingerprint", post(fingerprint::<S>))
         .route("/v1/documents", post(submit::<S>))
         .route("/v1/documents:batch", post(submit_batch::<S>))
-        .route("/v1/documents/{id}", get(get_document::<S>).delete(delete_document::<S>))
+        // A wildcard, so that ids with slashes (URLs, paths) work raw as
+        // well as percent-encoded.
+        .route("/v1/documents/{*id}", get(get_document::<S>).delete(delete_document::<S>))
         .route("/v1/search", post(search::<S>))
         .route("/v1/stats", get(stats::<S>))
         .route("/metrics", get(metrics_text::<S>))

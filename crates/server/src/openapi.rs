@@ -32,7 +32,7 @@ pub fn document() -> Value {
             "/v1/documents": {"post": {"summary": "Check and/or insert one document", "requestBody": body("DocumentRequest"), "responses": ok("Outcome", "What was done")}},
             "/v1/documents:batch": {"post": {"summary": "Check and/or insert documents, one durable commit", "requestBody": body("BatchRequest"), "responses": ok("BatchResponse", "One outcome per document, in order")}},
             "/v1/documents/{id}": {
-                "parameters": [{"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}],
+                "parameters": [{"name": "id", "in": "path", "required": true, "description": "The document id, percent-encoded (slashes may also be sent raw: everything after /v1/documents/ is the id)", "schema": {"type": "string"}}],
                 "get": {"summary": "A stored document", "responses": {"200": {"description": "The document", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/StoredDocument"}}}}, "404": {"$ref": "#/components/responses/Error"}}},
                 "delete": {"summary": "Delete a document", "responses": {"200": {"description": "Deleted"}, "404": {"$ref": "#/components/responses/Error"}}}
             },

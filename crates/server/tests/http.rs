@@ -104,6 +104,33 @@ async fn router_documents_search_get_delete() {
 }
 
 #[tokio::test]
+async fn ids_with_slashes_and_non_ascii_work_raw_or_percent_encoded() {
+    let app = app(Settings::default());
+    for id in ["https://example.org/a/b?c=1", "文档 1", "en/man/man4/full.4"] {
+        let (s, v) = call(
+            &app,
+            "POST",
+            "/v1/documents",
+            Some(json!({"id": id, "fingerprint": "00000000000000ff", "mode": "insert"})),
+        )
+        .await;
+        assert_eq!(s, StatusCode::OK, "{v}");
+        let encoded: String = id
+            .bytes()
+            .map(|b| if b.is_ascii_alphanumeric() { (b as char).to_string() } else { format!("%{b:02X}") })
+            .collect();
+        let (s, v) = call(&app, "GET", &format!("/v1/documents/{encoded}"), None).await;
+        assert_eq!((s, v["id"].as_str()), (StatusCode::OK, Some(id)), "{v}");
+        if !id.contains(' ') && !id.contains('?') && id.is_ascii() {
+            let (s, v) = call(&app, "GET", &format!("/v1/documents/{id}"), None).await;
+            assert_eq!((s, v["id"].as_str()), (StatusCode::OK, Some(id)), "{v}");
+        }
+        let (s, _) = call(&app, "DELETE", &format!("/v1/documents/{encoded}"), None).await;
+        assert_eq!(s, StatusCode::OK);
+    }
+}
+
+#[tokio::test]
 async fn router_refuses_bad_requests_with_json_errors() {
     let app = app(Settings { max_batch: 2, max_body_bytes: 4096, ..Settings::default() });
     let cases: Vec<(&str, Value, StatusCode, &str)> = vec![

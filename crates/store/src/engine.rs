@@ -256,7 +256,7 @@ fn rebuild(store: &dyn Store, config: &PipelineConfig, table_k: u32) -> Result<S
 fn load_snapshot(
     store: &dyn Store,
     config: &PipelineConfig,
-    table_k: u32,
+    table_k: Option<u32>,
     path: &Path,
 ) -> Result<std::result::Result<State, String>> {
     let Some(mark) = store.snapshot_mark()? else { return Ok(Err("no snapshot was written".into())) };
@@ -281,8 +281,11 @@ fn load_snapshot(
         return Ok(Err("the snapshot was made with another pipeline".into()));
     }
     let layout = file.index.layout();
-    if layout.k != table_k {
-        return Ok(Err(format!("the snapshot's tables serve k = {}, not {table_k}", layout.k)));
+    match table_k {
+        Some(k) if k != layout.k => {
+            return Ok(Err(format!("the snapshot's tables serve k = {}, not {k}", layout.k)))
+        }
+        _ => {}
     }
     let Some(stored) = file.names else { return Ok(Err("the snapshot has no names".into())) };
     let mut names = Vec::with_capacity(stored.len());
@@ -322,16 +325,19 @@ impl<S: Store> Engine<S> {
     /// checksum, and the file's pipeline and radius are the wanted ones);
     /// otherwise rebuilds it from the store, saying why in the returned
     /// [`IndexSource`].
+    ///
+    /// `table_k: None` takes the snapshot's radius whatever it is (for tools
+    /// that only read or bulk-load), or 3 when it rebuilds.
     pub fn open_with_snapshot(
         store: S,
         config: PipelineConfig,
-        table_k: u32,
+        table_k: Option<u32>,
         snapshot: &Path,
     ) -> Result<(Engine<S>, IndexSource)> {
         check_meta(&store, &config)?;
         let (state, source) = match load_snapshot(&store, &config, table_k, snapshot)? {
             Ok(state) => (state, IndexSource::Snapshot),
-            Err(why) => (rebuild(&store, &config, table_k)?, IndexSource::Rebuilt { why }),
+            Err(why) => (rebuild(&store, &config, table_k.unwrap_or(3))?, IndexSource::Rebuilt { why }),
         };
         Ok((Engine::with_state(store, config, state), source))
     }

@@ -255,7 +255,7 @@ fn bulk_load_replaces_and_indexes<S: Store>(store: S) {
 fn snapshots_are_used_only_when_current(dir: &std::path::Path, open: impl Fn() -> Box<dyn Store>) {
     let snap = dir.join("index.ndx");
     let reopen = |k: u32| {
-        let (engine, source) = Engine::open_with_snapshot(open(), config(), k, &snap).unwrap();
+        let (engine, source) = Engine::open_with_snapshot(open(), config(), Some(k), &snap).unwrap();
         (engine, source)
     };
     let (engine, source) = reopen(3);
@@ -294,6 +294,13 @@ fn snapshots_are_used_only_when_current(dir: &std::path::Path, open: impl Fn() -
     let (engine, source) = reopen(5);
     assert!(matches!(&source, IndexSource::Rebuilt { why } if why.contains("k = 3")), "{source}");
     assert_eq!(engine.fingerprints(), after);
+    assert_eq!(engine.stats().table_k, 5);
+    engine.write_snapshot(&snap).unwrap();
+    drop(engine);
+    // Any radius is taken when none is asked for.
+    let (engine, source) = Engine::open_with_snapshot(open(), config(), None, &snap).unwrap();
+    assert_eq!(source, IndexSource::Snapshot);
+    assert_eq!(engine.stats().table_k, 5);
     drop(engine);
 
     // A damaged snapshot is not used.

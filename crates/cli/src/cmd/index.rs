@@ -9,11 +9,13 @@ use neardup::index::file::{IndexFile, Names};
 use neardup::index::{HammingIndex, TableIndex};
 use neardup::passage::{PassageConfig, PassageDoc};
 use neardup::{Fingerprint, Fingerprinter};
+use neardup_store::NewDoc;
 use rayon::prelude::*;
 use serde_json::{json, Value};
 
 use super::{batches, ErrorPolicy};
 use crate::args::{IndexArgs, IndexCommand, InputArgs};
+use crate::datadir::{is_data_dir, DataDir};
 use crate::fplist;
 use crate::input::{self, BadRecord};
 use crate::output::Output;
@@ -24,6 +26,14 @@ pub fn run(args: IndexArgs) -> Result<ExitCode> {
         IndexCommand::Build { input, pipeline, fingerprints, output, k, layout, passages, passage } => {
             if !passages && passage.given() {
                 return Err(UsageError("--window and --min-chars go with --passages".into()).into());
+            }
+            if is_data_dir(&output) {
+                return Err(UsageError(format!(
+                    "{} is a directory: -o names the index file to write; to fill a data directory, use `neardup index add {} …`",
+                    output.display(),
+                    output.display()
+                ))
+                .into());
             }
             let fp = if fingerprints.is_none() { Some(pipeline.load()?) } else { None };
             let cfg = passages.then(|| passage.over(PassageConfig::default()));
@@ -56,6 +66,9 @@ pub fn run(args: IndexArgs) -> Result<ExitCode> {
             };
             file.write(&output)?;
             eprintln!("neardup: indexed {n} entries into {} ({})", output.display(), file.index.layout());
+        }
+        IndexCommand::Add { index, input, fingerprints, pipeline } if is_data_dir(&index) => {
+            data_add(&index, &input, fingerprints.as_deref(), &pipeline)?;
         }
         IndexCommand::Add { index, input, fingerprints, pipeline } => {
             let mut file = open(&index, false)?;
@@ -98,10 +111,19 @@ pub fn run(args: IndexArgs) -> Result<ExitCode> {
             no_verify,
             pipeline,
         } => {
-            let file = open(&index, no_verify)?;
-            check_pipeline(&file, &pipeline)?;
+            let target = if is_data_dir(&index) {
+                Target::Data(DataDir::open(&index, &pipeline, None)?)
+            } else {
+                let file = open(&index, no_verify)?;
+                check_pipeline(&file, &pipeline)?;
+                Target::File(file)
+            };
+            let config = match &target {
+                Target::Data(d) => Some(d.engine.config().clone()),
+                Target::File(f) => f.config.clone(),
+            };
             let pipeline = || -> Result<Fingerprinter> {
-                match &file.config {
+                match &config {
                     Some(c) => Ok(Fingerprinter::new(c.clone())?),
                     None => Err(UsageError(format!(
                         "{}: this index was built from fingerprints and knows no pipeline; query with --fingerprint(s)",
@@ -141,24 +163,41 @@ pub fn run(args: IndexArgs) -> Result<ExitCode> {
                 )
                 .into());
             }
-            let results: Vec<neardup::Result<Vec<neardup::index::Match>>> =
-                queries.par_iter().map(|(_, f)| file.index.query(*f, k)).collect();
+            let results: Vec<Result<Vec<Value>, String>> =
+                queries.par_iter().map(|(_, f)| target.query(*f, k)).collect();
             let mut out = Output::open(output.as_deref())?;
             for ((q, f), res) in queries.iter().zip(results) {
                 let matches = res.map_err(|e| UsageError(format!("query {q}: {e}")))?;
-                let matches: Vec<Value> = matches
-                    .iter()
-                    .map(|m| {
-                        let id =
-                            file.names.as_ref().and_then(|n| n.get(m.id)).map_or(json!(m.id), |s| json!(s));
-                        json!({ "id": id, "distance": m.distance })
-                    })
-                    .collect();
                 let v = json!({ "query": q, "fingerprint": f, "matches": matches });
                 serde_json::to_writer(&mut *out.writer(), &v)?;
                 out.writer().write_all(b"\n")?;
             }
             out.finish()?;
+        }
+        IndexCommand::Stats { index, json } if is_data_dir(&index) => {
+            let data = DataDir::open(&index, &crate::args::PipelineArgs::none(), None)?;
+            let s = data.engine.stats();
+            let source = data.source.to_string();
+            let mut out = std::io::stdout().lock();
+            if json {
+                let mut v = serde_json::to_value(&s)?;
+                v["data_dir"] = json!(index);
+                v["index"] = json!(source);
+                v["opened_in_s"] = json!(data.opened_in.as_secs_f64());
+                serde_json::to_writer_pretty(&mut out, &v)?;
+                writeln!(out)?;
+            } else {
+                writeln!(out, "data dir:    {} (a `neardup serve` data directory)", index.display())?;
+                writeln!(out, "documents:   {}", s.documents)?;
+                writeln!(out, "pipeline:    {} ({}-bit)", s.pipeline, s.bits)?;
+                writeln!(out, "store:       {} bytes on disk", s.disk_bytes)?;
+                writeln!(
+                    out,
+                    "index:       tables for k = {}, {} bytes in memory",
+                    s.table_k, s.index_bytes
+                )?;
+                writeln!(out, "opened:      in {:.2} s, {source}", data.opened_in.as_secs_f64())?;
+            }
         }
         IndexCommand::Stats { index, json } => {
             let file = open(&index, false)?;
@@ -205,6 +244,82 @@ pub fn run(args: IndexArgs) -> Result<ExitCode> {
     }
     Ok(ExitCode::SUCCESS)
 }
+
+/// What `index query` searches: an index file or a data directory.
+enum Target {
+    File(IndexFile),
+    Data(DataDir),
+}
+
+impl Target {
+    /// The matches within `k` as `{"id", "distance"}`, nearest first.
+    fn query(&self, f: Fingerprint, k: u32) -> Result<Vec<Value>, String> {
+        match self {
+            Target::File(file) => Ok(file
+                .index
+                .query(f, k)
+                .map_err(|e| e.to_string())?
+                .iter()
+                .map(|m| {
+                    let id = file.names.as_ref().and_then(|n| n.get(m.id)).map_or(json!(m.id), |s| json!(s));
+                    json!({ "id": id, "distance": m.distance })
+                })
+                .collect()),
+            Target::Data(d) => Ok(d
+                .engine
+                .search(f, k, usize::MAX)
+                .map_err(|e| e.to_string())?
+                .into_iter()
+                .map(|m| json!({ "id": m.id, "distance": m.distance }))
+                .collect()),
+        }
+    }
+}
+
+/// `neardup index add DIR …`: documents or a fingerprint list into a data
+/// directory (replacing equal ids), committed in chunks, then a fresh
+/// snapshot so that the next `serve` starts without a rebuild.
+fn data_add(
+    dir: &Path,
+    input: &InputArgs,
+    fingerprints: Option<&Path>,
+    pipeline: &crate::args::PipelineArgs,
+) -> Result<()> {
+    let data = DataDir::open(dir, pipeline, None)?;
+    let (entries, names) = match fingerprints {
+        Some(path) => from_list(path, 0)?,
+        None => {
+            let fp = Fingerprinter::new(data.engine.config().clone())?;
+            from_documents(input, &fp, 0)?
+        }
+    };
+    let bits = data.engine.config().bits;
+    if let Some((i, (_, f))) = entries.iter().enumerate().find(|(_, (_, f))| f.bits() != bits) {
+        return Err(UsageError(format!(
+            "entry {} ({:?}): a {}-bit fingerprint, but {} holds {bits}-bit ones",
+            i + 1,
+            names[i],
+            f.bits(),
+            dir.display()
+        ))
+        .into());
+    }
+    let n = entries.len();
+    let mut docs: Vec<NewDoc> =
+        entries.into_iter().zip(names).map(|((_, f), id)| NewDoc::new(id, f)).collect();
+    while !docs.is_empty() {
+        let rest = docs.split_off(docs.len().min(DATA_CHUNK));
+        data.engine
+            .load(std::mem::replace(&mut docs, rest))
+            .map_err(|e| anyhow::anyhow!("{}: {e}", dir.display()))?;
+    }
+    data.save_snapshot()?;
+    eprintln!("neardup: added {n} documents; {} now holds {}", dir.display(), data.engine.len());
+    Ok(())
+}
+
+/// Documents per commit when adding to a data directory.
+const DATA_CHUNK: usize = 100_000;
 
 /// With --preset or --config given, they must name the index's pipeline.
 pub fn check_pipeline(file: &IndexFile, args: &crate::args::PipelineArgs) -> Result<()> {

@@ -6,9 +6,9 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use neardup_server::{AppState, Settings};
-use neardup_store::{Engine, RedbStore, Store};
 
 use crate::args::ServeArgs;
+use crate::datadir::DataDir;
 use crate::UsageError;
 
 pub fn run(args: ServeArgs) -> Result<ExitCode> {
@@ -24,17 +24,8 @@ pub fn run(args: ServeArgs) -> Result<ExitCode> {
         }
         None => None,
     };
-    let path = args.data.join("store.redb");
-    let store = RedbStore::open(&path).map_err(|e| anyhow::anyhow!("{e}"))?;
-    let given = args.pipeline.preset.is_some() || args.pipeline.config.is_some();
-    let config = match store.meta().map_err(|e| anyhow::anyhow!("{e}"))? {
-        Some(m) if !given => m.config,
-        _ => args.pipeline.load()?.config().clone(),
-    };
-    let started = std::time::Instant::now();
-    let engine =
-        Engine::open(store, config, args.k).map_err(|e| UsageError(format!("{}: {e}", path.display())))?;
-    let n = engine.len();
+    let data = DataDir::open(&args.data, &args.pipeline, Some(args.k))?;
+    let n = data.engine.len();
     let settings = Settings {
         default_k: args.k,
         max_k: args.max_k,
@@ -44,7 +35,7 @@ pub fn run(args: ServeArgs) -> Result<ExitCode> {
         token,
         ..Settings::default()
     };
-    let state = Arc::new(AppState::new(Arc::new(engine), settings)?);
+    let state = Arc::new(AppState::new(data.engine.clone(), settings)?);
     let app = neardup_server::router(state);
     let runtime =
         tokio::runtime::Builder::new_multi_thread().enable_all().build().context("cannot start tokio")?;
@@ -54,13 +45,16 @@ pub fn run(args: ServeArgs) -> Result<ExitCode> {
             .with_context(|| format!("cannot listen on {}", args.listen))?;
         let addr = listener.local_addr()?;
         eprintln!(
-            "neardup: serving {n} documents from {} on http://{addr} (opened in {:.2} s; Ctrl-C or SIGTERM stops)",
-            path.display(),
-            started.elapsed().as_secs_f64()
+            "neardup: serving {n} documents from {} on http://{addr} (opened in {:.2} s, {}; Ctrl-C or SIGTERM stops)",
+            data.dir.display(),
+            data.opened_in.as_secs_f64(),
+            data.source,
         );
         neardup_server::serve(listener, app).await.context("server")?;
-        eprintln!("neardup: stopped; every acknowledged write is on disk");
         anyhow::Ok(())
     })?;
+    eprintln!("neardup: stopped; every acknowledged write is on disk");
+    let took = data.save_snapshot()?;
+    eprintln!("neardup: wrote the index snapshot in {:.2} s (the next start loads it)", took.as_secs_f64());
     Ok(ExitCode::SUCCESS)
 }

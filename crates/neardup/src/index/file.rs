@@ -185,10 +185,16 @@ impl IndexFile {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
             _ => PathBuf::from("."),
         };
-        let mut tmp = tempfile::Builder::new()
-            .prefix(".neardup-index-")
-            .tempfile_in(&dir)
-            .map_err(|e| Error::io(&dir, e))?;
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(".neardup-index-");
+        // A plain new file's permissions (0666 less the umask), not
+        // tempfile's private 0600.
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            builder.permissions(std::fs::Permissions::from_mode(0o666));
+        }
+        let mut tmp = builder.tempfile_in(&dir).map_err(|e| Error::io(&dir, e))?;
         let io = |e| Error::io(path, e);
         {
             let mut w = HashingWriter {

@@ -1,0 +1,36 @@
+-- POST /v1/documents (mode insert-if-unique) with a new random fingerprint
+-- and a unique id per request; BATCH > 1 sends /v1/documents:batch with
+-- BATCH documents per request instead.
+package.path = package.path .. ";" .. (os.getenv("BENCH_DIR") or ".") .. "/?.lua"
+require "common"
+local n = 0
+local batch = tonumber(os.getenv("BATCH") or "1")
+local run = os.getenv("RUN") or "r"
+
+function init(args)
+  math.randomseed(os.time() * 100 + tid)
+  wrk.method = "POST"
+  wrk.headers["Content-Type"] = "application/json"
+end
+
+local function doc()
+  n = n + 1
+  return '{"id": "' .. run .. '-' .. tid .. '-' .. n .. '", "fingerprint": "' .. random_hex() .. '"}'
+end
+
+function request()
+  if batch == 1 then
+    local d = doc()
+    return wrk.format(nil, "/v1/documents", nil, d:sub(1, -2) .. ', "mode": "insert-if-unique", "k": 3}')
+  end
+  local docs = {}
+  for i = 1, batch do
+    docs[i] = doc()
+  end
+  return wrk.format(nil, "/v1/documents:batch", nil,
+    '{"mode": "insert-if-unique", "k": 3, "documents": [' .. table.concat(docs, ",") .. ']}')
+end
+
+function done(summary, latency, requests)
+  summarize(summary, latency, batch)
+end

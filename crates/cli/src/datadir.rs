@@ -1,0 +1,69 @@
+//! Data directories: what `neardup serve --data DIR` and the `neardup index`
+//! commands share. `DIR/store.redb` holds the documents (the truth);
+//! `DIR/index.ndx` is the index snapshot written at a clean stop, used on
+//! the next open only while it matches the store exactly.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{anyhow, Result};
+use neardup_store::{Engine, IndexSource, RedbStore, Store, StoreError};
+
+use crate::args::PipelineArgs;
+use crate::UsageError;
+
+/// The database file in a data directory.
+pub const STORE_FILE: &str = "store.redb";
+/// The index snapshot in a data directory.
+pub const SNAPSHOT_FILE: &str = "index.ndx";
+
+/// Whether an `INDEX` argument names a data directory rather than an index file.
+pub fn is_data_dir(path: &Path) -> bool {
+    path.is_dir()
+}
+
+/// An opened data directory.
+pub struct DataDir {
+    pub engine: Arc<Engine<RedbStore>>,
+    pub dir: PathBuf,
+    /// Where the index came from.
+    pub source: IndexSource,
+    /// How long opening took (the store, and loading or rebuilding the index).
+    pub opened_in: Duration,
+}
+
+impl DataDir {
+    /// Opens (or creates) the data directory `dir`. Its stored pipeline is
+    /// used; `--preset`/`--config`, when given, must name that pipeline (or
+    /// start a new store with it). `table_k` is the radius the index tables
+    /// serve (`None`: the snapshot's, or 3).
+    pub fn open(dir: &Path, pipeline: &PipelineArgs, table_k: Option<u32>) -> Result<DataDir> {
+        let started = Instant::now();
+        let path = dir.join(STORE_FILE);
+        let store = RedbStore::open(&path).map_err(|e| anyhow!("{e}"))?;
+        let given = pipeline.preset.is_some() || pipeline.config.is_some();
+        let config = match store.meta().map_err(|e| anyhow!("{e}"))? {
+            Some(m) if !given => m.config,
+            _ => pipeline.load()?.config().clone(),
+        };
+        let (engine, source) = Engine::open_with_snapshot(store, config, table_k, &dir.join(SNAPSHOT_FILE))
+            .map_err(|e| match e {
+            e @ (StoreError::ConfigMismatch { .. } | StoreError::FormatVersion { .. }) => {
+                UsageError(format!("{}: {e}", path.display())).into()
+            }
+            e => anyhow!("{}: {e}", path.display()),
+        })?;
+        Ok(DataDir { engine: Arc::new(engine), dir: dir.to_path_buf(), source, opened_in: started.elapsed() })
+    }
+
+    /// Writes the index snapshot, so that the next open skips the rebuild.
+    pub fn save_snapshot(&self) -> Result<Duration> {
+        let started = Instant::now();
+        let path = self.dir.join(SNAPSHOT_FILE);
+        self.engine
+            .write_snapshot(&path)
+            .map_err(|e| anyhow!("{}: cannot write the index snapshot: {e}", path.display()))?;
+        Ok(started.elapsed())
+    }
+}
