@@ -116,7 +116,7 @@ pub fn run(args: IndexArgs) -> Result<ExitCode> {
             } else {
                 let file = open(&index, no_verify)?;
                 check_pipeline(&file, &pipeline)?;
-                Target::File(file)
+                Target::File(Box::new(file))
             };
             let config = match &target {
                 Target::Data(d) => Some(d.engine.config().clone()),
@@ -247,7 +247,7 @@ pub fn run(args: IndexArgs) -> Result<ExitCode> {
 
 /// What `index query` searches: an index file or a data directory.
 enum Target {
-    File(IndexFile),
+    File(Box<IndexFile>),
     Data(DataDir),
 }
 
