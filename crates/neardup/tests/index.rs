@@ -111,11 +111,19 @@ proptest! {
             let id = (i * 3) as u64;
             prop_assert_eq!(table.remove(id), linear.remove(id));
         }
+        let mut added = Vec::new();
         for (i, &base) in fps.iter().enumerate().take(n / 4) {
             let v = rng.flip(base, (i % 3) as u32, bits);
             let id = 10_000 + i as u64;
             table.insert(id, Fingerprint::new(v, bits)).unwrap();
             linear.insert(id, Fingerprint::new(v, bits)).unwrap();
+            added.push((id, v));
+        }
+        // Removal by id and known fingerprint (a lookup, not a read-through)
+        // removes the same entries; a wrong fingerprint removes nothing.
+        for &(id, v) in added.iter().step_by(2) {
+            prop_assert_eq!(table.remove_entry(id, Fingerprint::new(v ^ 1, bits)).unwrap(), 0);
+            prop_assert_eq!(table.remove_entry(id, Fingerprint::new(v, bits)).unwrap(), linear.remove(id));
         }
         prop_assert_eq!(table.len(), linear.len());
         check_same(&table, &linear, &queries, bits, k + 2);

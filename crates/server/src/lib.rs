@@ -26,9 +26,9 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use neardup::{Fingerprint, Fingerprinter};
-use neardup_store::{Engine, Mode, NewDoc, Outcome, Store};
+use neardup_store::{Engine, Mode, NewDoc, Store};
 use serde::de::DeserializeOwned;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 pub use error::ApiError;
@@ -337,21 +337,33 @@ fn shown(id: &str) -> String {
     }
 }
 
-fn outcome_json(id: &str, fp: Fingerprint, o: &Outcome) -> Value {
-    json!({"id": id, "fingerprint": fp, "inserted": o.inserted, "matches": o.matches})
+/// One document's answer, serialized directly (no `Value` tree: batches of
+/// a thousand are answered often).
+#[derive(Serialize)]
+struct OutcomeOut<'a> {
+    id: &'a str,
+    fingerprint: Fingerprint,
+    inserted: bool,
+    matches: &'a [neardup_store::Found],
+}
+
+#[derive(Serialize)]
+struct BatchOut<'a> {
+    results: Vec<OutcomeOut<'a>>,
 }
 
 async fn submit<S: Store + 'static>(
     State(state): State<Arc<AppState<S>>>,
     ApiJson(req): ApiJson<DocumentReq>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Response, ApiError> {
     let k = state.k(req.k)?;
     let mode = req.mode.unwrap_or(Mode::InsertIfUnique);
     let doc = state.new_doc(req, "document")?;
     let (id, fp) = (doc.id.clone(), doc.fingerprint);
     let engine = state.engine.clone();
     let outcome = blocking(move || engine.submit(doc, mode, k)).await?;
-    Ok(Json(outcome_json(&id, fp, &outcome)))
+    Ok(Json(OutcomeOut { id: &id, fingerprint: fp, inserted: outcome.inserted, matches: &outcome.matches })
+        .into_response())
 }
 
 #[derive(Deserialize)]
@@ -365,7 +377,7 @@ struct BatchReq {
 async fn submit_batch<S: Store + 'static>(
     State(state): State<Arc<AppState<S>>>,
     ApiJson(req): ApiJson<BatchReq>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Response, ApiError> {
     let k = state.k(req.k)?;
     let mode = req.mode.unwrap_or(Mode::InsertIfUnique);
     if req.documents.len() > state.settings.max_batch {
@@ -391,9 +403,12 @@ async fn submit_batch<S: Store + 'static>(
     let keys: Vec<(String, Fingerprint)> = docs.iter().map(|d| (d.id.clone(), d.fingerprint)).collect();
     let engine = state.engine.clone();
     let outcomes = blocking(move || engine.submit_batch(docs, mode, k)).await?;
-    let results: Vec<Value> =
-        keys.iter().zip(&outcomes).map(|((id, fp), o)| outcome_json(id, *fp, o)).collect();
-    Ok(Json(json!({"results": results})))
+    let results = keys
+        .iter()
+        .zip(&outcomes)
+        .map(|((id, fp), o)| OutcomeOut { id, fingerprint: *fp, inserted: o.inserted, matches: &o.matches })
+        .collect();
+    Ok(Json(BatchOut { results }).into_response())
 }
 
 async fn get_document<S: Store + 'static>(

@@ -8,11 +8,12 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use std::path::Path;
 
 use neardup::index::file::{IndexFile, Names};
-use neardup::index::{HammingIndex, LinearScan, TableIndex};
+use neardup::index::{HammingIndex, TableIndex};
 use neardup::{Bits, Fingerprint, PipelineConfig, FORMAT_VERSION};
 use serde::Serialize;
 
 use crate::error::StoreError;
+use crate::pending::Pending;
 use crate::record::{check_id, DocRecord, SnapshotMark, StoreMeta};
 use crate::{Result, Store};
 
@@ -94,28 +95,52 @@ struct State {
     index: TableIndex,
     /// Internal index id → document id (None once deleted).
     names: Vec<Option<String>>,
+    /// Internal index id → fingerprint value (what removing its entry
+    /// looks up, instead of reading every id of the index).
+    fps: Vec<u128>,
     /// Document id → internal index id.
     ids: HashMap<String, u64>,
 }
 
 impl State {
+    fn new(index: TableIndex, names: Vec<Option<String>>, fps: Vec<u128>) -> State {
+        let ids = names.iter().enumerate().filter_map(|(i, n)| Some((n.clone()?, i as u64))).collect();
+        State { index, names, fps, ids }
+    }
+
+    /// Gives a document the next internal id.
+    fn name(&mut self, id: &str, fp: Fingerprint) -> u64 {
+        let internal = self.names.len() as u64;
+        self.names.push(Some(id.to_owned()));
+        self.fps.push(fp.value());
+        self.ids.insert(id.to_owned(), internal);
+        internal
+    }
+
+    /// Forgets a document id; removes its index entry unless its internal
+    /// id is `pending_from` or later (not in the index yet).
+    fn forget(&mut self, id: &str, pending_from: u64) -> Result<Option<u64>> {
+        let Some(old) = self.ids.remove(id) else { return Ok(None) };
+        if old < pending_from {
+            let fp = Fingerprint::new(self.fps[old as usize], self.index.bits());
+            self.index.remove_entry(old, fp)?;
+        }
+        self.names[old as usize] = None;
+        Ok(Some(old))
+    }
+
     /// Adds many committed documents with one bulk load of the index.
     fn add_many(&mut self, records: &[DocRecord]) -> Result<()> {
         let first = self.names.len() as u64;
         let mut pending: Vec<Option<Fingerprint>> = Vec::with_capacity(records.len());
         for r in records {
-            if let Some(old) = self.ids.remove(&r.id) {
+            if let Some(old) = self.forget(&r.id, first)? {
                 if old >= first {
                     pending[(old - first) as usize] = None;
-                } else {
-                    self.index.remove(old);
                 }
-                self.names[old as usize] = None;
             }
-            let internal = self.names.len() as u64;
+            self.name(&r.id, r.fingerprint);
             pending.push(Some(r.fingerprint));
-            self.names.push(Some(r.id.clone()));
-            self.ids.insert(r.id.clone(), internal);
         }
         let entries =
             pending.into_iter().enumerate().filter_map(|(i, fp)| Some((first + i as u64, fp?))).collect();
@@ -137,14 +162,9 @@ impl State {
     }
 
     fn add(&mut self, id: &str, fp: Fingerprint) -> Result<()> {
-        if let Some(old) = self.ids.remove(id) {
-            self.index.remove(old);
-            self.names[old as usize] = None;
-        }
-        let internal = self.names.len() as u64;
+        self.forget(id, u64::MAX)?;
+        let internal = self.name(id, fp);
         self.index.insert(internal, fp)?;
-        self.names.push(Some(id.to_owned()));
-        self.ids.insert(id.to_owned(), internal);
         Ok(())
     }
 }
@@ -231,6 +251,7 @@ fn check_meta(store: &dyn Store, config: &PipelineConfig) -> Result<()> {
 /// The index of everything in the store, from a full read.
 fn rebuild(store: &dyn Store, config: &PipelineConfig, table_k: u32) -> Result<State> {
     let mut names = Vec::new();
+    let mut fps = Vec::new();
     let mut entries = Vec::new();
     store.for_each_fingerprint(&mut |id, fp| {
         if fp.bits() != config.bits {
@@ -241,15 +262,15 @@ fn rebuild(store: &dyn Store, config: &PipelineConfig, table_k: u32) -> Result<S
         }
         entries.push((names.len() as u64, fp));
         names.push(Some(id.to_owned()));
+        fps.push(fp.value());
         Ok(())
     })?;
-    let ids = names.iter().enumerate().map(|(i, n)| (n.clone().expect("all live"), i as u64)).collect();
     let index = TableIndex::builder()
         .bits(config.bits)
         .k(table_k)
         .expected_len(entries.len().max(1_000_000))
         .build_from(entries)?;
-    Ok(State { index, names, ids })
+    Ok(State::new(index, names, fps))
 }
 
 /// The index from a snapshot file, or why it cannot be used.
@@ -288,20 +309,20 @@ fn load_snapshot(
         _ => {}
     }
     let Some(stored) = file.names else { return Ok(Err("the snapshot has no names".into())) };
-    let mut names = Vec::with_capacity(stored.len());
-    let mut ids = HashMap::with_capacity(stored.len());
-    for (i, n) in stored.iter().enumerate() {
-        if n.is_empty() {
-            names.push(None);
-        } else {
-            ids.insert(n.to_owned(), i as u64);
-            names.push(Some(n.to_owned()));
+    let names: Vec<Option<String>> = stored.iter().map(|n| (!n.is_empty()).then(|| n.to_owned())).collect();
+    let mut fps = vec![0u128; names.len()];
+    for (i, fp) in file.index.entries() {
+        match fps.get_mut(i as usize) {
+            Some(slot) if names[i as usize].is_some() => *slot = fp.value(),
+            _ => return Ok(Err(format!("the snapshot's index has an entry {i} without a name"))),
         }
     }
-    if ids.len() as u64 != mark.documents || store.len()? != mark.documents || file.index.len() != ids.len() {
+    let state = State::new(file.index, names, fps);
+    let live = state.ids.len();
+    if live as u64 != mark.documents || store.len()? != mark.documents || state.index.len() != live {
         return Ok(Err("the snapshot's document count does not match the store".into()));
     }
-    Ok(Ok(State { index: file.index, names, ids }))
+    Ok(Ok(state))
 }
 
 fn now_ms() -> u64 {
@@ -481,22 +502,23 @@ impl<S: Store> Engine<S> {
         let mut outcomes: Vec<Vec<Outcome>> = Vec::with_capacity(jobs.len());
         let mut records = Vec::new();
         // Documents of this group stored so far, to check later ones against.
-        let mut group = LinearScan::new(self.bits());
+        let max_k = jobs.iter().map(|(j, _)| j.k).max().unwrap_or(0);
+        let mut group = Pending::new(self.bits().get(), max_k);
         {
             let state = self.state.read().expect("lock");
             for (job, _) in jobs {
                 let mut job_outcomes = Vec::with_capacity(job.docs.len());
                 for d in &job.docs {
                     let mut matches = state.found(state.index.query(d.fingerprint, job.k)?, usize::MAX);
-                    for m in group.query(d.fingerprint, job.k)? {
-                        let id: &DocRecord = &records[m.id as usize];
+                    for (pos, distance) in group.query(d.fingerprint, job.k) {
+                        let id: &DocRecord = &records[pos];
                         matches.retain(|f| f.id != id.id);
-                        matches.push(Found { id: id.id.clone(), distance: m.distance });
+                        matches.push(Found { id: id.id.clone(), distance });
                     }
                     matches.sort_by(|a, b| a.distance.cmp(&b.distance).then_with(|| a.id.cmp(&b.id)));
                     let insert = job.mode == Mode::Insert || matches.is_empty();
                     if insert {
-                        group.insert(records.len() as u64, d.fingerprint)?;
+                        group.push(d.fingerprint);
                         records.push(DocRecord {
                             id: d.id.clone(),
                             fingerprint: d.fingerprint,
@@ -559,11 +581,7 @@ impl<S: Store> Engine<S> {
     pub fn delete(&self, id: &str) -> Result<bool> {
         let _writer = self.writer.lock().expect("lock");
         let existed = self.store.delete(id)?;
-        let mut state = self.state.write().expect("lock");
-        if let Some(internal) = state.ids.remove(id) {
-            state.index.remove(internal);
-            state.names[internal as usize] = None;
-        }
+        self.state.write().expect("lock").forget(id, u64::MAX)?;
         Ok(existed)
     }
 

@@ -34,6 +34,7 @@
 mod engine;
 mod error;
 mod memory;
+mod pending;
 mod record;
 mod redb_store;
 
