@@ -1,18 +1,18 @@
 //! [`Engine`]: a [`Store`] plus the in-memory index over its fingerprints.
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use std::path::Path;
 
-use neardup::index::file::{IndexFile, Names};
+use neardup::index::file::{IndexFile, Names as FileNames};
 use neardup::index::{HammingIndex, TableIndex};
 use neardup::{Bits, Fingerprint, PipelineConfig, FORMAT_VERSION};
 use serde::Serialize;
 
 use crate::error::StoreError;
+use crate::names::Names;
 use crate::pending::Pending;
 use crate::record::{check_id, DocRecord, SnapshotMark, StoreMeta};
 use crate::{Result, Store};
@@ -94,44 +94,38 @@ pub struct EngineStats {
 struct State {
     index: TableIndex,
     /// Internal index id → document id (None once deleted).
-    names: Vec<Option<String>>,
+    names: Names,
     /// Internal index id → fingerprint value (what removing its entry
     /// looks up, instead of reading every id of the index).
     fps: Vec<u128>,
-    /// Document id → internal index id.
-    ids: HashMap<String, u64>,
 }
 
 impl State {
-    fn new(index: TableIndex, names: Vec<Option<String>>, fps: Vec<u128>) -> State {
-        let ids = names.iter().enumerate().filter_map(|(i, n)| Some((n.clone()?, i as u64))).collect();
-        State { index, names, fps, ids }
+    fn new(index: TableIndex, names: Vec<Option<Box<str>>>, fps: Vec<u128>) -> State {
+        State { index, names: Names::from_slots(names), fps }
     }
 
     /// Gives a document the next internal id.
     fn name(&mut self, id: &str, fp: Fingerprint) -> u64 {
-        let internal = self.names.len() as u64;
-        self.names.push(Some(id.to_owned()));
+        let internal = self.names.push(id);
         self.fps.push(fp.value());
-        self.ids.insert(id.to_owned(), internal);
         internal
     }
 
     /// Forgets a document id; removes its index entry unless its internal
     /// id is `pending_from` or later (not in the index yet).
     fn forget(&mut self, id: &str, pending_from: u64) -> Result<Option<u64>> {
-        let Some(old) = self.ids.remove(id) else { return Ok(None) };
+        let Some(old) = self.names.remove(id) else { return Ok(None) };
         if old < pending_from {
             let fp = Fingerprint::new(self.fps[old as usize], self.index.bits());
             self.index.remove_entry(old, fp)?;
         }
-        self.names[old as usize] = None;
         Ok(Some(old))
     }
 
     /// Adds many committed documents with one bulk load of the index.
     fn add_many(&mut self, records: &[DocRecord]) -> Result<()> {
-        let first = self.names.len() as u64;
+        let first = self.names.slots() as u64;
         let mut pending: Vec<Option<Fingerprint>> = Vec::with_capacity(records.len());
         for r in records {
             if let Some(old) = self.forget(&r.id, first)? {
@@ -152,8 +146,8 @@ impl State {
         let mut out: Vec<Found> = matches
             .into_iter()
             .filter_map(|m| {
-                let id = self.names.get(m.id as usize)?.as_ref()?;
-                Some(Found { id: id.clone(), distance: m.distance })
+                let id = self.names.name(m.id)?;
+                Some(Found { id: id.to_owned(), distance: m.distance })
             })
             .collect();
         out.sort_by(|a, b| a.distance.cmp(&b.distance).then_with(|| a.id.cmp(&b.id)));
@@ -261,7 +255,7 @@ fn rebuild(store: &dyn Store, config: &PipelineConfig, table_k: u32) -> Result<S
             });
         }
         entries.push((names.len() as u64, fp));
-        names.push(Some(id.to_owned()));
+        names.push(Some(id.into()));
         fps.push(fp.value());
         Ok(())
     })?;
@@ -309,7 +303,7 @@ fn load_snapshot(
         _ => {}
     }
     let Some(stored) = file.names else { return Ok(Err("the snapshot has no names".into())) };
-    let names: Vec<Option<String>> = stored.iter().map(|n| (!n.is_empty()).then(|| n.to_owned())).collect();
+    let names: Vec<Option<Box<str>>> = stored.iter().map(|n| (!n.is_empty()).then(|| n.into())).collect();
     let mut fps = vec![0u128; names.len()];
     for (i, fp) in file.index.entries() {
         match fps.get_mut(i as usize) {
@@ -318,7 +312,7 @@ fn load_snapshot(
         }
     }
     let state = State::new(file.index, names, fps);
-    let live = state.ids.len();
+    let live = state.names.len();
     if live as u64 != mark.documents || store.len()? != mark.documents || state.index.len() != live {
         return Ok(Err("the snapshot's document count does not match the store".into()));
     }
@@ -384,18 +378,18 @@ impl<S: Store> Engine<S> {
         let state = self.state.read().expect("lock");
         // Deleted slots keep their place (as empty names) so that the
         // index's internal ids stay the names' positions.
-        let names: Vec<&str> = state.names.iter().map(|n| n.as_deref().unwrap_or("")).collect();
+        let names: Vec<&str> = state.names.iter_slots().collect();
         let file = IndexFile {
             index: state.index.clone(),
             config: Some(self.config.clone()),
-            names: Some(Names::from_strings(&names)),
+            names: Some(FileNames::from_strings(&names)),
             passages: None,
         };
         file.write(path)?;
         let mark = SnapshotMark {
             generation,
             checksum: IndexFile::stored_checksum(path)?,
-            documents: state.ids.len() as u64,
+            documents: state.names.len() as u64,
         };
         self.store.set_snapshot_mark(&mark)?;
         Ok(mark)
@@ -587,7 +581,7 @@ impl<S: Store> Engine<S> {
 
     /// How many documents are stored.
     pub fn len(&self) -> usize {
-        self.state.read().expect("lock").ids.len()
+        self.state.read().expect("lock").names.len()
     }
 
     /// True when nothing is stored.
@@ -599,7 +593,7 @@ impl<S: Store> Engine<S> {
     pub fn stats(&self) -> EngineStats {
         let state = self.state.read().expect("lock");
         EngineStats {
-            documents: state.ids.len() as u64,
+            documents: state.names.len() as u64,
             bits: self.bits().get(),
             table_k: state.index.layout().k,
             index_bytes: state.index.memory_bytes() as u64,
@@ -616,7 +610,7 @@ impl<S: Store> Engine<S> {
             .index
             .entries()
             .into_iter()
-            .filter_map(|(i, fp)| Some((state.names.get(i as usize)?.clone()?, fp)))
+            .filter_map(|(i, fp)| Some((state.names.name(i)?.to_owned(), fp)))
             .collect();
         v.sort();
         v

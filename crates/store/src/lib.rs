@@ -34,6 +34,7 @@
 mod engine;
 mod error;
 mod memory;
+mod names;
 mod pending;
 mod record;
 mod redb_store;
@@ -41,7 +42,7 @@ mod redb_store;
 pub use engine::{Engine, EngineStats, Found, IndexSource, Mode, NewDoc, Outcome};
 pub use error::{Result, StoreError};
 pub use memory::MemoryStore;
-pub use record::{DocRecord, SnapshotMark, StoreMeta};
+pub use record::{DocRecord, SnapshotMark, StoreMeta, MAX_ID_BYTES};
 
 use neardup::Fingerprint;
 pub use redb_store::RedbStore;

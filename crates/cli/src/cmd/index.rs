@@ -304,6 +304,17 @@ fn data_add(
         ))
         .into());
     }
+    if let Some((i, id)) =
+        names.iter().enumerate().find(|(_, id)| id.is_empty() || id.len() > neardup_store::MAX_ID_BYTES)
+    {
+        return Err(UsageError(format!(
+            "entry {}: a document id must be 1 to {} bytes, this one has {}; give every record an id",
+            i + 1,
+            neardup_store::MAX_ID_BYTES,
+            id.len()
+        ))
+        .into());
+    }
     let n = entries.len();
     let mut docs: Vec<NewDoc> =
         entries.into_iter().zip(names).map(|((_, f), id)| NewDoc::new(id, f)).collect();
