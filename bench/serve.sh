@@ -5,14 +5,14 @@
 #
 #   bash bench/serve.sh [--docs N] [--startup-docs N] [--seconds S]
 #
-# Installs wrk with apt-get when missing (as root). Writes bench/out/serve.jsonl.
+# Installs wrk (and GNU time) with apt-get when missing (as root). Writes bench/out/serve.jsonl.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if ! command -v wrk >/dev/null; then
+if ! command -v wrk >/dev/null || [ ! -x /usr/bin/time ]; then
   if [ "$(id -u)" = 0 ]; then
-    apt-get install -y wrk >/dev/null 2>&1 || { apt-get update >/dev/null && apt-get install -y wrk >/dev/null; }
+    apt-get install -y wrk time >/dev/null 2>&1 || { apt-get update >/dev/null && apt-get install -y wrk time >/dev/null; }
   else
-    echo "bench/serve.sh needs wrk (apt-get install wrk)" >&2
+    echo "bench/serve.sh needs wrk and GNU time (apt-get install wrk time)" >&2
     exit 1
   fi
 fi

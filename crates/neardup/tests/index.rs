@@ -133,6 +133,64 @@ proptest! {
     }
 }
 
+/// With deferred merges, segments pile up until the owner merges them
+/// (plan under a read lock, build without, apply): answers stay exact
+/// throughout, a stale merge is refused, and merging keeps the segment count
+/// logarithmic.
+#[test]
+fn deferred_merges_stay_exact() {
+    let mut rng = Rng(99);
+    for bits in [Bits::B64, Bits::B128] {
+        let fps = planted(&mut rng, bits, 3, 6000);
+        let mut table = TableIndex::builder().bits(bits).k(3).buffer_len(100).build().unwrap();
+        table.set_deferred_merges(true);
+        let mut linear = LinearScan::new(bits);
+        let queries: Vec<u128> = fps.iter().step_by(97).copied().collect();
+        let (mut applied, mut stale) = (0, 0);
+        for (i, &v) in fps.iter().enumerate() {
+            table.insert(i as u64, Fingerprint::new(v, bits)).unwrap();
+            linear.insert(i as u64, Fingerprint::new(v, bits)).unwrap();
+            if i % 7 == 3 {
+                table.remove(i as u64 - 3);
+                linear.remove(i as u64 - 3);
+            }
+            if i % 500 == 499 {
+                // A plan stays good while segments are appended; a removal
+                // in one of its segments makes it stale.
+                let early = table.merge_plan();
+                for (j, &v) in fps.iter().enumerate().take(200) {
+                    let id = 100_000 + (i * 1000 + j) as u64;
+                    table.insert(id, Fingerprint::new(v, bits)).unwrap();
+                    linear.insert(id, Fingerprint::new(v, bits)).unwrap();
+                }
+                if let Some(p) = early {
+                    assert!(table.apply_merge(p.build().unwrap()));
+                    applied += 1;
+                    check_same(&table, &linear, &queries, bits, 5);
+                }
+                if let Some(p) = table.merge_plan() {
+                    let victim = (i - 100) as u64;
+                    table.remove(victim);
+                    linear.remove(victim);
+                    if !table.apply_merge(p.build().unwrap()) {
+                        stale += 1;
+                    }
+                }
+                check_same(&table, &linear, &queries, bits, 5);
+                while let Some(plan) = table.merge_plan() {
+                    assert!(plan.entries() > 0);
+                    assert!(table.apply_merge(plan.build().unwrap()));
+                    applied += 1;
+                }
+                check_same(&table, &linear, &queries, bits, 5);
+            }
+        }
+        assert_eq!(table.len(), linear.len());
+        assert!(applied >= 8 && stale > 0, "{applied} applied, {stale} stale");
+        assert!(table.stats().segments <= 12, "{} segments", table.stats().segments);
+    }
+}
+
 #[test]
 fn automatic_layouts_are_exact_at_every_k() {
     let mut rng = Rng(11);

@@ -260,4 +260,30 @@ async fn socket_auth_and_concurrent_insert_if_unique() {
         .await
         .unwrap();
     assert_eq!(resp.status(), 413);
+    // Over the socket too: malformed JSON, wrong types, unknown ids and an
+    // over-long batch are JSON errors with a code and a message.
+    let post = |path: &str, body: String| {
+        client
+            .post(format!("{base}{path}"))
+            .bearer_auth("s3cret")
+            .header("content-type", "application/json")
+            .body(body)
+    };
+    let batch: Vec<Value> =
+        (0..1001).map(|i| json!({"id": format!("b{i}"), "fingerprint": "0000000000000001"})).collect();
+    let cases = [
+        (post("/v1/documents", "{\"id\": \"x\", \"text\": ".into()), 400, "bad_json"),
+        (post("/v1/documents", json!({"id": 7, "text": TEXT}).to_string()), 400, "bad_json"),
+        (post("/v1/search", json!({"fingerprint": "xyz"}).to_string()), 400, "bad_request"),
+        (post("/v1/documents:batch", json!({"documents": batch}).to_string()), 413, "batch_too_large"),
+        (client.get(format!("{base}/v1/documents/no-such-id")).bearer_auth("s3cret"), 404, "not_found"),
+        (client.delete(format!("{base}/v1/documents/no-such-id")).bearer_auth("s3cret"), 404, "not_found"),
+    ];
+    for (req, status, code) in cases {
+        let resp = req.send().await.unwrap();
+        assert_eq!(resp.status(), status, "{code}");
+        let v: Value = resp.json().await.unwrap();
+        assert_eq!(v["error"]["code"], json!(code), "{v}");
+        assert!(!v["error"]["message"].as_str().unwrap().is_empty());
+    }
 }

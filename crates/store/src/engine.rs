@@ -176,6 +176,8 @@ pub struct Engine<S: Store> {
     queue: Mutex<Vec<(Job, Arc<Slot>)>>,
     /// Commits of documents so far.
     commits: AtomicU64,
+    /// Held by the thread merging index segments.
+    merger: Mutex<()>,
 }
 
 /// A write waiting in the group-commit queue.
@@ -357,7 +359,8 @@ impl<S: Store> Engine<S> {
         Ok((Engine::with_state(store, config, state), source))
     }
 
-    fn with_state(store: S, config: PipelineConfig, state: State) -> Engine<S> {
+    fn with_state(store: S, config: PipelineConfig, mut state: State) -> Engine<S> {
+        state.index.set_deferred_merges(true);
         Engine {
             store,
             config,
@@ -365,6 +368,7 @@ impl<S: Store> Engine<S> {
             writer: Mutex::new(()),
             queue: Mutex::default(),
             commits: AtomicU64::new(0),
+            merger: Mutex::new(()),
         }
     }
 
@@ -465,28 +469,50 @@ impl<S: Store> Engine<S> {
     fn commit_grouped(&self, job: Job) -> Result<Vec<Outcome>> {
         let slot = Arc::new(Slot::default());
         self.queue.lock().expect("lock").push((job, slot.clone()));
-        let _writer = self.writer.lock().expect("lock");
-        // A leader before us may have committed our job while we waited.
-        if let Some(done) = slot.take() {
-            return done;
-        }
-        let jobs = std::mem::take(&mut *self.queue.lock().expect("lock"));
-        let result = self.apply(&jobs);
-        match result {
-            Ok(mut outcomes) => {
-                for ((_, s), o) in jobs.iter().zip(outcomes.drain(..)) {
-                    s.set(Ok(o));
+        {
+            let _writer = self.writer.lock().expect("lock");
+            // A leader before us may have committed our job while we waited.
+            if let Some(done) = slot.take() {
+                return done;
+            }
+            let jobs = std::mem::take(&mut *self.queue.lock().expect("lock"));
+            match self.apply(&jobs) {
+                Ok(mut outcomes) => {
+                    for ((_, s), o) in jobs.iter().zip(outcomes.drain(..)) {
+                        s.set(Ok(o));
+                    }
+                }
+                Err(e) => {
+                    let message = e.to_string();
+                    for (_, s) in &jobs {
+                        s.set(Err(StoreError::GroupCommit(message.clone())));
+                    }
+                    slot.set(Err(e));
                 }
             }
-            Err(e) => {
-                let message = e.to_string();
-                for (_, s) in &jobs {
-                    s.set(Err(StoreError::GroupCommit(message.clone())));
-                }
-                slot.set(Err(e));
-            }
         }
+        // Everyone's result is set and the writer lock is free; the leader
+        // does the index's due merges now, blocking neither.
+        self.settle();
         slot.take().expect("our job was in the group")
+    }
+
+    /// Runs the segment merges the index is due for without blocking
+    /// readers or writers: plans under a read lock, sorts with no lock,
+    /// swaps under a short write lock. One thread merges at a time (others
+    /// skip); writes appended meanwhile do not spoil the merge.
+    ///
+    /// A merge that cannot be built (it cannot fail on entries that were
+    /// indexed once) is skipped: answers stay exact, only slower.
+    fn settle(&self) {
+        let Ok(_merger) = self.merger.try_lock() else { return };
+        loop {
+            let plan = self.state.read().expect("lock").index.merge_plan();
+            let Some(Ok(merged)) = plan.map(|p| p.build()) else { return };
+            if !self.state.write().expect("lock").index.apply_merge(merged) {
+                return;
+            }
+        }
     }
 
     /// Decides every job of a group, commits what is stored, then shows it
@@ -563,7 +589,10 @@ impl<S: Store> Engine<S> {
         }
         self.store.put(&records)?;
         self.commits.fetch_add(1, Ordering::Relaxed);
-        self.state.write().expect("lock").add_many(&records)
+        self.state.write().expect("lock").add_many(&records)?;
+        drop(_writer);
+        self.settle();
+        Ok(())
     }
 
     /// The stored document with this id.

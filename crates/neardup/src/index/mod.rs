@@ -38,7 +38,7 @@ use serde::Serialize;
 
 pub use layout::{choose, LayoutChoice, LayoutSpec};
 pub use linear::LinearScan;
-pub use table_index::{IndexStats, TableIndex, TableIndexBuilder, TableStats};
+pub use table_index::{IndexStats, MergePlan, Merged, TableIndex, TableIndexBuilder, TableStats};
 pub use word::Word;
 
 use crate::error::{Error, Result};

@@ -208,6 +208,36 @@ impl TableIndex {
         Ok(dispatch!(&mut self.inner, t => t.remove(id, Some(Word::from_u128(fp.value())))))
     }
 
+    /// Defers segment merges: new segments are only appended, and the owner
+    /// merges them by [`merge_plan`](Self::merge_plan), [`MergePlan::build`]
+    /// and [`apply_merge`](Self::apply_merge) — so that an index shared
+    /// behind a lock is locked for writing only to append and to swap, never
+    /// while a large merge sorts. Off by default (inserts merge in place).
+    pub fn set_deferred_merges(&mut self, deferred: bool) {
+        dispatch!(&mut self.inner, t => t.deferred = deferred);
+    }
+
+    /// The merge the segments are due for, if any (cheap: clones `Arc`s
+    /// and the removed-id sets of the segments involved).
+    pub fn merge_plan(&self) -> Option<MergePlan> {
+        match &self.inner {
+            Inner::B64(t) => t.plan().map(|p| MergePlan(PlanInner::B64(p))),
+            Inner::B128(t) => t.plan().map(|p| MergePlan(PlanInner::B128(p))),
+        }
+    }
+
+    /// Swaps a built merge in, if the segments it was made from are still
+    /// there unchanged (segments appended meanwhile are fine; a removal in
+    /// one of them makes it stale); returns whether it was applied (a stale
+    /// merge is dropped, and answers stay exact either way).
+    pub fn apply_merge(&mut self, merged: Merged) -> bool {
+        match (&mut self.inner, merged.0) {
+            (Inner::B64(t), MergedInner::B64(p, s)) => t.apply(p.start, &p.parts, s),
+            (Inner::B128(t), MergedInner::B128(p, s)) => t.apply(p.start, &p.parts, s),
+            _ => false,
+        }
+    }
+
     /// Turns the buffer into a segment and merges all segments into one,
     /// dropping removed entries. Queries are fastest afterwards.
     pub fn compact(&mut self) -> Result<()> {
@@ -294,6 +324,65 @@ impl HammingIndex for TableIndex {
     }
 }
 
+/// A merge of the last segments, planned under a read lock and built
+/// without one (see [`TableIndex::merge_plan`]).
+#[derive(Debug)]
+pub struct MergePlan(PlanInner);
+
+#[derive(Debug)]
+enum PlanInner {
+    B64(Plan<u64>),
+    B128(Plan<u128>),
+}
+
+#[derive(Debug)]
+struct Plan<W: Word> {
+    layout: Arc<Layout>,
+    start: usize,
+    parts: Vec<Live<W>>,
+}
+
+/// A built merge, to hand to [`TableIndex::apply_merge`].
+#[derive(Debug)]
+pub struct Merged(MergedInner);
+
+#[derive(Debug)]
+enum MergedInner {
+    B64(Plan<u64>, Segment<u64>),
+    B128(Plan<u128>, Segment<u128>),
+}
+
+impl MergePlan {
+    /// Entries the merged segment will hold.
+    pub fn entries(&self) -> usize {
+        match &self.0 {
+            PlanInner::B64(p) => p.parts.iter().map(Live::len).sum(),
+            PlanInner::B128(p) => p.parts.iter().map(Live::len).sum(),
+        }
+    }
+
+    /// Builds the merged segment (the slow part: sorting every table).
+    ///
+    /// # Errors
+    /// Only what building any segment can fail with.
+    pub fn build(self) -> Result<Merged> {
+        fn merge<W: Word>(p: &Plan<W>) -> Result<Segment<W>> {
+            let all: Vec<(u64, W)> = p.parts.iter().flat_map(Live::live_entries).collect();
+            Segment::build(p.layout.clone(), all)
+        }
+        Ok(Merged(match self.0 {
+            PlanInner::B64(p) => {
+                let s = merge(&p)?;
+                MergedInner::B64(p, s)
+            }
+            PlanInner::B128(p) => {
+                let s = merge(&p)?;
+                MergedInner::B128(p, s)
+            }
+        }))
+    }
+}
+
 #[derive(Clone, Debug)]
 struct Live<W: Word> {
     seg: Arc<Segment<W>>,
@@ -323,11 +412,15 @@ struct Tables<W: Word> {
     buffer: Vec<(u64, W)>,
     buffer_len: usize,
     len: usize,
+    /// When set, new segments are only appended; the owner merges them
+    /// with [`TableIndex::merge_plan`] (off any lock) and
+    /// [`TableIndex::apply_merge`].
+    deferred: bool,
 }
 
 impl<W: Word> Tables<W> {
     fn new(layout: Arc<Layout>, buffer_len: usize) -> Self {
-        Tables { layout, segments: Vec::new(), buffer: Vec::new(), buffer_len, len: 0 }
+        Tables { layout, segments: Vec::new(), buffer: Vec::new(), buffer_len, len: 0, deferred: false }
     }
 
     fn with_segment(seg: Segment<W>, buffer_len: usize) -> Self {
@@ -354,7 +447,7 @@ impl<W: Word> Tables<W> {
         }
         self.len += entries.len();
         self.segments.push(Live::new(Arc::new(Segment::build(self.layout.clone(), entries)?)));
-        while self.segments.len() >= 2 {
+        while !self.deferred && self.segments.len() >= 2 {
             let n = self.segments.len();
             if self.segments[n - 2].len() > 2 * self.segments[n - 1].len() {
                 break;
@@ -365,6 +458,41 @@ impl<W: Word> Tables<W> {
             self.segments.push(Live::new(Arc::new(Segment::build(self.layout.clone(), merged)?)));
         }
         Ok(())
+    }
+
+    /// The first segment of the merge the cascade rule asks for (the
+    /// segments from it to the last), if any: merge the last two while the
+    /// one before is at most twice the size of what follows it.
+    fn merge_start(&self) -> Option<usize> {
+        let n = self.segments.len();
+        let mut acc = self.segments.last()?.len();
+        let mut j = n - 1;
+        while j >= 1 && self.segments[j - 1].len() <= 2 * acc {
+            acc += self.segments[j - 1].len();
+            j -= 1;
+        }
+        (j < n - 1).then_some(j)
+    }
+
+    fn plan(&self) -> Option<Plan<W>> {
+        let start = self.merge_start()?;
+        Some(Plan { layout: self.layout.clone(), start, parts: self.segments[start..].to_vec() })
+    }
+
+    /// Puts a merged segment in place of the segments it was made from, if
+    /// they are still there unchanged (segments appended since stay after
+    /// it); else drops it and returns false.
+    fn apply(&mut self, start: usize, parts: &[Live<W>], merged: Segment<W>) -> bool {
+        let end = start + parts.len();
+        let same = self.segments.len() >= end
+            && self.segments[start..end]
+                .iter()
+                .zip(parts)
+                .all(|(a, b)| Arc::ptr_eq(&a.seg, &b.seg) && a.dead == b.dead);
+        if same {
+            self.segments.splice(start..end, [Live::new(Arc::new(merged))]);
+        }
+        same
     }
 
     fn compact(&mut self) -> Result<()> {
