@@ -129,19 +129,6 @@ def startup(data, out):
         if how == "rebuild":
             os.remove(os.path.join(data, "index.ndx"))
         s = Server(data)
-        # Reads while writes go on: search latency with a batch loader running.
-        e = dict(os.environ, BENCH_DIR=LUA, RUN="mixed", BATCH="1000")
-        writer = subprocess.Popen(["wrk", "-t1", "-c2", f"-d{args.seconds + 2}s", "--timeout", "10s", "-s",
-                                   os.path.join(LUA, "insert.lua"), f"http://{s.addr}"],
-                                  env=e, stdout=subprocess.PIPE, text=True)
-        time.sleep(1)
-        name = "search k=3, 32 connections, during batch inserts"
-        r = wrk("search.lua", s.addr, args.seconds, 32, QUERIES=queries, K=3)
-        w = [l for l in writer.communicate()[0].splitlines() if l.startswith("{")]
-        r.update({"bench": "load", "name": name, "docs": args.docs, "connections": 32,
-                  "writer": json.loads(w[-1]) if w else None})
-        log(r, out)
-        results[name] = r
         rss = rss_kb(s.proc.pid)
         stop_s, said = s.stop()
         assert s.source == ("snapshot" if how == "snapshot" else "rebuilt"), s.line
