@@ -51,6 +51,13 @@ fn http(addr: &str, method: &str, path: &str, body: Option<&Value>) -> std::io::
     Ok((status, json))
 }
 
+/// Inserts "doc-1" (a Chinese sentence) and checks it was stored.
+fn insert_doc_1(addr: &str) {
+    let doc = json!({"id": "doc-1", "text": "今天天气很好，我们去公园散步吧"});
+    let (s, v) = http(addr, "POST", "/v1/documents", Some(&doc)).unwrap();
+    assert_eq!((s, v["inserted"].as_bool()), (200, Some(true)), "{v}");
+}
+
 fn sigterm(child: &Child) {
     Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
 }
@@ -59,14 +66,7 @@ fn sigterm(child: &Child) {
 fn serve_persists_and_stops_gracefully() {
     let dir = tempfile::tempdir().unwrap();
     let (mut child, addr) = start(dir.path(), &[]);
-    let (s, v) = http(
-        &addr,
-        "POST",
-        "/v1/documents",
-        Some(&json!({"id": "doc-1", "text": "今天天气很好，我们去公园散步吧"})),
-    )
-    .unwrap();
-    assert_eq!((s, v["inserted"].as_bool()), (200, Some(true)), "{v}");
+    insert_doc_1(&addr);
     sigterm(&child);
     assert!(child.wait().unwrap().success());
     let (mut child, addr) = start(dir.path(), &[]);
@@ -221,14 +221,7 @@ fn index_commands_share_the_data_directory() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
     let (child, addr) = start(&data, &[]);
-    let (s, _) = http(
-        &addr,
-        "POST",
-        "/v1/documents",
-        Some(&json!({"id": "doc-1", "text": "今天天气很好，我们去公园散步吧"})),
-    )
-    .unwrap();
-    assert_eq!(s, 200);
+    insert_doc_1(&addr);
     // While the server runs, the store is locked: a clear refusal.
     let busy =
         Command::new(env!("CARGO_BIN_EXE_neardup")).args(["index", "stats"]).arg(&data).output().unwrap();
