@@ -463,7 +463,7 @@ async fn stats<S: Store + 'static>(State(state): State<Arc<AppState<S>>>) -> Jso
     Json(json!({
         "documents": s.documents, "bits": s.bits, "table_k": s.table_k, "index_bytes": s.index_bytes,
         "disk_bytes": s.disk_bytes, "pipeline": s.pipeline, "default_k": state.settings.default_k,
-        "commits": s.commits,
+        "commits": s.commits, "segments": s.segments,
         "uptime_s": state.started.elapsed().as_secs_f64(), "version": env!("CARGO_PKG_VERSION"),
     }))
 }
@@ -475,6 +475,11 @@ async fn metrics_text<S: Store + 'static>(State(state): State<Arc<AppState<S>>>)
         ("neardup_index_bytes", "Bytes of the in-memory index.", s.index_bytes as f64),
         ("neardup_store_bytes", "Bytes of the database on disk.", s.disk_bytes as f64),
         ("neardup_commits", "Durable commits since start (a group commit counts once).", s.commits as f64),
+        (
+            "neardup_index_segments",
+            "Segments of the in-memory index (merged in the background).",
+            s.segments as f64,
+        ),
     ]);
     ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], body)
 }

@@ -1,7 +1,7 @@
 //! [`Engine`]: a [`Store`] plus the in-memory index over its fingerprints.
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{mpsc, Arc, Mutex, RwLock};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use std::path::Path;
@@ -86,6 +86,9 @@ pub struct EngineStats {
     pub disk_bytes: u64,
     /// The pipeline's id (16 hex digits).
     pub pipeline: String,
+    /// Segments of the index (merged in the background after commits; a
+    /// persistently high count means the merger falls behind).
+    pub segments: u64,
     /// Durable commits of documents since the engine opened (a group commit
     /// counts once, however many writes it carried).
     pub commits: u64,
@@ -169,15 +172,15 @@ impl State {
 pub struct Engine<S: Store> {
     store: S,
     config: PipelineConfig,
-    state: RwLock<State>,
+    state: Arc<RwLock<State>>,
     /// Held by the writer applying a group of queued jobs.
     writer: Mutex<()>,
     /// Writes waiting for the next group commit.
     queue: Mutex<Vec<(Job, Arc<Slot>)>>,
     /// Commits of documents so far.
     commits: AtomicU64,
-    /// Held by the thread merging index segments.
-    merger: Mutex<()>,
+    /// Wakes the thread that merges index segments.
+    merger: Merger,
 }
 
 /// A write waiting in the group-commit queue.
@@ -321,6 +324,67 @@ fn load_snapshot(
     Ok(Ok(state))
 }
 
+/// Runs the segment merges the index is due for without blocking readers
+/// or writers: plans under a read lock, sorts with no lock, swaps under a
+/// short write lock; segments appended meanwhile do not spoil a merge. A
+/// merge that cannot be built (it cannot fail on entries that were indexed
+/// once) is skipped: answers stay exact, only slower.
+fn merge_due(state: &RwLock<State>) {
+    loop {
+        let plan = state.read().expect("lock").index.merge_plan();
+        let Some(Ok(merged)) = plan.map(|p| p.build()) else { return };
+        if !state.write().expect("lock").index.apply_merge(merged) {
+            return;
+        }
+    }
+}
+
+/// The thread that merges index segments after commits. Wake-ups coalesce;
+/// dropping the handle stops the thread (after the merge in progress).
+struct Merger {
+    wake: Option<mpsc::SyncSender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+    /// Set if the thread could not be started: merges then run inline.
+    inline: Option<Arc<RwLock<State>>>,
+}
+
+impl Merger {
+    fn start(state: Arc<RwLock<State>>) -> Merger {
+        let (wake, woken) = mpsc::sync_channel::<()>(1);
+        let shared = state.clone();
+        let thread = std::thread::Builder::new()
+            .name("neardup-merge".into())
+            .spawn(move || {
+                while woken.recv().is_ok() {
+                    merge_due(&shared);
+                }
+            })
+            .ok();
+        match thread {
+            Some(t) => Merger { wake: Some(wake), thread: Some(t), inline: None },
+            None => Merger { wake: None, thread: None, inline: Some(state) },
+        }
+    }
+
+    /// Asks for a merge pass (a no-op if one is already asked for).
+    fn wake(&self) {
+        if let Some(w) = &self.wake {
+            let _ = w.try_send(());
+        } else if let Some(state) = &self.inline {
+            merge_due(state);
+        }
+    }
+}
+
+impl Drop for Merger {
+    fn drop(&mut self) {
+        self.wake = None;
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
 fn now_ms() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
 }
@@ -361,14 +425,15 @@ impl<S: Store> Engine<S> {
 
     fn with_state(store: S, config: PipelineConfig, mut state: State) -> Engine<S> {
         state.index.set_deferred_merges(true);
+        let state = Arc::new(RwLock::new(state));
         Engine {
             store,
             config,
-            state: RwLock::new(state),
+            merger: Merger::start(state.clone()),
+            state,
             writer: Mutex::new(()),
             queue: Mutex::default(),
             commits: AtomicU64::new(0),
-            merger: Mutex::new(()),
         }
     }
 
@@ -491,28 +556,10 @@ impl<S: Store> Engine<S> {
                 }
             }
         }
-        // Everyone's result is set and the writer lock is free; the leader
-        // does the index's due merges now, blocking neither.
-        self.settle();
+        // The merges the new segments may be due for run on the merger
+        // thread: no reader or writer waits for them.
+        self.merger.wake();
         slot.take().expect("our job was in the group")
-    }
-
-    /// Runs the segment merges the index is due for without blocking
-    /// readers or writers: plans under a read lock, sorts with no lock,
-    /// swaps under a short write lock. One thread merges at a time (others
-    /// skip); writes appended meanwhile do not spoil the merge.
-    ///
-    /// A merge that cannot be built (it cannot fail on entries that were
-    /// indexed once) is skipped: answers stay exact, only slower.
-    fn settle(&self) {
-        let Ok(_merger) = self.merger.try_lock() else { return };
-        loop {
-            let plan = self.state.read().expect("lock").index.merge_plan();
-            let Some(Ok(merged)) = plan.map(|p| p.build()) else { return };
-            if !self.state.write().expect("lock").index.apply_merge(merged) {
-                return;
-            }
-        }
     }
 
     /// Decides every job of a group, commits what is stored, then shows it
@@ -590,8 +637,8 @@ impl<S: Store> Engine<S> {
         self.store.put(&records)?;
         self.commits.fetch_add(1, Ordering::Relaxed);
         self.state.write().expect("lock").add_many(&records)?;
-        drop(_writer);
-        self.settle();
+        // A bulk import merges as it goes (no reader is waiting).
+        merge_due(&self.state);
         Ok(())
     }
 
@@ -629,6 +676,7 @@ impl<S: Store> Engine<S> {
             disk_bytes: self.store.disk_bytes(),
             pipeline: format!("{:016x}", self.config.id()),
             commits: self.commits.load(Ordering::Relaxed),
+            segments: state.index.stats().segments as u64,
         }
     }
 

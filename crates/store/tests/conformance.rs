@@ -323,6 +323,30 @@ fn snapshots_are_used_only_when_current(dir: &std::path::Path, open: impl Fn() -
     assert_eq!(engine.fingerprints(), after);
 }
 
+/// Commits append index segments; the merger thread merges them in the
+/// background, so the count stays logarithmic and answers stay exact.
+fn segments_are_merged_in_the_background<S: Store>(store: S) {
+    let engine = Engine::open(store, config(), 3).unwrap();
+    let mut rng = Rng(31);
+    let mut all = Vec::new();
+    for b in 0..40 {
+        let docs: Vec<NewDoc> =
+            (0..1000).map(|i| NewDoc::new(format!("g{b}-{i}"), Fingerprint::from_u64(rng.next()))).collect();
+        all.extend(docs.iter().map(|d| (d.id.clone(), d.fingerprint)));
+        engine.submit_batch(docs, Mode::InsertIfUnique, 3).unwrap();
+    }
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while engine.stats().segments > 8 && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(engine.stats().segments <= 8, "{} segments", engine.stats().segments);
+    all.sort();
+    assert_eq!(engine.fingerprints(), all);
+    for (id, fp) in all.iter().step_by(997) {
+        assert_eq!(engine.search(*fp, 3, 10).unwrap(), vec![Found { id: id.clone(), distance: 0 }]);
+    }
+}
+
 fn config_mismatch_is_refused(store: impl Store) {
     let mut other = config();
     other.bits = neardup::Bits::B128;
@@ -344,6 +368,7 @@ fn memory_store_conforms() {
     concurrent_insert_if_unique_has_one_winner(MemoryStore::new());
     concurrent_writers_all_land(MemoryStore::new());
     bulk_load_replaces_and_indexes(MemoryStore::new());
+    segments_are_merged_in_the_background(MemoryStore::new());
     let dir = tempfile::tempdir().unwrap();
     let shared = Arc::new(MemoryStore::new());
     snapshots_are_used_only_when_current(dir.path(), || Box::new(shared.clone()));
@@ -359,6 +384,7 @@ fn redb_store_conforms() {
     concurrent_insert_if_unique_has_one_winner(redb(&dir, "race.redb"));
     concurrent_writers_all_land(redb(&dir, "writers.redb"));
     bulk_load_replaces_and_indexes(redb(&dir, "load.redb"));
+    segments_are_merged_in_the_background(redb(&dir, "merge.redb"));
     let path = dir.path().join("snap.redb");
     snapshots_are_used_only_when_current(dir.path(), || Box::new(RedbStore::open(&path).unwrap()));
     config_mismatch_is_refused(redb(&dir, "mismatch.redb"));

@@ -193,8 +193,8 @@ pub fn run(args: IndexArgs) -> Result<ExitCode> {
                 writeln!(out, "store:       {} bytes on disk", s.disk_bytes)?;
                 writeln!(
                     out,
-                    "index:       tables for k = {}, {} bytes in memory",
-                    s.table_k, s.index_bytes
+                    "index:       tables for k = {}, {} bytes in memory, {} segments",
+                    s.table_k, s.index_bytes, s.segments
                 )?;
                 writeln!(out, "opened:      in {:.2} s, {source}", data.opened_in.as_secs_f64())?;
             }
