@@ -83,6 +83,15 @@ fn serve_persists_and_stops_gracefully() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("configuration it was made with"));
+    // SIGTERM the moment it says it is up: still a graceful stop (the
+    // handlers are installed before that line), with a snapshot written.
+    std::fs::remove_file(dir.path().join("index.ndx")).unwrap();
+    for _ in 0..5 {
+        let (mut child, _) = start(dir.path(), &[]);
+        sigterm(&child);
+        assert!(child.wait().unwrap().success());
+        assert!(dir.path().join("index.ndx").exists());
+    }
 }
 
 /// xorshift

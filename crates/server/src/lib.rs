@@ -1,8 +1,8 @@
 //! The neardup HTTP service: check-and-insert, search, get and delete over
 //! a durable [`Engine`], with stats, Prometheus metrics and an OpenAPI
 //! description. [`router`] builds the whole service without a socket (for
-//! tests); [`serve`] runs it until SIGTERM or SIGINT, finishing requests in
-//! flight.
+//! tests); [`serve`] runs it until [`shutdown_signal`] (SIGTERM or SIGINT),
+//! finishing requests in flight.
 //!
 //! Safe by default: the CLI listens on 127.0.0.1; an optional bearer token
 //! (compared in constant time) guards every route but `/healthz`; bodies,
@@ -109,10 +109,15 @@ pub fn router<S: Store + 'static>(state: Arc<AppState<S>>) -> Router {
         .with_state(state)
 }
 
-/// Serves `router` on `addr` until SIGTERM or SIGINT; requests in flight
-/// (writes included) finish before it returns.
-pub async fn serve(listener: tokio::net::TcpListener, app: Router) -> std::io::Result<()> {
-    axum::serve(listener, app).with_graceful_shutdown(shutdown_signal()).await
+/// Serves `app` on `listener` until `shutdown` resolves (see
+/// [`shutdown_signal`]); requests in flight (writes included) finish before
+/// it returns.
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    app: Router,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    axum::serve(listener, app).with_graceful_shutdown(shutdown).await
 }
 
 /// Binds `addr` (port 0 picks a free one).
@@ -120,22 +125,29 @@ pub async fn bind(addr: SocketAddr) -> std::io::Result<tokio::net::TcpListener> 
     tokio::net::TcpListener::bind(addr).await
 }
 
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
+/// Takes over SIGTERM and SIGINT **now** (call it before announcing that
+/// the service is up, so that a signal sent right after cannot kill the
+/// process ungracefully); the future resolves at the first of them. Needs
+/// a tokio runtime.
+///
+/// # Errors
+/// When the signal handlers cannot be installed.
+pub fn shutdown_signal() -> std::io::Result<impl std::future::Future<Output = ()> + Send + 'static> {
     #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        let mut term = signal(SignalKind::terminate())?;
+        let mut int = signal(SignalKind::interrupt())?;
+        Ok(async move {
+            tokio::select! { _ = term.recv() => {}, _ = int.recv() => {} }
+        })
+    }
     #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! { _ = ctrl_c => {}, _ = term => {} }
+    {
+        Ok(async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
+    }
 }
 
 /// Equal in time whatever the contents (the length may show).

@@ -205,7 +205,7 @@ async fn start(settings: Settings, dir: &tempfile::TempDir) -> String {
     let app = router(Arc::new(AppState::new(engine, settings).unwrap()));
     let listener = neardup_server::bind("127.0.0.1:0".parse().unwrap()).await.unwrap();
     let addr = listener.local_addr().unwrap();
-    tokio::spawn(neardup_server::serve(listener, app));
+    tokio::spawn(neardup_server::serve(listener, app, std::future::pending()));
     format!("http://{addr}")
 }
 

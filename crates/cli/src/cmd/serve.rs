@@ -44,13 +44,15 @@ pub fn run(args: ServeArgs) -> Result<ExitCode> {
             .await
             .with_context(|| format!("cannot listen on {}", args.listen))?;
         let addr = listener.local_addr()?;
+        // Signals are ours before the line below says we are up.
+        let stop = neardup_server::shutdown_signal().context("cannot install the SIGTERM/SIGINT handlers")?;
         eprintln!(
             "neardup: serving {n} documents from {} on http://{addr} (opened in {:.2} s, {}; Ctrl-C or SIGTERM stops)",
             data.dir.display(),
             data.opened_in.as_secs_f64(),
             data.source,
         );
-        neardup_server::serve(listener, app).await.context("server")?;
+        neardup_server::serve(listener, app, stop).await.context("server")?;
         anyhow::Ok(())
     })?;
     eprintln!("neardup: stopped; every acknowledged write is on disk");
