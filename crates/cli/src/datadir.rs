@@ -39,8 +39,28 @@ impl DataDir {
     /// start a new store with it). `table_k` is the radius the index tables
     /// serve (`None`: the snapshot's, or 3).
     pub fn open(dir: &Path, pipeline: &PipelineArgs, table_k: Option<u32>) -> Result<DataDir> {
+        Self::open_with(dir, pipeline, table_k, true)
+    }
+
+    /// Opens an existing data directory (for commands that only read): a
+    /// directory without a store is an error, not a new store.
+    pub fn open_existing(dir: &Path, pipeline: &PipelineArgs) -> Result<DataDir> {
+        Self::open_with(dir, pipeline, None, false)
+    }
+
+    fn open_with(dir: &Path, pipeline: &PipelineArgs, table_k: Option<u32>, create: bool) -> Result<DataDir> {
         let started = Instant::now();
         let path = dir.join(STORE_FILE);
+        if !create && !path.exists() {
+            return Err(UsageError(format!(
+                "{} is a directory without {STORE_FILE}, not a neardup data directory \
+                 (make one with `neardup index add {} FILE…` or `neardup serve --data {}`)",
+                dir.display(),
+                dir.display(),
+                dir.display()
+            ))
+            .into());
+        }
         let store = RedbStore::open(&path).map_err(|e| anyhow!("{e}"))?;
         let given = pipeline.preset.is_some() || pipeline.config.is_some();
         let config = match store.meta().map_err(|e| anyhow!("{e}"))? {

@@ -273,6 +273,14 @@ fn index_commands_share_the_data_directory() {
     assert_eq!(v["documents"], json!(25));
     assert!(v["index"].as_str().unwrap().contains("snapshot"), "{v}");
 
+    // Reading commands do not turn any directory into a data directory.
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let st = neardup(&["index", "stats"], &empty);
+    assert_eq!(st.status.code(), Some(2), "{}", stderr(&st));
+    assert!(stderr(&st).contains("not a neardup data directory"), "{}", stderr(&st));
+    assert!(!empty.join("store.redb").exists());
+
     // Another pipeline is refused here too.
     let other = Command::new(env!("CARGO_BIN_EXE_neardup"))
         .args(["index", "add"])

@@ -112,7 +112,7 @@ pub fn run(args: IndexArgs) -> Result<ExitCode> {
             pipeline,
         } => {
             let target = if is_data_dir(&index) {
-                Target::Data(DataDir::open(&index, &pipeline, None)?)
+                Target::Data(DataDir::open_existing(&index, &pipeline)?)
             } else {
                 let file = open(&index, no_verify)?;
                 check_pipeline(&file, &pipeline)?;
@@ -175,7 +175,7 @@ pub fn run(args: IndexArgs) -> Result<ExitCode> {
             out.finish()?;
         }
         IndexCommand::Stats { index, json } if is_data_dir(&index) => {
-            let data = DataDir::open(&index, &crate::args::PipelineArgs::none(), None)?;
+            let data = DataDir::open_existing(&index, &crate::args::PipelineArgs::none())?;
             let s = data.engine.stats();
             let source = data.source.to_string();
             let mut out = std::io::stdout().lock();
