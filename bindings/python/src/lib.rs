@@ -6,6 +6,8 @@
 
 #![deny(missing_docs)]
 
+mod index;
+
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyOSError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -19,7 +21,7 @@ create_exception!(
 );
 
 /// Maps a core error to the Python exception a caller expects.
-fn to_py(e: neardup::Error) -> PyErr {
+pub(crate) fn to_py(e: neardup::Error) -> PyErr {
     match e {
         neardup::Error::Io { .. } => PyOSError::new_err(e.to_string()),
         neardup::Error::Config(_)
@@ -117,7 +119,7 @@ fn as_text(v: &Bound<'_, PyAny>, index: Option<usize>) -> PyResult<String> {
 }
 
 /// A fingerprint argument: a non-negative int of at most 128 bits.
-fn as_fingerprint(v: &Bound<'_, PyAny>, name: &str) -> PyResult<u128> {
+pub(crate) fn as_fingerprint(v: &Bound<'_, PyAny>, name: &str) -> PyResult<u128> {
     v.extract::<u128>().map_err(|_| {
         PyValueError::new_err(format!("{name} must be a fingerprint: an int from 0 to 2**128 - 1"))
     })
@@ -147,6 +149,7 @@ fn similarity(a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>, bits: u32) -> PyResult
 #[pymodule]
 fn _neardup(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Fingerprinter>()?;
+    m.add_class::<index::Index>()?;
     m.add_function(wrap_pyfunction!(distance, m)?)?;
     m.add_function(wrap_pyfunction!(similarity, m)?)?;
     m.add("NeardupError", m.py().get_type::<NeardupError>())?;
