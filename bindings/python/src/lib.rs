@@ -6,6 +6,7 @@
 
 #![deny(missing_docs)]
 
+mod batch;
 mod index;
 
 use pyo3::create_exception;
@@ -36,8 +37,8 @@ pub(crate) fn to_py(e: neardup::Error) -> PyErr {
 
 /// A text → fingerprint pipeline: a preset by name, or a configuration file.
 #[pyclass(module = "neardup", frozen)]
-struct Fingerprinter {
-    inner: neardup::Fingerprinter,
+pub(crate) struct Fingerprinter {
+    pub(crate) inner: neardup::Fingerprinter,
 }
 
 #[pymethods]
@@ -106,7 +107,7 @@ impl Fingerprinter {
 }
 
 /// A str argument, or a TypeError naming the item and what it got.
-fn as_text(v: &Bound<'_, PyAny>, index: Option<usize>) -> PyResult<String> {
+pub(crate) fn as_text(v: &Bound<'_, PyAny>, index: Option<usize>) -> PyResult<String> {
     match v.downcast::<PyString>() {
         Ok(s) => Ok(s.to_cow()?.into_owned()),
         Err(_) => {
@@ -150,6 +151,8 @@ fn similarity(a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>, bits: u32) -> PyResult
 fn _neardup(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Fingerprinter>()?;
     m.add_class::<index::Index>()?;
+    m.add_function(wrap_pyfunction!(batch::pairs, m)?)?;
+    m.add_function(wrap_pyfunction!(batch::dedup, m)?)?;
     m.add_function(wrap_pyfunction!(distance, m)?)?;
     m.add_function(wrap_pyfunction!(similarity, m)?)?;
     m.add("NeardupError", m.py().get_type::<NeardupError>())?;

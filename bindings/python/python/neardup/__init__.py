@@ -8,6 +8,6 @@
 True
 """
 
-from ._neardup import Fingerprinter, Index, NeardupError, distance, similarity, __version__
+from ._neardup import Fingerprinter, Index, NeardupError, dedup, distance, pairs, similarity, __version__
 
-__all__ = ["Fingerprinter", "Index", "NeardupError", "distance", "similarity", "__version__"]
+__all__ = ["Fingerprinter", "Index", "NeardupError", "dedup", "distance", "pairs", "similarity", "__version__"]
