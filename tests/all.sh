@@ -15,9 +15,9 @@ tests/compat/run.sh "${CARGO_TARGET_DIR:-target}/release/neardup"
 tdir="${CARGO_TARGET_DIR:-target}"
 case "$tdir" in /*) ;; *) tdir="$PWD/$tdir" ;; esac
 venv="$tdir/py-test-venv"
-if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import maturin, pytest, simhash, numpy' 2>/dev/null; then
+if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import maturin, pytest, simhash, numpy, pyarrow' 2>/dev/null; then
   python3 -m venv "$venv"
-  "$venv/bin/pip" install --quiet --disable-pip-version-check 'maturin>=1.7,<2' 'pytest>=7' 'simhash==2.1.2' 'numpy<2'
+  "$venv/bin/pip" install --quiet --disable-pip-version-check 'maturin>=1.7,<2' 'pytest>=7' 'simhash==2.1.2' 'numpy<2' 'pyarrow<17'
 fi
 rm -rf "$tdir/wheels"
 (cd bindings/python && "$venv/bin/maturin" build --release --quiet -o "$tdir/wheels")

@@ -12,7 +12,7 @@ mod index;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyOSError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyList, PyString};
+use pyo3::types::{PyBytes, PyList, PyString};
 
 create_exception!(
     neardup,
@@ -80,19 +80,39 @@ impl Fingerprinter {
         Ok(self.inner.fingerprint(&s).value())
     }
 
-    /// The fingerprints of many texts (a list or any iterable of str), in
-    /// order, computed on all cores with the GIL released.
+    /// The fingerprints of many texts, in order, computed on all cores with
+    /// the GIL released. `texts`: a list or any iterable of str, or a
+    /// pyarrow string array (anything with `to_pylist`). With `numpy=True`
+    /// the answer is a numpy `uint64` array (64-bit pipelines only).
+    #[pyo3(signature = (texts, numpy = false))]
     fn fingerprint_batch<'py>(
         &self,
         py: Python<'py>,
         texts: &Bound<'py, PyAny>,
-    ) -> PyResult<Bound<'py, PyList>> {
+        numpy: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let items = if texts.hasattr("to_pylist")? && !texts.is_instance_of::<PyString>() {
+            texts.call_method0("to_pylist")?
+        } else {
+            texts.clone()
+        };
         let mut owned: Vec<String> = Vec::new();
-        for (i, item) in texts.try_iter()?.enumerate() {
+        for (i, item) in items.try_iter()?.enumerate() {
             owned.push(as_text(&item?, Some(i))?);
         }
         let fps = py.allow_threads(|| self.inner.fingerprint_batch(&owned));
-        PyList::new(py, fps.into_iter().map(|f| f.value()))
+        if numpy {
+            if self.inner.bits() != neardup::Bits::B64 {
+                return Err(PyValueError::new_err(
+                    "numpy=True needs a 64-bit pipeline (numpy has no uint128)",
+                ));
+            }
+            let bytes: Vec<u8> = fps.iter().flat_map(|f| (f.value() as u64).to_le_bytes()).collect();
+            let np = py.import("numpy")?;
+            let array = np.call_method1("frombuffer", (PyBytes::new(py, &bytes), "<u8"))?;
+            return array.call_method1("astype", ("uint64",));
+        }
+        Ok(PyList::new(py, fps.into_iter().map(|f| f.value()))?.into_any())
     }
 
     fn __repr__(&self) -> String {

@@ -83,3 +83,23 @@ def test_distance_and_similarity_check_their_arguments():
 def test_errors_have_a_common_base():
     assert issubclass(neardup.NeardupError, Exception)
     assert neardup.__version__
+
+
+def test_numpy_output():
+    np = pytest.importorskip("numpy")
+    fp = neardup.Fingerprinter()
+    texts = [EN_A, EN_B, ZH, ""] * 10
+    arr = fp.fingerprint_batch(texts, numpy=True)
+    assert arr.dtype == np.uint64 and arr.shape == (40,)
+    assert [int(x) for x in arr] == fp.fingerprint_batch(texts)
+    arr[0] = 1  # a writable copy, not a view of a temporary buffer
+
+
+def test_pyarrow_input():
+    pa = pytest.importorskip("pyarrow")
+    fp = neardup.Fingerprinter()
+    texts = [EN_A, ZH, EN_B]
+    assert fp.fingerprint_batch(pa.array(texts)) == fp.fingerprint_batch(texts)
+    assert fp.fingerprint_batch(pa.chunked_array([texts[:1], texts[1:]])) == fp.fingerprint_batch(texts)
+    with pytest.raises(TypeError, match=r"texts\[1\] must be str, not NoneType"):
+        fp.fingerprint_batch(pa.array([EN_A, None]))
