@@ -12,7 +12,7 @@ mod index;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyOSError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyList, PyString};
+use pyo3::types::{PyBytes, PyDict, PyList, PyString};
 
 create_exception!(
     neardup,
@@ -113,6 +113,25 @@ impl Fingerprinter {
             return array.call_method1("astype", ("uint64",));
         }
         Ok(PyList::new(py, fps.into_iter().map(|f| f.value()))?.into_any())
+    }
+
+    /// Why a text got its fingerprint: a dict with `fingerprint` (int),
+    /// `features` (list of `(feature, weight, hash)` in voting order),
+    /// `margins` (`margins[j]` for bit `j`, i.e. `fingerprint >> j & 1`: how
+    /// far it was from flipping, as a share of `total_weight`; 0 is a tie)
+    /// and `total_weight`.
+    fn explain<'py>(&self, py: Python<'py>, text: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyDict>> {
+        let s = as_text(text, None)?;
+        let e = py.allow_threads(|| self.inner.explain(&s));
+        let d = PyDict::new(py);
+        d.set_item("fingerprint", e.fingerprint.value())?;
+        let margins: Vec<f64> = (0..e.lanes.len()).map(|j| e.margin(j)).collect();
+        d.set_item("margins", margins)?;
+        let features: Vec<(String, f64, u128)> =
+            e.features.into_iter().map(|f| (f.feature, f.weight, f.hash.value())).collect();
+        d.set_item("features", features)?;
+        d.set_item("total_weight", e.total_weight)?;
+        Ok(d)
     }
 
     fn __repr__(&self) -> String {

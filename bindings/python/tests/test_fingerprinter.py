@@ -103,3 +103,21 @@ def test_pyarrow_input():
     assert fp.fingerprint_batch(pa.chunked_array([texts[:1], texts[1:]])) == fp.fingerprint_batch(texts)
     with pytest.raises(TypeError, match=r"texts\[1\] must be str, not NoneType"):
         fp.fingerprint_batch(pa.array([EN_A, None]))
+
+
+def test_explain():
+    fp = neardup.Fingerprinter()
+    e = fp.explain(EN_A)
+    assert e["fingerprint"] == fp.fingerprint(EN_A)
+    assert len(e["margins"]) == 64 and all(0 <= m <= 1 for m in e["margins"])
+    assert e["total_weight"] > 0
+    feature, weight, h = e["features"][0]
+    assert isinstance(feature, str) and weight > 0 and 0 <= h < 2**64
+    # The vote, redone in Python, gives the fingerprint back.
+    lanes = [0.0] * 64
+    for _, w, h in e["features"]:
+        for j in range(64):
+            lanes[j] += w if h >> j & 1 else -w
+    assert sum(1 << j for j in range(64) if lanes[j] > 0) == e["fingerprint"]
+    with pytest.raises(TypeError):
+        fp.explain(None)
