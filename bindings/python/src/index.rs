@@ -141,10 +141,27 @@ impl Index {
         if keys.len() != fps.len() {
             return Err(PyValueError::new_err(format!("{} ids but {} fingerprints", keys.len(), fps.len())));
         }
+        // One bulk load (a sorted segment) rather than one insert each; an
+        // id repeated within the batch keeps its last fingerprint.
+        let first = self.keys.len() as u64;
+        let mut pending: Vec<Option<Fingerprint>> = Vec::with_capacity(keys.len());
         for (key, fp) in keys.into_iter().zip(fps) {
-            self.add(key, fp)?;
+            if let Some(old) = self.lookup.remove(&key) {
+                if old >= first {
+                    pending[(old - first) as usize] = None;
+                } else {
+                    self.inner.remove(old);
+                }
+                self.keys[old as usize] = None;
+            }
+            let internal = self.keys.len() as u64;
+            self.keys.push(Some(key.clone()));
+            self.lookup.insert(key, internal);
+            pending.push(Some(fp));
         }
-        Ok(())
+        let entries =
+            pending.into_iter().enumerate().filter_map(|(i, fp)| Some((first + i as u64, fp?))).collect();
+        self.inner.bulk_load(entries).map_err(to_py)
     }
 
     /// Removes an id; returns whether it was there.

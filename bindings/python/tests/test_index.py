@@ -84,3 +84,14 @@ def test_bad_input():
     with pytest.raises(ValueError, match="64 or 128"):
         neardup.Index(f=32)
     assert index.query(0) == []
+
+
+def test_insert_batch_with_repeated_ids_keeps_the_last():
+    index = neardup.Index()
+    index.insert("a", 1)
+    index.insert_batch(["a", "b", "b", "c"], [2**40, 7, 2**50, 2**60])
+    assert len(index) == 3
+    assert index.query(1, k=0) == []
+    assert index.query(2**40, k=0) == [("a", 0)]
+    assert index.query(7, k=0) == []
+    assert index.query(2**50, k=0) == [("b", 0)]
