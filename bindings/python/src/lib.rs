@@ -160,6 +160,10 @@ pub(crate) fn as_text(v: &Bound<'_, PyAny>, index: Option<usize>) -> PyResult<St
 
 /// A fingerprint argument: a non-negative int of at most 128 bits.
 pub(crate) fn as_fingerprint(v: &Bound<'_, PyAny>, name: &str) -> PyResult<u128> {
+    // u64 first: one C call; u128 goes through a slower path under abi3.
+    if let Ok(x) = v.extract::<u64>() {
+        return Ok(u128::from(x));
+    }
     v.extract::<u128>().map_err(|_| {
         PyValueError::new_err(format!("{name} must be a fingerprint: an int from 0 to 2**128 - 1"))
     })
