@@ -1,0 +1,110 @@
+//! `neardup.pairs` and `neardup.dedup`: all pairs within k, and clusters.
+
+use neardup::index::cluster::UnionFind;
+use neardup::index::pairs::{all_pairs, AllPairs, PairsOptions};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyList;
+
+use crate::{as_fingerprint, as_text, to_py};
+
+/// All pairs of `values` (of `bits` bits) within `k`, with the GIL released.
+fn find(py: Python<'_>, values: Vec<u128>, bits: u32, k: u32) -> PyResult<AllPairs> {
+    if bits == 64 {
+        if let Some(i) = values.iter().position(|v| v >> 64 != 0) {
+            return Err(PyValueError::new_err(format!(
+                "fingerprints[{i}] has more than 64 bits; pass f=128"
+            )));
+        }
+        let words: Vec<u64> = values.into_iter().map(|v| v as u64).collect();
+        py.allow_threads(|| all_pairs(&words, 64, k, PairsOptions::default())).map_err(to_py)
+    } else {
+        py.allow_threads(|| all_pairs(&values, 128, k, PairsOptions::default())).map_err(to_py)
+    }
+}
+
+fn width(f: u32) -> PyResult<u32> {
+    match f {
+        64 | 128 => Ok(f),
+        f => Err(PyValueError::new_err(format!("f must be 64 or 128, not {f}"))),
+    }
+}
+
+/// Every pair `(i, j, distance)`, `i < j`, of positions in `fingerprints`
+/// whose fingerprints are within `k` bits, sorted.
+#[pyfunction]
+#[pyo3(signature = (fingerprints, k = 3, f = 64))]
+pub(crate) fn pairs(
+    py: Python<'_>,
+    fingerprints: &Bound<'_, PyAny>,
+    k: u32,
+    f: u32,
+) -> PyResult<Vec<(u32, u32, u32)>> {
+    let bits = width(f)?;
+    let values: Vec<u128> = fingerprints
+        .try_iter()?
+        .enumerate()
+        .map(|(i, v)| as_fingerprint(&v?, &format!("fingerprints[{i}]")))
+        .collect::<PyResult<_>>()?;
+    let ap = find(py, values, bits, k)?;
+    let mut out = Vec::new();
+    ap.for_each_pair(|i, j, d| out.push((i, j, d)));
+    out.sort_unstable();
+    Ok(out)
+}
+
+/// Groups of near-duplicate texts: each cluster (two or more texts linked
+/// by distances within `k`) as a list of ids (or positions when `ids` is
+/// None), in input order; clusters ordered by their first member. Texts in
+/// no cluster are unique. `fingerprinter` defaults to the `default` preset.
+#[pyfunction]
+#[pyo3(signature = (texts, k = 3, ids = None, fingerprinter = None))]
+pub(crate) fn dedup<'py>(
+    py: Python<'py>,
+    texts: &Bound<'py, PyAny>,
+    k: u32,
+    ids: Option<&Bound<'py, PyAny>>,
+    fingerprinter: Option<PyRef<'py, crate::Fingerprinter>>,
+) -> PyResult<Bound<'py, PyList>> {
+    let owned: Vec<String> =
+        texts.try_iter()?.enumerate().map(|(i, t)| as_text(&t?, Some(i))).collect::<PyResult<_>>()?;
+    let ids: Option<Vec<PyObject>> =
+        ids.map(|v| v.try_iter()?.map(|x| Ok(x?.unbind())).collect::<PyResult<_>>()).transpose()?;
+    if let Some(ids) = &ids {
+        if ids.len() != owned.len() {
+            return Err(PyValueError::new_err(format!("{} texts but {} ids", owned.len(), ids.len())));
+        }
+    }
+    let default;
+    let fp = match &fingerprinter {
+        Some(f) => &f.inner,
+        None => {
+            default = neardup::Fingerprinter::preset("default").map_err(to_py)?;
+            &default
+        }
+    };
+    let bits = fp.bits().get();
+    let values: Vec<u128> =
+        py.allow_threads(|| fp.fingerprint_batch(&owned)).into_iter().map(|f| f.value()).collect();
+    let ap = find(py, values, bits, k)?;
+    let mut uf = UnionFind::new(owned.len());
+    ap.for_each_pair(|i, j, _| {
+        uf.union(i, j);
+    });
+    let clusters = uf.clusters();
+    let out = PyList::empty(py);
+    for c in clusters {
+        let members: Vec<PyObject> = match &ids {
+            Some(ids) => c.iter().map(|&i| ids[i as usize].clone_ref(py)).collect(),
+            None => c
+                .iter()
+                .map(|&i| match i.into_pyobject(py) {
+                    Ok(v) => v.into_any().unbind(),
+                    Err(never) => match never {},
+                })
+                .collect(),
+        };
+        out.append(members)?;
+    }
+    Ok(out)
+}

@@ -1,0 +1,273 @@
+//! `neardup.Index`: the permuted-table index, from Python.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use neardup::index::file::{IndexFile, Names};
+use neardup::index::{HammingIndex, Match, TableIndex};
+use neardup::{Bits, Fingerprint};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyInt, PyList, PyString};
+
+use crate::to_py;
+
+/// An id as the index keys it: an int or a str.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum Key {
+    Int(i64),
+    Str(String),
+}
+
+impl Key {
+    fn of(v: &Bound<'_, PyAny>) -> PyResult<Key> {
+        if let Ok(s) = v.downcast::<PyString>() {
+            return Ok(Key::Str(s.to_cow()?.into_owned()));
+        }
+        if v.is_instance_of::<PyInt>() {
+            return v
+                .extract::<i64>()
+                .map(Key::Int)
+                .map_err(|_| PyValueError::new_err("an int id must fit in 64 bits"));
+        }
+        Err(PyTypeError::new_err(format!(
+            "an id must be str or int, not {}",
+            v.get_type().name().map_or_else(|_| "?".to_owned(), |n| n.to_string())
+        )))
+    }
+
+    fn to_object(&self, py: Python<'_>) -> PyResult<PyObject> {
+        Ok(match self {
+            Key::Int(i) => i.into_pyobject(py)?.into_any().unbind(),
+            Key::Str(s) => s.into_pyobject(py)?.into_any().unbind(),
+        })
+    }
+
+    fn name(&self) -> String {
+        match self {
+            Key::Int(i) => i.to_string(),
+            Key::Str(s) => s.clone(),
+        }
+    }
+}
+
+/// `Index(k=3, f=64)`: fingerprints by id, every one within k bits of a
+/// query found exactly (permuted sorted tables; larger radii are exact too,
+/// but read everything). Ids are str or int; inserting an id again replaces it.
+#[pyclass(module = "neardup")]
+pub(crate) struct Index {
+    inner: TableIndex,
+    k: u32,
+    keys: Vec<Option<Key>>,
+    lookup: HashMap<Key, u64>,
+}
+
+impl Index {
+    fn fingerprint(&self, v: &Bound<'_, PyAny>) -> PyResult<Fingerprint> {
+        let value = crate::as_fingerprint(v, "fingerprint")?;
+        let bits = self.inner.bits();
+        if bits == Bits::B64 && value >> 64 != 0 {
+            return Err(PyValueError::new_err(
+                "a 128-bit fingerprint for a 64-bit index (Index(f=128) holds them)",
+            ));
+        }
+        Ok(Fingerprint::new(value, bits))
+    }
+
+    fn add(&mut self, key: Key, fp: Fingerprint) -> PyResult<()> {
+        if let Some(old) = self.lookup.remove(&key) {
+            self.inner.remove(old);
+            self.keys[old as usize] = None;
+        }
+        let internal = self.keys.len() as u64;
+        self.inner.insert(internal, fp).map_err(to_py)?;
+        self.keys.push(Some(key.clone()));
+        self.lookup.insert(key, internal);
+        Ok(())
+    }
+
+    fn matches(&self, py: Python<'_>, found: Vec<Match>) -> PyResult<Vec<(PyObject, u32)>> {
+        found
+            .into_iter()
+            .filter_map(|m| Some((self.keys.get(m.id as usize)?.as_ref()?, m.distance)))
+            .map(|(key, d)| Ok((key.to_object(py)?, d)))
+            .collect()
+    }
+
+    fn radius(&self, k: Option<u32>) -> PyResult<u32> {
+        let k = k.unwrap_or(self.k);
+        if k > self.inner.bits().get() {
+            return Err(PyValueError::new_err(format!(
+                "k = {k} is more than the {} bits",
+                self.inner.bits()
+            )));
+        }
+        Ok(k)
+    }
+}
+
+#[pymethods]
+impl Index {
+    /// An empty index for radius `k` over `f`-bit fingerprints (64 or 128).
+    #[new]
+    #[pyo3(signature = (k = 3, f = 64))]
+    fn new(k: u32, f: u32) -> PyResult<Index> {
+        let bits = match f {
+            64 => Bits::B64,
+            128 => Bits::B128,
+            f => return Err(PyValueError::new_err(format!("f must be 64 or 128, not {f}"))),
+        };
+        let inner = TableIndex::builder().bits(bits).k(k).build().map_err(to_py)?;
+        Ok(Index { inner, k, keys: Vec::new(), lookup: HashMap::new() })
+    }
+
+    /// The default query radius (what the tables serve).
+    #[getter]
+    fn k(&self) -> u32 {
+        self.k
+    }
+
+    /// Adds (or replaces) one fingerprint.
+    fn insert(&mut self, id: &Bound<'_, PyAny>, fingerprint: &Bound<'_, PyAny>) -> PyResult<()> {
+        let fp = self.fingerprint(fingerprint)?;
+        self.add(Key::of(id)?, fp)
+    }
+
+    /// Adds many: `ids` and `fingerprints` of equal length.
+    fn insert_batch(&mut self, ids: &Bound<'_, PyAny>, fingerprints: &Bound<'_, PyAny>) -> PyResult<()> {
+        let keys: Vec<Key> = ids.try_iter()?.map(|v| Key::of(&v?)).collect::<PyResult<_>>()?;
+        let fps: Vec<Fingerprint> =
+            fingerprints.try_iter()?.map(|v| self.fingerprint(&v?)).collect::<PyResult<_>>()?;
+        if keys.len() != fps.len() {
+            return Err(PyValueError::new_err(format!("{} ids but {} fingerprints", keys.len(), fps.len())));
+        }
+        // One bulk load (a sorted segment) rather than one insert each; an
+        // id repeated within the batch keeps its last fingerprint.
+        let first = self.keys.len() as u64;
+        let mut pending: Vec<Option<Fingerprint>> = Vec::with_capacity(keys.len());
+        for (key, fp) in keys.into_iter().zip(fps) {
+            if let Some(old) = self.lookup.remove(&key) {
+                if old >= first {
+                    pending[(old - first) as usize] = None;
+                } else {
+                    self.inner.remove(old);
+                }
+                self.keys[old as usize] = None;
+            }
+            let internal = self.keys.len() as u64;
+            self.keys.push(Some(key.clone()));
+            self.lookup.insert(key, internal);
+            pending.push(Some(fp));
+        }
+        let entries =
+            pending.into_iter().enumerate().filter_map(|(i, fp)| Some((first + i as u64, fp?))).collect();
+        self.inner.bulk_load(entries).map_err(to_py)
+    }
+
+    /// Removes an id; returns whether it was there.
+    fn remove(&mut self, id: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let key = Key::of(id)?;
+        Ok(match self.lookup.remove(&key) {
+            Some(old) => {
+                self.inner.remove(old);
+                self.keys[old as usize] = None;
+                true
+            }
+            None => false,
+        })
+    }
+
+    /// `[(id, distance), …]` within `k` (default: the index's), nearest first.
+    #[pyo3(signature = (fingerprint, k = None))]
+    fn query(
+        &self,
+        py: Python<'_>,
+        fingerprint: &Bound<'_, PyAny>,
+        k: Option<u32>,
+    ) -> PyResult<Vec<(PyObject, u32)>> {
+        let (fp, k) = (self.fingerprint(fingerprint)?, self.radius(k)?);
+        let found = self.inner.query(fp, k).map_err(to_py)?;
+        self.matches(py, found)
+    }
+
+    /// One `query` per fingerprint, on all cores with the GIL released.
+    #[pyo3(signature = (fingerprints, k = None))]
+    fn query_batch<'py>(
+        &self,
+        py: Python<'py>,
+        fingerprints: &Bound<'py, PyAny>,
+        k: Option<u32>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let fps: Vec<Fingerprint> =
+            fingerprints.try_iter()?.map(|v| self.fingerprint(&v?)).collect::<PyResult<_>>()?;
+        let k = self.radius(k)?;
+        let found = py.allow_threads(|| self.inner.query_batch(&fps, k)).map_err(to_py)?;
+        // Building many small lists and tuples sets off Python's cyclic GC
+        // again and again (a fifth of the time at 10^5 queries); none of
+        // them can form a cycle, so it is paused while they are made.
+        let gc = py.import("gc")?;
+        let was_enabled = gc.call_method0("isenabled")?.is_truthy()?;
+        if was_enabled {
+            gc.call_method0("disable")?;
+        }
+        let built = found
+            .into_iter()
+            .map(|f| self.matches(py, f))
+            .collect::<PyResult<Vec<_>>>()
+            .and_then(|lists| PyList::new(py, lists));
+        if was_enabled {
+            gc.call_method0("enable")?;
+        }
+        built
+    }
+
+    fn __len__(&self) -> usize {
+        self.lookup.len()
+    }
+
+    fn __contains__(&self, id: &Bound<'_, PyAny>) -> bool {
+        Key::of(id).is_ok_and(|k| self.lookup.contains_key(&k))
+    }
+
+    /// Writes the index file (the CLI's format; written atomically).
+    /// Ids are stored as text: after `load`, int ids come back as str.
+    fn save(&self, path: PathBuf) -> PyResult<()> {
+        let names: Vec<String> =
+            self.keys.iter().map(|k| k.as_ref().map_or_else(String::new, Key::name)).collect();
+        let file = IndexFile {
+            index: self.inner.clone(),
+            config: None,
+            names: Some(Names::from_strings(&names)),
+            passages: None,
+        };
+        file.write(&path).map_err(to_py)
+    }
+
+    /// Opens an index file written by `save` or by `neardup index build`.
+    #[staticmethod]
+    fn load(path: PathBuf) -> PyResult<Index> {
+        let file = IndexFile::open(&path).map_err(to_py)?;
+        let k = file.index.layout().k;
+        let mut keys: Vec<Option<Key>> = match &file.names {
+            Some(names) => names.iter().map(|s| (!s.is_empty()).then(|| Key::Str(s.to_owned()))).collect(),
+            None => Vec::new(),
+        };
+        let inner = file.index;
+        if file.names.is_none() {
+            // A file without names (`index build --fingerprints` of bare
+            // hex): its entry ids are the keys.
+            let entries = inner.entries();
+            let top = entries.iter().map(|e| e.0).max().map_or(0, |m| m + 1);
+            keys = vec![None; top as usize];
+            for (id, _) in entries {
+                keys[id as usize] = Some(Key::Int(id as i64));
+            }
+        }
+        let lookup = keys.iter().enumerate().filter_map(|(i, k)| Some((k.clone()?, i as u64))).collect();
+        Ok(Index { inner, k, keys, lookup })
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Index(k={}, f={}, len={})", self.k, self.inner.bits(), self.lookup.len())
+    }
+}

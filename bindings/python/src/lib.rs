@@ -1,0 +1,204 @@
+//! Python bindings for neardup: the `neardup._neardup` extension module,
+//! re-exported by the pure-Python package `neardup` (python/neardup).
+//!
+//! Fingerprints cross the boundary as Python `int`s (64 or 128 bits).
+//! Batch calls release the GIL and fingerprint on all cores.
+
+#![deny(missing_docs)]
+
+mod batch;
+mod index;
+
+use pyo3::create_exception;
+use pyo3::exceptions::{PyException, PyOSError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyList, PyString};
+
+create_exception!(
+    neardup,
+    NeardupError,
+    PyException,
+    "An error from neardup that is neither bad input (ValueError) nor I/O (OSError)."
+);
+
+/// Maps a core error to the Python exception a caller expects.
+pub(crate) fn to_py(e: neardup::Error) -> PyErr {
+    match e {
+        neardup::Error::Io { .. } => PyOSError::new_err(e.to_string()),
+        neardup::Error::Config(_)
+        | neardup::Error::ConfigSyntax { .. }
+        | neardup::Error::UnknownPreset { .. }
+        | neardup::Error::ParseFingerprint { .. }
+        | neardup::Error::WidthMismatch { .. }
+        | neardup::Error::EmptyDocument => PyValueError::new_err(e.to_string()),
+        e => NeardupError::new_err(e.to_string()),
+    }
+}
+
+/// A text → fingerprint pipeline: a preset by name, or a configuration file.
+#[pyclass(module = "neardup", frozen)]
+pub(crate) struct Fingerprinter {
+    pub(crate) inner: neardup::Fingerprinter,
+}
+
+#[pymethods]
+impl Fingerprinter {
+    /// `Fingerprinter(preset="default", config=None)`: `config`, a path to a
+    /// TOML (or `.json`) pipeline configuration, wins over `preset`.
+    #[new]
+    #[pyo3(signature = (preset = "default", config = None))]
+    fn new(preset: &str, config: Option<std::path::PathBuf>) -> PyResult<Fingerprinter> {
+        let inner = match config {
+            Some(path) => neardup::Fingerprinter::from_file(&path).map_err(to_py)?,
+            None => neardup::Fingerprinter::preset(preset).map_err(to_py)?,
+        };
+        Ok(Fingerprinter { inner })
+    }
+
+    /// A pipeline from the text of a TOML configuration
+    /// (`neardup config show default` prints one).
+    #[staticmethod]
+    fn from_toml(text: &str) -> PyResult<Fingerprinter> {
+        let config = neardup::PipelineConfig::from_toml(text).map_err(to_py)?;
+        Ok(Fingerprinter { inner: neardup::Fingerprinter::new(config).map_err(to_py)? })
+    }
+
+    /// The configuration as TOML.
+    fn config_toml(&self) -> String {
+        self.inner.config().to_toml()
+    }
+
+    /// The fingerprint width in bits (64 or 128).
+    #[getter]
+    fn bits(&self) -> u32 {
+        self.inner.bits().get()
+    }
+
+    /// The fingerprint of one text, as an int.
+    fn fingerprint(&self, text: &Bound<'_, PyAny>) -> PyResult<u128> {
+        let s = as_text(text, None)?;
+        Ok(self.inner.fingerprint(&s).value())
+    }
+
+    /// The fingerprints of many texts, in order, computed on all cores with
+    /// the GIL released. `texts`: a list or any iterable of str, or a
+    /// pyarrow string array (anything with `to_pylist`). With `numpy=True`
+    /// the answer is a numpy `uint64` array (64-bit pipelines only).
+    #[pyo3(signature = (texts, numpy = false))]
+    fn fingerprint_batch<'py>(
+        &self,
+        py: Python<'py>,
+        texts: &Bound<'py, PyAny>,
+        numpy: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let items = if texts.hasattr("to_pylist")? && !texts.is_instance_of::<PyString>() {
+            texts.call_method0("to_pylist")?
+        } else {
+            texts.clone()
+        };
+        let mut owned: Vec<String> = Vec::new();
+        for (i, item) in items.try_iter()?.enumerate() {
+            owned.push(as_text(&item?, Some(i))?);
+        }
+        let fps = py.allow_threads(|| self.inner.fingerprint_batch(&owned));
+        if numpy {
+            if self.inner.bits() != neardup::Bits::B64 {
+                return Err(PyValueError::new_err(
+                    "numpy=True needs a 64-bit pipeline (numpy has no uint128)",
+                ));
+            }
+            let bytes: Vec<u8> = fps.iter().flat_map(|f| (f.value() as u64).to_le_bytes()).collect();
+            let np = py.import("numpy")?;
+            let array = np.call_method1("frombuffer", (PyBytes::new(py, &bytes), "<u8"))?;
+            return array.call_method1("astype", ("uint64",));
+        }
+        Ok(PyList::new(py, fps.into_iter().map(|f| f.value()))?.into_any())
+    }
+
+    /// Why a text got its fingerprint: a dict with `fingerprint` (int),
+    /// `features` (list of `(feature, weight, hash)` in voting order),
+    /// `margins` (`margins[j]` for bit `j`, i.e. `fingerprint >> j & 1`: how
+    /// far it was from flipping, as a share of `total_weight`; 0 is a tie)
+    /// and `total_weight`.
+    fn explain<'py>(&self, py: Python<'py>, text: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyDict>> {
+        let s = as_text(text, None)?;
+        let e = py.allow_threads(|| self.inner.explain(&s));
+        let d = PyDict::new(py);
+        d.set_item("fingerprint", e.fingerprint.value())?;
+        let margins: Vec<f64> = (0..e.lanes.len()).map(|j| e.margin(j)).collect();
+        d.set_item("margins", margins)?;
+        let features: Vec<(String, f64, u128)> =
+            e.features.into_iter().map(|f| (f.feature, f.weight, f.hash.value())).collect();
+        d.set_item("features", features)?;
+        d.set_item("total_weight", e.total_weight)?;
+        Ok(d)
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Fingerprinter(pipeline={:016x}, bits={})", self.inner.config().id(), self.bits())
+    }
+
+    /// Pickles as its configuration.
+    fn __reduce__(&self, py: Python<'_>) -> PyResult<(PyObject, (String,))> {
+        let from_toml = py.get_type::<Fingerprinter>().getattr("from_toml")?.unbind();
+        Ok((from_toml, (self.config_toml(),)))
+    }
+}
+
+/// A str argument, or a TypeError naming the item and what it got.
+pub(crate) fn as_text(v: &Bound<'_, PyAny>, index: Option<usize>) -> PyResult<String> {
+    match v.downcast::<PyString>() {
+        Ok(s) => Ok(s.to_cow()?.into_owned()),
+        Err(_) => {
+            let what = index.map_or("text".to_owned(), |i| format!("texts[{i}]"));
+            let ty = v.get_type().name().map_or_else(|_| "?".to_owned(), |n| n.to_string());
+            let hint = if ty == "bytes" { "; decode it first (e.g. b.decode('utf-8'))" } else { "" };
+            Err(PyTypeError::new_err(format!("{what} must be str, not {ty}{hint}")))
+        }
+    }
+}
+
+/// A fingerprint argument: a non-negative int of at most 128 bits.
+pub(crate) fn as_fingerprint(v: &Bound<'_, PyAny>, name: &str) -> PyResult<u128> {
+    // u64 first: one C call; u128 goes through a slower path under abi3.
+    if let Ok(x) = v.extract::<u64>() {
+        return Ok(u128::from(x));
+    }
+    v.extract::<u128>().map_err(|_| {
+        PyValueError::new_err(format!("{name} must be a fingerprint: an int from 0 to 2**128 - 1"))
+    })
+}
+
+/// The number of bits in which two fingerprints differ.
+#[pyfunction]
+fn distance(a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<u32> {
+    Ok((as_fingerprint(a, "a")? ^ as_fingerprint(b, "b")?).count_ones())
+}
+
+/// `1 - distance / bits`, in [0, 1].
+#[pyfunction]
+#[pyo3(signature = (a, b, bits = 64))]
+fn similarity(a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>, bits: u32) -> PyResult<f64> {
+    if bits != 64 && bits != 128 {
+        return Err(PyValueError::new_err(format!("bits must be 64 or 128, not {bits}")));
+    }
+    let (a, b) = (as_fingerprint(a, "a")?, as_fingerprint(b, "b")?);
+    if bits == 64 && (a >> 64 != 0 || b >> 64 != 0) {
+        return Err(PyValueError::new_err("a 128-bit fingerprint with bits=64; pass bits=128"));
+    }
+    Ok(1.0 - f64::from((a ^ b).count_ones()) / f64::from(bits))
+}
+
+/// The extension module.
+#[pymodule]
+fn _neardup(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Fingerprinter>()?;
+    m.add_class::<index::Index>()?;
+    m.add_function(wrap_pyfunction!(batch::pairs, m)?)?;
+    m.add_function(wrap_pyfunction!(batch::dedup, m)?)?;
+    m.add_function(wrap_pyfunction!(distance, m)?)?;
+    m.add_function(wrap_pyfunction!(similarity, m)?)?;
+    m.add("NeardupError", m.py().get_type::<NeardupError>())?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}
