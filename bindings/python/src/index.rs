@@ -59,6 +59,9 @@ pub(crate) struct Index {
     inner: TableIndex,
     k: u32,
     keys: Vec<Option<Key>>,
+    /// Internal id → fingerprint value, so that removal looks its entry up
+    /// instead of reading every id of the index.
+    fps: Vec<u128>,
     lookup: HashMap<Key, u64>,
 }
 
@@ -74,16 +77,31 @@ impl Index {
         Ok(Fingerprint::new(value, bits))
     }
 
-    fn add(&mut self, key: Key, fp: Fingerprint) -> PyResult<()> {
-        if let Some(old) = self.lookup.remove(&key) {
-            self.inner.remove(old);
-            self.keys[old as usize] = None;
+    /// Forgets `key`; removes its index entry unless its internal id is
+    /// `pending_from` or later (not in the index yet). Returns that id.
+    fn forget(&mut self, key: &Key, pending_from: u64) -> PyResult<Option<u64>> {
+        let Some(old) = self.lookup.remove(key) else { return Ok(None) };
+        if old < pending_from {
+            let fp = Fingerprint::new(self.fps[old as usize], self.inner.bits());
+            self.inner.remove_entry(old, fp).map_err(to_py)?;
         }
+        self.keys[old as usize] = None;
+        Ok(Some(old))
+    }
+
+    /// Gives `key` the next internal id.
+    fn name(&mut self, key: Key, fp: Fingerprint) -> u64 {
         let internal = self.keys.len() as u64;
-        self.inner.insert(internal, fp).map_err(to_py)?;
         self.keys.push(Some(key.clone()));
+        self.fps.push(fp.value());
         self.lookup.insert(key, internal);
-        Ok(())
+        internal
+    }
+
+    fn add(&mut self, key: Key, fp: Fingerprint) -> PyResult<()> {
+        self.forget(&key, u64::MAX)?;
+        let internal = self.name(key, fp);
+        self.inner.insert(internal, fp).map_err(to_py)
     }
 
     fn matches(&self, py: Python<'_>, found: Vec<Match>) -> PyResult<Vec<(PyObject, u32)>> {
@@ -118,7 +136,7 @@ impl Index {
             f => return Err(PyValueError::new_err(format!("f must be 64 or 128, not {f}"))),
         };
         let inner = TableIndex::builder().bits(bits).k(k).build().map_err(to_py)?;
-        Ok(Index { inner, k, keys: Vec::new(), lookup: HashMap::new() })
+        Ok(Index { inner, k, keys: Vec::new(), fps: Vec::new(), lookup: HashMap::new() })
     }
 
     /// The default query radius (what the tables serve).
@@ -146,17 +164,12 @@ impl Index {
         let first = self.keys.len() as u64;
         let mut pending: Vec<Option<Fingerprint>> = Vec::with_capacity(keys.len());
         for (key, fp) in keys.into_iter().zip(fps) {
-            if let Some(old) = self.lookup.remove(&key) {
+            if let Some(old) = self.forget(&key, first)? {
                 if old >= first {
                     pending[(old - first) as usize] = None;
-                } else {
-                    self.inner.remove(old);
                 }
-                self.keys[old as usize] = None;
             }
-            let internal = self.keys.len() as u64;
-            self.keys.push(Some(key.clone()));
-            self.lookup.insert(key, internal);
+            self.name(key, fp);
             pending.push(Some(fp));
         }
         let entries =
@@ -166,15 +179,7 @@ impl Index {
 
     /// Removes an id; returns whether it was there.
     fn remove(&mut self, id: &Bound<'_, PyAny>) -> PyResult<bool> {
-        let key = Key::of(id)?;
-        Ok(match self.lookup.remove(&key) {
-            Some(old) => {
-                self.inner.remove(old);
-                self.keys[old as usize] = None;
-                true
-            }
-            None => false,
-        })
+        Ok(self.forget(&Key::of(id)?, u64::MAX)?.is_some())
     }
 
     /// `[(id, distance), …]` within `k` (default: the index's), nearest first.
@@ -253,18 +258,23 @@ impl Index {
             None => Vec::new(),
         };
         let inner = file.index;
+        let entries = inner.entries();
+        let top = entries.iter().map(|e| e.0 as usize + 1).max().unwrap_or(0);
         if file.names.is_none() {
             // A file without names (`index build --fingerprints` of bare
             // hex): its entry ids are the keys.
-            let entries = inner.entries();
-            let top = entries.iter().map(|e| e.0).max().map_or(0, |m| m + 1);
-            keys = vec![None; top as usize];
-            for (id, _) in entries {
+            keys = vec![None; top];
+            for &(id, _) in &entries {
                 keys[id as usize] = Some(Key::Int(id as i64));
             }
         }
+        let mut fps = vec![0u128; keys.len().max(top)];
+        for (id, fp) in entries {
+            fps[id as usize] = fp.value();
+        }
+        keys.resize(fps.len(), None);
         let lookup = keys.iter().enumerate().filter_map(|(i, k)| Some((k.clone()?, i as u64))).collect();
-        Ok(Index { inner, k, keys, lookup })
+        Ok(Index { inner, k, keys, fps, lookup })
     }
 
     fn __repr__(&self) -> String {
