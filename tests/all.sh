@@ -1,25 +1,23 @@
 #!/usr/bin/env bash
 # Every test: the Rust workspace (unit, integration, golden, property and
-# doc tests, README examples included) and the differential test against
-# the real PyPI `simhash` package (installed in a virtualenv under target/),
-# and the Python package's tests.
+# doc tests, README examples included), the differential tests against the
+# real peers (PyPI `simhash`, cppjieba), and the Python package's tests
+# (every ```python block of the READMEs included).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo test --workspace
 cargo build --release -p neardup-cli
 tests/compat/run.sh "${CARGO_TARGET_DIR:-target}/release/neardup"
 
-# The Python package (bindings/python): build the abi3 wheel with maturin
-# into a virtualenv under target/, then pytest, the PyPI simhash
-# differential included (NEARDUP_REQUIRE_PEERS makes a missing peer fail).
+# The Python package (bindings/python), installed the way users install
+# it — `pip install ./bindings/python` (maturin as the PEP 517 backend) —
+# into a fresh virtualenv with the test peers, then pytest
+# (NEARDUP_REQUIRE_PEERS makes a missing peer fail instead of skip).
 tdir="${CARGO_TARGET_DIR:-target}"
 case "$tdir" in /*) ;; *) tdir="$PWD/$tdir" ;; esac
 venv="$tdir/py-test-venv"
-if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import maturin, pytest, simhash, numpy, pyarrow' 2>/dev/null; then
-  python3 -m venv "$venv"
-  "$venv/bin/pip" install --quiet --disable-pip-version-check 'maturin>=1.7,<2' 'pytest>=7' 'simhash==2.1.2' 'numpy<2' 'pyarrow<17'
-fi
-rm -rf "$tdir/wheels"
-(cd bindings/python && "$venv/bin/maturin" build --release --quiet -o "$tdir/wheels")
-"$venv/bin/pip" install --quiet --disable-pip-version-check --force-reinstall --no-deps "$tdir"/wheels/neardup-*.whl
-NEARDUP_REQUIRE_PEERS=1 "$venv/bin/python" -m pytest -q bindings/python/tests
+pip_q=(--quiet --disable-pip-version-check)
+python3 -m venv --clear "$venv"
+"$venv/bin/pip" install "${pip_q[@]}" 'pytest>=7' 'simhash==2.1.2' 'numpy>=1.24' 'pyarrow>=14' 'mypy==2.4.1'
+CARGO_TARGET_DIR="$tdir" "$venv/bin/pip" install "${pip_q[@]}" ./bindings/python
+NEARDUP_REQUIRE_PEERS=1 "$venv/bin/python" -m pytest -q -p no:cacheprovider bindings/python/tests

@@ -6,7 +6,8 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 
-use crate::{as_fingerprint, as_text, to_py};
+use crate::args::{not_one_str, Texts};
+use crate::{as_fingerprint, to_py, Name};
 
 /// All pairs of `values` (of `bits` bits) within `k`, with the GIL released.
 fn find(py: Python<'_>, values: Vec<u128>, bits: u32, k: u32) -> PyResult<AllPairs> {
@@ -21,6 +22,14 @@ fn find(py: Python<'_>, values: Vec<u128>, bits: u32, k: u32) -> PyResult<AllPai
     } else {
         py.allow_threads(|| all_pairs(&values, 128, k, PairsOptions::default())).map_err(to_py)
     }
+}
+
+/// Refuses a radius wider than the fingerprints (every pair would match).
+fn radius(k: u32, bits: u32) -> PyResult<()> {
+    if k > bits {
+        return Err(PyValueError::new_err(format!("k = {k} is more than the {bits} bits of a fingerprint")));
+    }
+    Ok(())
 }
 
 fn width(f: u32) -> PyResult<u32> {
@@ -41,10 +50,11 @@ pub(crate) fn pairs(
     f: u32,
 ) -> PyResult<Vec<(u32, u32, u32)>> {
     let bits = width(f)?;
+    radius(k, bits)?;
     let values: Vec<u128> = fingerprints
         .try_iter()?
         .enumerate()
-        .map(|(i, v)| as_fingerprint(&v?, &format!("fingerprints[{i}]")))
+        .map(|(i, v)| as_fingerprint(&v?, Name::Item("fingerprints", i)))
         .collect::<PyResult<_>>()?;
     let ap = find(py, values, bits, k)?;
     let mut out = Vec::new();
@@ -66,8 +76,11 @@ pub(crate) fn dedup<'py>(
     ids: Option<&Bound<'py, PyAny>>,
     fingerprinter: Option<PyRef<'py, crate::Fingerprinter>>,
 ) -> PyResult<Bound<'py, PyList>> {
-    let owned: Vec<String> =
-        texts.try_iter()?.enumerate().map(|(i, t)| as_text(&t?, Some(i))).collect::<PyResult<_>>()?;
+    let texts = Texts::read(texts, "texts")?;
+    let owned = texts.strs("texts")?;
+    if let Some(ids) = ids {
+        not_one_str(ids, "ids")?;
+    }
     let ids: Option<Vec<PyObject>> =
         ids.map(|v| v.try_iter()?.map(|x| Ok(x?.unbind())).collect::<PyResult<_>>()).transpose()?;
     if let Some(ids) = &ids {
@@ -84,6 +97,7 @@ pub(crate) fn dedup<'py>(
         }
     };
     let bits = fp.bits().get();
+    radius(k, bits)?;
     let values: Vec<u128> =
         py.allow_threads(|| fp.fingerprint_batch(&owned)).into_iter().map(|f| f.value()).collect();
     let ap = find(py, values, bits, k)?;

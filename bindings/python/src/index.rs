@@ -10,7 +10,8 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyInt, PyList, PyString};
 
-use crate::to_py;
+use crate::args::{not_one_str, type_name};
+use crate::{to_py, Name};
 
 /// An id as the index keys it: an int or a str.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -20,20 +21,18 @@ enum Key {
 }
 
 impl Key {
-    fn of(v: &Bound<'_, PyAny>) -> PyResult<Key> {
+    fn of(v: &Bound<'_, PyAny>, name: Name<'_>) -> PyResult<Key> {
         if let Ok(s) = v.downcast::<PyString>() {
-            return Ok(Key::Str(s.to_cow()?.into_owned()));
+            let _ = s;
+            return Ok(Key::Str(crate::as_text(v, name)?.into_owned()));
         }
         if v.is_instance_of::<PyInt>() {
             return v
                 .extract::<i64>()
                 .map(Key::Int)
-                .map_err(|_| PyValueError::new_err("an int id must fit in 64 bits"));
+                .map_err(|_| PyValueError::new_err(format!("{name}: an int id must fit in 64 bits")));
         }
-        Err(PyTypeError::new_err(format!(
-            "an id must be str or int, not {}",
-            v.get_type().name().map_or_else(|_| "?".to_owned(), |n| n.to_string())
-        )))
+        Err(PyTypeError::new_err(format!("{name} must be str or int, not {}", type_name(v))))
     }
 
     fn to_object(&self, py: Python<'_>) -> PyResult<PyObject> {
@@ -66,15 +65,20 @@ pub(crate) struct Index {
 }
 
 impl Index {
-    fn fingerprint(&self, v: &Bound<'_, PyAny>) -> PyResult<Fingerprint> {
-        let value = crate::as_fingerprint(v, "fingerprint")?;
+    fn fingerprint(&self, v: &Bound<'_, PyAny>, name: Name<'_>) -> PyResult<Fingerprint> {
+        let value = crate::as_fingerprint(v, name)?;
         let bits = self.inner.bits();
         if bits == Bits::B64 && value >> 64 != 0 {
-            return Err(PyValueError::new_err(
-                "a 128-bit fingerprint for a 64-bit index (Index(f=128) holds them)",
-            ));
+            return Err(PyValueError::new_err(format!(
+                "{name} is a 128-bit fingerprint for a 64-bit index (Index(f=128) holds them)"
+            )));
         }
         Ok(Fingerprint::new(value, bits))
+    }
+
+    /// A batch of fingerprints, each checked and named on error.
+    fn fingerprints(&self, v: &Bound<'_, PyAny>) -> PyResult<Vec<Fingerprint>> {
+        v.try_iter()?.enumerate().map(|(i, x)| self.fingerprint(&x?, Name::Item("fingerprints", i))).collect()
     }
 
     /// Forgets `key`; removes its index entry unless its internal id is
@@ -147,15 +151,19 @@ impl Index {
 
     /// Adds (or replaces) one fingerprint.
     fn insert(&mut self, id: &Bound<'_, PyAny>, fingerprint: &Bound<'_, PyAny>) -> PyResult<()> {
-        let fp = self.fingerprint(fingerprint)?;
-        self.add(Key::of(id)?, fp)
+        let fp = self.fingerprint(fingerprint, Name::Arg("fingerprint"))?;
+        self.add(Key::of(id, Name::Arg("id"))?, fp)
     }
 
     /// Adds many: `ids` and `fingerprints` of equal length.
     fn insert_batch(&mut self, ids: &Bound<'_, PyAny>, fingerprints: &Bound<'_, PyAny>) -> PyResult<()> {
-        let keys: Vec<Key> = ids.try_iter()?.map(|v| Key::of(&v?)).collect::<PyResult<_>>()?;
-        let fps: Vec<Fingerprint> =
-            fingerprints.try_iter()?.map(|v| self.fingerprint(&v?)).collect::<PyResult<_>>()?;
+        not_one_str(ids, "ids")?;
+        let keys: Vec<Key> = ids
+            .try_iter()?
+            .enumerate()
+            .map(|(i, v)| Key::of(&v?, Name::Item("ids", i)))
+            .collect::<PyResult<_>>()?;
+        let fps = self.fingerprints(fingerprints)?;
         if keys.len() != fps.len() {
             return Err(PyValueError::new_err(format!("{} ids but {} fingerprints", keys.len(), fps.len())));
         }
@@ -179,7 +187,7 @@ impl Index {
 
     /// Removes an id; returns whether it was there.
     fn remove(&mut self, id: &Bound<'_, PyAny>) -> PyResult<bool> {
-        Ok(self.forget(&Key::of(id)?, u64::MAX)?.is_some())
+        Ok(self.forget(&Key::of(id, Name::Arg("id"))?, u64::MAX)?.is_some())
     }
 
     /// `[(id, distance), …]` within `k` (default: the index's), nearest first.
@@ -190,7 +198,7 @@ impl Index {
         fingerprint: &Bound<'_, PyAny>,
         k: Option<u32>,
     ) -> PyResult<Vec<(PyObject, u32)>> {
-        let (fp, k) = (self.fingerprint(fingerprint)?, self.radius(k)?);
+        let (fp, k) = (self.fingerprint(fingerprint, Name::Arg("fingerprint"))?, self.radius(k)?);
         let found = self.inner.query(fp, k).map_err(to_py)?;
         self.matches(py, found)
     }
@@ -203,8 +211,7 @@ impl Index {
         fingerprints: &Bound<'py, PyAny>,
         k: Option<u32>,
     ) -> PyResult<Bound<'py, PyList>> {
-        let fps: Vec<Fingerprint> =
-            fingerprints.try_iter()?.map(|v| self.fingerprint(&v?)).collect::<PyResult<_>>()?;
+        let fps = self.fingerprints(fingerprints)?;
         let k = self.radius(k)?;
         let found = py.allow_threads(|| self.inner.query_batch(&fps, k)).map_err(to_py)?;
         // Building many small lists and tuples sets off Python's cyclic GC
@@ -231,7 +238,7 @@ impl Index {
     }
 
     fn __contains__(&self, id: &Bound<'_, PyAny>) -> bool {
-        Key::of(id).is_ok_and(|k| self.lookup.contains_key(&k))
+        Key::of(id, Name::Arg("id")).is_ok_and(|k| self.lookup.contains_key(&k))
     }
 
     /// Writes the index file (the CLI's format; written atomically).

@@ -6,13 +6,17 @@
 
 #![deny(missing_docs)]
 
+mod args;
+mod arrow;
 mod batch;
 mod index;
 
+pub(crate) use args::{as_fingerprint, as_text, Name};
+
 use pyo3::create_exception;
-use pyo3::exceptions::{PyException, PyOSError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyException, PyOSError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyList, PyString};
+use pyo3::types::{PyBytes, PyDict, PyList};
 
 create_exception!(
     neardup,
@@ -76,14 +80,15 @@ impl Fingerprinter {
 
     /// The fingerprint of one text, as an int.
     fn fingerprint(&self, text: &Bound<'_, PyAny>) -> PyResult<u128> {
-        let s = as_text(text, None)?;
+        let s = as_text(text, Name::Arg("text"))?;
         Ok(self.inner.fingerprint(&s).value())
     }
 
     /// The fingerprints of many texts, in order, computed on all cores with
     /// the GIL released. `texts`: a list or any iterable of str, or a
-    /// pyarrow string array (anything with `to_pylist`). With `numpy=True`
-    /// the answer is a numpy `uint64` array (64-bit pipelines only).
+    /// pyarrow string array (read in place; other Arrow arrays through
+    /// `to_pylist`). With `numpy=True` the answer is a numpy `uint64` array
+    /// (64-bit pipelines only).
     #[pyo3(signature = (texts, numpy = false))]
     fn fingerprint_batch<'py>(
         &self,
@@ -91,16 +96,9 @@ impl Fingerprinter {
         texts: &Bound<'py, PyAny>,
         numpy: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let items = if texts.hasattr("to_pylist")? && !texts.is_instance_of::<PyString>() {
-            texts.call_method0("to_pylist")?
-        } else {
-            texts.clone()
-        };
-        let mut owned: Vec<String> = Vec::new();
-        for (i, item) in items.try_iter()?.enumerate() {
-            owned.push(as_text(&item?, Some(i))?);
-        }
-        let fps = py.allow_threads(|| self.inner.fingerprint_batch(&owned));
+        let texts = args::Texts::read(texts, "texts")?;
+        let strs = texts.strs("texts")?;
+        let fps = py.allow_threads(|| self.inner.fingerprint_batch(&strs));
         if numpy {
             if self.inner.bits() != neardup::Bits::B64 {
                 return Err(PyValueError::new_err(
@@ -121,7 +119,7 @@ impl Fingerprinter {
     /// far it was from flipping, as a share of `total_weight`; 0 is a tie)
     /// and `total_weight`.
     fn explain<'py>(&self, py: Python<'py>, text: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyDict>> {
-        let s = as_text(text, None)?;
+        let s = as_text(text, Name::Arg("text"))?;
         let e = py.allow_threads(|| self.inner.explain(&s));
         let d = PyDict::new(py);
         d.set_item("fingerprint", e.fingerprint.value())?;
@@ -145,34 +143,10 @@ impl Fingerprinter {
     }
 }
 
-/// A str argument, or a TypeError naming the item and what it got.
-pub(crate) fn as_text(v: &Bound<'_, PyAny>, index: Option<usize>) -> PyResult<String> {
-    match v.downcast::<PyString>() {
-        Ok(s) => Ok(s.to_cow()?.into_owned()),
-        Err(_) => {
-            let what = index.map_or("text".to_owned(), |i| format!("texts[{i}]"));
-            let ty = v.get_type().name().map_or_else(|_| "?".to_owned(), |n| n.to_string());
-            let hint = if ty == "bytes" { "; decode it first (e.g. b.decode('utf-8'))" } else { "" };
-            Err(PyTypeError::new_err(format!("{what} must be str, not {ty}{hint}")))
-        }
-    }
-}
-
-/// A fingerprint argument: a non-negative int of at most 128 bits.
-pub(crate) fn as_fingerprint(v: &Bound<'_, PyAny>, name: &str) -> PyResult<u128> {
-    // u64 first: one C call; u128 goes through a slower path under abi3.
-    if let Ok(x) = v.extract::<u64>() {
-        return Ok(u128::from(x));
-    }
-    v.extract::<u128>().map_err(|_| {
-        PyValueError::new_err(format!("{name} must be a fingerprint: an int from 0 to 2**128 - 1"))
-    })
-}
-
 /// The number of bits in which two fingerprints differ.
 #[pyfunction]
 fn distance(a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<u32> {
-    Ok((as_fingerprint(a, "a")? ^ as_fingerprint(b, "b")?).count_ones())
+    Ok((as_fingerprint(a, Name::Arg("a"))? ^ as_fingerprint(b, Name::Arg("b"))?).count_ones())
 }
 
 /// `1 - distance / bits`, in [0, 1].
@@ -182,7 +156,7 @@ fn similarity(a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>, bits: u32) -> PyResult
     if bits != 64 && bits != 128 {
         return Err(PyValueError::new_err(format!("bits must be 64 or 128, not {bits}")));
     }
-    let (a, b) = (as_fingerprint(a, "a")?, as_fingerprint(b, "b")?);
+    let (a, b) = (as_fingerprint(a, Name::Arg("a"))?, as_fingerprint(b, Name::Arg("b"))?);
     if bits == 64 && (a >> 64 != 0 || b >> 64 != 0) {
         return Err(PyValueError::new_err("a 128-bit fingerprint with bits=64; pass bits=128"));
     }

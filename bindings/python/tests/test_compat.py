@@ -4,21 +4,19 @@ release 2.1.2 gives — the repository's older file pins values of an earlier
 algorithm: 6560575042654586091, bucket size 6) and a differential test on
 1,000 random texts against the real package when it is installed."""
 
-import os
 import random
 
 import pytest
 
+from conftest import need
 from neardup.compat import Simhash, SimhashIndex
 
 TEXT = "How are you? I AM fine. Thanks. And you?"
 OTHER = "How old are you ? :-) i am fine. Thanks. And you?"
 
-
 def test_value_64_and_32_bits():
     assert Simhash(TEXT, f=64).value == 13831624873712969754
     assert Simhash(TEXT, f=32).value == 538863642
-
 
 def test_distance():
     assert Simhash(TEXT).distance(Simhash(OTHER)) == 7
@@ -32,10 +30,8 @@ def test_distance():
     with pytest.raises(AssertionError):
         Simhash(TEXT, f=32).distance(Simhash(TEXT, f=64))
 
-
 def test_chinese():
     assert Simhash("你好　世界！　　呼噜。").distance(Simhash("你好，世界　呼噜")) == 0
-
 
 def test_features_int_and_bad_values():
     by_text = Simhash("aaaa bbbb")
@@ -46,7 +42,6 @@ def test_features_int_and_bad_values():
         Simhash("x", f=60)
     with pytest.raises(Exception, match="Bad parameter"):
         Simhash(1.5)
-
 
 @pytest.mark.parametrize("f, found, also", [(64, [], []), (32, ["1"], ["1"])])
 def test_index(f, found, also):
@@ -67,7 +62,6 @@ def test_index(f, found, also):
     index.add("4", exact)
     assert sorted(index.get_near_dups(exact)) == also + ["4"]
 
-
 def random_texts(n, seed):
     rng = random.Random(seed)
     words = ["near", "duplicate", "text", "the", "a", "of", "fine", "thanks", "你好", "世界", "今天", "天气",
@@ -77,9 +71,8 @@ def random_texts(n, seed):
         out.append(" ".join(rng.choice(words) for _ in range(rng.randrange(0, 40))))
     return out
 
-
 def test_differential_against_the_real_package():
-    real = pytest.importorskip("simhash") if not os.environ.get("NEARDUP_REQUIRE_PEERS") else __import__("simhash")
+    real = need("simhash")
     texts = random_texts(1000, 7)
     for f in (64, 32):
         for t in texts:

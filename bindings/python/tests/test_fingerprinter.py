@@ -5,6 +5,7 @@ import pickle
 import pytest
 
 import neardup
+from conftest import need
 
 EN_A = "Near-duplicate detection finds documents that are almost the same."
 EN_B = "Near-duplicate detection finds documents that are almost the same!"
@@ -86,7 +87,7 @@ def test_errors_have_a_common_base():
 
 
 def test_numpy_output():
-    np = pytest.importorskip("numpy")
+    np = need("numpy")
     fp = neardup.Fingerprinter()
     texts = [EN_A, EN_B, ZH, ""] * 10
     arr = fp.fingerprint_batch(texts, numpy=True)
@@ -95,14 +96,49 @@ def test_numpy_output():
     arr[0] = 1  # a writable copy, not a view of a temporary buffer
 
 
-def test_pyarrow_input():
-    pa = pytest.importorskip("pyarrow")
+def test_pyarrow_input_read_in_place():
+    pa = need("pyarrow")
     fp = neardup.Fingerprinter()
-    texts = [EN_A, ZH, EN_B]
-    assert fp.fingerprint_batch(pa.array(texts)) == fp.fingerprint_batch(texts)
-    assert fp.fingerprint_batch(pa.chunked_array([texts[:1], texts[1:]])) == fp.fingerprint_batch(texts)
-    with pytest.raises(TypeError, match=r"texts\[1\] must be str, not NoneType"):
+    texts = [EN_A, ZH, EN_B, "", "x" * 5000] * 7
+    want = fp.fingerprint_batch(texts)
+    for ty in (pa.string(), pa.large_string()):
+        arr = pa.array(texts, type=ty)
+        assert fp.fingerprint_batch(arr) == want
+        # Slices read from the right offset; chunked arrays in order.
+        assert fp.fingerprint_batch(arr.slice(3, 9)) == want[3:12]
+        chunked = pa.chunked_array([texts[:4], texts[4:4], texts[4:]], type=ty)
+        assert fp.fingerprint_batch(chunked) == want
+        assert fp.fingerprint_batch(pa.array([], type=ty)) == []
+        assert fp.fingerprint_batch(pa.table({"t": arr}).column("t")) == want
+    # Other Arrow types go through to_pylist and get the list errors.
+    dictionary = pa.array(texts).dictionary_encode()
+    assert fp.fingerprint_batch(dictionary) == want
+    with pytest.raises(TypeError, match=r"texts\[0\] must be str, not bytes"):
+        fp.fingerprint_batch(pa.array([b"abc"], type=pa.binary()))
+
+
+def test_pyarrow_nulls_are_named_by_their_position():
+    pa = need("pyarrow")
+    fp = neardup.Fingerprinter()
+    with pytest.raises(TypeError, match=r"texts\[1\] must be str, not NoneType \(a null in the Arrow array"):
         fp.fingerprint_batch(pa.array([EN_A, None]))
+    # The position counts across chunks and from a slice's start.
+    chunked = pa.chunked_array([[EN_A, EN_B], [ZH, None]])
+    with pytest.raises(TypeError, match=r"texts\[3\]"):
+        fp.fingerprint_batch(chunked)
+    sliced = pa.array([None, EN_A, EN_B, None]).slice(1, 3)
+    with pytest.raises(TypeError, match=r"texts\[2\]"):
+        fp.fingerprint_batch(sliced)
+    assert fp.fingerprint_batch(pa.array([None, EN_A]).slice(1)) == [fp.fingerprint(EN_A)]
+
+
+def test_pyarrow_invalid_utf8_is_a_value_error_naming_it():
+    pa = need("pyarrow")
+    fp = neardup.Fingerprinter()
+    raw = pa.array([b"ok", b"\xff\xfe bad"], type=pa.binary())
+    bad = raw.view(pa.string())  # a string array over unchecked bytes
+    with pytest.raises(ValueError, match=r"texts\[1\]: not valid UTF-8"):
+        fp.fingerprint_batch(bad)
 
 
 def test_explain():
