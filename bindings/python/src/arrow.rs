@@ -141,3 +141,76 @@ fn arrow_type(obj: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
     }
     Ok(Some(obj.getattr("type")?.str()?.to_string()))
 }
+
+/// A little-endian primitive Arrow value.
+pub(crate) trait Primitive: Copy {
+    /// The Arrow type names this reads (`str(array.type)`).
+    const TYPES: &'static [&'static str];
+    /// Bytes per value.
+    const WIDTH: usize;
+    /// The value at the start of `b` (`WIDTH` bytes).
+    fn from_le(b: &[u8]) -> Self;
+}
+
+impl Primitive for i64 {
+    const TYPES: &'static [&'static str] = &["int64"];
+    const WIDTH: usize = 8;
+    fn from_le(b: &[u8]) -> i64 {
+        i64::from_le_bytes(b[..8].try_into().expect("8 bytes"))
+    }
+}
+
+impl Primitive for i32 {
+    const TYPES: &'static [&'static str] = &["int32"];
+    const WIDTH: usize = 4;
+    fn from_le(b: &[u8]) -> i32 {
+        i32::from_le_bytes(b[..4].try_into().expect("4 bytes"))
+    }
+}
+
+/// The values of a pyarrow primitive Array or ChunkedArray of type `T`,
+/// copied out; `arg` names it in errors (wrong type, a null).
+pub(crate) fn read_primitive<T: Primitive>(obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<Vec<T>> {
+    let ty = arrow_type(obj)?
+        .ok_or_else(|| pyo3::exceptions::PyTypeError::new_err(format!("{arg} must be a pyarrow array")))?;
+    if !T::TYPES.contains(&ty.as_str()) {
+        return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+            "{arg} must be a pyarrow {} array, not {ty}",
+            T::TYPES[0]
+        )));
+    }
+    let arrays: Vec<Bound<'_, PyAny>> = if obj.hasattr("chunks")? {
+        obj.getattr("chunks")?.try_iter()?.collect::<PyResult<_>>()?
+    } else {
+        vec![obj.clone()]
+    };
+    let mut out = Vec::new();
+    for a in &arrays {
+        let len: usize = a.len()?;
+        if len == 0 {
+            continue;
+        }
+        let nulls: usize = a.getattr("null_count")?.extract()?;
+        if nulls > 0 {
+            return Err(PyValueError::new_err(format!("{arg} holds {nulls} null(s)")));
+        }
+        let offset: usize = a.getattr("offset")?.extract()?;
+        let buffers: Vec<Bound<'_, PyAny>> = a.call_method0("buffers")?.extract()?;
+        let data = buffers
+            .get(1)
+            .filter(|b| !b.is_none())
+            .ok_or_else(|| PyValueError::new_err(format!("{arg}: an Arrow array without data")))?;
+        let address: usize = data.getattr("address")?.extract()?;
+        let size: usize = data.getattr("size")?.extract()?;
+        if size < (offset + len) * T::WIDTH {
+            return Err(PyValueError::new_err(format!("{arg}: malformed Arrow array (data too short)")));
+        }
+        // SAFETY: the buffer holds `size` bytes (checked above) and is
+        // kept alive by `a` while this slice is read.
+        let bytes = unsafe { std::slice::from_raw_parts(address as *const u8, size) };
+        out.extend(
+            bytes[offset * T::WIDTH..(offset + len) * T::WIDTH].chunks_exact(T::WIDTH).map(T::from_le),
+        );
+    }
+    Ok(out)
+}

@@ -10,6 +10,7 @@ mod args;
 mod arrow;
 mod batch;
 mod index;
+mod spark;
 
 pub(crate) use args::{as_fingerprint, as_text, Name};
 
@@ -132,6 +133,13 @@ impl Fingerprinter {
         Ok(d)
     }
 
+    /// The pipeline's id: 16 hex digits, the same for equal configurations
+    /// (what `neardup` records in index files and summaries).
+    #[getter]
+    fn pipeline_id(&self) -> String {
+        format!("{:016x}", self.inner.config().id())
+    }
+
     fn __repr__(&self) -> String {
         format!("Fingerprinter(pipeline={:016x}, bits={})", self.inner.config().id(), self.bits())
     }
@@ -171,6 +179,10 @@ fn _neardup(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(batch::pairs, m)?)?;
     m.add_function(wrap_pyfunction!(batch::dedup, m)?)?;
     m.add_function(wrap_pyfunction!(distance, m)?)?;
+    m.add_class::<spark::SparkPlan>()?;
+    m.add_function(wrap_pyfunction!(spark::spark_fingerprint, m)?)?;
+    m.add_function(wrap_pyfunction!(spark::components, m)?)?;
+    m.add_function(wrap_pyfunction!(spark::recommended_radius, m)?)?;
     m.add_function(wrap_pyfunction!(similarity, m)?)?;
     m.add("NeardupError", m.py().get_type::<NeardupError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

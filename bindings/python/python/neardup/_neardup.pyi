@@ -3,7 +3,20 @@
 from os import PathLike
 from typing import Any, Iterable, Literal, Optional, Union, final, overload
 
-__all__ = ["Fingerprinter", "Index", "NeardupError", "dedup", "distance", "pairs", "similarity", "__version__"]
+__all__ = [
+    "Fingerprinter",
+    "Index",
+    "NeardupError",
+    "SparkPlan",
+    "__version__",
+    "components",
+    "dedup",
+    "distance",
+    "pairs",
+    "recommended_radius",
+    "similarity",
+    "spark_fingerprint",
+]
 
 __version__: str
 
@@ -23,6 +36,8 @@ class Fingerprinter:
     def config_toml(self) -> str: ...
     @property
     def bits(self) -> int: ...
+    @property
+    def pipeline_id(self) -> str: ...
     def fingerprint(self, text: str) -> int: ...
     def explain(self, text: str) -> dict[str, Any]: ...
     # `texts` may also be a pyarrow string Array or ChunkedArray (read in place).
@@ -52,6 +67,23 @@ class Index:
     def __len__(self) -> int: ...
     def __contains__(self, id: object, /) -> bool: ...
 
+@final
+class SparkPlan:
+    """The distributed all-pairs join of the Spark job (see neardup.spark)."""
+
+    def __new__(
+        cls, steps: list[tuple[int, int]], rest: int, n: int, blocks: Optional[list[int]] = None
+    ) -> "SparkPlan": ...
+    def describe(self) -> list[tuple[int, Optional[int], int, int]]: ...
+    def keys(self, fingerprints: Any, features: Any) -> list[bytes]: ...
+    def pairs(self, pass_no: Any, table: Any, key: Any, permuted: Any, features: Any) -> list[bytes]: ...
+    def __reduce__(self) -> tuple[Any, Any]: ...
+
+def spark_fingerprint(
+    fingerprinter: Fingerprinter, texts: Any, allow_empty: bool
+) -> tuple[bytes, bytes, bytes, list[tuple[int, str]]]: ...
+def components(a: Any, b: Any) -> tuple[bytes, bytes]: ...
+def recommended_radius(preset: str) -> tuple[list[tuple[int, int]], int]: ...
 def pairs(fingerprints: Iterable[int], k: int = 3, f: int = 64) -> list[tuple[int, int, int]]: ...
 def dedup(
     texts: Iterable[str],

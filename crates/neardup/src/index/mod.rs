@@ -29,6 +29,7 @@ pub mod layout;
 mod linear;
 pub mod pairs;
 mod segment;
+pub mod sharded;
 mod sort;
 mod table_index;
 mod word;

@@ -136,28 +136,7 @@ pub fn all_pairs<W: Word>(words: &[W], bits: u32, k: u32, opts: PairsOptions) ->
         }
         return Ok(AllPairs { members, group_starts, pairs, layout: None });
     }
-    let spec = match opts.blocks {
-        Some(m) => LayoutSpec { bits, k, blocks: m },
-        None => {
-            // Batch cost: every table is sorted once, so favour fewer tables
-            // unless the runs would be long.
-            let mut best = layout::choose(bits, k, distinct.len(), opts.memory)?.spec;
-            let n = distinct.len().max(1) as f64;
-            for m in (k + 1)..=bits.min(k + 12) {
-                let s = LayoutSpec { bits, k, blocks: m };
-                if s.validate().is_err() {
-                    continue;
-                }
-                let cost = |s: &LayoutSpec| {
-                    s.tables() as f64 * (n * 30.0 + n * n / 2f64.powi(s.min_key_bits() as i32) / 2.0)
-                };
-                if cost(&s) < cost(&best) {
-                    best = s;
-                }
-            }
-            best
-        }
-    };
+    let spec = batch_layout(bits, k, distinct.len(), opts)?;
     let layout = Layout::new(spec)?;
     let found = distinct_pairs(&distinct, &layout, k, 0);
     // Map words back to group numbers.
@@ -171,6 +150,31 @@ pub fn all_pairs<W: Word>(words: &[W], bits: u32, k: u32, opts: PairsOptions) ->
         .collect();
     pairs.par_sort_unstable();
     Ok(AllPairs { members, group_starts, pairs, layout: Some(spec) })
+}
+
+/// The layout an all-pairs join of `n` distinct fingerprints uses:
+/// `opts.blocks` when given, else the cheapest for a batch (every table is
+/// sorted once, so fewer tables are favoured unless runs would be long).
+///
+/// # Errors
+/// An impossible layout (e.g. `k >= bits` or more blocks than bits).
+pub fn batch_layout(bits: u32, k: u32, n: usize, opts: PairsOptions) -> Result<LayoutSpec> {
+    if let Some(m) = opts.blocks {
+        let spec = LayoutSpec { bits, k, blocks: m };
+        spec.validate()?;
+        return Ok(spec);
+    }
+    let mut best = layout::choose(bits, k, n, opts.memory)?.spec;
+    let n = n.max(1) as f64;
+    let cost =
+        |s: &LayoutSpec| s.tables() as f64 * (n * 30.0 + n * n / 2f64.powi(s.min_key_bits() as i32) / 2.0);
+    for m in (k + 1)..=bits.min(k + 12) {
+        let s = LayoutSpec { bits, k, blocks: m };
+        if s.validate().is_ok() && cost(&s) < cost(&best) {
+            best = s;
+        }
+    }
+    Ok(best)
 }
 
 /// Pairs `(a, b, d)` of distinct sorted `words` within `k`, each once.
@@ -240,8 +244,16 @@ fn run_aligned_cuts<W: Word>(p: &[W], shift: u32, parts: usize) -> Vec<usize> {
     cuts
 }
 
-/// Pairs inside one key run of table `t` (permuted words sharing the key).
-fn run_pairs<W: Word>(run: &[W], layout: &Layout, t: usize, k: u32, depth: u32, out: &mut Vec<(W, W, u32)>) {
+/// Pairs inside one key run of table `t` (distinct permuted words sharing
+/// the key), unpermuted, each reported only if `t` owns it.
+pub(crate) fn run_pairs<W: Word>(
+    run: &[W],
+    layout: &Layout,
+    t: usize,
+    k: u32,
+    depth: u32,
+    out: &mut Vec<(W, W, u32)>,
+) {
     let plan = &layout.tables[t];
     let f = layout.spec.bits;
     let rest = f - plan.key_bits;

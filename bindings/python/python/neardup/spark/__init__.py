@@ -1,0 +1,366 @@
+"""Near-duplicate dedup on Spark, with the Rust core doing the work.
+
+The same fingerprints and the same clusters as ``neardup dedup`` on one
+machine, for corpora that outgrow it::
+
+    from neardup.spark import dedup
+    result = dedup(df, text_col="text", id_col="id")      # a Spark DataFrame in
+    result.kept        # the surviving records, the input's columns
+    result.clusters    # id, cluster_id (the representative's id), distance
+    result.summary     # counts, layout, timings (a dict)
+
+Or from the command line (also through ``spark-submit``)::
+
+    python -m neardup.spark dedup --input docs.jsonl --output out/
+
+The job (docs/SPARK.md has the cost model):
+
+1. each Arrow batch is fingerprinted by one Rust call (``mapInArrow``);
+2. identical fingerprints are collapsed (one row per distinct value, with
+   its shortest document's feature count, which sets its radius);
+3. every distinct fingerprint emits one row per table of the pigeonhole
+   layout ``neardup dedup`` uses (per pass of a length-dependent radius);
+4. rows are repartitioned and sorted by (pass, table, key) and each
+   partition's runs are verified by one Rust call, over-long runs split;
+5. connected components: a Rust union-find on the driver while the edges
+   fit (``cc_threshold``), else large-star/small-star in DataFrames;
+6. documents are labelled by component; each cluster keeps one
+   representative (first, longest or shortest; ties go to the earliest).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Optional, Sequence
+
+from .._neardup import Fingerprinter, SparkPlan, recommended_radius, spark_fingerprint
+from . import _components
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
+
+__all__ = ["BadInputError", "DedupResult", "dedup"]
+
+KEEP = ("first", "longest", "shortest")
+ON_ERROR = ("fail", "skip")
+_HELPERS = ("_nd_order", "_nd_fp", "_nd_features", "_nd_chars", "_nd_error")
+_INTERNAL = ("_nd_cluster", "_nd_size", "_nd_rank", "_nd_rep_fp", "_nd_rep_id", "_nd_first", "_nd_vertex", "_nd_label")
+
+
+class BadInputError(ValueError):
+    """Input the job cannot use (a missing column, a wrong type, records
+    without text or id); the message names the records and what to do."""
+
+
+@dataclass
+class DedupResult:
+    """What :func:`dedup` returns."""
+
+    kept: "DataFrame"
+    """The surviving records with the input's columns: every document in no
+    cluster, and each cluster's representative."""
+    clusters: "DataFrame"
+    """One row per document in a cluster of two or more: ``id``,
+    ``cluster_id`` (the representative's id) and ``distance`` (bits from
+    the representative's fingerprint)."""
+    summary: dict[str, Any] = field(default_factory=dict)
+    """Counts, the radius, the layout per pass, the components path and
+    the time of each stage in seconds."""
+
+
+def dedup(
+    df: "DataFrame",
+    *,
+    text_col: str = "text",
+    id_col: str = "id",
+    k: Optional[int] = None,
+    preset: str = "default",
+    config: Optional[str] = None,
+    keep: str = "first",
+    order_cols: Optional[Sequence[str]] = None,
+    allow_empty: bool = False,
+    on_error: str = "fail",
+    cc_threshold: int = 5_000_000,
+    partitions: Optional[int] = None,
+) -> DedupResult:
+    """Deduplicates ``df`` as ``neardup dedup`` would.
+
+    - ``k``: the radius in bits; by default the preset's recommended one
+      (for ``default``: 8 when the shorter document has fewer than 600
+      features, else 4), 3 with ``config``.
+    - ``preset`` / ``config`` (a TOML pipeline file): the fingerprint
+      pipeline, 64 bits.
+    - ``keep``: which member of a cluster survives: ``first`` (in input
+      order), ``longest`` or ``shortest`` (in characters; ties: the earliest).
+    - ``order_cols``: columns giving the input order (ascending); by
+      default the DataFrame's own order (``monotonically_increasing_id``).
+    - ``allow_empty``: keep documents without features (they all share
+      fingerprint 0); by default they are bad records, as in the CLI.
+    - ``on_error``: ``fail`` raises :class:`BadInputError` naming the first
+      bad records (null or empty text, null id); ``skip`` leaves them out
+      and counts them in the summary.
+    - ``cc_threshold``: the most edges joined on the driver; above it,
+      components are found in DataFrames.
+    - ``partitions``: shuffle partitions for the pair search (default: the
+      session's ``spark.sql.shuffle.partitions``).
+    """
+    from pyspark import StorageLevel
+    from pyspark.sql import functions as F
+
+    if keep not in KEEP:
+        raise ValueError(f"keep must be one of {', '.join(KEEP)}, not {keep!r}")
+    if on_error not in ON_ERROR:
+        raise ValueError(f"on_error must be one of {', '.join(ON_ERROR)}, not {on_error!r}")
+    if k is not None and not 0 <= k < 64:
+        raise ValueError(f"k must be from 0 to 63, not {k}")
+    check_columns(df, text_col, id_col, order_cols or [])
+    fp = Fingerprinter(config=config) if config is not None else Fingerprinter(preset)
+    if fp.bits != 64:
+        raise ValueError("the Spark job needs a 64-bit pipeline (fingerprints travel as longs)")
+    steps: list[tuple[int, int]]
+    if k is not None:
+        steps, rest = [], k
+    elif config is not None:
+        steps, rest = [], 3
+    else:
+        steps, rest = recommended_radius(preset)
+    spark = df.sparkSession
+    timer = _Timer()
+
+    # 1. Fingerprints, one Rust call per Arrow batch.
+    order = F.struct(*[F.col(c) for c in order_cols]) if order_cols else F.monotonically_increasing_id()
+    fped = fingerprint_frame(df.withColumn("_nd_order", order), text_col, fp, allow_empty)
+    fped = fped.persist(StorageLevel.MEMORY_AND_DISK)
+    records = timer.run("read and fingerprint", fped.count)
+    bad_cond = F.col("_nd_error").isNotNull() | F.col(id_col).isNull()
+    bad = fped.where(bad_cond)
+    skipped = timer.run("check records", bad.count)
+    if skipped:
+        if on_error == "fail":
+            raise BadInputError(_bad_records_message(bad, id_col, skipped, records))
+        fped = fped.where(~bad_cond)
+    documents = records - skipped
+
+    # 2. Collapse identical fingerprints.
+    groups = fped.groupBy("_nd_fp").agg(F.min("_nd_features").alias("_nd_features"))
+    groups = groups.persist(StorageLevel.MEMORY_AND_DISK)
+    distinct = timer.run("collapse", groups.count)
+
+    # 3–4. Table keys, shuffle, verify runs in Rust.
+    plan = SparkPlan(steps, rest, max(distinct, 1))
+    keys = groups.mapInArrow(_keys_fn(plan), "pass int, table int, key long, permuted long, features int")
+    nparts = partitions or int(spark.conf.get("spark.sql.shuffle.partitions") or 200)
+    shuffled = keys.repartition(nparts, "pass", "table", "key").sortWithinPartitions("pass", "table", "key")
+    edges = shuffled.mapInArrow(_pairs_fn(plan), "a long, b long, distance int")
+    edges = edges.persist(StorageLevel.MEMORY_AND_DISK)
+    edge_count = timer.run("pairs", edges.count)
+
+    # 5. Connected components.
+    rounds = 0
+    if edge_count <= cc_threshold:
+        labels = timer.run("components", lambda: _components.on_driver(spark, edges))
+        path = "driver"
+    else:
+        labels, rounds = timer.run("components", lambda: _components.in_dataframes(edges))
+        path = "dataframe"
+
+    # 6. Clusters and representatives.
+    clusters, dropped, members = _clusters(fped, labels, id_col, keep)
+    members = members.persist(StorageLevel.MEMORY_AND_DISK)
+    sizes = timer.run(
+        "clusters",
+        lambda: {r[0]: r[1] for r in members.groupBy("_nd_cluster").count().groupBy("count").count().collect()},
+    )
+    removed = sum((size - 1) * n for size, n in sizes.items())
+    kept = fped.join(dropped, "_nd_order", "left_anti").drop(*_HELPERS)
+    radius = "k = " + "".join(f"{kk} below {n} features, " for n, kk in steps) + ("else " if steps else "") + str(rest)
+    summary = {
+        "documents": documents,
+        "records_read": records,
+        "skipped": skipped,
+        "kept": documents - removed,
+        "duplicates_removed": removed,
+        "clusters": sum(sizes.values()),
+        "cluster_sizes": {str(s): sizes[s] for s in sorted(sizes)},
+        "k": radius,
+        "keep": keep,
+        "pipeline": fp.pipeline_id,
+        "distinct_fingerprints": distinct,
+        "passes": [
+            {"k": kk, "below_features": below, "blocks": blocks, "tables": tables}
+            for kk, below, blocks, tables in plan.describe()
+        ],
+        "edges": edge_count,
+        "components": {"path": path, "rounds": rounds, "cc_threshold": cc_threshold},
+        "partitions": nparts,
+        "seconds": {"stages": timer.stages, "total": timer.total()},
+    }
+    for frame in (groups, edges):
+        frame.unpersist()
+    return DedupResult(kept=kept, clusters=clusters, summary=summary)
+
+
+def check_columns(df: "DataFrame", text_col: str, id_col: str, order_cols: Sequence[str]) -> None:
+    """Raises :class:`BadInputError` unless the text column is a string and
+    the id column a string or an integer."""
+    from pyspark.sql import types as T
+
+    fields = {f.name: f.dataType for f in df.schema.fields}
+    for role, name in [("text", text_col), ("id", id_col)] + [("order", c) for c in order_cols]:
+        if name not in fields:
+            raise BadInputError(
+                f"no {role} column {name!r}; the columns are: {', '.join(fields) or '(none)'} "
+                f"(choose one with --{role}-col / {role}_col=)"
+            )
+    if not isinstance(fields[text_col], T.StringType):
+        raise BadInputError(
+            f"the text column {text_col!r} is {fields[text_col].simpleString()}, not string: "
+            "cast or decode it first (e.g. F.col(...).cast('string'), or F.decode(..., 'UTF-8') for binary)"
+        )
+    integral = (T.LongType, T.IntegerType, T.ShortType, T.ByteType)
+    if not isinstance(fields[id_col], (T.StringType, *integral)):
+        raise BadInputError(
+            f"the id column {id_col!r} is {fields[id_col].simpleString()}; ids must be strings or "
+            "integers: cast it (F.col(...).cast('string')) or choose another column"
+        )
+    clash = [c for c in fields if c in _HELPERS or c in _INTERNAL]
+    if clash:
+        raise BadInputError(f"the job uses the column names {', '.join(clash)} itself: rename them")
+
+
+def fingerprint_frame(df: "DataFrame", text_col: str, fp: Fingerprinter, allow_empty: bool) -> "DataFrame":
+    """``df`` with ``_nd_fp`` (long), ``_nd_features``, ``_nd_chars`` and
+    ``_nd_error`` (why a row cannot be fingerprinted, else null) added, by
+    one Rust call per Arrow batch."""
+    import pyarrow as pa
+    from pyspark.sql import types as T
+
+    schema = T.StructType(
+        df.schema.fields
+        + [
+            T.StructField("_nd_fp", T.LongType()),
+            T.StructField("_nd_features", T.IntegerType()),
+            T.StructField("_nd_chars", T.LongType()),
+            T.StructField("_nd_error", T.StringType()),
+        ]
+    )
+    at = df.columns.index(text_col)
+
+    def run(batches: Any) -> Any:
+        for b in batches:
+            fps, features, chars, errors = spark_fingerprint(fp, b.column(at), allow_empty)
+            messages: list[Optional[str]] = [None] * b.num_rows
+            for i, message in errors:
+                messages[i] = message
+            extra = [_array(pa.int64(), fps), _array(pa.int32(), features), _array(pa.int64(), chars)]
+            yield pa.RecordBatch.from_arrays(
+                list(b.columns) + extra + [pa.array(messages, pa.string())],
+                names=list(b.schema.names) + ["_nd_fp", "_nd_features", "_nd_chars", "_nd_error"],
+            )
+
+    return df.mapInArrow(run, schema)
+
+
+def _array(ty: Any, buf: bytes) -> Any:
+    import pyarrow as pa
+
+    return pa.Array.from_buffers(ty, len(buf) // ty.byte_width, [None, pa.py_buffer(buf)])
+
+
+def _keys_fn(plan: SparkPlan) -> Any:
+    import pyarrow as pa
+
+    types = [pa.int32(), pa.int32(), pa.int64(), pa.int64(), pa.int32()]
+    names = ["pass", "table", "key", "permuted", "features"]
+
+    def run(batches: Any) -> Any:
+        for b in batches:
+            cols = plan.keys(b.column(0), b.column(1))
+            yield pa.RecordBatch.from_arrays([_array(t, c) for t, c in zip(types, cols)], names=names)
+
+    return run
+
+
+def _pairs_fn(plan: SparkPlan) -> Any:
+    import pyarrow as pa
+
+    def run(batches: Any) -> Any:
+        # The whole partition in one Rust call: runs may cross batches.
+        table = pa.Table.from_batches(list(batches))
+        if table.num_rows == 0:
+            return
+        a, b, d = plan.pairs(*(table.column(c) for c in ("pass", "table", "key", "permuted", "features")))
+        yield pa.RecordBatch.from_arrays(
+            [_array(pa.int64(), a), _array(pa.int64(), b), _array(pa.int32(), d)], names=["a", "b", "distance"]
+        )
+
+    return run
+
+
+def _clusters(fped: "DataFrame", labels: "DataFrame", id_col: str, keep: str) -> tuple[Any, Any, Any]:
+    """(clusters, the orders of dropped documents, members) from the
+    component labels of fingerprints."""
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    narrow = fped.select("_nd_order", id_col, "_nd_fp", "_nd_chars")
+    labels = labels.select(F.col("vertex").alias("_nd_vertex"), F.col("label").alias("_nd_label"))
+    lab = narrow.join(labels, narrow["_nd_fp"] == labels["_nd_vertex"], "left").select(
+        "_nd_order", id_col, "_nd_fp", "_nd_chars", F.coalesce("_nd_label", "_nd_fp").alias("_nd_cluster")
+    )
+    whole = Window.partitionBy("_nd_cluster")
+    members = lab.withColumn("_nd_size", F.count(F.lit(1)).over(whole)).where("_nd_size >= 2")
+    ordering = {
+        "first": [F.col("_nd_order")],
+        "longest": [F.col("_nd_chars").desc(), F.col("_nd_order")],
+        "shortest": [F.col("_nd_chars"), F.col("_nd_order")],
+    }[keep]
+    ranked = Window.partitionBy("_nd_cluster").orderBy(*ordering)
+    members = (
+        members.withColumn("_nd_rank", F.row_number().over(ranked))
+        .withColumn("_nd_rep_fp", F.first("_nd_fp").over(ranked))
+        .withColumn("_nd_rep_id", F.first(id_col).over(ranked))
+        .withColumn("_nd_first", F.min("_nd_order").over(whole))
+    )
+    clusters = members.select(
+        F.col(id_col).alias("id"),
+        F.col("_nd_rep_id").alias("cluster_id"),
+        F.bit_count(F.col("_nd_fp").bitwiseXOR(F.col("_nd_rep_fp"))).cast("int").alias("distance"),
+        "_nd_first",
+        "_nd_order",
+    )
+    clusters = clusters.orderBy("_nd_first", "_nd_order").drop("_nd_first", "_nd_order")
+    dropped = members.where("_nd_rank > 1").select("_nd_order")
+    return clusters, dropped, members
+
+
+def _bad_records_message(bad: "DataFrame", id_col: str, count: int, total: int) -> str:
+    from pyspark.sql import functions as F
+
+    rows = bad.orderBy("_nd_order").select(F.col(id_col).cast("string"), "_nd_error").limit(5).collect()
+    named = []
+    for rid, error in rows:
+        what = error if error is not None else "no id (null)"
+        named.append(f"record {rid!r}: {what}" if rid is not None else f"a record without id: {what}")
+    more = f" (and {count - len(rows)} more)" if count > len(rows) else ""
+    return (
+        f"{count} of {total} records cannot be deduplicated — {'; '.join(named)}{more}. "
+        "Fix or drop them, or pass on_error='skip' (--on-error skip) to leave them out and count them"
+        " (--allow-empty keeps documents without features)"
+    )
+
+
+class _Timer:
+    def __init__(self) -> None:
+        self.start = time.perf_counter()
+        self.stages: dict[str, float] = {}
+
+    def run(self, name: str, f: Any) -> Any:
+        t = time.perf_counter()
+        out = f()
+        self.stages[name] = round(time.perf_counter() - t, 3)
+        return out
+
+    def total(self) -> float:
+        return round(time.perf_counter() - self.start, 3)

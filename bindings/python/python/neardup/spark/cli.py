@@ -1,0 +1,219 @@
+"""The command line of the Spark job: read files, run :func:`dedup`, write
+``OUTPUT/kept/``, ``OUTPUT/clusters/`` and ``OUTPUT/summary.json``.
+
+Input order is the one ``neardup dedup`` reads: the inputs in the order
+given, the files of a directory by name, the records of a file in order.
+Output appears all at once: it is written beside ``OUTPUT`` and renamed
+into place when complete, so a failed run leaves no half-written output.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+import uuid
+from typing import Any, Optional, Sequence
+
+from . import KEEP, ON_ERROR, BadInputError, dedup
+
+FORMATS = {".jsonl": "json", ".ndjson": "json", ".json": "json", ".parquet": "parquet", ".csv": "csv"}
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m neardup.spark",
+        description="Near-duplicate dedup on Spark with neardup's Rust core: the same clusters as `neardup dedup`.",
+    )
+    sub = p.add_subparsers(dest="command", required=True)
+    d = sub.add_parser("dedup", help="remove near duplicates from a corpus")
+    d.add_argument("--input", nargs="+", required=True, metavar="PATH", help="files or directories (any Hadoop path)")
+    d.add_argument("--output", required=True, metavar="PATH", help="output directory (must not exist unless --overwrite)")
+    d.add_argument("--format", choices=["parquet", "jsonl"], default="parquet", help="output format (default parquet)")
+    d.add_argument(
+        "--input-format",
+        choices=["auto", "jsonl", "parquet", "csv"],
+        default="auto",
+        help="input format; auto: by file extension (.jsonl/.ndjson/.json, .parquet, .csv)",
+    )
+    d.add_argument("--text-col", default="text", help="the text column (default text)")
+    d.add_argument("--id-col", default="id", help="the id column, string or integer (default id)")
+    d.add_argument("--k", type=int, default=None, help="radius in bits (default: the preset's recommended radius)")
+    g = d.add_mutually_exclusive_group()
+    g.add_argument("--preset", default="default", help="pipeline preset (default: default)")
+    g.add_argument("--config", default=None, metavar="FILE", help="pipeline configuration (TOML), read on the driver")
+    d.add_argument("--keep", choices=KEEP, default="first", help="which member of a cluster survives (default first)")
+    d.add_argument("--on-error", choices=ON_ERROR, default="fail", help="bad records: fail naming them, or skip")
+    d.add_argument("--allow-empty", action="store_true", help="keep documents without features")
+    d.add_argument("--partitions", type=int, default=None, help="shuffle partitions for the pair search")
+    d.add_argument("--cc-threshold", type=int, default=5_000_000, help="most edges joined on the driver")
+    d.add_argument("--overwrite", action="store_true", help="replace OUTPUT if it exists")
+    d.add_argument("--master", default=None, help="Spark master when not run by spark-submit, e.g. local[2]")
+    return p
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    args = parser().parse_args(argv)
+    if args.k is not None and not 0 <= args.k < 64:
+        print(f"neardup.spark: --k must be from 0 to 63, not {args.k}", file=sys.stderr)
+        return 2
+    if args.config is not None and not os.path.exists(args.config):
+        print(f"neardup.spark: {args.config}: no such configuration file", file=sys.stderr)
+        return 2
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    spark = session(args.master)
+    try:
+        return run(spark, args)
+    except BadInputError as e:
+        print(f"neardup.spark: {e}", file=sys.stderr)
+        return 1
+    finally:
+        spark.stop()
+
+
+def session(master: Optional[str]) -> Any:
+    from pyspark.sql import SparkSession
+
+    b = SparkSession.builder.appName("neardup dedup")
+    if master:
+        b = b.master(master)
+        if master.startswith("local"):
+            # 200 shuffle partitions (Spark's default) are tiny tasks on one machine.
+            cores = os.cpu_count() or 2
+            b = b.config("spark.sql.shuffle.partitions", str(4 * cores)).config("spark.ui.showConsoleProgress", "false")
+    spark = b.getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
+def run(spark: Any, args: argparse.Namespace) -> int:
+    from pyspark.sql import functions as F
+
+    start = time.perf_counter()
+    fs, jvm = _fs(spark, args.output)
+    out = jvm.org.apache.hadoop.fs.Path(args.output)
+    if fs.exists(out) and not args.overwrite:
+        raise BadInputError(f"{args.output} exists: choose another --output or pass --overwrite")
+    df, files = read_inputs(spark, args.input, args.input_format)
+    if "_corrupt_record" in df.columns:
+        corrupt = df.where(F.col("_corrupt_record").isNotNull()).select("_nd_path", "_corrupt_record")
+        count = corrupt.count()
+        if count and args.on_error == "fail":
+            path, line = corrupt.first()
+            raise BadInputError(
+                f"{count} malformed JSON line(s), the first in {path}: {line[:80]!r}; "
+                "fix them or pass --on-error skip"
+            )
+        df = df.where(F.col("_corrupt_record").isNull()).drop("_corrupt_record")
+    else:
+        count = 0
+    result = dedup(
+        df.drop("_nd_path"),
+        text_col=args.text_col,
+        id_col=args.id_col,
+        k=args.k,
+        preset=args.preset,
+        config=args.config,
+        keep=args.keep,
+        order_cols=["_nd_file", "_nd_row"],
+        allow_empty=args.allow_empty,
+        on_error=args.on_error,
+        cc_threshold=args.cc_threshold,
+        partitions=args.partitions,
+    )
+    summary = result.summary
+    summary["malformed_lines"] = count
+    summary["records_read"] += count
+    summary["skipped"] += count
+    summary["input_files"] = len(files)
+    tmp = jvm.org.apache.hadoop.fs.Path(out.getParent(), f".{out.getName()}.tmp-{uuid.uuid4().hex[:8]}")
+    t = time.perf_counter()
+    try:
+        kept = result.kept.drop("_nd_file", "_nd_row")
+        writer = "parquet" if args.format == "parquet" else "json"
+        getattr(kept.write, writer)(tmp.toString() + "/kept")
+        getattr(result.clusters.write, writer)(tmp.toString() + "/clusters")
+        summary["seconds"]["stages"]["write"] = round(time.perf_counter() - t, 3)
+        summary["seconds"]["total"] = round(time.perf_counter() - start, 3)
+        summary["documents_per_second"] = summary["documents"] / max(summary["seconds"]["total"], 1e-9)
+        stream = fs.create(jvm.org.apache.hadoop.fs.Path(tmp, "summary.json"))
+        stream.write(bytearray(json.dumps(summary, indent=2).encode() + b"\n"))
+        stream.close()
+        if fs.exists(out):
+            fs.delete(out, True)
+        if not fs.rename(tmp, out):
+            raise OSError(f"cannot move the finished output into {args.output}")
+    except BaseException:
+        fs.delete(tmp, True)
+        raise
+    print(
+        f"neardup.spark: {summary['documents']} documents, {summary['kept']} kept, "
+        f"{summary['duplicates_removed']} removed in {summary['clusters']} clusters "
+        f"({summary['seconds']['total']:.1f} s); see {args.output}/summary.json",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def _fs(spark: Any, path: str) -> tuple[Any, Any]:
+    jvm = getattr(spark, "_jvm")
+    conf = getattr(spark, "_jsc").hadoopConfiguration()
+    return jvm.org.apache.hadoop.fs.Path(path).getFileSystem(conf), jvm
+
+
+def list_files(spark: Any, inputs: Sequence[str]) -> list[str]:
+    """The input files in the CLI's order, as qualified paths: inputs in
+    order, a directory's files (recursively, hidden `.`/`_` names skipped)
+    by name."""
+    files: list[str] = []
+    for given in inputs:
+        fs, jvm = _fs(spark, given)
+        path = fs.makeQualified(jvm.org.apache.hadoop.fs.Path(given))
+        if not fs.exists(path):
+            raise BadInputError(f"{given}: no such file or directory")
+        if fs.getFileStatus(path).isFile():
+            files.append(path.toString())
+            continue
+        found = []
+        it = fs.listFiles(path, True)
+        while it.hasNext():
+            p = it.next().getPath()
+            rel = p.toString()[len(path.toString()) :]
+            if not any(part.startswith((".", "_")) for part in rel.split("/") if part):
+                found.append(p.toString())
+        if not found:
+            raise BadInputError(f"{given}: a directory without input files")
+        files.extend(sorted(found))
+    return files
+
+
+def read_inputs(spark: Any, inputs: Sequence[str], input_format: str) -> tuple[Any, list[str]]:
+    """The records of every input file with `_nd_file` (file rank) and
+    `_nd_row` (increasing within a file) for the order."""
+    from pyspark.sql import functions as F
+
+    files = list_files(spark, inputs)
+    if input_format == "auto":
+        kinds = {FORMATS.get(os.path.splitext(f)[1].lower()) for f in files}
+        if None in kinds or len(kinds) != 1:
+            raise BadInputError(
+                "cannot tell the input format from the file names "
+                f"({', '.join(sorted({os.path.splitext(f)[1] or '(none)' for f in files}))}): "
+                "pass --input-format jsonl|parquet|csv"
+            )
+        fmt = kinds.pop()
+    else:
+        fmt = {"jsonl": "json"}.get(input_format, input_format)
+    reader = spark.read
+    if fmt == "json":
+        reader = reader.option("mode", "PERMISSIVE").option("columnNameOfCorruptRecord", "_corrupt_record")
+    elif fmt == "csv":
+        reader = reader.option("header", "true").option("multiLine", "true").option("escape", '"')
+    df = reader.format(fmt).load(files)
+    # Row order within a file: a file's splits are read in offset order by
+    # increasing partition ids, so monotonically_increasing_id follows it.
+    df = df.withColumn("_nd_row", F.monotonically_increasing_id()).withColumn("_nd_path", F.col("_metadata.file_path"))
+    ranks = spark.createDataFrame([(f, i) for i, f in enumerate(files)], "_nd_path string, _nd_file int")
+    return df.join(F.broadcast(ranks), "_nd_path"), files
