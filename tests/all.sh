@@ -18,6 +18,8 @@ case "$tdir" in /*) ;; *) tdir="$PWD/$tdir" ;; esac
 venv="$tdir/py-test-venv"
 pip_q=(--quiet --disable-pip-version-check)
 python3 -m venv --clear "$venv"
-"$venv/bin/pip" install "${pip_q[@]}" 'pytest>=7' 'simhash==2.1.2' 'numpy>=1.24' 'pyarrow>=14' 'mypy==2.4.1'
+"$venv/bin/pip" install "${pip_q[@]}" 'pytest>=7' 'simhash==2.1.2' 'numpy>=1.24' 'pyarrow>=14' 'mypy==2.4.1' \
+  'pyspark==4.3.0' 'pandas>=2.2,<3'
 CARGO_TARGET_DIR="$tdir" "$venv/bin/pip" install "${pip_q[@]}" ./bindings/python
-NEARDUP_REQUIRE_PEERS=1 "$venv/bin/python" -m pytest -q -p no:cacheprovider bindings/python/tests
+# The Spark tests (local[2], Java 17) compare with this build of the CLI.
+NEARDUP_BIN="$tdir/release/neardup" NEARDUP_REQUIRE_PEERS=1 "$venv/bin/python" -m pytest -q -p no:cacheprovider bindings/python/tests

@@ -83,6 +83,7 @@ def dedup(
     on_error: str = "fail",
     cc_threshold: int = 5_000_000,
     partitions: Optional[int] = None,
+    error_col: Optional[str] = None,
 ) -> DedupResult:
     """Deduplicates ``df`` as ``neardup dedup`` would.
 
@@ -104,6 +105,9 @@ def dedup(
       components are found in DataFrames.
     - ``partitions``: shuffle partitions for the pair search (default: the
       session's ``spark.sql.shuffle.partitions``).
+    - ``error_col``: a string column saying why a record is bad (null for
+      good ones), e.g. what a reader could not parse; such records are bad
+      records, and the column is not in ``kept``.
     """
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
@@ -114,7 +118,7 @@ def dedup(
         raise ValueError(f"on_error must be one of {', '.join(ON_ERROR)}, not {on_error!r}")
     if k is not None and not 0 <= k < 64:
         raise ValueError(f"k must be from 0 to 63, not {k}")
-    check_columns(df, text_col, id_col, order_cols or [])
+    check_columns(df, text_col, id_col, list(order_cols or []) + ([error_col] if error_col else []))
     fp = Fingerprinter(config=config) if config is not None else Fingerprinter(preset)
     if fp.bits != 64:
         raise ValueError("the Spark job needs a 64-bit pipeline (fingerprints travel as longs)")
@@ -131,6 +135,8 @@ def dedup(
     # 1. Fingerprints, one Rust call per Arrow batch.
     order = F.struct(*[F.col(c) for c in order_cols]) if order_cols else F.monotonically_increasing_id()
     fped = fingerprint_frame(df.withColumn("_nd_order", order), text_col, fp, allow_empty)
+    if error_col:
+        fped = fped.withColumn("_nd_error", F.coalesce(F.col(error_col), F.col("_nd_error"))).drop(error_col)
     fped = fped.persist(StorageLevel.MEMORY_AND_DISK)
     records = timer.run("read and fingerprint", fped.count)
     bad_cond = F.col("_nd_error").isNotNull() | F.col(id_col).isNull()
@@ -201,13 +207,13 @@ def dedup(
     return DedupResult(kept=kept, clusters=clusters, summary=summary)
 
 
-def check_columns(df: "DataFrame", text_col: str, id_col: str, order_cols: Sequence[str]) -> None:
+def check_columns(df: "DataFrame", text_col: str, id_col: str, extra_cols: Sequence[str]) -> None:
     """Raises :class:`BadInputError` unless the text column is a string and
     the id column a string or an integer."""
     from pyspark.sql import types as T
 
     fields = {f.name: f.dataType for f in df.schema.fields}
-    for role, name in [("text", text_col), ("id", id_col)] + [("order", c) for c in order_cols]:
+    for role, name in [("text", text_col), ("id", id_col)] + [("order", c) for c in extra_cols]:
         if name not in fields:
             raise BadInputError(
                 f"no {role} column {name!r}; the columns are: {', '.join(fields) or '(none)'} "

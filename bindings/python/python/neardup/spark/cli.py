@@ -97,20 +97,21 @@ def run(spark: Any, args: argparse.Namespace) -> int:
     if fs.exists(out) and not args.overwrite:
         raise BadInputError(f"{args.output} exists: choose another --output or pass --overwrite")
     df, files = read_inputs(spark, args.input, args.input_format)
+    error_col = None
     if "_corrupt_record" in df.columns:
-        corrupt = df.where(F.col("_corrupt_record").isNotNull()).select("_nd_path", "_corrupt_record")
-        count = corrupt.count()
-        if count and args.on_error == "fail":
-            path, line = corrupt.first()
-            raise BadInputError(
-                f"{count} malformed JSON line(s), the first in {path}: {line[:80]!r}; "
-                "fix them or pass --on-error skip"
-            )
-        df = df.where(F.col("_corrupt_record").isNull()).drop("_corrupt_record")
-    else:
-        count = 0
+        # Lines the JSON reader could not parse are bad records, named and
+        # failed or skipped with the others.
+        bad = F.when(
+            F.col("_corrupt_record").isNotNull(),
+            F.concat(
+                F.lit("malformed JSON line in "), F.col("_nd_path"), F.lit(": "), F.substring("_corrupt_record", 1, 80)
+            ),
+        )
+        df = df.withColumn("_nd_malformed", bad).drop("_corrupt_record")
+        error_col = "_nd_malformed"
     result = dedup(
         df.drop("_nd_path"),
+        error_col=error_col,
         text_col=args.text_col,
         id_col=args.id_col,
         k=args.k,
@@ -124,9 +125,6 @@ def run(spark: Any, args: argparse.Namespace) -> int:
         partitions=args.partitions,
     )
     summary = result.summary
-    summary["malformed_lines"] = count
-    summary["records_read"] += count
-    summary["skipped"] += count
     summary["input_files"] = len(files)
     tmp = jvm.org.apache.hadoop.fs.Path(out.getParent(), f".{out.getName()}.tmp-{uuid.uuid4().hex[:8]}")
     t = time.perf_counter()
