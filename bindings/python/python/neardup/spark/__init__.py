@@ -130,7 +130,7 @@ def dedup(
     else:
         steps, rest = recommended_radius(preset)
     spark = df.sparkSession
-    timer = _Timer()
+    timer = _Timer(spark.sparkContext)
 
     # 1. Fingerprints, one Rust call per Arrow batch.
     order = F.struct(*[F.col(c) for c in order_cols]) if order_cols else F.monotonically_increasing_id()
@@ -358,13 +358,21 @@ def _bad_records_message(bad: "DataFrame", id_col: str, count: int, total: int) 
 
 
 class _Timer:
-    def __init__(self) -> None:
+    """Times the stages; Spark's UI and event log show each stage's jobs
+    under the description ``neardup: STAGE``."""
+
+    def __init__(self, sc: Any) -> None:
+        self.sc = sc
         self.start = time.perf_counter()
         self.stages: dict[str, float] = {}
 
     def run(self, name: str, f: Any) -> Any:
         t = time.perf_counter()
-        out = f()
+        self.sc.setJobDescription(f"neardup: {name}")
+        try:
+            out = f()
+        finally:
+            self.sc.setJobDescription(None)
         self.stages[name] = round(time.perf_counter() - t, 3)
         return out
 

@@ -128,6 +128,7 @@ def run(spark: Any, args: argparse.Namespace) -> int:
     summary["input_files"] = len(files)
     tmp = jvm.org.apache.hadoop.fs.Path(out.getParent(), f".{out.getName()}.tmp-{uuid.uuid4().hex[:8]}")
     t = time.perf_counter()
+    spark.sparkContext.setJobDescription("neardup: write")
     try:
         kept = result.kept.drop("_nd_file", "_nd_row")
         writer = "parquet" if args.format == "parquet" else "json"
@@ -146,6 +147,8 @@ def run(spark: Any, args: argparse.Namespace) -> int:
     except BaseException:
         fs.delete(tmp, True)
         raise
+    finally:
+        spark.sparkContext.setJobDescription(None)
     print(
         f"neardup.spark: {summary['documents']} documents, {summary['kept']} kept, "
         f"{summary['duplicates_removed']} removed in {summary['clusters']} clusters "
