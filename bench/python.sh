@@ -11,9 +11,9 @@ cd "$(dirname "$0")/.."
 tdir="${CARGO_TARGET_DIR:-target}"
 case "$tdir" in /*) ;; *) tdir="$PWD/$tdir" ;; esac
 venv="$tdir/py-bench-venv"
-if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import maturin, simhash, numpy, gaoya, datasketch' 2>/dev/null; then
+if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import maturin, simhash, numpy, gaoya, datasketch, pyarrow' 2>/dev/null; then
   python3 -m venv "$venv"
-  "$venv/bin/pip" install --quiet --disable-pip-version-check 'maturin>=1.7,<2' 'simhash==2.1.2' 'numpy<2' gaoya datasketch
+  "$venv/bin/pip" install --quiet --disable-pip-version-check 'maturin>=1.7,<2' 'simhash==2.1.2' 'numpy<2' 'pyarrow<17' gaoya datasketch
 fi
 cargo build --release --quiet --example indexbench -p neardup
 rm -rf "$tdir/bench-wheels"

@@ -61,6 +61,14 @@ def main():
             secs = best_of(5, lambda: fp.fingerprint_batch(texts))
             rows[f"neardup {preset}"] = mb / secs
             log({"bench": "fingerprint", "who": f"neardup fingerprint_batch {preset}", "mb_per_s": round(mb / secs, 2)}, out)
+        # The same from a pyarrow array (read in place, no str objects).
+        import pyarrow as pa
+
+        arrow = pa.array(texts)
+        fp = neardup.Fingerprinter("default")
+        secs = best_of(5, lambda: fp.fingerprint_batch(arrow))
+        rows["neardup default, pyarrow array"] = mb / secs
+        log({"bench": "fingerprint", "who": "neardup fingerprint_batch default (pyarrow)", "mb_per_s": round(mb / secs, 2)}, out)
 
         import simhash
 

@@ -10,7 +10,7 @@ duplicates, not identical ones. Measured in one run:
 2. `python -m neardup.spark dedup --master local[2]`: wall time of a cold
    run (JVM and session start-up included).
 3. In one warm session: the start-up alone (session + a trivial job), then
-   the job (`neardup.spark.cli.run`: read, dedup, write) twice, median;
+   the job (`neardup.spark.cli.run`: read, dedup, write) three times, median;
    stage times from the job's summary; shuffle bytes per stage from Spark's
    event log (jobs are described as `neardup: STAGE`).
 4. Rust call overhead per Arrow batch: `spark_fingerprint` on a one-row
@@ -27,12 +27,14 @@ import os
 import statistics
 import subprocess
 import sys
+import shutil
 import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DATA = os.path.join(ROOT, "..", "shared", "data")
 OUT = os.path.join(ROOT, "bench", "out", "spark.jsonl")
+RUNS = 3  # warm runs of the job per size (the first warms the JVM's JIT)
 
 
 def log(rec, out):
@@ -68,17 +70,21 @@ def timed(cmd):
 def shuffle_bytes(event_dir):
     """{job description: shuffle bytes written} from the newest event log."""
     logs = sorted(glob.glob(os.path.join(event_dir, "*")), key=os.path.getmtime)
+    newest = logs[-1]
+    # Spark 4 writes rolling logs: a directory of event files.
+    files = sorted(glob.glob(os.path.join(newest, "events_*"))) if os.path.isdir(newest) else [newest]
     stage_job, written = {}, {}
-    with open(logs[-1], encoding="utf-8") as f:
-        for line in f:
-            e = json.loads(line)
-            if e["Event"] == "SparkListenerJobStart":
-                desc = (e.get("Properties") or {}).get("spark.job.description") or "other"
-                for s in e["Stage IDs"]:
-                    stage_job[s] = desc
-            elif e["Event"] == "SparkListenerTaskEnd":
-                m = (e.get("Task Metrics") or {}).get("Shuffle Write Metrics") or {}
-                written[e["Stage ID"]] = written.get(e["Stage ID"], 0) + m.get("Shuffle Bytes Written", 0)
+    for path in files:
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                e = json.loads(line)
+                if e["Event"] == "SparkListenerJobStart":
+                    desc = (e.get("Properties") or {}).get("spark.job.description") or "other"
+                    for s in e["Stage IDs"]:
+                        stage_job[s] = desc
+                elif e["Event"] == "SparkListenerTaskEnd":
+                    m = (e.get("Task Metrics") or {}).get("Shuffle Write Metrics") or {}
+                    written[e["Stage ID"]] = written.get(e["Stage ID"], 0) + m.get("Shuffle Bytes Written", 0)
     by_job = {}
     for stage, b in written.items():
         by_job[stage_job.get(stage, "other")] = by_job.get(stage_job.get(stage, "other"), 0) + b
@@ -177,13 +183,15 @@ def main():
                 .config("spark.ui.showConsoleProgress", "false")
                 .config("spark.eventLog.enabled", "true")
                 .config("spark.eventLog.dir", "file://" + events)
+                .config("spark.eventLog.compress", "false")
+                .config("spark.eventLog.rolling.enabled", "false")
                 .getOrCreate()
             )
             spark.sparkContext.setLogLevel("ERROR")
             spark.range(10).count()
             startup = time.perf_counter() - t
             warm, summaries = [], []
-            for _ in range(2):
+            for _ in range(RUNS):
                 ns = cli.parser().parse_args(
                     ["dedup", "--input", *inputs, "--output", os.path.join(work, "warm"), "--overwrite", "--format", "parquet"]
                 )
@@ -209,14 +217,14 @@ def main():
                 "spark_startup_s": round(startup, 2),
                 "spark_job_s": round(statistics.median(warm), 2),
                 "stages_s": s["seconds"]["stages"],
-                "shuffle_bytes_by_stage": {k: v // 2 for k, v in shuffled.items()},  # two runs in the log
-                "shuffle_bytes_per_doc": round(sum(shuffled.values()) / 2 / docs, 1),
+                "shuffle_bytes_by_stage": {k: v // RUNS for k, v in shuffled.items()},  # RUNS runs in the log
+                "shuffle_bytes_per_doc": round(sum(shuffled.values()) / RUNS / docs, 1),
             }
             rec["cli_docs_per_s"] = round(docs / rec["cli_s"])
             rec["spark_docs_per_s"] = round(docs / rec["spark_job_s"])
             rec["spark_vs_cli"] = round(rec["cli_s"] / rec["spark_job_s"], 3)
-            for p in glob.glob(os.path.join(events, "*")):
-                os.remove(p)
+            shutil.rmtree(events)
+            os.makedirs(events)
             results[copies] = rec
             log(rec, out)
         if len(results) >= 2:
