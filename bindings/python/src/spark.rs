@@ -7,8 +7,8 @@
 //! into Arrow arrays without copying.
 
 use neardup::index::cluster::UnionFind;
-use neardup::index::pairs::PairsOptions;
-use neardup::index::sharded::ShardedPairs;
+use neardup::index::sharded::{ShardedPairs, MAX_GROUP_ROWS};
+use neardup::index::LayoutSpec;
 use neardup::presets::Radius;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -116,8 +116,9 @@ pub(crate) struct SparkPlan {
 impl SparkPlan {
     /// `SparkPlan(steps, rest, n, blocks=None)`: the radius as
     /// `[(below_features, k), …]` and the k beyond, for `n` distinct
-    /// fingerprints; `blocks` (one per pass) fixes the layouts, else they
-    /// are chosen as `neardup dedup` chooses them.
+    /// fingerprints; `blocks` (one per pass) fixes the layouts, else each
+    /// pass takes the fewest tables whose key groups stay under 2^23 rows
+    /// (`ShardedPairs::for_shuffle`).
     #[new]
     #[pyo3(signature = (steps, rest, n, blocks = None))]
     fn new(steps: Vec<(usize, u32)>, rest: u32, n: usize, blocks: Option<Vec<u32>>) -> PyResult<SparkPlan> {
@@ -151,8 +152,11 @@ impl SparkPlan {
             if k >= 64 {
                 return Err(PyValueError::new_err(format!("k = {k} must be below the 64 bits")));
             }
-            let opts = PairsOptions { blocks: blocks.as_ref().map(|b| b[i]), ..PairsOptions::default() };
-            passes.push(Pass { k, below, plan: ShardedPairs::for_batch(64, k, n, opts).map_err(to_py)? });
+            let plan = match &blocks {
+                Some(b) => ShardedPairs::new(LayoutSpec { bits: 64, k, blocks: b[i] }),
+                None => ShardedPairs::for_shuffle(64, k, n, MAX_GROUP_ROWS),
+            };
+            passes.push(Pass { k, below, plan: plan.map_err(to_py)? });
         }
         Ok(SparkPlan { steps: sorted.to_vec(), rest, radius, passes })
     }

@@ -38,6 +38,10 @@ use super::pairs::{batch_layout, run_pairs, PairsOptions};
 use super::word::Word;
 use crate::error::Result;
 
+/// The most rows one key group of [`ShardedPairs::for_shuffle`] should
+/// hold on average: 2^23 (about 0.4 GB of working memory when verified).
+pub const MAX_GROUP_ROWS: usize = 1 << 23;
+
 /// A pigeonhole layout for a distributed all-pairs join at radius `k`.
 #[derive(Clone, Debug)]
 pub struct ShardedPairs {
@@ -52,6 +56,34 @@ impl ShardedPairs {
     /// An impossible layout (`k >= bits`, more blocks than bits, …).
     pub fn for_batch(bits: u32, k: u32, n: usize, opts: PairsOptions) -> Result<ShardedPairs> {
         ShardedPairs::new(batch_layout(bits, k, n, opts)?)
+    }
+
+    /// The layout for a shuffle: the fewest tables (every table is a row
+    /// per fingerprint to move across the network) whose key groups hold at
+    /// most `max_group` of `n` fingerprints on average. Longer runs inside
+    /// a group are split by a finer layout where they are verified, which
+    /// costs no shuffle. On one machine [`for_batch`](Self::for_batch)
+    /// prices sorting instead and picks more tables.
+    ///
+    /// # Errors
+    /// `k >= bits`.
+    pub fn for_shuffle(bits: u32, k: u32, n: usize, max_group: usize) -> Result<ShardedPairs> {
+        let mut last = None;
+        for m in (k + 1)..=bits {
+            let spec = LayoutSpec { bits, k, blocks: m };
+            if spec.validate().is_err() {
+                continue;
+            }
+            let groups = 2f64.powi(spec.min_key_bits().min(1000) as i32);
+            if n as f64 / groups <= max_group.max(1) as f64 {
+                return ShardedPairs::new(spec);
+            }
+            last = Some(spec);
+        }
+        match last {
+            Some(spec) => ShardedPairs::new(spec),
+            None => ShardedPairs::new(LayoutSpec { bits, k, blocks: k + 1 }),
+        }
     }
 
     /// An explicit layout.
@@ -195,6 +227,30 @@ mod tests {
         let plan = ShardedPairs::for_batch(64, 3, ws.len(), opts).unwrap();
         assert_eq!(plan.spec().blocks, 7);
         assert_eq!(sharded(&plan, &ws, 5), single(&ws, 3, opts));
+    }
+
+    #[test]
+    fn shuffle_layouts_take_the_fewest_tables_and_stay_exact() {
+        let ws = words(3000, 13, 60, 8);
+        for k in [0, 3, 4, 8] {
+            let plan = ShardedPairs::for_shuffle(64, k, ws.len(), 100).unwrap();
+            let spec = plan.spec();
+            assert!(ws.len() as f64 / 2f64.powi(spec.min_key_bits() as i32) <= 100.0);
+            if spec.blocks > k + 1 {
+                let fewer = LayoutSpec { bits: 64, k, blocks: spec.blocks - 1 };
+                assert!(
+                    fewer.validate().is_err()
+                        || ws.len() as f64 / 2f64.powi(fewer.min_key_bits() as i32) > 100.0
+                );
+            }
+            assert_eq!(sharded(&plan, &ws, 4), single(&ws, k, PairsOptions::default()), "k = {k}");
+        }
+        // A generous bound gives the fewest tables there are: k + 1 blocks.
+        let plan = ShardedPairs::for_shuffle(64, 8, 1000, MAX_GROUP_ROWS).unwrap();
+        assert_eq!((plan.spec().blocks, plan.tables()), (9, 9));
+        // 10^9 fingerprints at k = 8 still fit 9 tables (7.8M rows a key); 2·10^9 need a longer key.
+        assert_eq!(ShardedPairs::for_shuffle(64, 8, 1_000_000_000, MAX_GROUP_ROWS).unwrap().spec().blocks, 9);
+        assert!(ShardedPairs::for_shuffle(64, 8, 2_000_000_000, MAX_GROUP_ROWS).unwrap().spec().blocks > 9);
     }
 
     #[test]

@@ -18,8 +18,10 @@ The job (docs/SPARK.md has the cost model):
 1. each Arrow batch is fingerprinted by one Rust call (``mapInArrow``);
 2. identical fingerprints are collapsed (one row per distinct value, with
    its shortest document's feature count, which sets its radius);
-3. every distinct fingerprint emits one row per table of the pigeonhole
-   layout ``neardup dedup`` uses (per pass of a length-dependent radius);
+3. every distinct fingerprint emits one row per table of the core's
+   pigeonhole layout (per pass of a length-dependent radius), with the
+   fewest tables whose key groups stay small: each table is a row to
+   shuffle, while long runs are split in Rust for free;
 4. rows are repartitioned and sorted by (pass, table, key) and each
    partition's runs are verified by one Rust call, over-long runs split;
 5. connected components: a Rust union-find on the driver while the edges
@@ -84,6 +86,7 @@ def dedup(
     cc_threshold: int = 5_000_000,
     partitions: Optional[int] = None,
     error_col: Optional[str] = None,
+    blocks: Optional[Sequence[int]] = None,
 ) -> DedupResult:
     """Deduplicates ``df`` as ``neardup dedup`` would.
 
@@ -108,6 +111,10 @@ def dedup(
     - ``error_col``: a string column saying why a record is bad (null for
       good ones), e.g. what a reader could not parse; such records are bad
       records, and the column is not in ``kept``.
+    - ``blocks``: the pigeonhole block count of each pass (pass 0 at the
+      smallest k, then one per larger k); by default each pass takes the
+      fewest tables whose key groups stay under 2^23 rows. The result is
+      the same for any layout; only the cost changes.
     """
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
@@ -154,7 +161,7 @@ def dedup(
     distinct = timer.run("collapse", groups.count)
 
     # 3–4. Table keys, shuffle, verify runs in Rust.
-    plan = SparkPlan(steps, rest, max(distinct, 1))
+    plan = SparkPlan(steps, rest, max(distinct, 1), list(blocks) if blocks else None)
     keys = groups.mapInArrow(_keys_fn(plan), "pass int, table int, key long, permuted long, features int")
     nparts = partitions or int(spark.conf.get("spark.sql.shuffle.partitions") or 200)
     shuffled = keys.repartition(nparts, "pass", "table", "key").sortWithinPartitions("pass", "table", "key")

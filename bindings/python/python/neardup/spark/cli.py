@@ -48,6 +48,13 @@ def parser() -> argparse.ArgumentParser:
     d.add_argument("--on-error", choices=ON_ERROR, default="fail", help="bad records: fail naming them, or skip")
     d.add_argument("--allow-empty", action="store_true", help="keep documents without features")
     d.add_argument("--partitions", type=int, default=None, help="shuffle partitions for the pair search")
+    d.add_argument(
+        "--blocks",
+        type=lambda v: [int(x) for x in v.split(",")],
+        default=None,
+        metavar="M[,M]",
+        help="pigeonhole blocks per pass (default: the fewest tables with small key groups)",
+    )
     d.add_argument("--cc-threshold", type=int, default=5_000_000, help="most edges joined on the driver")
     d.add_argument("--overwrite", action="store_true", help="replace OUTPUT if it exists")
     d.add_argument("--master", default=None, help="Spark master when not run by spark-submit, e.g. local[2]")
