@@ -190,6 +190,13 @@ def test_dedup_with_dataframe_components_equals_driver(spark):
     c = dedup(df, order_cols=["_nd_file", "_nd_row"], k=8, blocks=[12])
     assert c.summary["passes"][0]["tables"] == 495
     assert spark_result(c) == spark_result(a)
+    # unpersist() releases the cached frames; the results stay readable.
+    assert a.cached and all(frame.is_cached for frame in a.cached)
+    frames = list(a.cached)
+    kept_before = a.kept.count()
+    a.unpersist()
+    assert not a.cached and not any(frame.is_cached for frame in frames)
+    assert a.kept.count() == kept_before
 
 
 def test_skewed_input_completes_and_equals_one_machine(spark):

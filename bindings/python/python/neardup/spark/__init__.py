@@ -69,6 +69,18 @@ class DedupResult:
     summary: dict[str, Any] = field(default_factory=dict)
     """Counts, the radius, the layout per pass, the components path and
     the time of each stage in seconds."""
+    cached: list["DataFrame"] = field(default_factory=list, repr=False)
+    """The intermediate frames ``kept`` and ``clusters`` are computed from,
+    persisted (MEMORY_AND_DISK) so that reading both does not fingerprint
+    the input twice. Call :meth:`unpersist` when done with the results."""
+
+    def unpersist(self) -> None:
+        """Release the cached intermediate frames (the fingerprinted input
+        and the cluster members). ``kept`` and ``clusters`` stay usable but
+        are recomputed from the input if read again."""
+        for frame in self.cached:
+            frame.unpersist()
+        self.cached.clear()
 
 
 def dedup(
@@ -211,7 +223,7 @@ def dedup(
     }
     for frame in (groups, edges):
         frame.unpersist()
-    return DedupResult(kept=kept, clusters=clusters, summary=summary)
+    return DedupResult(kept=kept, clusters=clusters, summary=summary, cached=[fped, members])
 
 
 def check_columns(df: "DataFrame", text_col: str, id_col: str, extra_cols: Sequence[str]) -> None:

@@ -156,6 +156,7 @@ def run(spark: Any, args: argparse.Namespace) -> int:
         raise
     finally:
         spark.sparkContext.setJobDescription(None)
+        result.unpersist()
     print(
         f"neardup.spark: {summary['documents']} documents, {summary['kept']} kept, "
         f"{summary['duplicates_removed']} removed in {summary['clusters']} clusters "
