@@ -16,11 +16,8 @@ zh=$data/docs_zh.jsonl
 
 cargo build --release --quiet --example fpbench -p neardup
 cargo build --release --quiet -p neardup-cli
-venv=target/bench-venv
-if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import simhash, jieba, numpy' 2>/dev/null; then
-  python3 -m venv "$venv"
-  "$venv/bin/pip" install --quiet --disable-pip-version-check 'simhash==2.1.2' 'numpy<2' jieba
-fi
+. bench/venv.sh
+bench_venv bench-venv "simhash, jieba, numpy" 'simhash==2.1.2' 'numpy<2' jieba
 mkdir -p bench/out
 out=bench/out/fingerprint.jsonl
 : > "$out"

@@ -14,11 +14,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-quick}
 cargo build --release --quiet --example indexbench -p neardup
-venv=target/bench-venv
-if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import simhash, numpy, faiss' 2>/dev/null; then
-  python3 -m venv "$venv"
-  "$venv/bin/pip" install --quiet --disable-pip-version-check 'simhash==2.1.2' 'numpy<2' faiss-cpu
-fi
+. bench/venv.sh
+bench_venv bench-venv "simhash, numpy, faiss" 'simhash==2.1.2' 'numpy<2' faiss-cpu
 B=target/release/examples/indexbench
 py="$venv/bin/python bench/index_peers.py"
 data=target/indexbench

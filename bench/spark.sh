@@ -10,13 +10,8 @@
 # target/py-spark-bench-venv. Writes bench/out/spark.jsonl.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-tdir="${CARGO_TARGET_DIR:-target}"
-case "$tdir" in /*) ;; *) tdir="$PWD/$tdir" ;; esac
-venv="$tdir/py-spark-bench-venv"
-if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import pyspark, pyarrow, pandas' 2>/dev/null; then
-  python3 -m venv "$venv"
-  "$venv/bin/pip" install --quiet --disable-pip-version-check 'pyspark==4.3.0' 'pandas>=2.2,<3' 'pyarrow>=14'
-fi
+. bench/venv.sh
+bench_venv py-spark-bench-venv "pyspark, pyarrow, pandas" 'pyspark==4.3.0' 'pandas>=2.2,<3' 'pyarrow>=14'
 cargo build --release --quiet -p neardup-cli
 CARGO_TARGET_DIR="$tdir" "$venv/bin/pip" install --quiet --disable-pip-version-check --force-reinstall --no-deps ./bindings/python
 exec "$venv/bin/python" bench/spark_bench.py --bin "$tdir/release/neardup" "$@"
