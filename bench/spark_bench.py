@@ -180,6 +180,7 @@ def main():
             spark = (
                 SparkSession.builder.master("local[2]")
                 .config("spark.sql.shuffle.partitions", "8")
+                .config("spark.driver.memory", cli.local_driver_memory())
                 .config("spark.ui.showConsoleProgress", "false")
                 .config("spark.eventLog.enabled", "true")
                 .config("spark.eventLog.dir", "file://" + events)

@@ -32,9 +32,10 @@ The job (docs/SPARK.md has the cost model):
 
 from __future__ import annotations
 
+import contextlib
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Iterator, Optional, Sequence
 
 from .._neardup import Fingerprinter, SparkPlan, recommended_radius, spark_fingerprint
 from . import _components
@@ -46,6 +47,9 @@ __all__ = ["BadInputError", "DedupResult", "dedup"]
 
 KEEP = ("first", "longest", "shortest")
 ON_ERROR = ("fail", "skip")
+CACHED_BATCH_ROWS = 1000
+"""Rows per cached batch of the persisted input (Spark's default: 10,000)."""
+
 _HELPERS = ("_nd_order", "_nd_fp", "_nd_features", "_nd_chars", "_nd_error")
 _INTERNAL = ("_nd_cluster", "_nd_size", "_nd_rank", "_nd_rep_fp", "_nd_rep_id", "_nd_first", "_nd_vertex", "_nd_label")
 
@@ -109,8 +113,9 @@ def dedup(
       pipeline, 64 bits.
     - ``keep``: which member of a cluster survives: ``first`` (in input
       order), ``longest`` or ``shortest`` (in characters; ties: the earliest).
-    - ``order_cols``: columns giving the input order (ascending); by
-      default the DataFrame's own order (``monotonically_increasing_id``).
+    - ``order_cols``: columns giving the input order (ascending; ties, and
+      the order without them, go by the DataFrame's own order,
+      ``monotonically_increasing_id``).
     - ``allow_empty``: keep documents without features (they all share
       fingerprint 0); by default they are bad records, as in the CLI.
     - ``on_error``: ``fail`` raises :class:`BadInputError` naming the first
@@ -152,12 +157,19 @@ def dedup(
     timer = _Timer(spark.sparkContext)
 
     # 1. Fingerprints, one Rust call per Arrow batch.
-    order = F.struct(*[F.col(c) for c in order_cols]) if order_cols else F.monotonically_increasing_id()
+    # The DataFrame's own order breaks ties of order_cols, so that every
+    # record has its own _nd_order (the key the kept records are found by).
+    row = F.monotonically_increasing_id()
+    order = F.struct(*[F.col(c) for c in order_cols], row.alias("_nd_row_no")) if order_cols else row
     fped = fingerprint_frame(df.withColumn("_nd_order", order), text_col, fp, allow_empty)
     if error_col:
         fped = fped.withColumn("_nd_error", F.coalesce(F.col(error_col), F.col("_nd_error"))).drop(error_col)
-    fped = fped.persist(StorageLevel.MEMORY_AND_DISK)
-    records = timer.run("read and fingerprint", fped.count)
+    with _conf(spark, "spark.sql.inMemoryColumnarStorage.batchSize", str(CACHED_BATCH_ROWS)):
+        # Cached batches hold the input's columns, texts included: Spark's
+        # default of 10,000 rows a batch makes ~100 MB blocks of long
+        # documents, which a 1 GB heap cannot read back from disk.
+        fped = fped.persist(StorageLevel.MEMORY_AND_DISK)
+        records = timer.run("read and fingerprint", fped.count)
     bad_cond = F.col("_nd_error").isNotNull() | F.col(id_col).isNull()
     bad = fped.where(bad_cond)
     skipped = timer.run("check records", bad.count)
@@ -224,6 +236,20 @@ def dedup(
     for frame in (groups, edges):
         frame.unpersist()
     return DedupResult(kept=kept, clusters=clusters, summary=summary, cached=[fped, members])
+
+
+@contextlib.contextmanager
+def _conf(spark: Any, key: str, value: str) -> Iterator[None]:
+    """Sets a session configuration for the duration of a block."""
+    before = spark.conf.get(key, None)
+    spark.conf.set(key, value)
+    try:
+        yield
+    finally:
+        if before is None:
+            spark.conf.unset(key)
+        else:
+            spark.conf.set(key, before)
 
 
 def check_columns(df: "DataFrame", text_col: str, id_col: str, extra_cols: Sequence[str]) -> None:

@@ -56,8 +56,19 @@ def parser() -> argparse.ArgumentParser:
         help="pigeonhole blocks per pass (default: the fewest tables with small key groups)",
     )
     d.add_argument("--cc-threshold", type=int, default=5_000_000, help="most edges joined on the driver")
+    d.add_argument(
+        "--sort",
+        action="store_true",
+        help="write kept/ in input order, as neardup dedup does (one more shuffle of the kept records)",
+    )
     d.add_argument("--overwrite", action="store_true", help="replace OUTPUT if it exists")
     d.add_argument("--master", default=None, help="Spark master when not run by spark-submit, e.g. local[2]")
+    d.add_argument(
+        "--driver-memory",
+        default=None,
+        metavar="SIZE",
+        help="driver heap with a local --master, e.g. 8g (default: half the machine's memory, at most 32g)",
+    )
     return p
 
 
@@ -70,7 +81,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(f"neardup.spark: {args.config}: no such configuration file", file=sys.stderr)
         return 2
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    spark = session(args.master)
+    spark = session(args.master, args.driver_memory)
     try:
         return run(spark, args)
     except BadInputError as e:
@@ -80,7 +91,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         spark.stop()
 
 
-def session(master: Optional[str]) -> Any:
+def session(master: Optional[str], driver_memory: Optional[str] = None) -> Any:
     from pyspark.sql import SparkSession
 
     b = SparkSession.builder.appName("neardup dedup")
@@ -90,9 +101,23 @@ def session(master: Optional[str]) -> Any:
             # 200 shuffle partitions (Spark's default) are tiny tasks on one machine.
             cores = os.cpu_count() or 2
             b = b.config("spark.sql.shuffle.partitions", str(4 * cores)).config("spark.ui.showConsoleProgress", "false")
+            # In a local master the whole job runs in the driver's JVM, whose
+            # default heap (1 GB) runs out at a few hundred MB of text.
+            if "--driver-memory" not in os.environ.get("PYSPARK_SUBMIT_ARGS", ""):
+                b = b.config("spark.driver.memory", driver_memory or local_driver_memory())
     spark = b.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     return spark
+
+
+def local_driver_memory() -> str:
+    """The driver heap for a local master: half the machine's memory, from
+    1 to 32 GiB."""
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return "2g"
+    return f"{max(1, min(32, total // 2**31))}g"
 
 
 def run(spark: Any, args: argparse.Namespace) -> int:
@@ -137,7 +162,10 @@ def run(spark: Any, args: argparse.Namespace) -> int:
     t = time.perf_counter()
     spark.sparkContext.setJobDescription("neardup: write")
     try:
-        kept = result.kept.drop("_nd_file", "_nd_row")
+        kept = result.kept
+        if args.sort:
+            kept = kept.orderBy("_nd_file", "_nd_row")
+        kept = kept.drop("_nd_file", "_nd_row")
         writer = "parquet" if args.format == "parquet" else "json"
         getattr(kept.write, writer)(tmp.toString() + "/kept")
         getattr(result.clusters.write, writer)(tmp.toString() + "/clusters")
