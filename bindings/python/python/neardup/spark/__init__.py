@@ -50,7 +50,12 @@ ON_ERROR = ("fail", "skip")
 CACHED_BATCH_ROWS = 1000
 """Rows per cached batch of the persisted input (Spark's default: 10,000)."""
 
-_HELPERS = ("_nd_order", "_nd_fp", "_nd_features", "_nd_chars", "_nd_error")
+BROADCAST_DROPPED = 10_000_000
+"""Most removed documents whose keys are broadcast to find the kept records
+without moving the input's columns (8 bytes a key, ~160 MB at the limit);
+beyond it, the anti-join shuffles the input once."""
+
+_HELPERS = ("_nd_key", "_nd_order", "_nd_fp", "_nd_features", "_nd_chars", "_nd_error")
 _INTERNAL = ("_nd_cluster", "_nd_size", "_nd_rank", "_nd_rep_fp", "_nd_rep_id", "_nd_first", "_nd_vertex", "_nd_label")
 
 
@@ -157,11 +162,11 @@ def dedup(
     timer = _Timer(spark.sparkContext)
 
     # 1. Fingerprints, one Rust call per Arrow batch.
-    # The DataFrame's own order breaks ties of order_cols, so that every
-    # record has its own _nd_order (the key the kept records are found by).
-    row = F.monotonically_increasing_id()
-    order = F.struct(*[F.col(c) for c in order_cols], row.alias("_nd_row_no")) if order_cols else row
-    fped = fingerprint_frame(df.withColumn("_nd_order", order), text_col, fp, allow_empty)
+    # _nd_key: a record's own number (the DataFrame's order), which also
+    # breaks ties of order_cols.
+    keyed = df.withColumn("_nd_key", F.monotonically_increasing_id())
+    order = F.struct(*[F.col(c) for c in order_cols], F.col("_nd_key")) if order_cols else F.col("_nd_key")
+    fped = fingerprint_frame(keyed.withColumn("_nd_order", order), text_col, fp, allow_empty)
     if error_col:
         fped = fped.withColumn("_nd_error", F.coalesce(F.col(error_col), F.col("_nd_error"))).drop(error_col)
     with _conf(spark, "spark.sql.inMemoryColumnarStorage.batchSize", str(CACHED_BATCH_ROWS)):
@@ -210,7 +215,10 @@ def dedup(
         lambda: {r[0]: r[1] for r in members.groupBy("_nd_cluster").count().groupBy("count").count().collect()},
     )
     removed = sum((size - 1) * n for size, n in sizes.items())
-    kept = fped.join(dropped, "_nd_order", "left_anti").drop(*_HELPERS)
+    # Broadcasting the removed documents' keys leaves the input's columns
+    # (the texts) where they are; a shuffle join would move them all.
+    small = F.broadcast(dropped) if removed <= BROADCAST_DROPPED else dropped
+    kept = fped.join(small, "_nd_key", "left_anti").drop(*_HELPERS)
     radius = "k = " + "".join(f"{kk} below {n} features, " for n, kk in steps) + ("else " if steps else "") + str(rest)
     summary = {
         "documents": documents,
@@ -355,10 +363,10 @@ def _clusters(fped: "DataFrame", labels: "DataFrame", id_col: str, keep: str) ->
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
-    narrow = fped.select("_nd_order", id_col, "_nd_fp", "_nd_chars")
+    narrow = fped.select("_nd_key", "_nd_order", id_col, "_nd_fp", "_nd_chars")
     labels = labels.select(F.col("vertex").alias("_nd_vertex"), F.col("label").alias("_nd_label"))
     lab = narrow.join(labels, narrow["_nd_fp"] == labels["_nd_vertex"], "left").select(
-        "_nd_order", id_col, "_nd_fp", "_nd_chars", F.coalesce("_nd_label", "_nd_fp").alias("_nd_cluster")
+        "_nd_key", "_nd_order", id_col, "_nd_fp", "_nd_chars", F.coalesce("_nd_label", "_nd_fp").alias("_nd_cluster")
     )
     whole = Window.partitionBy("_nd_cluster")
     members = lab.withColumn("_nd_size", F.count(F.lit(1)).over(whole)).where("_nd_size >= 2")
@@ -382,7 +390,7 @@ def _clusters(fped: "DataFrame", labels: "DataFrame", id_col: str, keep: str) ->
         "_nd_order",
     )
     clusters = clusters.orderBy("_nd_first", "_nd_order").drop("_nd_first", "_nd_order")
-    dropped = members.where("_nd_rank > 1").select("_nd_order")
+    dropped = members.where("_nd_rank > 1").select("_nd_key")
     return clusters, dropped, members
 
 
