@@ -4,7 +4,7 @@
 # Arrow batch; shuffle bytes per document (from Spark's event log); and a
 # projection for 10^9 documents on 200 cores.
 #
-#   bash bench/spark.sh [COPIES ...]      # default: 1 4 (copies of ../shared/data)
+#   bash bench/spark.sh [COPIES ...]      # default: 1 4 16 (copies of ../shared/data)
 #
 # Installs the package (pip install ./bindings/python) and pyspark into
 # target/py-spark-bench-venv. Writes bench/out/spark.jsonl.

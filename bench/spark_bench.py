@@ -152,7 +152,7 @@ def call_overhead(out):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", required=True)
-    ap.add_argument("copies", nargs="*", type=int, default=[1, 4])
+    ap.add_argument("copies", nargs="*", type=int, default=[1, 4, 16])
     args = ap.parse_args()
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.makedirs(os.path.dirname(OUT), exist_ok=True)
