@@ -5,6 +5,7 @@ Needs pyspark and Java; skipped without them unless NEARDUP_REQUIRE_PEERS is
 set (as in CI). The comparison with `neardup dedup` needs the CLI binary
 (NEARDUP_BIN, else target/release/neardup)."""
 
+import contextlib
 import json
 import os
 import pickle
@@ -66,6 +67,22 @@ def spark_result(result, id_col="id"):
     clusters = [(r["id"], r["cluster_id"], r["distance"]) for r in result.clusters.collect()]
     kept = {r[0] for r in result.kept.select(id_col).collect()}
     return clusters, kept
+
+
+@contextlib.contextmanager
+def broadcast_limits(**limits):
+    """Sets neardup.spark's broadcast limits (keys=, bitmap_bytes=) for a block."""
+    import neardup.spark as job
+
+    names = {"keys": "BROADCAST_DROPPED", "bitmap_bytes": "BROADCAST_BITMAP_BYTES"}
+    before = {n: getattr(job, names[n]) for n in limits}
+    for n, v in limits.items():
+        setattr(job, names[n], v)
+    try:
+        yield
+    finally:
+        for n, v in before.items():
+            setattr(job, names[n], v)
 
 
 def groups(result):
@@ -191,17 +208,17 @@ def test_dedup_with_dataframe_components_equals_driver(spark):
 
     df = read_ordered(spark, [TESTDATA / "docs_en.jsonl", TESTDATA / "docs_zh.jsonl"])
     a = dedup(df, order_cols=["_nd_file", "_nd_row"], k=8)
-    # b also finds the kept records by a shuffle join instead of a broadcast.
-    import neardup.spark as spark_job
-
-    limit, spark_job.BROADCAST_DROPPED = spark_job.BROADCAST_DROPPED, 0
-    try:
+    # b finds the kept records through bitmaps of the removed keys, d by a
+    # shuffle join, a by a broadcast of the keys.
+    with broadcast_limits(keys=0):
         b = dedup(df, order_cols=["_nd_file", "_nd_row"], k=8, cc_threshold=0)
         b_result = spark_result(b)
-    finally:
-        spark_job.BROADCAST_DROPPED = limit
+    with broadcast_limits(keys=0, bitmap_bytes=0):
+        d = dedup(df, order_cols=["_nd_file", "_nd_row"], k=8)
+        d_result = spark_result(d)
     assert a.summary["components"]["path"] == "driver" and b.summary["components"]["path"] == "dataframe"
-    assert spark_result(a) == b_result
+    assert [x.summary["kept_by"] for x in (a, b, d)] == ["broadcast keys", "broadcast bitmaps", "shuffle join"]
+    assert spark_result(a) == b_result == d_result
     assert a.summary["clusters"] >= 1
     # The layout changes the cost, never the result.
     c = dedup(df, order_cols=["_nd_file", "_nd_row"], k=8, blocks=[12])
@@ -238,13 +255,16 @@ def test_skewed_input_completes_and_equals_one_machine(spark):
     texts += [" ".join(rng.choice(words) for _ in range(60)) for _ in range(200)]
     ids = [f"d{i}" for i in range(len(texts))]
     df = spark.createDataFrame(list(zip(ids, texts, range(len(texts)))), "id string, text string, n long")
-    result = dedup(df, k=3, order_cols=["n"], partitions=8)
+    with broadcast_limits(keys=0):  # 10^5 removed keys in dense bitmaps
+        result = dedup(df, k=3, order_cols=["n"], partitions=8)
+        kept = result.kept.count()
+    assert result.summary["kept_by"] == "broadcast bitmaps"
     got = {}
     for r in result.clusters.collect():
         got.setdefault(r["cluster_id"], set()).add(r["id"])
     want = neardup.dedup(texts, k=3, ids=ids)
     assert sorted(map(sorted, got.values())) == sorted(map(sorted, want))
-    assert result.summary["kept"] == len(texts) - sum(len(c) - 1 for c in want)
+    assert result.summary["kept"] == kept == len(texts) - sum(len(c) - 1 for c in want)
     assert max(len(c) for c in want) > 100_000
 
 

@@ -52,11 +52,27 @@ CACHED_BATCH_ROWS = 1000
 
 BROADCAST_DROPPED = 10_000_000
 """Most removed documents whose keys are broadcast to find the kept records
-without moving the input's columns (8 bytes a key, ~160 MB at the limit);
-beyond it, the anti-join shuffles the input once."""
+without moving the input's columns (8 bytes a key, ~160 MB at the limit)."""
+
+BROADCAST_BITMAP_BYTES = 512 << 20
+"""Beyond :data:`BROADCAST_DROPPED`, the removed documents are broadcast as
+bitmaps of their keys (4 KB per 32,768 consecutive keys, ~125 MB for 10^9
+documents) up to this size; beyond that the anti-join shuffles the input
+once, texts included."""
 
 _HELPERS = ("_nd_key", "_nd_order", "_nd_fp", "_nd_features", "_nd_chars", "_nd_error")
-_INTERNAL = ("_nd_cluster", "_nd_size", "_nd_rank", "_nd_rep_fp", "_nd_rep_id", "_nd_first", "_nd_vertex", "_nd_label")
+_INTERNAL = (
+    "_nd_bucket",
+    "_nd_bits",
+    "_nd_cluster",
+    "_nd_size",
+    "_nd_rank",
+    "_nd_rep_fp",
+    "_nd_rep_id",
+    "_nd_first",
+    "_nd_vertex",
+    "_nd_label",
+)
 
 
 class BadInputError(ValueError):
@@ -215,10 +231,7 @@ def dedup(
         lambda: {r[0]: r[1] for r in members.groupBy("_nd_cluster").count().groupBy("count").count().collect()},
     )
     removed = sum((size - 1) * n for size, n in sizes.items())
-    # Broadcasting the removed documents' keys leaves the input's columns
-    # (the texts) where they are; a shuffle join would move them all.
-    small = F.broadcast(dropped) if removed <= BROADCAST_DROPPED else dropped
-    kept = fped.join(small, "_nd_key", "left_anti").drop(*_HELPERS)
+    kept, kept_by = timer.run("kept", lambda: _kept(fped, dropped, removed))
     radius = "k = " + "".join(f"{kk} below {n} features, " for n, kk in steps) + ("else " if steps else "") + str(rest)
     summary = {
         "documents": documents,
@@ -239,6 +252,7 @@ def dedup(
         "edges": edge_count,
         "components": {"path": path, "rounds": rounds, "cc_threshold": cc_threshold},
         "partitions": nparts,
+        "kept_by": kept_by,
         "seconds": {"stages": timer.stages, "total": timer.total()},
     }
     for frame in (groups, edges):
@@ -355,6 +369,34 @@ def _pairs_fn(plan: SparkPlan) -> Any:
         )
 
     return run
+
+
+def _kept(fped: "DataFrame", dropped: "DataFrame", removed: int) -> tuple["DataFrame", str]:
+    """The records not in ``dropped`` (keys ``_nd_key``), found without
+    moving the input's columns while the removed keys, as a list or as
+    bitmaps, are small enough to broadcast; and how they were found."""
+    from pyspark.sql import functions as F
+
+    if removed <= BROADCAST_DROPPED:
+        return fped.join(F.broadcast(dropped), "_nd_key", "left_anti").drop(*_HELPERS), "broadcast keys"
+    # Keys are monotonically_increasing_id: runs of consecutive numbers per
+    # partition, so their bitmaps are dense. (Bitmap functions count from 1.)
+    key = F.col("_nd_key") + 1
+    bitmaps = dropped.groupBy(F.bitmap_bucket_number(key).alias("_nd_bucket")).agg(
+        F.bitmap_construct_agg(F.bitmap_bit_position(key)).alias("_nd_bits")
+    )
+    if bitmaps.count() * 4096 > BROADCAST_BITMAP_BYTES:
+        return fped.join(dropped, "_nd_key", "left_anti").drop(*_HELPERS), "shuffle join"
+    position = F.bitmap_bit_position(key)
+    one = F.col("_nd_bits").substr(F.shiftright(position, 3) + 1, F.lit(1))
+    byte = F.conv(F.hex(one), 16, 10).cast("int")
+    mask = F.pow(F.lit(2), position.bitwiseAND(7)).cast("int")  # bits count from the low end of a byte
+    is_removed = byte.bitwiseAND(mask) != 0
+    joined = fped.withColumn("_nd_bucket", F.bitmap_bucket_number(key)).join(
+        F.broadcast(bitmaps), "_nd_bucket", "left"
+    )
+    kept = joined.where(F.col("_nd_bits").isNull() | ~is_removed).drop("_nd_bucket", "_nd_bits", *_HELPERS)
+    return kept, "broadcast bitmaps"
 
 
 def _clusters(fped: "DataFrame", labels: "DataFrame", id_col: str, keep: str) -> tuple[Any, Any, Any]:
