@@ -16,8 +16,6 @@ import sys
 import tempfile
 import time
 
-from pyspark.sql import SparkSession
-
 import neardup.spark as job
 from neardup.spark import cli
 
@@ -26,14 +24,7 @@ PATHS = [("broadcast keys", 10**7, 512 << 20), ("broadcast bitmaps", 0, 512 << 2
 
 def main() -> None:
     inputs = sys.argv[1:]
-    spark = (
-        SparkSession.builder.master("local[2]")
-        .config("spark.sql.shuffle.partitions", "8")
-        .config("spark.driver.memory", cli.local_driver_memory())
-        .config("spark.ui.showConsoleProgress", "false")
-        .getOrCreate()
-    )
-    spark.sparkContext.setLogLevel("ERROR")
+    spark = cli.session("local[2]")  # the command line's local session
     out = tempfile.mkdtemp(prefix="neardup-kept-paths-") + "/out"
     for rep in range(2):
         for name, keys, bitmap_bytes in PATHS:

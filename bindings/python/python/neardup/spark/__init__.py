@@ -382,19 +382,14 @@ def _kept(fped: "DataFrame", dropped: "DataFrame", removed: int) -> tuple["DataF
     # Keys are monotonically_increasing_id: runs of consecutive numbers per
     # partition, so their bitmaps are dense. (Bitmap functions count from 1.)
     key = F.col("_nd_key") + 1
-    bitmaps = dropped.groupBy(F.bitmap_bucket_number(key).alias("_nd_bucket")).agg(
-        F.bitmap_construct_agg(F.bitmap_bit_position(key)).alias("_nd_bits")
-    )
+    bucket, position = F.bitmap_bucket_number(key), F.bitmap_bit_position(key)
+    bitmaps = dropped.groupBy(bucket.alias("_nd_bucket")).agg(F.bitmap_construct_agg(position).alias("_nd_bits"))
     if bitmaps.count() * 4096 > BROADCAST_BITMAP_BYTES:
         return fped.join(dropped, "_nd_key", "left_anti").drop(*_HELPERS), "shuffle join"
-    position = F.bitmap_bit_position(key)
+    # Bit `position` of a bitmap: byte position / 8, bit position % 8 from the low end.
     one = F.col("_nd_bits").substr(F.shiftright(position, 3) + 1, F.lit(1))
-    byte = F.conv(F.hex(one), 16, 10).cast("int")
-    mask = F.pow(F.lit(2), position.bitwiseAND(7)).cast("int")  # bits count from the low end of a byte
-    is_removed = byte.bitwiseAND(mask) != 0
-    joined = fped.withColumn("_nd_bucket", F.bitmap_bucket_number(key)).join(
-        F.broadcast(bitmaps), "_nd_bucket", "left"
-    )
+    is_removed = F.bit_get(F.conv(F.hex(one), 16, 10).cast("int"), position.bitwiseAND(7)) == 1
+    joined = fped.withColumn("_nd_bucket", bucket).join(F.broadcast(bitmaps), "_nd_bucket", "left")
     kept = joined.where(F.col("_nd_bits").isNull() | ~is_removed).drop("_nd_bucket", "_nd_bits", *_HELPERS)
     return kept, "broadcast bitmaps"
 
