@@ -307,17 +307,34 @@ def test_bad_input_is_named(spark):
 def test_malformed_jsonl_through_the_command_line(tmp_path):
     need("pyspark")
     src = tmp_path / "in.jsonl"
-    src.write_text('{"id": "a", "text": "The cat sat on the mat."}\n{"id": "b", "text": \n{"id": "c", "text": "x y z"}\n')
+    src.write_bytes(
+        b'{"id": "a", "text": "The cat sat on the mat."}\n{"id": "b", "text": \n{"id": "c", "text": "x y z"}\n'
+        b'{"id": "d", "text": "caf\xff\xfe au lait"}\n'
+    )
     base = [sys.executable, "-m", "neardup.spark", "dedup", "--input", str(src), "--master", "local[1]"]
     run = subprocess.run(base + ["--output", str(tmp_path / "o1")], capture_output=True, text=True)
     assert run.returncode == 1, run.stderr[-2000:]
-    assert "1 of 3 records cannot be deduplicated" in run.stderr
-    assert "a record without id: malformed JSON line in file:" in run.stderr and "in.jsonl: {\"id\": \"b\", \"text\":" in run.stderr
+    assert "2 of 4 records cannot be deduplicated" in run.stderr
+    assert "a record without id: malformed JSON (or invalid UTF-8) line in file:" in run.stderr
+    assert "in.jsonl: {\"id\": \"b\", \"text\":" in run.stderr and "in.jsonl: {\"id\": \"d\"" in run.stderr
     assert not (tmp_path / "o1").exists()
     run = subprocess.run(base + ["--output", str(tmp_path / "o2"), "--on-error", "skip"], capture_output=True, text=True)
     assert run.returncode == 0, run.stderr[-2000:]
     summary = json.loads((tmp_path / "o2" / "summary.json").read_text())
-    assert summary["skipped"] == 1 and summary["documents"] == 2 and summary["records_read"] == 3
+    assert summary["skipped"] == 2 and summary["documents"] == 2 and summary["records_read"] == 4
+    # Only empty files: 0 documents and empty outputs, as neardup dedup.
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    run = subprocess.run(
+        [sys.executable, "-m", "neardup.spark", "dedup", "--input", str(empty), "--master", "local[1]",
+         "--output", str(tmp_path / "o3")], capture_output=True, text=True,
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "0 documents, 0 kept, 0 removed" in run.stderr
+    assert json.loads((tmp_path / "o3" / "summary.json").read_text())["documents"] == 0
+    # A malformed --driver-memory is refused before Spark starts.
+    run = subprocess.run(base + ["--output", str(tmp_path / "o4"), "--driver-memory", "lots"], capture_output=True, text=True)
+    assert run.returncode == 2 and "--driver-memory takes a size such as 8g" in run.stderr
 
 
 def test_plan_and_fingerprinter_pickle():

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 import time
 import uuid
@@ -80,6 +81,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if args.config is not None and not os.path.exists(args.config):
         print(f"neardup.spark: {args.config}: no such configuration file", file=sys.stderr)
         return 2
+    if args.driver_memory is not None and not re.fullmatch(r"[0-9]+[kmgt]?", args.driver_memory.lower()):
+        print(f"neardup.spark: --driver-memory takes a size such as 8g or 512m, not {args.driver_memory!r}", file=sys.stderr)
+        return 2
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     spark = session(args.master, args.driver_memory)
     try:
@@ -129,6 +133,10 @@ def run(spark: Any, args: argparse.Namespace) -> int:
     if fs.exists(out) and not args.overwrite:
         raise BadInputError(f"{args.output} exists: choose another --output or pass --overwrite")
     df, files = read_inputs(spark, args.input, args.input_format)
+    if all(c.startswith("_nd_") for c in df.columns):
+        # Only empty files (the reader found no columns): 0 documents, as
+        # neardup dedup says, with empty outputs.
+        df = df.withColumn(args.text_col, F.lit(None).cast("string")).withColumn(args.id_col, F.lit(None).cast("string"))
     error_col = None
     if "_corrupt_record" in df.columns:
         # Lines the JSON reader could not parse are bad records, named and
@@ -136,7 +144,10 @@ def run(spark: Any, args: argparse.Namespace) -> int:
         bad = F.when(
             F.col("_corrupt_record").isNotNull(),
             F.concat(
-                F.lit("malformed JSON line in "), F.col("_nd_path"), F.lit(": "), F.substring("_corrupt_record", 1, 80)
+                F.lit("malformed JSON (or invalid UTF-8) line in "),
+                F.col("_nd_path"),
+                F.lit(": "),
+                F.substring("_corrupt_record", 1, 80),
             ),
         )
         df = df.withColumn("_nd_malformed", bad).drop("_corrupt_record")
