@@ -1,7 +1,8 @@
 //! `neardup.pairs` and `neardup.dedup`: all pairs within k, and clusters.
 
-use neardup::index::cluster::UnionFind;
+use neardup::dedup::{Dedup, Keep, Records, ShingleJaccard};
 use neardup::index::pairs::{all_pairs, AllPairs, PairsOptions};
+use neardup::Radius;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyList;
@@ -63,19 +64,32 @@ pub(crate) fn pairs(
     Ok(out)
 }
 
-/// Groups of near-duplicate texts: each cluster (two or more texts linked
-/// by distances within `k`) as a list of ids (or positions when `ids` is
-/// None), in input order; clusters ordered by their first member. Texts in
-/// no cluster are unique. `fingerprinter` defaults to the `default` preset.
+/// Groups of near-duplicate texts, exactly as `neardup dedup` clusters
+/// them: each cluster (two or more texts linked by the rule) as a list of
+/// ids (or positions when `ids` is None), the kept text first (see
+/// `keep`), then the others in input order; clusters ordered by their
+/// first text. Texts in no cluster are unique. `fingerprinter` defaults to
+/// the `default` preset; `k` to its radius (`Fingerprinter.radius`);
+/// `verify` is a shingle-Jaccard threshold (`--verify jaccard:T`).
 #[pyfunction]
-#[pyo3(signature = (texts, k = 3, ids = None, fingerprinter = None))]
+#[pyo3(signature = (texts, k = None, ids = None, fingerprinter = None, keep = "first", verify = None))]
 pub(crate) fn dedup<'py>(
     py: Python<'py>,
     texts: &Bound<'py, PyAny>,
-    k: u32,
+    k: Option<u32>,
     ids: Option<&Bound<'py, PyAny>>,
     fingerprinter: Option<PyRef<'py, crate::Fingerprinter>>,
+    keep: &str,
+    verify: Option<f64>,
 ) -> PyResult<Bound<'py, PyList>> {
+    let keep: Keep = keep.parse().map_err(to_py)?;
+    if let Some(t) = verify {
+        if !(0.0..=1.0).contains(&t) {
+            return Err(PyValueError::new_err(format!(
+                "verify must be a Jaccard threshold from 0 to 1, not {t}"
+            )));
+        }
+    }
     let texts = Texts::read(texts, "texts")?;
     let owned = texts.strs("texts")?;
     if let Some(ids) = ids {
@@ -96,23 +110,25 @@ pub(crate) fn dedup<'py>(
             &default
         }
     };
-    let bits = fp.bits().get();
-    radius(k, bits)?;
-    let values: Vec<u128> =
-        py.allow_threads(|| fp.fingerprint_batch(&owned)).into_iter().map(|f| f.value()).collect();
-    let ap = find(py, values, bits, k)?;
-    let mut uf = UnionFind::new(owned.len());
-    ap.for_each_pair(|i, j, _| {
-        uf.union(i, j);
+    let radius = k.map_or_else(|| fp.radius().clone(), Radius::fixed);
+    radius.validate(fp.bits()).map_err(PyValueError::new_err)?;
+    let found = py.allow_threads(|| {
+        let records = Records::from_texts(fp, &owned);
+        let verifier = verify.map(|t| ShingleJaccard::new(fp, &owned, t));
+        let mut dedup = Dedup::new(&radius).keep(keep);
+        if let Some(v) = &verifier {
+            dedup = dedup.verify(v);
+        }
+        dedup.batch(&records)
     });
-    let clusters = uf.clusters();
+    let found = found.map_err(to_py)?;
     let out = PyList::empty(py);
-    for c in clusters {
+    for c in found.clusters {
+        let order = std::iter::once(c.kept).chain(c.members.iter().copied().filter(|&m| m != c.kept));
         let members: Vec<PyObject> = match &ids {
-            Some(ids) => c.iter().map(|&i| ids[i as usize].clone_ref(py)).collect(),
-            None => c
-                .iter()
-                .map(|&i| match i.into_pyobject(py) {
+            Some(ids) => order.map(|i| ids[i as usize].clone_ref(py)).collect(),
+            None => order
+                .map(|i| match i.into_pyobject(py) {
                     Ok(v) => v.into_any().unbind(),
                     Err(never) => match never {},
                 })

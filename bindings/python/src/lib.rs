@@ -133,6 +133,36 @@ impl Fingerprinter {
         Ok(d)
     }
 
+    /// The pipeline's near-duplicate rule, as `neardup` prints it (e.g.
+    /// `k = 8 below 600 features, else 4`): what `dedup`, `Index` and the
+    /// Spark job use when no `k` is given.
+    #[getter]
+    fn radius(&self) -> String {
+        self.inner.radius().to_string()
+    }
+
+    /// The rule as data: `([(below_features, k), …], k beyond)`.
+    #[getter]
+    fn radius_steps(&self) -> (Vec<(usize, u32)>, u32) {
+        let (steps, rest) = self.inner.radius().steps();
+        (steps.to_vec(), rest)
+    }
+
+    /// The radius for two documents of `a` and `b` features (`b` defaults
+    /// to `a`); `fingerprint_counted` gives a text's count.
+    #[pyo3(signature = (a, b = None))]
+    fn k_for(&self, a: usize, b: Option<usize>) -> u32 {
+        self.inner.radius().k_for_pair(a, b.unwrap_or(a))
+    }
+
+    /// The fingerprint of one text and how many features voted (its
+    /// length as the radius sees it).
+    fn fingerprint_counted(&self, text: &Bound<'_, PyAny>) -> PyResult<(u128, usize)> {
+        let s = as_text(text, Name::Arg("text"))?;
+        let (f, n) = self.inner.fingerprint_counted(&s);
+        Ok((f.value(), n))
+    }
+
     /// The pipeline's id: 16 hex digits, the same for equal configurations
     /// (what `neardup` records in index files and summaries).
     #[getter]

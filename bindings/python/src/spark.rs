@@ -6,10 +6,11 @@
 //! in place and go out as little-endian bytes that the Python side wraps
 //! into Arrow arrays without copying.
 
+use neardup::dedup::Plan;
 use neardup::index::cluster::UnionFind;
 use neardup::index::sharded::{ShardedPairs, MAX_GROUP_ROWS};
 use neardup::index::LayoutSpec;
-use neardup::presets::Radius;
+use neardup::Radius;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
@@ -91,24 +92,20 @@ pub(crate) fn spark_fingerprint<'py>(
     ))
 }
 
-/// One pass of the join: radius `k` over the distinct fingerprints whose
-/// shortest document has fewer than `below` features (all for pass 0).
+/// One pass of the core's [`Plan`], cut for a shuffle.
 struct Pass {
-    k: u32,
-    below: Option<usize>,
-    plan: ShardedPairs,
+    pass: neardup::dedup::Pass,
+    sharded: ShardedPairs,
 }
 
-/// The distributed all-pairs join of `neardup dedup`: pass 0 at the
-/// radius's smallest k over every distinct fingerprint, then one pass per
-/// larger k of a length-dependent radius over the fingerprints short enough
-/// for it, with the command line's rule for which pairs count
-/// (`Radius::k_for_pair` of the two shortest documents).
+/// The distributed all-pairs join of `neardup dedup`: the core's dedup
+/// [`Plan`] (pass 0 at the radius's smallest k over every distinct
+/// fingerprint, then one pass per larger k over the fingerprints short
+/// enough for it, each pair accepted by one pass), each pass cut into
+/// shuffle groups by [`ShardedPairs`].
 #[pyclass(module = "neardup._neardup", frozen)]
 pub(crate) struct SparkPlan {
-    steps: Vec<(usize, u32)>,
-    rest: u32,
-    radius: Radius,
+    plan: Plan,
     passes: Vec<Pass>,
 }
 
@@ -123,47 +120,51 @@ impl SparkPlan {
     #[pyo3(signature = (steps, rest, n, blocks = None))]
     fn new(steps: Vec<(usize, u32)>, rest: u32, n: usize, blocks: Option<Vec<u32>>) -> PyResult<SparkPlan> {
         let radius = Radius::by_length(&steps, rest);
-        let (sorted, _) = radius.steps();
-        // Exactness with one row per distinct fingerprint needs the radius
-        // to shrink as documents grow (every preset's does).
-        let mut last = u32::MAX;
-        for &(_, k) in sorted {
-            if k > last || k < rest {
-                return Err(PyValueError::new_err(
-                    "the Spark job needs a radius that does not grow with document length",
-                ));
-            }
-            last = k;
+        // One row per distinct fingerprint (with its shortest document's
+        // features) stands for its documents only if the radius shrinks as
+        // documents grow (every preset's does).
+        if !radius.shrinks_with_length() {
+            return Err(PyValueError::new_err(
+                "the Spark job needs a radius that does not grow with document length",
+            ));
         }
-        let min_k = radius.min_k();
-        let mut wanted: Vec<(u32, Option<usize>)> = vec![(min_k, None)];
-        wanted.extend(sorted.iter().filter(|s| s.1 > min_k).map(|&(below, k)| (k, Some(2 * below))));
+        let plan = Plan::new(&radius);
         if let Some(b) = &blocks {
-            if b.len() != wanted.len() {
+            if b.len() != plan.passes().len() {
                 return Err(PyValueError::new_err(format!(
                     "{} passes but {} block counts",
-                    wanted.len(),
+                    plan.passes().len(),
                     b.len()
                 )));
             }
         }
         let mut passes = Vec::new();
-        for (i, (k, below)) in wanted.into_iter().enumerate() {
+        for (i, &pass) in plan.passes().iter().enumerate() {
+            let k = pass.k;
             if k >= 64 {
                 return Err(PyValueError::new_err(format!("k = {k} must be below the 64 bits")));
             }
-            let plan = match &blocks {
+            let sharded = match &blocks {
                 Some(b) => ShardedPairs::new(LayoutSpec { bits: 64, k, blocks: b[i] }),
                 None => ShardedPairs::for_shuffle(64, k, n, MAX_GROUP_ROWS),
             };
-            passes.push(Pass { k, below, plan: plan.map_err(to_py)? });
+            passes.push(Pass { pass, sharded: sharded.map_err(to_py)? });
         }
-        Ok(SparkPlan { steps: sorted.to_vec(), rest, radius, passes })
+        Ok(SparkPlan { plan, passes })
+    }
+
+    /// The radius, as `neardup dedup` prints it.
+    #[getter]
+    fn radius(&self) -> String {
+        self.plan.radius().to_string()
     }
 
     /// `[(k, below_features or None, blocks, tables), …]` per pass.
     fn describe(&self) -> Vec<(u32, Option<usize>, u32, usize)> {
-        self.passes.iter().map(|p| (p.k, p.below, p.plan.spec().blocks, p.plan.tables())).collect()
+        self.passes
+            .iter()
+            .map(|p| (p.pass.k, p.pass.below, p.sharded.spec().blocks, p.sharded.tables()))
+            .collect()
     }
 
     /// The rows a batch of distinct fingerprints sends into the shuffle:
@@ -188,14 +189,14 @@ impl SparkPlan {
             (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for (&f, &n) in fps.iter().zip(&feats) {
             for (pi, p) in self.passes.iter().enumerate() {
-                if p.below.is_some_and(|b| n as usize >= b) {
+                if !p.pass.includes(n.max(0) as usize) {
                     continue;
                 }
-                for t in 0..p.plan.tables() {
-                    let w = p.plan.permute(t, f as u64);
+                for t in 0..p.sharded.tables() {
+                    let w = p.sharded.permute(t, f as u64);
                     pass.push(pi as i32);
                     table.push(t as i32);
-                    key.push(p.plan.key(t, w) as i64);
+                    key.push(p.sharded.key(t, w) as i64);
                     permuted.push(w as i64);
                     feat.push(n);
                 }
@@ -237,7 +238,7 @@ impl SparkPlan {
             let p = self.passes.get(pass[i] as usize).ok_or_else(|| {
                 PyValueError::new_err(format!("row {i}: pass {} is not in this plan", pass[i]))
             })?;
-            if table[i] < 0 || table[i] as usize >= p.plan.tables() {
+            if table[i] < 0 || table[i] as usize >= p.sharded.tables() {
                 return Err(PyValueError::new_err(format!(
                     "row {i}: table {} is not in pass {}",
                     table[i], pass[i]
@@ -263,9 +264,9 @@ impl SparkPlan {
 
     /// Pickles as its description, so Spark ships it to executors.
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, PyObject)> {
-        let blocks: Vec<u32> = self.passes.iter().map(|p| p.plan.spec().blocks).collect();
-        let args =
-            (self.steps.clone(), self.rest, 0usize, Some(blocks)).into_pyobject(py)?.into_any().unbind();
+        let blocks: Vec<u32> = self.passes.iter().map(|p| p.sharded.spec().blocks).collect();
+        let (steps, rest) = self.plan.radius().steps();
+        let args = (steps.to_vec(), rest, 0usize, Some(blocks)).into_pyobject(py)?.into_any().unbind();
         Ok((py.get_type::<SparkPlan>().into_any(), args))
     }
 }
@@ -281,7 +282,6 @@ impl SparkPlan {
     ) -> Vec<(u64, u64, u32)> {
         let mut order: Vec<usize> = (0..pass.len()).collect();
         order.sort_unstable_by_key(|&i| (pass[i], table[i], key[i], permuted[i] as u64));
-        let min_k = self.radius.min_k();
         let mut out = Vec::new();
         let mut start = 0;
         while start < order.len() {
@@ -291,7 +291,8 @@ impl SparkPlan {
             while end < order.len() && run_of(order[end]) == run_of(head) {
                 end += 1;
             }
-            let p = &self.passes[pass[head] as usize];
+            let pass_no = pass[head] as usize;
+            let p = &self.passes[pass_no];
             let t = table[head] as usize;
             // (permuted, features), sorted by permuted; repeats keep the fewest features.
             let mut rows: Vec<(u64, i32)> =
@@ -299,17 +300,13 @@ impl SparkPlan {
             rows.sort_unstable();
             rows.dedup_by_key(|r| r.0);
             let words: Vec<u64> = rows.iter().map(|r| r.0).collect();
-            for (a, b, d) in p.plan.group_pairs(t, words) {
-                if pass[head] == 0 {
-                    out.push((a, b, d));
-                    continue;
-                }
-                let feats = |w: u64| {
-                    let pw = p.plan.permute(t, w);
-                    rows[rows.partition_point(|r| r.0 < pw)].1.max(0) as usize
-                };
-                let want = self.radius.k_for_pair(feats(a), feats(b));
-                if d > min_k && d <= want && want == p.k {
+            let feats = |w: u64| {
+                let pw = p.sharded.permute(t, w);
+                rows[rows.partition_point(|r| r.0 < pw)].1.max(0) as usize
+            };
+            for (a, b, d) in p.sharded.group_pairs(t, words) {
+                // Pass 0 takes every pair it finds (no lookups needed).
+                if pass_no == 0 || self.plan.accepts(pass_no, d, feats(a), feats(b)) {
                     out.push((a, b, d));
                 }
             }

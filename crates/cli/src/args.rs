@@ -112,17 +112,6 @@ impl PipelineArgs {
         };
         fp.map_err(|e| UsageError(e.to_string()).into())
     }
-
-    /// The radius to use when no k is given: the preset's recommendation,
-    /// or the classic k for a configuration file.
-    pub fn recommended_radius(&self, bits: neardup::Bits) -> neardup::presets::Radius {
-        use neardup::presets::{classic_k, recommended_radius, Radius};
-        match (&self.preset, &self.config) {
-            (_, Some(_)) => Radius::fixed(classic_k(bits)),
-            (name, None) => recommended_radius(name.as_deref().unwrap_or("default"), bits)
-                .unwrap_or_else(|_| Radius::fixed(classic_k(bits))),
-        }
-    }
 }
 
 /// How input files are read.
@@ -226,9 +215,11 @@ pub struct CompareArgs {
     /// A text to compare instead of a file (give it twice, or once with one file).
     #[arg(long, value_name = "TEXT")]
     pub text: Vec<String>,
-    /// Near duplicates differ in at most K bits.
-    #[arg(short, long, default_value_t = 3)]
-    pub k: u32,
+    /// Near duplicates differ in at most K bits. By default, the
+    /// pipeline's radius for the two documents' lengths (the rule `dedup`
+    /// clusters by; `neardup config show` prints it).
+    #[arg(short, long)]
+    pub k: Option<u32>,
     /// Show the top features with weights and hashes, and the bits closest to flipping.
     #[arg(long)]
     pub explain: bool,
@@ -403,10 +394,11 @@ pub struct DedupArgs {
     #[arg(short, long, value_name = "OUT_DIR")]
     pub output: PathBuf,
     /// Documents within k bits are near duplicates. By default, the
-    /// preset's recommended radius: for `default`, 8 when the shorter
-    /// document has fewer than 600 features (and the longer fewer than
-    /// 1,200), else 4 (docs/QUALITY.md); for other presets their peer's k;
-    /// 3 for a --config or --fingerprints.
+    /// pipeline's radius (`neardup config show` prints it): for `default`,
+    /// 8 when the shorter document has fewer than 600 features (and the
+    /// longer fewer than 1,200), else 4 (docs/QUALITY.md); for other
+    /// presets their peer's k; a --config's own `radius`, else its
+    /// preset's if its stages are one's, else 3; 3 for --fingerprints.
     #[arg(short, long)]
     pub k: Option<u32>,
     /// Which member of each cluster to keep.

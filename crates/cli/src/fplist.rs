@@ -8,42 +8,7 @@ use anyhow::{bail, Context, Result};
 use neardup::{Bits, Fingerprint};
 use rayon::prelude::*;
 
-/// Fingerprints in their machine width.
-pub enum Words {
-    B64(Vec<u64>),
-    B128(Vec<u128>),
-}
-
-impl Words {
-    /// The fingerprints at `rows`, in that order.
-    pub fn subset(&self, rows: &[u32]) -> Words {
-        match self {
-            Words::B64(v) => Words::B64(rows.iter().map(|&i| v[i as usize]).collect()),
-            Words::B128(v) => Words::B128(rows.iter().map(|&i| v[i as usize]).collect()),
-        }
-    }
-
-    pub fn len(&self) -> usize {
-        match self {
-            Words::B64(v) => v.len(),
-            Words::B128(v) => v.len(),
-        }
-    }
-
-    pub fn bits(&self) -> Bits {
-        match self {
-            Words::B64(_) => Bits::B64,
-            Words::B128(_) => Bits::B128,
-        }
-    }
-
-    pub fn get(&self, i: usize) -> Fingerprint {
-        match self {
-            Words::B64(v) => Fingerprint::from_u64(v[i]),
-            Words::B128(v) => Fingerprint::from_u128(v[i]),
-        }
-    }
-}
+pub use neardup::index::Words;
 
 /// Ids of a list: given on the lines, or the line numbers.
 pub struct Ids {

@@ -748,6 +748,86 @@ fn dedup_default_radius_equals_brute_force_by_length() {
     }
 }
 
+/// One radius rule everywhere: with default settings, `compare`'s verdict
+/// on a pair is whether `dedup` links the pair (its pairs.jsonl, the
+/// accept rule before clustering), on every labelled pair of testdata/ —
+/// and a pair `dedup` links ends in one cluster.
+#[test]
+fn compare_verdict_equals_dedup_with_defaults() {
+    let dir = tmp();
+    let mut pairs: Vec<(String, String)> = Vec::new();
+    let mut body = String::new();
+    for file in ["pairs_en.jsonl", "pairs_zh.jsonl"] {
+        for l in std::fs::read_to_string(testdata(file)).unwrap().lines() {
+            let p: Value = serde_json::from_str(l).unwrap();
+            let (a, b) = (p["text_a"].as_str().unwrap().to_owned(), p["text_b"].as_str().unwrap().to_owned());
+            let i = pairs.len();
+            body += &format!("{}\n", serde_json::json!({"id": format!("{i}a"), "text": a}));
+            body += &format!("{}\n", serde_json::json!({"id": format!("{i}b"), "text": b}));
+            pairs.push((a, b));
+        }
+    }
+    write(dir.path(), "corpus.jsonl", body.as_bytes());
+    neardup(&["dedup", "corpus.jsonl", "-o", "out", "--pairs"], dir.path(), None).ok();
+    let linked: std::collections::HashSet<(String, String)> =
+        std::fs::read_to_string(dir.path().join("out/pairs.jsonl"))
+            .unwrap()
+            .lines()
+            .map(|l| {
+                let v: Value = serde_json::from_str(l).unwrap();
+                (v["a"].as_str().unwrap().to_owned(), v["b"].as_str().unwrap().to_owned())
+            })
+            .collect();
+    let cluster_of: std::collections::HashMap<String, u64> =
+        std::fs::read_to_string(dir.path().join("out/clusters.jsonl"))
+            .unwrap()
+            .lines()
+            .flat_map(|l| {
+                let c: Value = serde_json::from_str(l).unwrap();
+                let n = c["cluster"].as_u64().unwrap();
+                c["members"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|m| (m["id"].as_str().unwrap().to_owned(), n))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+    // Two compares at a time (jieba loads in each process).
+    let verdicts: Vec<(bool, u64)> = std::thread::scope(|s| {
+        let chunks: Vec<_> = pairs
+            .chunks(pairs.len().div_ceil(2))
+            .map(|chunk| {
+                s.spawn(|| {
+                    chunk
+                        .iter()
+                        .map(|(a, b)| {
+                            let r =
+                                neardup(&["compare", "--text", a, "--text", b, "--json"], dir.path(), None)
+                                    .ok();
+                            let v: Value = serde_json::from_str(&r.stdout()).unwrap();
+                            (v["near_duplicate"].as_bool().unwrap(), v["distance"].as_u64().unwrap())
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        chunks.into_iter().flat_map(|h| h.join().unwrap()).collect()
+    });
+    let mut near = 0;
+    let mut beyond_classic = 0;
+    for (i, &(verdict, d)) in verdicts.iter().enumerate() {
+        let (a, b) = (format!("{i}a"), format!("{i}b"));
+        assert_eq!(verdict, linked.contains(&(a.clone(), b.clone())), "pair {i} (distance {d})");
+        if verdict {
+            assert_eq!(cluster_of.get(&a), cluster_of.get(&b), "pair {i}");
+            near += 1;
+            beyond_classic += usize::from(d > 3);
+        }
+    }
+    assert!(near > 10 && beyond_classic > 0, "{near} near pairs, {beyond_classic} beyond k = 3");
+}
+
 #[test]
 fn eval_counts_by_hand() {
     // Four pairs, hand-checked: identical (d = 0, dup), a near copy (dup),

@@ -9,6 +9,7 @@ use crate::filter::FilterConfig;
 use crate::fingerprint::Bits;
 use crate::hash::HashConfig;
 use crate::normalize::NormalizerConfig;
+use crate::radius::Radius;
 use crate::select::SelectConfig;
 use crate::tokenize::TokenizerConfig;
 use crate::weight::{WeightConfig, BUILTIN_IDF};
@@ -69,6 +70,13 @@ pub struct PipelineConfig {
     pub hash: HashConfig,
     /// The tokenizer.
     pub tokenizer: TokenizerConfig,
+    /// The near-duplicate rule: how many bits two fingerprints of this
+    /// pipeline may differ in, by document length. It does not change a
+    /// fingerprint (nor [`id`](Self::id)). By default, this is unset:
+    /// [`radius`](Self::radius) then gives the rule of the preset with
+    /// the same stages, or the classic k = 3 (64 bits).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub radius: Option<Radius>,
 }
 
 fn current_version() -> u32 {
@@ -204,6 +212,9 @@ impl PipelineConfig {
                 return bad(format!("tfidf unknown must be a finite number, not {v}"));
             }
         }
+        if let Some(r) = &self.radius {
+            r.validate(self.bits).map_err(Error::Config)?;
+        }
         Ok(())
     }
 
@@ -217,10 +228,35 @@ impl PipelineConfig {
         serde_json::to_string(self).expect("a PipelineConfig always serializes")
     }
 
-    /// A stable 64-bit identifier of this configuration (XXH3 of its
-    /// compact JSON): equal configurations have equal ids.
+    /// A stable 64-bit identifier of the fingerprint function (XXH3 of the
+    /// compact JSON of every field but [`radius`](Self::radius)):
+    /// configurations that make the same fingerprints have equal ids.
     pub fn id(&self) -> u64 {
-        xxhash_rust::xxh3::xxh3_64(self.to_json().as_bytes())
+        xxhash_rust::xxh3::xxh3_64(self.stages().to_json().as_bytes())
+    }
+
+    /// This configuration without its radius: what determines the
+    /// fingerprints.
+    pub fn stages(&self) -> PipelineConfig {
+        PipelineConfig { radius: None, ..self.clone() }
+    }
+
+    /// Whether `other` makes the same fingerprints (equal but perhaps for
+    /// the radius): what stores and index files check.
+    pub fn same_fingerprints(&self, other: &PipelineConfig) -> bool {
+        self.stages() == other.stages()
+    }
+
+    /// The near-duplicate rule of this pipeline: its own
+    /// [`radius`](Self::radius) if set, else the rule of the preset whose
+    /// stages make the same fingerprints (so configurations stored before
+    /// pipelines carried a radius keep their preset's rule), else
+    /// [`Radius::classic`].
+    pub fn radius(&self) -> Radius {
+        self.radius
+            .clone()
+            .or_else(|| crate::presets::radius_of_same_stages(self))
+            .unwrap_or_else(|| Radius::classic(self.bits))
     }
 }
 
@@ -258,6 +294,27 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("colour"), "{e}");
+    }
+
+    #[test]
+    fn the_radius_is_carried_but_not_part_of_the_fingerprint_function() {
+        let d = presets::config("default").unwrap();
+        assert_eq!(d.radius(), presets::recommended_radius("default", Bits::B64).unwrap());
+        assert!(d.to_toml().contains("[radius]"), "{}", d.to_toml());
+        // Stored before pipelines carried a radius: the preset's rule still.
+        let old = d.stages();
+        assert_eq!(old.radius(), d.radius());
+        assert_eq!(old.id(), d.id());
+        assert!(old.same_fingerprints(&d) && old != d);
+        let own = PipelineConfig::from_toml("tokenizer = { type = \"words\" }\nradius = { k = 5 }").unwrap();
+        assert_eq!(own.radius(), Radius::fixed(5));
+        assert_eq!(
+            PipelineConfig::from_toml("tokenizer = { type = \"words\" }").unwrap().radius(),
+            Radius::fixed(3)
+        );
+        let e =
+            PipelineConfig::from_toml("tokenizer = { type = \"words\" }\nradius = { k = 65 }").unwrap_err();
+        assert!(e.to_string().contains("more than the 64 bits"), "{e}");
     }
 
     #[test]

@@ -38,6 +38,7 @@
 
 mod compat;
 pub mod config;
+pub mod dedup;
 pub mod error;
 pub mod filter;
 pub mod fingerprint;
@@ -48,6 +49,7 @@ pub mod passage;
 pub mod pipeline;
 pub mod presets;
 pub mod quality;
+pub mod radius;
 pub mod select;
 pub mod similarity;
 pub mod sparse;
@@ -62,6 +64,7 @@ pub use fingerprint::{Bits, Fingerprint};
 pub use hash::HashConfig;
 pub use normalize::NormalizerConfig;
 pub use pipeline::{Explanation, FeatureVote, Fingerprinter, FingerprinterBuilder};
+pub use radius::Radius;
 pub use select::SelectConfig;
 pub use tokenize::TokenizerConfig;
 pub use weight::WeightConfig;

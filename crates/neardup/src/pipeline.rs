@@ -11,6 +11,7 @@ use crate::filter::{Filter, FilterConfig, TokenFilter};
 use crate::fingerprint::{Bits, Fingerprint};
 use crate::hash::{FeatureHasher, HashConfig};
 use crate::normalize::{normalize_all, NormalizerConfig};
+use crate::radius::Radius;
 use crate::select::SelectConfig;
 use crate::tokenize::{Tokenizer, TokenizerConfig};
 use crate::vote::{Lanes, Vote};
@@ -40,6 +41,7 @@ pub struct Fingerprinter {
     weighter: LoadedWeighter,
     hash: HashConfig,
     bits: Bits,
+    radius: Radius,
 }
 
 /// One feature's part in a fingerprint, as [`Fingerprinter::explain`] reports it.
@@ -110,6 +112,7 @@ impl Fingerprinter {
             weighter: LoadedWeighter::load(&config.weight)?,
             hash: config.hash,
             bits: config.bits,
+            radius: config.radius(),
             config,
         })
     }
@@ -133,6 +136,12 @@ impl Fingerprinter {
         self.bits
     }
 
+    /// The pipeline's near-duplicate rule ([`PipelineConfig::radius`]):
+    /// what every job uses when the caller gives no `k`.
+    pub fn radius(&self) -> &Radius {
+        &self.radius
+    }
+
     /// The fingerprint of `text`. A text with no features (empty, or all
     /// filtered out) gives the all-zero fingerprint; use
     /// [`try_fingerprint`](Self::try_fingerprint) to treat that as an error.
@@ -142,7 +151,7 @@ impl Fingerprinter {
 
     /// The fingerprint of `text` and how many features voted (counting
     /// repeats): the document's length as the fingerprint sees it, which
-    /// sets how noisy its distances are (see [`crate::presets::Radius`]).
+    /// sets how noisy its distances are (see [`Radius`]).
     pub fn fingerprint_counted(&self, text: &str) -> (Fingerprint, usize) {
         self.run(text, None)
     }
@@ -393,9 +402,12 @@ impl Default for FingerprinterBuilder {
 }
 
 impl FingerprinterBuilder {
-    /// A builder holding the `default` preset.
+    /// A builder holding the `default` preset's stages, with no radius of
+    /// its own (so [`PipelineConfig::radius`] gives the preset's rule while
+    /// the stages stay the preset's, and the classic k after a change).
     pub fn new() -> FingerprinterBuilder {
-        FingerprinterBuilder { config: crate::presets::config("default").expect("the default preset exists") }
+        let preset = crate::presets::config("default").expect("the default preset exists");
+        FingerprinterBuilder { config: preset.stages() }
     }
 
     /// A builder holding `config`.
@@ -442,6 +454,13 @@ impl FingerprinterBuilder {
     /// The fingerprint width. By default, this is 64 bits.
     pub fn bits(&mut self, b: Bits) -> &mut Self {
         self.config.bits = b;
+        self
+    }
+
+    /// The near-duplicate rule. By default, none of its own: the
+    /// `default` preset's while the stages are its, else the classic k.
+    pub fn radius(&mut self, r: Radius) -> &mut Self {
+        self.config.radius = Some(r);
         self
     }
 

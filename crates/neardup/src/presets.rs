@@ -16,6 +16,7 @@ use crate::filter::FilterConfig;
 use crate::fingerprint::Bits;
 use crate::hash::HashConfig;
 use crate::normalize::NormalizerConfig;
+pub use crate::radius::Radius;
 use crate::select::{SelectConfig, TieBreak};
 use crate::tokenize::{ShortText, TokenizerConfig};
 use crate::weight::{UnknownIdf, WeightConfig, BUILTIN_IDF};
@@ -36,6 +37,13 @@ pub const JIEBA_MEDIAN_IDF: f64 = 11.9547675029;
 ///
 /// [`Error::UnknownPreset`] listing the names that exist.
 pub fn config(name: &str) -> Result<PipelineConfig> {
+    let mut c = fingerprint_config(name)?;
+    c.radius = Some(recommended_radius(name, c.bits)?);
+    Ok(c)
+}
+
+/// The preset's stages without its radius: what determines its fingerprints.
+fn fingerprint_config(name: &str) -> Result<PipelineConfig> {
     let base = |tokenizer| PipelineConfig {
         format_version: FORMAT_VERSION,
         bits: Bits::B64,
@@ -45,6 +53,7 @@ pub fn config(name: &str) -> Result<PipelineConfig> {
         weight: WeightConfig::Tf,
         select: SelectConfig::All,
         hash: HashConfig::Xxh3,
+        radius: None,
     };
     Ok(match name {
         "default" => PipelineConfig {
@@ -93,95 +102,7 @@ pub fn config(name: &str) -> Result<PipelineConfig> {
 /// al.), scaled with the width (6 for 128). The recommendation for
 /// configurations that are not presets.
 pub fn classic_k(bits: Bits) -> u32 {
-    3 * bits.get() / 64
-}
-
-/// The Hamming radius as a function of document length: near duplicates
-/// of short documents differ in more bits, because fewer features vote.
-///
-/// A pair is a near duplicate when its distance is at most
-/// [`k_for_pair`](Radius::k_for_pair) of the two documents' feature counts
-/// (the counts [`Fingerprinter::fingerprint_counted`](crate::Fingerprinter::fingerprint_counted)
-/// returns): a step's larger k applies when the shorter document is below
-/// the step's count and the longer one below twice it (a document twice
-/// as long as another is not its near duplicate beyond the long-document k,
-/// and this keeps the expensive radius to a subset of the corpus).
-///
-/// ```
-/// use neardup::presets::Radius;
-///
-/// let r = Radius::by_length(&[(600, 8)], 4);
-/// assert_eq!((r.k_for(599), r.k_for(600), r.max_k(), r.min_k()), (8, 4, 8, 4));
-/// assert_eq!((r.k_for_pair(100, 1199), r.k_for_pair(100, 1200)), (8, 4));
-/// assert_eq!(r.to_string(), "k = 8 below 600 features, else 4");
-/// assert_eq!(Radius::fixed(3).to_string(), "k = 3");
-/// ```
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Radius {
-    /// (below this many features, k), by increasing feature count.
-    steps: Vec<(usize, u32)>,
-    /// k for documents with at least as many features as the last step.
-    rest: u32,
-}
-
-impl Radius {
-    /// The same k for every length.
-    pub fn fixed(k: u32) -> Radius {
-        Radius { steps: Vec::new(), rest: k }
-    }
-
-    /// `steps[i] = (n, k)`: documents with fewer than `n` features (and at
-    /// least the previous step's `n`) get `k`; longer ones get `rest`.
-    pub fn by_length(steps: &[(usize, u32)], rest: u32) -> Radius {
-        let mut steps = steps.to_vec();
-        steps.sort_unstable();
-        Radius { steps, rest }
-    }
-
-    /// The radius for a document of `features` features paired with one of
-    /// the same length.
-    pub fn k_for(&self, features: usize) -> u32 {
-        self.k_for_pair(features, features)
-    }
-
-    /// The radius for a pair of documents of `a` and `b` features.
-    pub fn k_for_pair(&self, a: usize, b: usize) -> u32 {
-        let (lo, hi) = (a.min(b), a.max(b));
-        self.steps.iter().find(|s| lo < s.0 && hi < 2 * s.0).map_or(self.rest, |s| s.1)
-    }
-
-    /// The largest radius of any length.
-    pub fn max_k(&self) -> u32 {
-        self.steps.iter().map(|s| s.1).fold(self.rest, u32::max)
-    }
-
-    /// The smallest radius of any length.
-    pub fn min_k(&self) -> u32 {
-        self.steps.iter().map(|s| s.1).fold(self.rest, u32::min)
-    }
-
-    /// Whether every length gets the same k.
-    pub fn is_fixed(&self) -> bool {
-        self.steps.iter().all(|s| s.1 == self.rest)
-    }
-
-    /// The steps: (below this many features, k), then the k beyond.
-    pub fn steps(&self) -> (&[(usize, u32)], u32) {
-        (&self.steps, self.rest)
-    }
-}
-
-impl std::fmt::Display for Radius {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if self.is_fixed() {
-            return write!(f, "k = {}", self.rest);
-        }
-        f.write_str("k = ")?;
-        for (n, k) in &self.steps {
-            write!(f, "{k} below {n} features, ")?;
-        }
-        write!(f, "else {}", self.rest)
-    }
+    Radius::classic(bits).max_k()
 }
 
 /// The features below which the `default` preset uses its larger radius.
@@ -201,12 +122,26 @@ pub const SHORT_FEATURES: usize = 600;
 ///
 /// [`Error::UnknownPreset`] listing the names that exist.
 pub fn recommended_radius(name: &str, bits: Bits) -> Result<Radius> {
-    config(name)?;
+    if !NAMES.contains(&name) {
+        return Err(Error::UnknownPreset { name: name.to_owned(), known: NAMES.join(", ") });
+    }
     let scale = bits.get() / 64;
     Ok(match name {
         "default" => Radius::by_length(&[(SHORT_FEATURES, 8 * scale)], 4 * scale),
         "python-simhash" => Radius::fixed(2),
-        _ => Radius::fixed(classic_k(bits)),
+        _ => Radius::classic(bits),
+    })
+}
+
+/// The radius of the preset whose stages make the same fingerprints as
+/// `config`'s, if one does (a configuration written out by `neardup config
+/// show PRESET`, or stored before pipelines carried their radius).
+pub fn radius_of_same_stages(config: &PipelineConfig) -> Option<Radius> {
+    NAMES.iter().find_map(|&name| {
+        let preset = fingerprint_config(name).ok()?;
+        let same = PipelineConfig { radius: None, ..config.clone() }
+            == PipelineConfig { bits: config.bits, ..preset };
+        same.then(|| recommended_radius(name, config.bits).ok()).flatten()
     })
 }
 

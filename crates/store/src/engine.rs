@@ -238,7 +238,7 @@ fn check_meta(store: &dyn Store, config: &PipelineConfig) -> Result<()> {
         Some(m) if m.format_version != FORMAT_VERSION => {
             Err(StoreError::FormatVersion { stored: m.format_version, current: FORMAT_VERSION })
         }
-        Some(m) if m.config != *config => Err(StoreError::ConfigMismatch {
+        Some(m) if !m.config.same_fingerprints(config) => Err(StoreError::ConfigMismatch {
             stored: format!("{:016x}", m.config.id()),
             wanted: format!("{:016x}", config.id()),
         }),
@@ -297,7 +297,7 @@ fn load_snapshot(
         Ok((_, file)) => file,
         Err(e) => return Ok(Err(e.to_string())),
     };
-    if file.config.as_ref() != Some(config) {
+    if !file.config.as_ref().is_some_and(|c| c.same_fingerprints(config)) {
         return Ok(Err("the snapshot was made with another pipeline".into()));
     }
     let layout = file.index.layout();

@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 use anyhow::Result;
-use neardup::Explanation;
+use neardup::{Explanation, Radius};
 use serde_json::json;
 
 use crate::args::CompareArgs;
@@ -42,7 +42,19 @@ pub fn run(args: CompareArgs) -> Result<ExitCode> {
     let (a, b) = (ex[0].fingerprint, ex[1].fingerprint);
     let d = a.distance(b);
     let f = a.bits().get();
-    let near = d <= args.k;
+    // The rule `dedup` clusters by: the pipeline's radius for these two
+    // lengths, unless --k fixes it.
+    let counts: Vec<usize> = docs.iter().map(|(_, t)| fp.fingerprint_counted(t).1).collect();
+    let radius = args.k.map_or_else(|| fp.radius().clone(), Radius::fixed);
+    let k = radius.k_for_pair(counts[0], counts[1]);
+    let near = radius.accepts(d, counts[0], counts[1]);
+    let rule = if args.k.is_some() {
+        "--k".to_owned()
+    } else if radius.is_fixed() {
+        "the pipeline's radius".to_owned()
+    } else {
+        format!("the pipeline's radius, {radius}, for {} and {} features", counts[0], counts[1])
+    };
     if args.json {
         let mut v = json!({
             "a": { "source": docs[0].0, "fingerprint": a },
@@ -51,7 +63,9 @@ pub fn run(args: CompareArgs) -> Result<ExitCode> {
             "distance": d,
             "similarity": a.similarity(b),
             "estimated_cosine": a.estimated_cosine(b),
-            "k": args.k,
+            "k": k,
+            "radius": radius,
+            "features": counts,
             "near_duplicate": near,
         });
         if args.explain {
@@ -65,9 +79,9 @@ pub fn run(args: CompareArgs) -> Result<ExitCode> {
         println!("similarity  {:.4}", a.similarity(b));
         println!("cosine      {:.4} (estimated)", a.estimated_cosine(b));
         if near {
-            println!("verdict     near duplicates (distance {d} ≤ k = {})", args.k);
+            println!("verdict     near duplicates (distance {d} ≤ k = {k}: {rule})");
         } else {
-            println!("verdict     different (distance {d} > k = {})", args.k);
+            println!("verdict     different (distance {d} > k = {k}: {rule})");
         }
         if args.explain {
             for (i, ((name, _), e)) in docs.iter().zip(&ex).enumerate() {

@@ -16,6 +16,7 @@ pub fn run(args: ConfigArgs) -> Result<ExitCode> {
                 println!("{}", serde_json::to_string_pretty(&c)?);
             } else {
                 println!("# neardup preset {preset:?}: save this file, edit it, and pass it with --config");
+                println!("# near duplicates: {} (the [radius] table; --k overrides it)", c.radius());
                 print!("{}", c.to_toml());
             }
         }
@@ -25,15 +26,16 @@ pub fn run(args: ConfigArgs) -> Result<ExitCode> {
             let same: Vec<&str> = presets::NAMES
                 .iter()
                 .copied()
-                .filter(|n| presets::config(n).is_ok_and(|p| &p == c))
+                .filter(|n| presets::config(n).is_ok_and(|p| p.same_fingerprints(c)))
                 .collect();
             println!(
-                "{}: ok: format {}, {} bits, hash {}, config id {:016x}{}",
+                "{}: ok: format {}, {} bits, hash {}, config id {:016x}, near duplicates at {}{}",
                 file.display(),
                 c.format_version,
                 c.bits,
                 c.hash.name(),
                 c.id(),
+                fp.radius(),
                 if same.is_empty() {
                     String::new()
                 } else {

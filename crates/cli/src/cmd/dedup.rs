@@ -11,18 +11,14 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
-use neardup::index::cluster::UnionFind;
+use neardup::dedup::{Dedup, DedupResult, Keep as KeepPolicy, Records, ShingleJaccard};
 use neardup::index::pairs::PairsOptions;
-use neardup::index::{HammingIndex, TableIndex};
-use neardup::presets::Radius;
-use neardup::similarity::FeatureSet;
-use neardup::Fingerprinter;
-use rayon::prelude::*;
+use neardup::{Fingerprinter, Radius};
 use serde_json::{json, Value};
 
 use super::{batches, ErrorPolicy};
 use crate::args::{DedupArgs, Keep};
-use crate::fplist::{self, Words};
+use crate::fplist;
 use crate::input::{self, BadRecord};
 use crate::output::Output;
 use crate::UsageError;
@@ -32,12 +28,6 @@ struct Doc {
     id: Value,
     /// The record as JSON, written to kept.jsonl when it survives.
     raw: String,
-    /// Length in characters (for --keep longest|shortest).
-    chars: usize,
-    /// The text, kept only for --verify.
-    text: Option<String>,
-    /// How many features voted (0 for --fingerprints).
-    features: usize,
 }
 
 /// Times per stage, in seconds, in order.
@@ -52,6 +42,16 @@ impl Stages {
         self.0.push((name, t.elapsed().as_secs_f64()));
         pb.finish_and_clear();
         r
+    }
+}
+
+impl From<Keep> for KeepPolicy {
+    fn from(k: Keep) -> KeepPolicy {
+        match k {
+            Keep::First => KeepPolicy::First,
+            Keep::Longest => KeepPolicy::Longest,
+            Keep::Shortest => KeepPolicy::Shortest,
+        }
     }
 }
 
@@ -78,7 +78,7 @@ pub fn run(mut args: DedupArgs) -> Result<ExitCode> {
     // 1. Documents and fingerprints.
     let errors = ErrorPolicy::new(args.input.on_error);
     let mut bytes_in = 0u64;
-    let (docs, words, total) = match &args.fingerprints {
+    let (docs, records, texts, total) = match &args.fingerprints {
         Some(path) => stages.time("read fingerprints", || {
             bytes_in = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
             let (words, ids) = fplist::read(path)?;
@@ -86,11 +86,11 @@ pub fn run(mut args: DedupArgs) -> Result<ExitCode> {
                 .map(|i| {
                     let id = ids.get(i);
                     let raw = json!({ "id": id, "fingerprint": words.get(i) }).to_string();
-                    Doc { id, raw, chars: 0, text: None, features: 0 }
+                    Doc { id, raw }
                 })
                 .collect::<Vec<_>>();
             let n = docs.len() as u64;
-            Ok((docs, words, n))
+            Ok((docs, Records::from_words(words), Vec::new(), n))
         })?,
         None => {
             let fp = fp.as_ref().expect("a pipeline");
@@ -103,78 +103,39 @@ pub fn run(mut args: DedupArgs) -> Result<ExitCode> {
         }
     };
 
-    // 2–4. Candidate pairs, verification, clusters.
-    let verify = args.verify.map(|v| (v.threshold, fp.as_ref().expect("texts have a pipeline")));
-    let bits = fp.as_ref().map_or_else(|| words.bits(), |f| f.bits());
-    let radius = match (args.k, &args.fingerprints) {
+    // 2–4. Candidate pairs, verification, clusters: the core's dedup.
+    let radius = match (args.k, &fp) {
         (Some(k), _) => Radius::fixed(k),
-        (None, Some(_)) => Radius::fixed(neardup::presets::classic_k(bits)),
-        (None, None) => args.pipeline.recommended_radius(bits),
+        (None, Some(fp)) => fp.radius().clone(),
+        (None, None) => Radius::classic(records.bits()),
     };
+    let verifier = args
+        .verify
+        .map(|v| ShingleJaccard::new(fp.as_ref().expect("texts have a pipeline"), &texts, v.threshold));
+    let mut dedup = Dedup::new(&radius)
+        .keep(args.keep.into())
+        .layout(PairsOptions { blocks: args.layout.blocks, memory: args.layout.memory.0 })
+        .pairs(args.pairs);
+    if let Some(v) = &verifier {
+        dedup = dedup.verify(v);
+    }
+    let pb = crate::progress::stage(if args.online { "online check" } else { "finding near duplicates" });
+    let found = if args.online { dedup.online(&records) } else { dedup.batch(&records) };
+    pb.finish_and_clear();
+    let found = found.map_err(|e| match e {
+        neardup::Error::Config(m) => anyhow::Error::from(UsageError(m)),
+        e => e.into(),
+    })?;
+    stages.0.extend(found.timings.iter().copied());
     let n = docs.len();
-    let (mut uf, pairs, layout_text) = if args.online {
-        online(&args, &radius, &docs, &words, verify, &mut stages)?
-    } else {
-        batch(&args, &radius, &docs, &words, verify, &mut stages)?
-    };
 
     // 5. Outputs.
-    let (kept, clusters) = stages.time("write", || {
-        let clusters = uf.clusters();
-        let rep_of = |c: &[u32]| -> u32 {
-            if args.online {
-                return c[0];
-            }
-            match args.keep {
-                Keep::First => c[0],
-                Keep::Longest => *c.iter().max_by_key(|&&i| (docs[i as usize].chars, std::cmp::Reverse(i))).expect("non-empty"),
-                Keep::Shortest => *c.iter().min_by_key(|&&i| (docs[i as usize].chars, i)).expect("non-empty"),
-            }
-        };
-        let mut dropped = vec![false; n];
-        let mut out = Output::open(Some(&args.output.join("clusters.jsonl")))?;
-        for (ci, c) in clusters.iter().enumerate() {
-            let rep = rep_of(c);
-            let members: Vec<Value> = c
-                .iter()
-                .map(|&i| json!({ "id": docs[i as usize].id, "distance": words.get(rep as usize).distance(words.get(i as usize)) }))
-                .collect();
-            for &i in c {
-                dropped[i as usize] = i != rep;
-            }
-            let v = json!({ "cluster": ci, "representative": docs[rep as usize].id, "size": c.len(), "members": members });
-            serde_json::to_writer(&mut *out.writer(), &v)?;
-            out.writer().write_all(b"\n")?;
-        }
-        out.finish()?;
-        let mut out = Output::open(Some(&args.output.join("kept.jsonl")))?;
-        let mut kept = 0u64;
-        for (d, &drop) in docs.iter().zip(&dropped) {
-            if !drop {
-                kept += 1;
-                out.writer().write_all(d.raw.as_bytes())?;
-                out.writer().write_all(b"\n")?;
-            }
-        }
-        out.finish()?;
-        if args.pairs {
-            let mut out = Output::open(Some(&args.output.join("pairs.jsonl")))?;
-            for p in &pairs {
-                let mut v = json!({ "a": docs[p.0 as usize].id, "b": docs[p.1 as usize].id, "distance": p.2 });
-                if let Some(j) = p.3 {
-                    v["jaccard"] = json!(j);
-                }
-                serde_json::to_writer(&mut *out.writer(), &v)?;
-                out.writer().write_all(b"\n")?;
-            }
-            out.finish()?;
-        }
-        Ok((kept, clusters))
-    })?;
+    let kept = stages.time("write", || write_outputs(&args, &docs, &records, &found))?;
+    let clusters = &found.clusters;
 
     let mut histogram: BTreeMap<usize, usize> = BTreeMap::new();
-    for c in &clusters {
-        *histogram.entry(c.len()).or_default() += 1;
+    for c in clusters {
+        *histogram.entry(c.members.len()).or_default() += 1;
     }
     let secs = start.elapsed().as_secs_f64();
     let summary = json!({
@@ -187,10 +148,10 @@ pub fn run(mut args: DedupArgs) -> Result<ExitCode> {
         "cluster_sizes": histogram.iter().map(|(k, v)| (k.to_string(), json!(v))).collect::<serde_json::Map<_, _>>(),
         "k": radius.to_string(),
         "mode": if args.online { "online" } else { "batch" },
-        "keep": format!("{:?}", args.keep).to_lowercase(),
+        "keep": KeepPolicy::from(args.keep).to_string(),
         "verify": args.verify.map(|v| format!("jaccard:{}", v.threshold)),
         "pipeline": fp.as_ref().map(|f| format!("{:016x}", f.config().id())),
-        "layout": layout_text,
+        "layout": found.layout,
         "input_bytes": bytes_in,
         "seconds": { "total": secs, "stages": stages.0.iter().map(|(k, v)| (k.to_string(), json!(v))).collect::<serde_json::Map<_, _>>() },
         "documents_per_second": n as f64 / secs,
@@ -210,7 +171,49 @@ pub fn run(mut args: DedupArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-type Loaded = (Vec<Doc>, Words, u64);
+/// Writes clusters.jsonl, kept.jsonl and (with --pairs) pairs.jsonl;
+/// returns how many records were kept.
+fn write_outputs(args: &DedupArgs, docs: &[Doc], records: &Records, found: &DedupResult) -> Result<u64> {
+    let mut out = Output::open(Some(&args.output.join("clusters.jsonl")))?;
+    for (ci, c) in found.clusters.iter().enumerate() {
+        let rep = records.fingerprint(c.kept);
+        let members: Vec<Value> = c
+            .members
+            .iter()
+            .map(|&i| json!({ "id": docs[i as usize].id, "distance": rep.distance(records.fingerprint(i)) }))
+            .collect();
+        let v = json!({ "cluster": ci, "representative": docs[c.kept as usize].id, "size": c.members.len(), "members": members });
+        serde_json::to_writer(&mut *out.writer(), &v)?;
+        out.writer().write_all(b"\n")?;
+    }
+    out.finish()?;
+    let mut out = Output::open(Some(&args.output.join("kept.jsonl")))?;
+    let mut kept = 0u64;
+    for (d, keep) in docs.iter().zip(found.kept_mask(docs.len())) {
+        if keep {
+            kept += 1;
+            out.writer().write_all(d.raw.as_bytes())?;
+            out.writer().write_all(b"\n")?;
+        }
+    }
+    out.finish()?;
+    if args.pairs {
+        let mut out = Output::open(Some(&args.output.join("pairs.jsonl")))?;
+        for p in &found.pairs {
+            let mut v =
+                json!({ "a": docs[p.a as usize].id, "b": docs[p.b as usize].id, "distance": p.distance });
+            if let Some(j) = p.score {
+                v["jaccard"] = json!(j);
+            }
+            serde_json::to_writer(&mut *out.writer(), &v)?;
+            out.writer().write_all(b"\n")?;
+        }
+        out.finish()?;
+    }
+    Ok(kept)
+}
+
+type Loaded = (Vec<Doc>, Records, Vec<String>, u64);
 
 fn read_and_fingerprint(
     args: &DedupArgs,
@@ -222,8 +225,8 @@ fn read_and_fingerprint(
     let allow_empty = args.input.allow_empty;
     let keep_text = args.verify.is_some();
     let mut docs = Vec::new();
-    let mut values: Vec<u128> = Vec::new();
-    let bits = fp.config().bits;
+    let mut texts = Vec::new();
+    let mut records = Records::new(fp.bits());
     let total = batches(&args.input, errors, pb, |batch| {
         let results = super::fingerprint_records(fp, batch, allow_empty);
         for (r, res) in batch.drain(..).zip(results) {
@@ -231,181 +234,16 @@ fn read_and_fingerprint(
             match res {
                 Ok((f, features)) => {
                     let raw = r.raw.unwrap_or_else(|| json!({ "id": r.id, "text": r.text }).to_string());
-                    let chars = r.text.chars().count();
-                    docs.push(Doc { id: r.id, raw, chars, text: keep_text.then_some(r.text), features });
-                    values.push(f.value());
+                    records.push(f, features, r.text.chars().count());
+                    docs.push(Doc { id: r.id, raw });
+                    if keep_text {
+                        texts.push(r.text);
+                    }
                 }
                 Err(e) => errors.bad(&BadRecord { origin: r.origin.clone(), message: e.to_string() })?,
             }
         }
         Ok(())
     })?;
-    let words = match bits {
-        neardup::Bits::B64 => Words::B64(values.into_iter().map(|v| v as u64).collect()),
-        neardup::Bits::B128 => Words::B128(values),
-    };
-    Ok((docs, words, total))
-}
-
-/// A near-duplicate pair of documents: (a, b, distance, Jaccard when verified).
-type DocPair = (u32, u32, u32, Option<f64>);
-
-fn batch(
-    args: &DedupArgs,
-    radius: &Radius,
-    docs: &[Doc],
-    words: &Words,
-    verify: Option<(f64, &Fingerprinter)>,
-    stages: &mut Stages,
-) -> Result<(UnionFind, Vec<DocPair>, String)> {
-    let opts = PairsOptions { blocks: args.layout.blocks, memory: args.layout.memory.0 };
-    let ap = stages.time("find pairs", || super::pairs::find(words, radius.min_k(), opts))?;
-    let layout = ap.layout.map(|l| l.to_string()).unwrap_or_default();
-    // Pairs beyond the smallest radius: only among documents short enough
-    // for a larger one (see Radius::k_for_pair).
-    let extra = stages.time("find pairs of short documents", || {
-        let mut extra = Vec::new();
-        let (steps, _) = radius.steps();
-        for &(n, k) in steps {
-            if k <= radius.min_k() {
-                continue;
-            }
-            let subset: Vec<u32> =
-                (0..docs.len() as u32).filter(|&i| docs[i as usize].features < 2 * n).collect();
-            let sub_words = words.subset(&subset);
-            let sub = super::pairs::find(&sub_words, k, opts)?;
-            sub.for_each_pair(|i, j, d| {
-                let (a, b) = (subset[i as usize], subset[j as usize]);
-                let want = radius.k_for_pair(docs[a as usize].features, docs[b as usize].features);
-                if d > radius.min_k() && d <= want && want == k {
-                    extra.push((a, b, d));
-                }
-            });
-        }
-        Ok(extra)
-    })?;
-    let mut uf = UnionFind::new(docs.len());
-    let mut pairs: Vec<DocPair> = Vec::new();
-    match verify {
-        None => stages.time("cluster", || {
-            for g in 0..ap.groups() as u32 {
-                let m = ap.group(g);
-                for &i in &m[1..] {
-                    uf.union(m[0], i);
-                }
-            }
-            for &(a, b, _) in &ap.pairs {
-                uf.union(ap.group(a)[0], ap.group(b)[0]);
-            }
-            for &(a, b, _) in &extra {
-                uf.union(a, b);
-            }
-            if args.pairs {
-                ap.for_each_pair(|i, j, d| pairs.push((i, j, d, None)));
-                pairs.extend(extra.iter().map(|&(a, b, d)| (a, b, d, None)));
-            }
-            Ok(())
-        })?,
-        Some((t, fp)) => {
-            // Candidate document pairs: within groups of identical
-            // fingerprints and across near groups. Shingle sets are made
-            // only for documents in some candidate pair.
-            let candidates = stages.time("verify", || {
-                let mut cand: Vec<(u32, u32, u32)> = Vec::new();
-                ap.for_each_pair(|i, j, d| cand.push((i, j, d)));
-                cand.extend_from_slice(&extra);
-                let mut involved: Vec<u32> = cand.iter().flat_map(|p| [p.0, p.1]).collect();
-                involved.par_sort_unstable();
-                involved.dedup();
-                let sets: Vec<FeatureSet> = involved
-                    .par_iter()
-                    .map(|&i| FeatureSet::shingles(fp, docs[i as usize].text.as_deref().unwrap_or(""), 3))
-                    .collect();
-                let set = |i: u32| &sets[involved.binary_search(&i).expect("involved")];
-                Ok(cand
-                    .par_iter()
-                    .filter_map(|&(i, j, d)| {
-                        let jac = set(i).jaccard(set(j));
-                        (jac >= t).then_some((i, j, d, Some(jac)))
-                    })
-                    .collect::<Vec<DocPair>>())
-            })?;
-            stages.time("cluster", || {
-                for p in &candidates {
-                    uf.union(p.0, p.1);
-                }
-                Ok(())
-            })?;
-            if args.pairs {
-                pairs = candidates;
-            }
-        }
-    }
-    Ok((uf, pairs, layout))
-}
-
-fn online(
-    args: &DedupArgs,
-    radius: &Radius,
-    docs: &[Doc],
-    words: &Words,
-    verify: Option<(f64, &Fingerprinter)>,
-    stages: &mut Stages,
-) -> Result<(UnionFind, Vec<DocPair>, String)> {
-    let mut builder = TableIndex::builder()
-        .bits(words.bits())
-        .k(radius.max_k())
-        .expected_len(docs.len())
-        .memory(args.layout.memory.0);
-    if let Some(m) = args.layout.blocks {
-        builder = builder.blocks(m);
-    }
-    let mut index = builder.build()?;
-    let layout = index.layout().to_string();
-    let mut uf = UnionFind::new(docs.len());
-    let mut pairs = Vec::new();
-    stages.time("online check", || {
-        let mut sets: std::collections::HashMap<u32, FeatureSet> = std::collections::HashMap::new();
-        let mut set_of = |i: u32, fp: &Fingerprinter| -> FeatureSet {
-            sets.entry(i)
-                .or_insert_with(|| {
-                    FeatureSet::shingles(fp, docs[i as usize].text.as_deref().unwrap_or(""), 3)
-                })
-                .clone()
-        };
-        for i in 0..docs.len() {
-            let f = words.get(i);
-            let mut matches = index.query(f, radius.max_k())?;
-            matches
-                .retain(|m| m.distance <= radius.k_for_pair(docs[i].features, docs[m.id as usize].features));
-            // The nearest kept document (ties: the earliest) that passes verification.
-            let mut owner = None;
-            for m in &matches {
-                match verify {
-                    None => {
-                        owner = Some((m.id as u32, m.distance, None));
-                        break;
-                    }
-                    Some((t, fp)) => {
-                        let jac = set_of(i as u32, fp).jaccard(&set_of(m.id as u32, fp));
-                        if jac >= t {
-                            owner = Some((m.id as u32, m.distance, Some(jac)));
-                            break;
-                        }
-                    }
-                }
-            }
-            match owner {
-                Some((kept, d, jac)) => {
-                    uf.union(kept, i as u32);
-                    if args.pairs {
-                        pairs.push((kept, i as u32, d, jac));
-                    }
-                }
-                None => index.insert(i as u64, f)?,
-            }
-        }
-        Ok(())
-    })?;
-    Ok((uf, pairs, layout))
+    Ok((docs, records, texts, total))
 }

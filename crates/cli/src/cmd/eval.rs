@@ -6,10 +6,10 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
-use neardup::presets::{self, Radius};
 use neardup::quality::{Counts, Curve, DistanceHistogram, LengthBucket};
 use neardup::similarity::FeatureSet;
 use neardup::Fingerprinter;
+use neardup::Radius;
 use rayon::prelude::*;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -341,12 +341,12 @@ fn subjects(args: &EvalArgs) -> Result<Vec<Subject>> {
     }
     for name in presets_wanted {
         let fp = Fingerprinter::preset(&name).map_err(|e| UsageError(e.to_string()))?;
-        let radius = presets::recommended_radius(&name, fp.bits()).map_err(|e| UsageError(e.to_string()))?;
+        let radius = fp.radius().clone();
         out.push(Subject { name: name.clone(), preset: Some(name), fp, radius });
     }
     for path in &args.configs {
         let fp = Fingerprinter::from_file(path).map_err(|e| UsageError(e.to_string()))?;
-        let radius = Radius::fixed(presets::classic_k(fp.bits()));
+        let radius = fp.radius().clone();
         out.push(Subject { name: path.display().to_string(), preset: None, fp, radius });
     }
     Ok(out)

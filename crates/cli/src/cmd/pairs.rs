@@ -3,16 +3,16 @@
 use std::process::ExitCode;
 
 use anyhow::Result;
-use neardup::index::pairs::{all_pairs, AllPairs, PairsOptions};
+use neardup::index::pairs::PairsOptions;
 
 use crate::args::{PairsArgs, PairsFormat};
-use crate::fplist::{self, Words};
+use crate::fplist;
 use crate::output::Output;
 
 pub fn run(args: PairsArgs) -> Result<ExitCode> {
     let (words, ids) = fplist::read(&args.file)?;
     let opts = PairsOptions { blocks: args.blocks, memory: args.memory.0 };
-    let ap = find(&words, args.k, opts)?;
+    let ap = words.all_pairs(args.k, opts)?;
     let mut out = Output::open(args.output.as_deref())?;
     let w = out.writer();
     let mut err = Ok(());
@@ -44,12 +44,4 @@ pub fn run(args: PairsArgs) -> Result<ExitCode> {
         );
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// All pairs of a fingerprint list.
-pub fn find(words: &Words, k: u32, opts: PairsOptions) -> Result<AllPairs> {
-    Ok(match words {
-        Words::B64(v) => all_pairs(v, 64, k, opts)?,
-        Words::B128(v) => all_pairs(v, 128, k, opts)?,
-    })
 }

@@ -33,6 +33,7 @@ pub mod sharded;
 mod sort;
 mod table_index;
 mod word;
+mod words;
 
 use rayon::prelude::*;
 use serde::Serialize;
@@ -41,6 +42,7 @@ pub use layout::{choose, LayoutChoice, LayoutSpec};
 pub use linear::LinearScan;
 pub use table_index::{IndexStats, MergePlan, Merged, TableIndex, TableIndexBuilder, TableStats};
 pub use word::Word;
+pub use words::Words;
 
 use crate::error::{Error, Result};
 use crate::fingerprint::{Bits, Fingerprint};

@@ -37,7 +37,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterator, Optional, Sequence
 
-from .._neardup import Fingerprinter, SparkPlan, recommended_radius, spark_fingerprint
+from .._neardup import Fingerprinter, SparkPlan, spark_fingerprint
 from . import _components
 
 if TYPE_CHECKING:
@@ -127,9 +127,9 @@ def dedup(
 ) -> DedupResult:
     """Deduplicates ``df`` as ``neardup dedup`` would.
 
-    - ``k``: the radius in bits; by default the preset's recommended one
-      (for ``default``: 8 when the shorter document has fewer than 600
-      features, else 4), 3 with ``config``.
+    - ``k``: the radius in bits; by default the pipeline's rule
+      (``Fingerprinter.radius``; for ``default``: 8 when the shorter
+      document has fewer than 600 features, else 4), as everywhere.
     - ``preset`` / ``config`` (a TOML pipeline file): the fingerprint
       pipeline, 64 bits.
     - ``keep``: which member of a cluster survives: ``first`` (in input
@@ -167,13 +167,8 @@ def dedup(
     fp = Fingerprinter(config=config) if config is not None else Fingerprinter(preset)
     if fp.bits != 64:
         raise ValueError("the Spark job needs a 64-bit pipeline (fingerprints travel as longs)")
-    steps: list[tuple[int, int]]
-    if k is not None:
-        steps, rest = [], k
-    elif config is not None:
-        steps, rest = [], 3
-    else:
-        steps, rest = recommended_radius(preset)
+    # One radius rule everywhere: the pipeline's own unless k fixes it.
+    steps, rest = ([], k) if k is not None else fp.radius_steps
     spark = df.sparkSession
     timer = _Timer(spark.sparkContext)
 
@@ -232,7 +227,6 @@ def dedup(
     )
     removed = sum((size - 1) * n for size, n in sizes.items())
     kept, kept_by = timer.run("kept", lambda: _kept(fped, dropped, removed))
-    radius = "k = " + "".join(f"{kk} below {n} features, " for n, kk in steps) + ("else " if steps else "") + str(rest)
     summary = {
         "documents": documents,
         "records_read": records,
@@ -241,7 +235,7 @@ def dedup(
         "duplicates_removed": removed,
         "clusters": sum(sizes.values()),
         "cluster_sizes": {str(s): sizes[s] for s in sorted(sizes)},
-        "k": radius,
+        "k": plan.radius,
         "keep": keep,
         "pipeline": fp.pipeline_id,
         "distinct_fingerprints": distinct,

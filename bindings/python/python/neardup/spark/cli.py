@@ -41,7 +41,7 @@ def parser() -> argparse.ArgumentParser:
     )
     d.add_argument("--text-col", default="text", help="the text column (default text)")
     d.add_argument("--id-col", default="id", help="the id column, string or integer (default id)")
-    d.add_argument("--k", type=int, default=None, help="radius in bits (default: the preset's recommended radius)")
+    d.add_argument("--k", type=int, default=None, help="radius in bits (default: the pipeline's radius, as neardup dedup)")
     g = d.add_mutually_exclusive_group()
     g.add_argument("--preset", default="default", help="pipeline preset (default: default)")
     g.add_argument("--config", default=None, metavar="FILE", help="pipeline configuration (TOML), read on the driver")

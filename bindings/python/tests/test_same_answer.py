@@ -1,0 +1,110 @@
+"""One job, one answer: Python's `neardup.dedup`, `neardup dedup` (the
+CLI) and the Spark job give the same clusters and kept records for the
+same input, with default settings and with k = 3, for every keep policy
+— they all call the core's dedup.
+
+The CLI comes from NEARDUP_BIN (else target/release/neardup); the Spark
+half needs pyspark and Java (required where NEARDUP_REQUIRE_PEERS is set)."""
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import need
+from test_spark import SHARED, TESTDATA, cli_dedup, read_ordered, spark, spark_result  # noqa: F401
+
+import neardup
+
+KEEPS = ("first", "longest", "shortest")
+
+
+def read_jsonl(paths):
+    ids, texts = [], []
+    for p in paths:
+        for line in Path(p).read_text(encoding="utf-8").splitlines():
+            r = json.loads(line)
+            ids.append(r["id"])
+            texts.append(r["text"])
+    return ids, texts
+
+
+def python_dedup(ids, texts, **kw):
+    """neardup.dedup in cli_dedup's shape: [(id, representative, distance)]
+    member by member in input order, cluster by cluster; the kept ids."""
+    fp = neardup.Fingerprinter()
+    fps = dict(zip(ids, fp.fingerprint_batch(texts)))
+    position = {i: n for n, i in enumerate(ids)}
+    rows, removed = [], set()
+    for c in neardup.dedup(texts, ids=ids, **kw):
+        rep = c[0]
+        removed.update(c[1:])
+        rows += [(m, rep, neardup.distance(fps[m], fps[rep])) for m in sorted(c, key=position.get)]
+    return rows, set(ids) - removed
+
+
+@pytest.mark.parametrize("keep", KEEPS)
+def test_python_equals_cli_on_testdata(tmp_path, keep):
+    inputs = [TESTDATA / "docs_en.jsonl", TESTDATA / "docs_zh.jsonl"]
+    ids, texts = read_jsonl(inputs)
+    for flags, kw in (((), {}), (("-k", "3"), {"k": 3})):
+        want = cli_dedup(inputs, tmp_path / f"{keep}{len(flags)}", "--keep", keep, *flags)
+        assert python_dedup(ids, texts, keep=keep, **kw) == want, (keep, flags)
+
+
+@pytest.mark.skipif(not SHARED.exists(), reason="../shared/data is not beside the repository")
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_python_equals_cli_on_shared_data(tmp_path, lang):
+    inputs = [SHARED / f"docs_{lang}.jsonl"]
+    ids, texts = read_jsonl(inputs)
+    for keep in KEEPS:
+        for flags, kw in (((), {}), (("-k", "3"), {"k": 3})):
+            want = cli_dedup(inputs, tmp_path / f"{keep}{len(flags)}", "--keep", keep, *flags)
+            assert want[0], "the shared corpus has clusters"
+            assert python_dedup(ids, texts, keep=keep, **kw) == want, (lang, keep, flags)
+
+
+@pytest.mark.skipif(not SHARED.exists(), reason="../shared/data is not beside the repository")
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_spark_equals_cli_and_python_for_every_keep(spark, tmp_path, lang):  # noqa: F811
+    from neardup.spark import dedup
+
+    inputs = [SHARED / f"docs_{lang}.jsonl"]
+    ids, texts = read_jsonl(inputs)
+    df = read_ordered(spark, inputs).cache()
+    for keep in KEEPS:
+        want = cli_dedup(inputs, tmp_path / keep, "--keep", keep)
+        assert spark_result(dedup(df, order_cols=["_nd_file", "_nd_row"], keep=keep)) == want, (lang, keep)
+        assert python_dedup(ids, texts, keep=keep) == want, (lang, keep)
+    want3 = cli_dedup(inputs, tmp_path / "k3", "-k", "3", "--keep", "longest")
+    assert spark_result(dedup(df, order_cols=["_nd_file", "_nd_row"], keep="longest", k=3)) == want3
+    df.unpersist()
+
+
+def test_the_pipeline_carries_its_radius():
+    assert neardup.Fingerprinter().radius == "k = 8 below 600 features, else 4"
+    assert neardup.Fingerprinter().radius_steps == ([(600, 8)], 4)
+    assert neardup.Fingerprinter("keywords").radius == "k = 3"
+    assert neardup.Fingerprinter("python-simhash").radius == "k = 2"
+    fp = neardup.Fingerprinter()
+    assert fp.k_for(100) == 8 and fp.k_for(100, 1300) == 4 and fp.k_for(700) == 4
+    value, features = fp.fingerprint_counted("one two three four")
+    assert value == fp.fingerprint("one two three four") and features == 4
+    # A configuration written out from a preset keeps the preset's rule.
+    assert neardup.Fingerprinter.from_toml(fp.config_toml()).radius == fp.radius
+    custom = fp.config_toml().replace("[radius]\nk = 4", "[radius]\nk = 5")
+    assert neardup.Fingerprinter.from_toml(custom).radius == "k = 8 below 600 features, else 5"
+
+
+def test_dedup_keep_and_verify():
+    base = "The quick brown fox jumps over the lazy dog near the river bank on a sunny afternoon"
+    texts = [base + ".", "Something else entirely, about databases and indexes.", base + "!!!", base + " ..."]
+    assert neardup.dedup(texts) == [[0, 2, 3]]
+    assert neardup.dedup(texts, keep="longest") == [[3, 0, 2]]
+    assert neardup.dedup(texts, keep="shortest") == [[0, 2, 3]]
+    assert neardup.dedup(texts, verify=0.99) == [[0, 2, 3]]
+    with pytest.raises(ValueError, match="keep"):
+        neardup.dedup(texts, keep="biggest")
+    with pytest.raises(ValueError, match="verify"):
+        neardup.dedup(texts, verify=1.5)
+    with pytest.raises(ValueError, match="more than the 64 bits"):
+        neardup.dedup(texts, k=65)

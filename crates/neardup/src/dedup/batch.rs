@@ -1,0 +1,89 @@
+//! [`Dedup::batch`]: all pairs by the plan, verified, clustered.
+
+use rayon::prelude::*;
+
+use super::{timed, Dedup, DedupResult, Pair, Plan, Records};
+use crate::error::Result;
+use crate::index::cluster::UnionFind;
+
+pub(super) fn run(d: &Dedup<'_>, records: &Records) -> Result<DedupResult> {
+    let plan = Plan::new(d.radius);
+    let mut timings = Vec::new();
+    let n = records.len();
+    // Pass 0: every record at the smallest radius; identical fingerprints
+    // are collapsed into groups.
+    let ap = timed(&mut timings, "find pairs", || records.words().all_pairs(plan.passes()[0].k, d.layout))?;
+    let layout = ap.layout.map(|l| l.to_string()).unwrap_or_default();
+    // Later passes: the records short enough for a larger radius, and of
+    // their pairs only those whose own radius is that pass's.
+    let extra = timed(&mut timings, "find pairs of short documents", || {
+        let mut extra: Vec<(u32, u32, u32)> = Vec::new();
+        for (p, pass) in plan.passes().iter().enumerate().skip(1) {
+            let subset: Vec<u32> = (0..n as u32).filter(|&i| pass.includes(records.features(i))).collect();
+            let found = records.words().subset(&subset).all_pairs(pass.k, d.layout)?;
+            found.for_each_pair(|i, j, dist| {
+                let (a, b) = (subset[i as usize], subset[j as usize]);
+                if plan.accepts(p, dist, records.features(a), records.features(b)) {
+                    extra.push((a, b, dist));
+                }
+            });
+        }
+        Ok(extra)
+    })?;
+    let mut uf = UnionFind::new(n);
+    let mut pairs: Vec<Pair> = Vec::new();
+    let pair = |(a, b, distance): (u32, u32, u32)| Pair { a, b, distance, score: None };
+    match d.verifier {
+        None => timed(&mut timings, "cluster", || {
+            for g in 0..ap.groups() as u32 {
+                let m = ap.group(g);
+                for &i in &m[1..] {
+                    uf.union(m[0], i);
+                }
+            }
+            for &(a, b, _) in &ap.pairs {
+                uf.union(ap.group(a)[0], ap.group(b)[0]);
+            }
+            for &(a, b, _) in &extra {
+                uf.union(a, b);
+            }
+            if d.pairs {
+                ap.for_each_pair(|i, j, dist| pairs.push(pair((i, j, dist))));
+                pairs.extend(extra.iter().copied().map(pair));
+            }
+            Ok(())
+        })?,
+        Some(v) => {
+            // Every candidate pair of records, identical fingerprints
+            // included; the verifier prepares only the records named.
+            let verified = timed(&mut timings, "verify", || {
+                let mut candidates: Vec<(u32, u32, u32)> = Vec::new();
+                ap.for_each_pair(|i, j, dist| candidates.push((i, j, dist)));
+                candidates.extend_from_slice(&extra);
+                let mut involved: Vec<u32> = candidates.iter().flat_map(|p| [p.0, p.1]).collect();
+                involved.par_sort_unstable();
+                involved.dedup();
+                v.prepare(&involved);
+                let t = v.threshold();
+                Ok(candidates
+                    .par_iter()
+                    .filter_map(|&(a, b, distance)| {
+                        let s = v.score(a, b);
+                        (s >= t).then_some(Pair { a, b, distance, score: Some(s) })
+                    })
+                    .collect::<Vec<Pair>>())
+            })?;
+            timed(&mut timings, "cluster", || {
+                for p in &verified {
+                    uf.union(p.a, p.b);
+                }
+                Ok(())
+            })?;
+            if d.pairs {
+                pairs = verified;
+            }
+        }
+    }
+    let clusters = d.clusters(uf, records, false);
+    Ok(DedupResult { clusters, pairs, layout, timings })
+}
