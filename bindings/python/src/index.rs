@@ -1,10 +1,10 @@
 //! `neardup.Index`: the permuted-table index, from Python.
 
-use std::collections::HashMap;
 use std::path::PathBuf;
 
+use neardup::dedup::UNKNOWN_FEATURES;
 use neardup::index::file::{IndexFile, Names};
-use neardup::index::{HammingIndex, Match, TableIndex};
+use neardup::index::{HammingIndex, KeyedIndex, Match, TableIndex};
 use neardup::{Bits, Fingerprint};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -55,19 +55,18 @@ impl Key {
 /// but read everything). Ids are str or int; inserting an id again replaces it.
 #[pyclass(module = "neardup")]
 pub(crate) struct Index {
-    inner: TableIndex,
+    inner: KeyedIndex<Key>,
     k: u32,
-    keys: Vec<Option<Key>>,
-    /// Internal id → fingerprint value, so that removal looks its entry up
-    /// instead of reading every id of the index.
-    fps: Vec<u128>,
-    lookup: HashMap<Key, u64>,
 }
 
 impl Index {
+    fn bits(&self) -> Bits {
+        self.inner.index().bits()
+    }
+
     fn fingerprint(&self, v: &Bound<'_, PyAny>, name: Name<'_>) -> PyResult<Fingerprint> {
         let value = crate::as_fingerprint(v, name)?;
-        let bits = self.inner.bits();
+        let bits = self.bits();
         if bits == Bits::B64 && value >> 64 != 0 {
             return Err(PyValueError::new_err(format!(
                 "{name} is a 128-bit fingerprint for a 64-bit index (Index(f=128) holds them)"
@@ -81,48 +80,14 @@ impl Index {
         v.try_iter()?.enumerate().map(|(i, x)| self.fingerprint(&x?, Name::Item("fingerprints", i))).collect()
     }
 
-    /// Forgets `key`; removes its index entry unless its internal id is
-    /// `pending_from` or later (not in the index yet). Returns that id.
-    fn forget(&mut self, key: &Key, pending_from: u64) -> PyResult<Option<u64>> {
-        let Some(old) = self.lookup.remove(key) else { return Ok(None) };
-        if old < pending_from {
-            let fp = Fingerprint::new(self.fps[old as usize], self.inner.bits());
-            self.inner.remove_entry(old, fp).map_err(to_py)?;
-        }
-        self.keys[old as usize] = None;
-        Ok(Some(old))
-    }
-
-    /// Gives `key` the next internal id.
-    fn name(&mut self, key: Key, fp: Fingerprint) -> u64 {
-        let internal = self.keys.len() as u64;
-        self.keys.push(Some(key.clone()));
-        self.fps.push(fp.value());
-        self.lookup.insert(key, internal);
-        internal
-    }
-
-    fn add(&mut self, key: Key, fp: Fingerprint) -> PyResult<()> {
-        self.forget(&key, u64::MAX)?;
-        let internal = self.name(key, fp);
-        self.inner.insert(internal, fp).map_err(to_py)
-    }
-
     fn matches(&self, py: Python<'_>, found: Vec<Match>) -> PyResult<Vec<(PyObject, u32)>> {
-        found
-            .into_iter()
-            .filter_map(|m| Some((self.keys.get(m.id as usize)?.as_ref()?, m.distance)))
-            .map(|(key, d)| Ok((key.to_object(py)?, d)))
-            .collect()
+        self.inner.keyed(found).into_iter().map(|(key, d)| Ok((key.to_object(py)?, d))).collect()
     }
 
     fn radius(&self, k: Option<u32>) -> PyResult<u32> {
         let k = k.unwrap_or(self.k);
-        if k > self.inner.bits().get() {
-            return Err(PyValueError::new_err(format!(
-                "k = {k} is more than the {} bits",
-                self.inner.bits()
-            )));
+        if k > self.bits().get() {
+            return Err(PyValueError::new_err(format!("k = {k} is more than the {} bits", self.bits())));
         }
         Ok(k)
     }
@@ -140,7 +105,7 @@ impl Index {
             f => return Err(PyValueError::new_err(format!("f must be 64 or 128, not {f}"))),
         };
         let inner = TableIndex::builder().bits(bits).k(k).build().map_err(to_py)?;
-        Ok(Index { inner, k, keys: Vec::new(), fps: Vec::new(), lookup: HashMap::new() })
+        Ok(Index { inner: KeyedIndex::new(inner), k })
     }
 
     /// The default query radius (what the tables serve).
@@ -152,7 +117,7 @@ impl Index {
     /// Adds (or replaces) one fingerprint.
     fn insert(&mut self, id: &Bound<'_, PyAny>, fingerprint: &Bound<'_, PyAny>) -> PyResult<()> {
         let fp = self.fingerprint(fingerprint, Name::Arg("fingerprint"))?;
-        self.add(Key::of(id, Name::Arg("id"))?, fp)
+        self.inner.insert(Key::of(id, Name::Arg("id"))?, fp, UNKNOWN_FEATURES).map_err(to_py)
     }
 
     /// Adds many: `ids` and `fingerprints` of equal length.
@@ -169,25 +134,13 @@ impl Index {
         }
         // One bulk load (a sorted segment) rather than one insert each; an
         // id repeated within the batch keeps its last fingerprint.
-        let first = self.keys.len() as u64;
-        let mut pending: Vec<Option<Fingerprint>> = Vec::with_capacity(keys.len());
-        for (key, fp) in keys.into_iter().zip(fps) {
-            if let Some(old) = self.forget(&key, first)? {
-                if old >= first {
-                    pending[(old - first) as usize] = None;
-                }
-            }
-            self.name(key, fp);
-            pending.push(Some(fp));
-        }
-        let entries =
-            pending.into_iter().enumerate().filter_map(|(i, fp)| Some((first + i as u64, fp?))).collect();
-        self.inner.bulk_load(entries).map_err(to_py)
+        let items = keys.into_iter().zip(fps).map(|(key, fp)| (key, fp, UNKNOWN_FEATURES)).collect();
+        self.inner.insert_batch(items).map_err(to_py)
     }
 
     /// Removes an id; returns whether it was there.
     fn remove(&mut self, id: &Bound<'_, PyAny>) -> PyResult<bool> {
-        Ok(self.forget(&Key::of(id, Name::Arg("id"))?, u64::MAX)?.is_some())
+        self.inner.remove(&Key::of(id, Name::Arg("id"))?).map_err(to_py)
     }
 
     /// `[(id, distance), …]` within `k` (default: the index's), nearest first.
@@ -199,7 +152,7 @@ impl Index {
         k: Option<u32>,
     ) -> PyResult<Vec<(PyObject, u32)>> {
         let (fp, k) = (self.fingerprint(fingerprint, Name::Arg("fingerprint"))?, self.radius(k)?);
-        let found = self.inner.query(fp, k).map_err(to_py)?;
+        let found = self.inner.query_slots(fp, k).map_err(to_py)?;
         self.matches(py, found)
     }
 
@@ -213,7 +166,7 @@ impl Index {
     ) -> PyResult<Bound<'py, PyList>> {
         let fps = self.fingerprints(fingerprints)?;
         let k = self.radius(k)?;
-        let found = py.allow_threads(|| self.inner.query_batch(&fps, k)).map_err(to_py)?;
+        let found = py.allow_threads(|| self.inner.index().query_batch(&fps, k)).map_err(to_py)?;
         // Building many small lists and tuples sets off Python's cyclic GC
         // again and again (a fifth of the time at 10^5 queries); none of
         // them can form a cycle, so it is paused while they are made.
@@ -234,20 +187,20 @@ impl Index {
     }
 
     fn __len__(&self) -> usize {
-        self.lookup.len()
+        self.inner.len()
     }
 
     fn __contains__(&self, id: &Bound<'_, PyAny>) -> bool {
-        Key::of(id, Name::Arg("id")).is_ok_and(|k| self.lookup.contains_key(&k))
+        Key::of(id, Name::Arg("id")).is_ok_and(|k| self.inner.contains(&k))
     }
 
     /// Writes the index file (the CLI's format; written atomically).
     /// Ids are stored as text: after `load`, int ids come back as str.
     fn save(&self, path: PathBuf) -> PyResult<()> {
         let names: Vec<String> =
-            self.keys.iter().map(|k| k.as_ref().map_or_else(String::new, Key::name)).collect();
+            self.inner.slot_keys().map(|k| k.map_or_else(String::new, Key::name)).collect();
         let file = IndexFile {
-            index: self.inner.clone(),
+            index: self.inner.index().clone(),
             config: None,
             names: Some(Names::from_strings(&names)),
             passages: None,
@@ -264,8 +217,7 @@ impl Index {
             Some(names) => names.iter().map(|s| (!s.is_empty()).then(|| Key::Str(s.to_owned()))).collect(),
             None => Vec::new(),
         };
-        let inner = file.index;
-        let entries = inner.entries();
+        let entries = file.index.entries();
         let top = entries.iter().map(|e| e.0 as usize + 1).max().unwrap_or(0);
         if file.names.is_none() {
             // A file without names (`index build --fingerprints` of bare
@@ -275,16 +227,12 @@ impl Index {
                 keys[id as usize] = Some(Key::Int(id as i64));
             }
         }
-        let mut fps = vec![0u128; keys.len().max(top)];
-        for (id, fp) in entries {
-            fps[id as usize] = fp.value();
-        }
-        keys.resize(fps.len(), None);
-        let lookup = keys.iter().enumerate().filter_map(|(i, k)| Some((k.clone()?, i as u64))).collect();
-        Ok(Index { inner, k, keys, fps, lookup })
+        keys.resize(keys.len().max(top), None);
+        let inner = KeyedIndex::from_slots(file.index, keys, None).map_err(to_py)?;
+        Ok(Index { inner, k })
     }
 
     fn __repr__(&self) -> String {
-        format!("Index(k={}, f={}, len={})", self.k, self.inner.bits(), self.lookup.len())
+        format!("Index(k={}, f={}, len={})", self.k, self.bits(), self.inner.len())
     }
 }

@@ -4,7 +4,7 @@
 
 use neardup::index::file::{IndexFile, Names};
 use neardup::index::pairs::{all_pairs, PairsOptions};
-use neardup::index::{HammingIndex, LayoutSpec, LinearScan, TableIndex};
+use neardup::index::{HammingIndex, KeyedIndex, LayoutSpec, LinearScan, TableIndex};
 use neardup::{Bits, Fingerprint, PipelineConfig};
 use proptest::prelude::*;
 
@@ -130,6 +130,75 @@ proptest! {
         table.compact().unwrap();
         prop_assert_eq!(table.len(), linear.len());
         check_same(&table, &linear, &queries, bits, k + 2);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    /// KeyedIndex against a brute-force map of key → (fingerprint,
+    /// features): inserts, replacements, batches with repeated keys and
+    /// removals; queries at fixed radii and by a length-dependent rule.
+    #[test]
+    fn keyed_index_equals_a_map_scan(seed in any::<u64>(), n in 1usize..300, wide in any::<bool>()) {
+        let bits = if wide { Bits::B128 } else { Bits::B64 };
+        let mut rng = Rng(seed);
+        let fps = planted(&mut rng, bits, 4, n);
+        let table = TableIndex::builder().bits(bits).k(3).buffer_len(16).build().unwrap();
+        let mut keyed: KeyedIndex<String> = KeyedIndex::new(table);
+        let mut map: std::collections::BTreeMap<String, (u128, usize, u64)> = Default::default();
+        let mut order = 0u64;
+        let keys = n / 2 + 1;
+        for (i, &v) in fps.iter().enumerate() {
+            let key = format!("k{}", rng.next() % keys as u64);
+            let feats = (rng.next() % 1500) as usize;
+            if i % 5 == 4 {
+                // A batch of three, the key possibly repeated.
+                let batch: Vec<(String, Fingerprint, usize)> = (0..3)
+                    .map(|j| (format!("k{}", (i + j * (j % 2)) % keys), Fingerprint::new(v ^ j as u128, bits), feats))
+                    .collect();
+                for (k, f, n) in &batch {
+                    order += 1;
+                    map.insert(k.clone(), (f.value(), *n, order));
+                }
+                keyed.insert_batch(batch).unwrap();
+            } else {
+                keyed.insert(key.clone(), Fingerprint::new(v, bits), feats).unwrap();
+                order += 1;
+                map.insert(key, (v, feats, order));
+            }
+            if i % 7 == 6 {
+                let gone = format!("k{}", rng.next() % keys as u64);
+                prop_assert_eq!(keyed.remove(gone.as_str()).unwrap(), map.remove(&gone).is_some());
+            }
+        }
+        prop_assert_eq!(keyed.len(), map.len());
+        let rule = neardup::Radius::by_length(&[(600, 6)], 2);
+        for &q in fps.iter().step_by(5) {
+            let fp = Fingerprint::new(q, bits);
+            for k in [0, 2, 3, 5] {
+                let mut want: Vec<(u32, u64, &str)> = map
+                    .iter()
+                    .map(|(key, &(v, _, o))| ((v ^ q).count_ones(), o, key.as_str()))
+                    .filter(|w| w.0 <= k)
+                    .collect();
+                want.sort_unstable();
+                let want: Vec<(&str, u32)> = want.into_iter().map(|(d, _, key)| (key, d)).collect();
+                let got: Vec<(&str, u32)> = keyed.query(fp, k).unwrap().into_iter().map(|(key, d)| (key.as_str(), d)).collect();
+                prop_assert_eq!(got, want);
+            }
+            for qf in [10usize, 700, 5000] {
+                let mut want: Vec<&str> = map
+                    .iter()
+                    .filter(|(_, &(v, f, _))| rule.accepts((v ^ q).count_ones(), qf, f))
+                    .map(|(key, _)| key.as_str())
+                    .collect();
+                want.sort_unstable();
+                let mut got: Vec<&str> = keyed.query_rule(fp, qf, &rule).unwrap().into_iter().map(|(key, _)| key.as_str()).collect();
+                got.sort_unstable();
+                prop_assert_eq!(got, want);
+            }
+        }
     }
 }
 

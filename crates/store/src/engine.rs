@@ -6,13 +6,13 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use std::path::Path;
 
+use neardup::dedup::UNKNOWN_FEATURES;
 use neardup::index::file::{IndexFile, Names as FileNames};
-use neardup::index::{HammingIndex, TableIndex};
+use neardup::index::{KeyedIndex, TableIndex};
 use neardup::{Bits, Fingerprint, PipelineConfig, FORMAT_VERSION};
 use serde::Serialize;
 
 use crate::error::StoreError;
-use crate::names::Names;
 use crate::pending::Pending;
 use crate::record::{check_id, DocRecord, SnapshotMark, StoreMeta};
 use crate::{Result, Store};
@@ -94,64 +94,25 @@ pub struct EngineStats {
     pub commits: u64,
 }
 
+/// The index of the stored documents, keyed by document id.
 struct State {
-    index: TableIndex,
-    /// Internal index id → document id (None once deleted).
-    names: Names,
-    /// Internal index id → fingerprint value (what removing its entry
-    /// looks up, instead of reading every id of the index).
-    fps: Vec<u128>,
+    docs: KeyedIndex<Box<str>>,
 }
 
 impl State {
-    fn new(index: TableIndex, names: Vec<Option<Box<str>>>, fps: Vec<u128>) -> State {
-        State { index, names: Names::from_slots(names), fps }
-    }
-
-    /// Gives a document the next internal id.
-    fn name(&mut self, id: &str, fp: Fingerprint) -> u64 {
-        let internal = self.names.push(id);
-        self.fps.push(fp.value());
-        internal
-    }
-
-    /// Forgets a document id; removes its index entry unless its internal
-    /// id is `pending_from` or later (not in the index yet).
-    fn forget(&mut self, id: &str, pending_from: u64) -> Result<Option<u64>> {
-        let Some(old) = self.names.remove(id) else { return Ok(None) };
-        if old < pending_from {
-            let fp = Fingerprint::new(self.fps[old as usize], self.index.bits());
-            self.index.remove_entry(old, fp)?;
-        }
-        Ok(Some(old))
-    }
-
     /// Adds many committed documents with one bulk load of the index.
     fn add_many(&mut self, records: &[DocRecord]) -> Result<()> {
-        let first = self.names.slots() as u64;
-        let mut pending: Vec<Option<Fingerprint>> = Vec::with_capacity(records.len());
-        for r in records {
-            if let Some(old) = self.forget(&r.id, first)? {
-                if old >= first {
-                    pending[(old - first) as usize] = None;
-                }
-            }
-            self.name(&r.id, r.fingerprint);
-            pending.push(Some(r.fingerprint));
-        }
-        let entries =
-            pending.into_iter().enumerate().filter_map(|(i, fp)| Some((first + i as u64, fp?))).collect();
-        self.index.bulk_load(entries)?;
-        Ok(())
+        let items =
+            records.iter().map(|r| (Box::from(r.id.as_str()), r.fingerprint, UNKNOWN_FEATURES)).collect();
+        Ok(self.docs.insert_batch(items)?)
     }
 
     fn found(&self, matches: Vec<neardup::index::Match>, limit: usize) -> Vec<Found> {
-        let mut out: Vec<Found> = matches
+        let mut out: Vec<Found> = self
+            .docs
+            .keyed(matches)
             .into_iter()
-            .filter_map(|m| {
-                let id = self.names.name(m.id)?;
-                Some(Found { id: id.to_owned(), distance: m.distance })
-            })
+            .map(|(id, distance)| Found { id: id.to_string(), distance })
             .collect();
         out.sort_by(|a, b| a.distance.cmp(&b.distance).then_with(|| a.id.cmp(&b.id)));
         out.truncate(limit);
@@ -159,9 +120,11 @@ impl State {
     }
 
     fn add(&mut self, id: &str, fp: Fingerprint) -> Result<()> {
-        self.forget(id, u64::MAX)?;
-        let internal = self.name(id, fp);
-        self.index.insert(internal, fp)?;
+        Ok(self.docs.insert(id.into(), fp, UNKNOWN_FEATURES)?)
+    }
+
+    fn forget(&mut self, id: &str) -> Result<()> {
+        self.docs.remove(id)?;
         Ok(())
     }
 }
@@ -250,7 +213,6 @@ fn check_meta(store: &dyn Store, config: &PipelineConfig) -> Result<()> {
 /// The index of everything in the store, from a full read.
 fn rebuild(store: &dyn Store, config: &PipelineConfig, table_k: u32) -> Result<State> {
     let mut names = Vec::new();
-    let mut fps = Vec::new();
     let mut entries = Vec::new();
     store.for_each_fingerprint(&mut |id, fp| {
         if fp.bits() != config.bits {
@@ -260,8 +222,7 @@ fn rebuild(store: &dyn Store, config: &PipelineConfig, table_k: u32) -> Result<S
             });
         }
         entries.push((names.len() as u64, fp));
-        names.push(Some(id.into()));
-        fps.push(fp.value());
+        names.push(Some(Box::from(id)));
         Ok(())
     })?;
     let index = TableIndex::builder()
@@ -269,7 +230,7 @@ fn rebuild(store: &dyn Store, config: &PipelineConfig, table_k: u32) -> Result<S
         .k(table_k)
         .expected_len(entries.len().max(1_000_000))
         .build_from(entries)?;
-    Ok(State::new(index, names, fps))
+    Ok(State { docs: KeyedIndex::from_slots(index, names, None)? })
 }
 
 /// The index from a snapshot file, or why it cannot be used.
@@ -309,16 +270,12 @@ fn load_snapshot(
     }
     let Some(stored) = file.names else { return Ok(Err("the snapshot has no names".into())) };
     let names: Vec<Option<Box<str>>> = stored.iter().map(|n| (!n.is_empty()).then(|| n.into())).collect();
-    let mut fps = vec![0u128; names.len()];
-    for (i, fp) in file.index.entries() {
-        match fps.get_mut(i as usize) {
-            Some(slot) if names[i as usize].is_some() => *slot = fp.value(),
-            _ => return Ok(Err(format!("the snapshot's index has an entry {i} without a name"))),
-        }
-    }
-    let state = State::new(file.index, names, fps);
-    let live = state.names.len();
-    if live as u64 != mark.documents || store.len()? != mark.documents || state.index.len() != live {
+    let state = match KeyedIndex::from_slots(file.index, names, None) {
+        Ok(docs) => State { docs },
+        Err(e) => return Ok(Err(format!("the snapshot's index does not match its names: {e}"))),
+    };
+    let live = state.docs.len();
+    if live as u64 != mark.documents || store.len()? != mark.documents {
         return Ok(Err("the snapshot's document count does not match the store".into()));
     }
     Ok(Ok(state))
@@ -331,9 +288,9 @@ fn load_snapshot(
 /// once) is skipped: answers stay exact, only slower.
 fn merge_due(state: &RwLock<State>) {
     loop {
-        let plan = state.read().expect("lock").index.merge_plan();
+        let plan = state.read().expect("lock").docs.index().merge_plan();
         let Some(Ok(merged)) = plan.map(|p| p.build()) else { return };
-        if !state.write().expect("lock").index.apply_merge(merged) {
+        if !state.write().expect("lock").docs.index_mut().apply_merge(merged) {
             return;
         }
     }
@@ -424,7 +381,7 @@ impl<S: Store> Engine<S> {
     }
 
     fn with_state(store: S, config: PipelineConfig, mut state: State) -> Engine<S> {
-        state.index.set_deferred_merges(true);
+        state.docs.index_mut().set_deferred_merges(true);
         let state = Arc::new(RwLock::new(state));
         Engine {
             store,
@@ -447,9 +404,9 @@ impl<S: Store> Engine<S> {
         let state = self.state.read().expect("lock");
         // Deleted slots keep their place (as empty names) so that the
         // index's internal ids stay the names' positions.
-        let names: Vec<&str> = state.names.iter_slots().collect();
+        let names: Vec<&str> = state.docs.slot_keys().map(|k| k.map_or("", |k| &**k)).collect();
         let file = IndexFile {
-            index: state.index.clone(),
+            index: state.docs.index().clone(),
             config: Some(self.config.clone()),
             names: Some(FileNames::from_strings(&names)),
             passages: None,
@@ -458,7 +415,7 @@ impl<S: Store> Engine<S> {
         let mark = SnapshotMark {
             generation,
             checksum: IndexFile::stored_checksum(path)?,
-            documents: state.names.len() as u64,
+            documents: state.docs.len() as u64,
         };
         self.store.set_snapshot_mark(&mark)?;
         Ok(mark)
@@ -496,7 +453,7 @@ impl<S: Store> Engine<S> {
     pub fn search(&self, fp: Fingerprint, k: u32, limit: usize) -> Result<Vec<Found>> {
         self.check(fp, k)?;
         let state = self.state.read().expect("lock");
-        let matches = state.index.query(fp, k)?;
+        let matches = state.docs.query_slots(fp, k)?;
         Ok(state.found(matches, limit))
     }
 
@@ -518,7 +475,7 @@ impl<S: Store> Engine<S> {
             return docs
                 .iter()
                 .map(|d| {
-                    let matches = state.found(state.index.query(d.fingerprint, k)?, usize::MAX);
+                    let matches = state.found(state.docs.query_slots(d.fingerprint, k)?, usize::MAX);
                     Ok(Outcome { inserted: false, matches })
                 })
                 .collect();
@@ -576,7 +533,7 @@ impl<S: Store> Engine<S> {
             for (job, _) in jobs {
                 let mut job_outcomes = Vec::with_capacity(job.docs.len());
                 for d in &job.docs {
-                    let mut matches = state.found(state.index.query(d.fingerprint, job.k)?, usize::MAX);
+                    let mut matches = state.found(state.docs.query_slots(d.fingerprint, job.k)?, usize::MAX);
                     for (pos, distance) in group.query(d.fingerprint, job.k) {
                         let id: &DocRecord = &records[pos];
                         matches.retain(|f| f.id != id.id);
@@ -651,13 +608,13 @@ impl<S: Store> Engine<S> {
     pub fn delete(&self, id: &str) -> Result<bool> {
         let _writer = self.writer.lock().expect("lock");
         let existed = self.store.delete(id)?;
-        self.state.write().expect("lock").forget(id, u64::MAX)?;
+        self.state.write().expect("lock").forget(id)?;
         Ok(existed)
     }
 
     /// How many documents are stored.
     pub fn len(&self) -> usize {
-        self.state.read().expect("lock").names.len()
+        self.state.read().expect("lock").docs.len()
     }
 
     /// True when nothing is stored.
@@ -669,14 +626,14 @@ impl<S: Store> Engine<S> {
     pub fn stats(&self) -> EngineStats {
         let state = self.state.read().expect("lock");
         EngineStats {
-            documents: state.names.len() as u64,
+            documents: state.docs.len() as u64,
             bits: self.bits().get(),
-            table_k: state.index.layout().k,
-            index_bytes: state.index.memory_bytes() as u64,
+            table_k: state.docs.index().layout().k,
+            index_bytes: state.docs.index().memory_bytes() as u64,
             disk_bytes: self.store.disk_bytes(),
             pipeline: format!("{:016x}", self.config.id()),
             commits: self.commits.load(Ordering::Relaxed),
-            segments: state.index.stats().segments as u64,
+            segments: state.docs.index().stats().segments as u64,
         }
     }
 
@@ -684,10 +641,11 @@ impl<S: Store> Engine<S> {
     pub fn fingerprints(&self) -> Vec<(String, Fingerprint)> {
         let state = self.state.read().expect("lock");
         let mut v: Vec<(String, Fingerprint)> = state
-            .index
+            .docs
+            .index()
             .entries()
             .into_iter()
-            .filter_map(|(i, fp)| Some((state.names.name(i)?.to_owned(), fp)))
+            .filter_map(|(i, fp)| Some((state.docs.key(i)?.to_string(), fp)))
             .collect();
         v.sort();
         v

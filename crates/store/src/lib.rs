@@ -34,7 +34,6 @@
 mod engine;
 mod error;
 mod memory;
-mod names;
 mod pending;
 mod record;
 mod redb_store;

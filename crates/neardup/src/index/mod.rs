@@ -6,6 +6,8 @@
 //! - [`TableIndex`]: the generalized pigeonhole index over permuted sorted
 //!   tables (Manku, Jain & Das Sarma 2007, §3), exact for every radius, fast
 //!   up to the radius its [layout](LayoutSpec) was built for.
+//! - [`KeyedIndex`]: a [`TableIndex`] named by the caller's keys (document
+//!   ids), with insert, replace and remove by key.
 //! - [`pairs`]: every pair within `k` in a batch, and [`cluster`]ing.
 //! - [`file`](mod@file): index files, opened through mmap.
 //!
@@ -25,6 +27,7 @@
 mod blob;
 pub mod cluster;
 pub mod file;
+mod keyed;
 pub mod layout;
 mod linear;
 pub mod pairs;
@@ -38,6 +41,7 @@ mod words;
 use rayon::prelude::*;
 use serde::Serialize;
 
+pub use keyed::KeyedIndex;
 pub use layout::{choose, LayoutChoice, LayoutSpec};
 pub use linear::LinearScan;
 pub use table_index::{IndexStats, MergePlan, Merged, TableIndex, TableIndexBuilder, TableStats};

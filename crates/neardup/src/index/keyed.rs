@@ -1,0 +1,410 @@
+//! [`KeyedIndex`]: a [`TableIndex`] whose entries are named by the caller's
+//! keys (document ids, URLs, Python objects), with insert, replace and
+//! remove by key.
+
+use std::borrow::Borrow;
+use std::hash::{BuildHasher, Hash};
+
+use hashbrown::HashTable;
+
+use super::table_index::TableIndex;
+use super::{HammingIndex, Id, Match};
+use crate::dedup::UNKNOWN_FEATURES;
+use crate::error::{Error, Result};
+use crate::fingerprint::Fingerprint;
+use crate::radius::Radius;
+
+/// Fingerprints by key over a [`TableIndex`]. Each key gets an internal id
+/// (a *slot*, never reused while the index lives) under which its entry is
+/// indexed; the index keeps, per slot, the key, the fingerprint and the
+/// document's feature count (for a length-dependent [`Radius`]), so that
+/// replacing or removing a key is a lookup, never a read of every entry.
+///
+/// Keys are stored once: the lookup table holds slots and hashes the keys
+/// they point to (foldhash with a per-process random seed, so clients
+/// cannot choose keys that collide).
+///
+/// ```
+/// use neardup::index::{KeyedIndex, TableIndex};
+/// use neardup::Fingerprint;
+///
+/// let mut index: KeyedIndex<Box<str>> = KeyedIndex::new(TableIndex::builder().k(3).build()?);
+/// index.insert("a".into(), Fingerprint::from_u64(0b1111), 40)?;
+/// index.insert("b".into(), Fingerprint::from_u64(0b0111), 40)?;
+/// index.insert("a".into(), Fingerprint::from_u64(0xffff_0000), 40)?; // replaces a
+/// let near: Vec<(&str, u32)> =
+///     index.query(Fingerprint::from_u64(0b1111), 3)?.into_iter().map(|(k, d)| (&**k, d)).collect();
+/// assert_eq!(near, [("b", 1)]);
+/// assert!(index.remove("b")? && !index.contains("b"));
+/// assert_eq!(index.len(), 1);
+/// # Ok::<(), neardup::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct KeyedIndex<K> {
+    index: TableIndex,
+    /// Slot → key (`None` once removed).
+    keys: Vec<Option<K>>,
+    /// Slot → fingerprint value.
+    fps: Vec<u128>,
+    /// Slot → feature count ([`UNKNOWN_FEATURES`] if not known).
+    features: Vec<u32>,
+    /// Live slots, hashed by their keys.
+    lookup: HashTable<u64>,
+    hasher: foldhash::fast::RandomState,
+}
+
+impl<K> std::fmt::Debug for KeyedIndex<K> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("KeyedIndex")
+            .field("len", &self.lookup.len())
+            .field("slots", &self.keys.len())
+            .finish()
+    }
+}
+
+impl<K: Hash + Eq> KeyedIndex<K> {
+    /// An empty keyed index over an empty `index`.
+    ///
+    /// # Panics
+    ///
+    /// If `index` is not empty (use [`from_slots`](Self::from_slots)).
+    pub fn new(index: TableIndex) -> KeyedIndex<K> {
+        assert!(index.is_empty(), "KeyedIndex::new takes an empty index");
+        KeyedIndex {
+            index,
+            keys: Vec::new(),
+            fps: Vec::new(),
+            features: Vec::new(),
+            lookup: HashTable::new(),
+            hasher: foldhash::fast::RandomState::default(),
+        }
+    }
+
+    /// A keyed index over `index`, whose entry ids are slots into `keys`
+    /// (`None` for removed slots), as an index file or a snapshot holds
+    /// them; `features` per slot if known. A key named by several slots
+    /// (an index file built from records with repeated ids) keeps its last
+    /// slot, as if inserted again; the earlier entries are removed.
+    ///
+    /// # Errors
+    ///
+    /// An entry whose id has no key, two entries of one id, or a feature
+    /// column of another length.
+    pub fn from_slots(index: TableIndex, keys: Vec<Option<K>>, features: Option<Vec<u32>>) -> Result<Self> {
+        let features = features.unwrap_or_else(|| vec![UNKNOWN_FEATURES as u32; keys.len()]);
+        if features.len() != keys.len() {
+            return Err(Error::Config(format!("{} feature counts for {} slots", features.len(), keys.len())));
+        }
+        let mut fps = vec![0u128; keys.len()];
+        let mut seen = vec![false; keys.len()];
+        for (id, fp) in index.entries() {
+            let slot = usize::try_from(id).ok().filter(|&s| s < keys.len() && keys[s].is_some());
+            let Some(slot) = slot else {
+                return Err(Error::Config(format!("index entry {id} has no key")));
+            };
+            if std::mem::replace(&mut seen[slot], true) {
+                return Err(Error::Config(format!("index entry {id} is there twice")));
+            }
+            fps[slot] = fp.value();
+        }
+        if let Some(slot) = (0..keys.len()).find(|&s| keys[s].is_some() && !seen[s]) {
+            return Err(Error::Config(format!("key of slot {slot} has no index entry")));
+        }
+        let mut k =
+            KeyedIndex { index, keys, fps, features, lookup: HashTable::new(), hasher: Default::default() };
+        k.lookup.reserve(k.index.len(), |_| 0);
+        for slot in 0..k.keys.len() {
+            let Some(key) = &k.keys[slot] else { continue };
+            let h = k.hasher.hash_one(key);
+            let keys = &k.keys;
+            if let Ok(earlier) = k.lookup.find_entry(h, |&s| keys[s as usize].as_ref() == Some(key)) {
+                let (old, _) = earlier.remove();
+                let fp = Fingerprint::new(k.fps[old as usize], k.index.bits());
+                k.index.remove_entry(old, fp)?;
+                k.keys[old as usize] = None;
+            }
+            let (keys, hasher) = (&k.keys, &k.hasher);
+            k.lookup.insert_unique(h, slot as u64, |&s| hash_slot(hasher, keys, s));
+        }
+        Ok(k)
+    }
+
+    /// The slot of `key`, if present.
+    pub fn slot<Q>(&self, key: &Q) -> Option<u64>
+    where
+        K: Borrow<Q>,
+        Q: Hash + Eq + ?Sized,
+    {
+        let h = self.hasher.hash_one(key);
+        self.lookup.find(h, |&s| self.keys[s as usize].as_ref().map(Borrow::borrow) == Some(key)).copied()
+    }
+
+    /// Whether `key` is present.
+    pub fn contains<Q>(&self, key: &Q) -> bool
+    where
+        K: Borrow<Q>,
+        Q: Hash + Eq + ?Sized,
+    {
+        self.slot(key).is_some()
+    }
+
+    /// The fingerprint of `key`, if present.
+    pub fn get<Q>(&self, key: &Q) -> Option<Fingerprint>
+    where
+        K: Borrow<Q>,
+        Q: Hash + Eq + ?Sized,
+    {
+        self.slot(key).map(|s| Fingerprint::new(self.fps[s as usize], self.index.bits()))
+    }
+
+    /// The key of a slot, if live.
+    pub fn key(&self, slot: u64) -> Option<&K> {
+        self.keys.get(usize::try_from(slot).ok()?)?.as_ref()
+    }
+
+    /// The feature count of a slot ([`UNKNOWN_FEATURES`] if not known).
+    pub fn features(&self, slot: u64) -> usize {
+        self.features.get(slot as usize).map_or(UNKNOWN_FEATURES, |&f| f as usize)
+    }
+
+    /// Gives `key` (absent) the next slot; the caller indexes it.
+    fn name(&mut self, key: K, fp: Fingerprint, features: usize) -> u64 {
+        let slot = self.keys.len() as u64;
+        let h = self.hasher.hash_one(&key);
+        self.keys.push(Some(key));
+        self.fps.push(fp.value());
+        self.features.push(features.min(UNKNOWN_FEATURES) as u32);
+        let (keys, hasher) = (&self.keys, &self.hasher);
+        self.lookup.insert_unique(h, slot, |&s| hash_slot(hasher, keys, s));
+        slot
+    }
+
+    /// Forgets `key`; removes its index entry unless its slot is
+    /// `pending_from` or later (named but not indexed yet). Returns the slot.
+    fn forget<Q>(&mut self, key: &Q, pending_from: u64) -> Result<Option<u64>>
+    where
+        K: Borrow<Q>,
+        Q: Hash + Eq + ?Sized,
+    {
+        let h = self.hasher.hash_one(key);
+        let keys = &self.keys;
+        let Ok(entry) =
+            self.lookup.find_entry(h, |&s| keys[s as usize].as_ref().map(Borrow::borrow) == Some(key))
+        else {
+            return Ok(None);
+        };
+        let (slot, _) = entry.remove();
+        if slot < pending_from {
+            let fp = Fingerprint::new(self.fps[slot as usize], self.index.bits());
+            self.index.remove_entry(slot, fp)?;
+        }
+        self.keys[slot as usize] = None;
+        Ok(Some(slot))
+    }
+
+    /// Adds `key` (replacing its entry if present) with a document of
+    /// `features` features ([`UNKNOWN_FEATURES`] if not known).
+    ///
+    /// # Errors
+    ///
+    /// A fingerprint of another width.
+    pub fn insert(&mut self, key: K, fp: Fingerprint, features: usize) -> Result<()> {
+        super::check_width(self.index.bits(), fp)?;
+        self.forget(key.borrow(), u64::MAX)?;
+        let slot = self.name(key, fp, features);
+        self.index.insert(slot, fp)
+    }
+
+    /// Adds many `(key, fingerprint, features)` with one bulk load (one new
+    /// segment); a key repeated in the batch keeps its last entry.
+    ///
+    /// # Errors
+    ///
+    /// A fingerprint of another width (then nothing is added).
+    pub fn insert_batch(&mut self, items: Vec<(K, Fingerprint, usize)>) -> Result<()> {
+        let bits = self.index.bits();
+        if let Some(&(_, fp, _)) = items.iter().find(|i| i.1.bits() != bits) {
+            super::check_width(bits, fp)?;
+        }
+        let first = self.keys.len() as u64;
+        let mut pending: Vec<Option<Fingerprint>> = Vec::with_capacity(items.len());
+        for (key, fp, features) in items {
+            if let Some(old) = self.forget(key.borrow(), first)? {
+                if old >= first {
+                    pending[(old - first) as usize] = None;
+                }
+            }
+            self.name(key, fp, features);
+            pending.push(Some(fp));
+        }
+        let entries: Vec<(Id, Fingerprint)> =
+            pending.into_iter().enumerate().filter_map(|(i, fp)| Some((first + i as u64, fp?))).collect();
+        self.index.bulk_load(entries)
+    }
+
+    /// Removes `key`; returns whether it was present.
+    ///
+    /// # Errors
+    ///
+    /// Only if the index is inconsistent with its slots (never for entries
+    /// it indexed itself).
+    pub fn remove<Q>(&mut self, key: &Q) -> Result<bool>
+    where
+        K: Borrow<Q>,
+        Q: Hash + Eq + ?Sized,
+    {
+        Ok(self.forget(key, u64::MAX)?.is_some())
+    }
+
+    /// The index entries within `k` of `fp`, as [`Match`]es of slots,
+    /// sorted by distance then slot.
+    ///
+    /// # Errors
+    ///
+    /// A fingerprint of another width.
+    pub fn query_slots(&self, fp: Fingerprint, k: u32) -> Result<Vec<Match>> {
+        self.index.query(fp, k)
+    }
+
+    /// The keys within `k` of `fp` with their distances, nearest first
+    /// (ties: the earlier inserted).
+    ///
+    /// # Errors
+    ///
+    /// A fingerprint of another width.
+    pub fn query(&self, fp: Fingerprint, k: u32) -> Result<Vec<(&K, u32)>> {
+        Ok(self.keyed(self.index.query(fp, k)?))
+    }
+
+    /// The keys that are near duplicates of a document of `features`
+    /// features and fingerprint `fp` by `radius`'s rule (see
+    /// [`Radius::accepts`]), nearest first.
+    ///
+    /// # Errors
+    ///
+    /// A fingerprint of another width.
+    pub fn query_rule(&self, fp: Fingerprint, features: usize, radius: &Radius) -> Result<Vec<(&K, u32)>> {
+        let found = self.index.query(fp, radius.max_k())?;
+        Ok(self
+            .keyed(found.into_iter().filter(|m| radius.accepts(m.distance, features, self.features(m.id)))))
+    }
+
+    /// Matches of slots as keys (dropping slots removed meanwhile).
+    pub fn keyed(&self, found: impl IntoIterator<Item = Match>) -> Vec<(&K, u32)> {
+        found.into_iter().filter_map(|m| Some((self.key(m.id)?, m.distance))).collect()
+    }
+
+    /// Live keys.
+    pub fn len(&self) -> usize {
+        self.lookup.len()
+    }
+
+    /// True when no key is present.
+    pub fn is_empty(&self) -> bool {
+        self.lookup.is_empty()
+    }
+
+    /// Slots, live and removed.
+    pub fn slots(&self) -> usize {
+        self.keys.len()
+    }
+
+    /// Every slot's key (`None` for removed ones), in slot order: what an
+    /// index file stores as its names.
+    pub fn slot_keys(&self) -> impl Iterator<Item = Option<&K>> {
+        self.keys.iter().map(Option::as_ref)
+    }
+
+    /// Every slot's feature count, in slot order.
+    pub fn slot_features(&self) -> &[u32] {
+        &self.features
+    }
+
+    /// The index (for its layout, stats and merges).
+    pub fn index(&self) -> &TableIndex {
+        &self.index
+    }
+
+    /// The index, to merge its segments ([`TableIndex::apply_merge`]);
+    /// entries must not be added or removed through it.
+    pub fn index_mut(&mut self) -> &mut TableIndex {
+        &mut self.index
+    }
+}
+
+fn hash_slot<K: Hash>(hasher: &foldhash::fast::RandomState, keys: &[Option<K>], slot: u64) -> u64 {
+    // Only live slots are in the lookup table.
+    match &keys[slot as usize] {
+        Some(k) => hasher.hash_one(k),
+        None => 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fp(v: u64) -> Fingerprint {
+        Fingerprint::from_u64(v)
+    }
+
+    #[test]
+    fn keys_map_both_ways_through_growth_replacement_and_removal() {
+        let mut k: KeyedIndex<String> = KeyedIndex::new(TableIndex::builder().k(3).build().unwrap());
+        for i in 0..5_000u64 {
+            k.insert(format!("id-{i}"), fp(i.wrapping_mul(0x9e37_79b9_7f4a_7c15)), 10).unwrap();
+        }
+        assert_eq!(k.len(), 5_000);
+        k.insert("id-5".into(), fp(7), 10).unwrap();
+        assert_eq!(k.len(), 5_000);
+        assert_eq!(k.slots(), 5_001);
+        assert_eq!(k.get("id-5"), Some(fp(7)));
+        assert_eq!(k.key(5), None, "the replaced slot is empty");
+        assert!(k.remove("id-9").unwrap());
+        assert!(!k.remove("id-9").unwrap());
+        assert_eq!(k.query(fp(7), 0).unwrap(), [(&"id-5".to_owned(), 0)]);
+        let again = KeyedIndex::from_slots(
+            k.index().clone(),
+            k.slot_keys().map(|s| s.cloned()).collect(),
+            Some(k.slot_features().to_vec()),
+        )
+        .unwrap();
+        assert_eq!(again.len(), k.len());
+        assert_eq!(again.slot("id-77"), k.slot("id-77"));
+        assert_eq!(again.get("id-5"), Some(fp(7)));
+    }
+
+    #[test]
+    fn batches_keep_the_last_of_a_repeated_key() {
+        let mut k: KeyedIndex<u32> = KeyedIndex::new(TableIndex::builder().k(2).build().unwrap());
+        k.insert(1, fp(1), 5).unwrap();
+        k.insert_batch(vec![(1, fp(2), 5), (2, fp(3), 5), (1, fp(4), 5)]).unwrap();
+        assert_eq!((k.len(), k.get(&1), k.get(&2)), (2, Some(fp(4)), Some(fp(3))));
+        assert_eq!(k.index().len(), 2);
+        assert!(k.insert_batch(vec![(3, Fingerprint::from_u128(1), 5)]).is_err());
+        assert_eq!(k.len(), 2);
+    }
+
+    #[test]
+    fn from_slots_refuses_inconsistent_parts() {
+        let index = TableIndex::builder().k(1).build_from([(0, fp(1)), (2, fp(2))]).unwrap();
+        assert!(KeyedIndex::<u8>::from_slots(index.clone(), vec![Some(0), None, Some(2)], None).is_ok());
+        assert!(KeyedIndex::<u8>::from_slots(index.clone(), vec![Some(0), None, None], None).is_err());
+        assert!(KeyedIndex::<u8>::from_slots(index.clone(), vec![Some(0), Some(1), Some(2)], None).is_err());
+        let repeated =
+            KeyedIndex::<u8>::from_slots(index.clone(), vec![Some(0), None, Some(0)], None).unwrap();
+        assert_eq!((repeated.len(), repeated.index().len(), repeated.get(&0)), (1, 1, Some(fp(2))));
+        assert!(KeyedIndex::<u8>::from_slots(index, vec![Some(0), None, Some(2)], Some(vec![1])).is_err());
+    }
+
+    #[test]
+    fn the_rule_filters_by_both_lengths() {
+        let mut k: KeyedIndex<&str> = KeyedIndex::new(TableIndex::builder().k(8).build().unwrap());
+        k.insert("short", fp(0xff), 100).unwrap();
+        k.insert("long", fp(0xff00), 5_000).unwrap();
+        let rule = Radius::by_length(&[(600, 8)], 4);
+        assert_eq!(k.query_rule(fp(0), 100, &rule).unwrap(), [(&"short", 8)]);
+        assert!(k.query_rule(fp(0), 5_000, &rule).unwrap().is_empty());
+        assert_eq!(k.query_rule(fp(0xfe00), 5_000, &rule).unwrap(), [(&"long", 1)]);
+    }
+}
