@@ -201,9 +201,9 @@ impl Index {
             self.inner.slot_keys().map(|k| k.map_or_else(String::new, Key::name)).collect();
         let file = IndexFile {
             index: self.inner.index().clone(),
-            config: None,
             names: Some(Names::from_strings(&names)),
-            passages: None,
+            features: None,
+            meta: None,
         };
         file.write(&path).map_err(to_py)
     }

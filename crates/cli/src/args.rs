@@ -63,9 +63,11 @@ pub struct ServeArgs {
     /// Address to listen on. Loopback by default: say 0.0.0.0:PORT to serve others.
     #[arg(long, default_value = "127.0.0.1:8080", value_name = "ADDR")]
     pub listen: std::net::SocketAddr,
-    /// The radius when a request gives none (and the radius the index tables serve).
-    #[arg(short, long, default_value_t = 3)]
-    pub k: u32,
+    /// The radius when a request gives none (and the radius the index
+    /// tables serve). By default, the pipeline's radius rule by the
+    /// documents' lengths (`neardup config show`), as `dedup` and `compare`.
+    #[arg(short, long)]
+    pub k: Option<u32>,
     /// The largest radius a request may ask for.
     #[arg(long, default_value_t = 16, value_name = "K")]
     pub max_k: u32,
@@ -598,93 +600,116 @@ pub enum IndexCommand {
     /// Build an index file from documents or a fingerprint list.
     #[command(after_help = "Examples:\n  neardup index build corpus.jsonl -o corpus.ndx\n  \
         neardup index build --fingerprints fps.tsv -o fps.ndx --k 4")]
-    Build {
-        #[command(flatten)]
-        input: InputArgs,
-        #[command(flatten)]
-        pipeline: PipelineArgs,
-        /// A fingerprint list (`HEX`, `ID<TAB>HEX` or fingerprint JSONL) instead of documents.
-        #[arg(long, value_name = "FILE", conflicts_with_all = ["paths", "preset", "config"])]
-        fingerprints: Option<PathBuf>,
-        /// The index file to write (atomically).
-        #[arg(short, long, value_name = "FILE")]
-        output: PathBuf,
-        /// The largest radius answered through the tables (larger radii
-        /// are answered exactly but by reading everything). Default: 3, or
-        /// with --passages the radius passages are found with (also 3 on 64 bits).
-        #[arg(short, long)]
-        k: Option<u32>,
-        #[command(flatten)]
-        layout: LayoutArgs,
-        /// Index passage windows instead of whole documents, for `neardup
-        /// report DOC --against INDEX`; entries are named ID#START-END (byte
-        /// offsets into the document's text).
-        #[arg(long, conflicts_with = "fingerprints")]
-        passages: bool,
-        #[command(flatten)]
-        passage: PassageArgs,
-    },
+    Build(IndexBuildArgs),
     /// Add documents (or fingerprints) to an index file, in place (atomically),
     /// or to a `neardup serve` data directory (while the server is stopped).
     #[command(after_help = "Examples:\n  neardup index add corpus.ndx new.jsonl\n  \
         mkdir data && neardup index add data corpus.jsonl   # fill a data directory for `neardup serve --data data`")]
-    Add {
-        /// The index file, or a data directory (any directory; an empty one
-        /// becomes a new data directory).
-        #[arg(value_name = "INDEX")]
-        index: PathBuf,
-        #[command(flatten)]
-        input: InputArgs,
-        /// A fingerprint list instead of documents.
-        #[arg(long, value_name = "FILE", conflicts_with = "paths")]
-        fingerprints: Option<PathBuf>,
-        /// Checked against the index's own pipeline, which is what is used.
-        #[command(flatten)]
-        pipeline: PipelineArgs,
-    },
-    /// Find the entries within k bits of texts, fingerprints or documents.
+    Add(IndexAddArgs),
+    /// Find the near duplicates of texts, fingerprints or documents.
     #[command(after_help = "Output: one JSON line per query: {\"query\": …, \"fingerprint\": …,\n\
         \"matches\": [{\"id\": …, \"distance\": …}, …]}.\n\n\
+        Without --k, matches are the near duplicates by the pipeline's radius rule (as `dedup`\n\
+        and `compare` decide), by the lengths of the query and of each entry: a --fingerprint\n\
+        or --fingerprints query has no length and counts as a long document.\n\n\
         Examples:\n  neardup index query corpus.ndx --text \"今天天气很好\"\n  \
         neardup index query corpus.ndx --fingerprint 0123456789abcdef --k 5\n  \
         neardup index query corpus.ndx new-docs.jsonl")]
-    Query {
-        /// The index file, or a `neardup serve` data directory (a directory).
-        #[arg(value_name = "INDEX")]
-        index: PathBuf,
-        #[command(flatten)]
-        input: InputArgs,
-        /// Query by text (repeatable).
-        #[arg(long, value_name = "TEXT")]
-        text: Vec<String>,
-        /// Query by fingerprint (repeatable).
-        #[arg(long, value_name = "HEX")]
-        fingerprint: Vec<String>,
-        /// Query by a fingerprint list.
-        #[arg(long, value_name = "FILE")]
-        fingerprints: Option<PathBuf>,
-        /// Largest Hamming distance of a match.
-        #[arg(short, long, default_value_t = 3)]
-        k: u32,
-        /// Write here (atomically) instead of stdout.
-        #[arg(short, long, value_name = "FILE")]
-        output: Option<PathBuf>,
-        /// Skip the checksum check when opening (huge files checked before).
-        #[arg(long)]
-        no_verify: bool,
-        /// Checked against the index's own pipeline, which is what is used.
-        #[command(flatten)]
-        pipeline: PipelineArgs,
-    },
+    Query(IndexQueryArgs),
     /// The layout, why it was chosen, sizes, key-run percentiles and warnings.
-    Stats {
-        /// The index file, or a `neardup serve` data directory (a directory).
-        #[arg(value_name = "INDEX")]
-        index: PathBuf,
-        /// JSON instead of text.
-        #[arg(long)]
-        json: bool,
-    },
+    Stats(IndexStatsArgs),
+}
+
+/// `neardup index build`.
+#[derive(Args, Debug)]
+pub struct IndexBuildArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub pipeline: PipelineArgs,
+    /// A fingerprint list (`HEX`, `ID<TAB>HEX` or fingerprint JSONL) instead of documents.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["paths", "preset", "config"])]
+    pub fingerprints: Option<PathBuf>,
+    /// The index file to write (atomically).
+    #[arg(short, long, value_name = "FILE")]
+    pub output: PathBuf,
+    /// The largest radius answered through the tables (larger radii are
+    /// answered exactly but by reading everything). Default: the smallest k
+    /// of the pipeline's radius rule (the larger ones are built when the
+    /// index is queried), 3 for --fingerprints, or with --passages the
+    /// radius passages are found with (also 3 on 64 bits).
+    #[arg(short, long)]
+    pub k: Option<u32>,
+    #[command(flatten)]
+    pub layout: LayoutArgs,
+    /// Index passage windows instead of whole documents, for `neardup
+    /// report DOC --against INDEX`; entries are named ID#START-END (byte
+    /// offsets into the document's text).
+    #[arg(long, conflicts_with = "fingerprints")]
+    pub passages: bool,
+    #[command(flatten)]
+    pub passage: PassageArgs,
+}
+
+/// `neardup index add`.
+#[derive(Args, Debug)]
+pub struct IndexAddArgs {
+    /// The index file, or a data directory (any directory; an empty one
+    /// becomes a new data directory).
+    #[arg(value_name = "INDEX")]
+    pub index: PathBuf,
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// A fingerprint list instead of documents.
+    #[arg(long, value_name = "FILE", conflicts_with = "paths")]
+    pub fingerprints: Option<PathBuf>,
+    /// Checked against the index's own pipeline, which is what is used.
+    #[command(flatten)]
+    pub pipeline: PipelineArgs,
+}
+
+/// `neardup index query`.
+#[derive(Args, Debug)]
+pub struct IndexQueryArgs {
+    /// The index file, or a `neardup serve` data directory (a directory).
+    #[arg(value_name = "INDEX")]
+    pub index: PathBuf,
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// Query by text (repeatable).
+    #[arg(long, value_name = "TEXT")]
+    pub text: Vec<String>,
+    /// Query by fingerprint (repeatable).
+    #[arg(long, value_name = "HEX")]
+    pub fingerprint: Vec<String>,
+    /// Query by a fingerprint list.
+    #[arg(long, value_name = "FILE")]
+    pub fingerprints: Option<PathBuf>,
+    /// Largest Hamming distance of a match. By default, the pipeline's
+    /// radius rule (`neardup config show`), as `dedup` and `compare`; 3
+    /// for an index built from fingerprints.
+    #[arg(short, long)]
+    pub k: Option<u32>,
+    /// Write here (atomically) instead of stdout.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Skip the checksum check when opening (huge files checked before).
+    #[arg(long)]
+    pub no_verify: bool,
+    /// Checked against the index's own pipeline, which is what is used.
+    #[command(flatten)]
+    pub pipeline: PipelineArgs,
+}
+
+/// `neardup index stats`.
+#[derive(Args, Debug)]
+pub struct IndexStatsArgs {
+    /// The index file, or a `neardup serve` data directory (a directory).
+    #[arg(value_name = "INDEX")]
+    pub index: PathBuf,
+    /// JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[cfg(test)]

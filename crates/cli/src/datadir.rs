@@ -36,10 +36,10 @@ pub struct DataDir {
 impl DataDir {
     /// Opens (or creates) the data directory `dir`. Its stored pipeline is
     /// used; `--preset`/`--config`, when given, must name that pipeline (or
-    /// start a new store with it). `table_k` is the radius the index tables
-    /// serve (`None`: the snapshot's, or 3).
-    pub fn open(dir: &Path, pipeline: &PipelineArgs, table_k: Option<u32>) -> Result<DataDir> {
-        Self::open_with(dir, pipeline, table_k, true)
+    /// start a new store with it). `k` fixes the radius requests without
+    /// one get (and the index tables serve); `None`: the pipeline's rule.
+    pub fn open(dir: &Path, pipeline: &PipelineArgs, k: Option<u32>) -> Result<DataDir> {
+        Self::open_with(dir, pipeline, k, true)
     }
 
     /// Opens an existing data directory (for commands that only read): a
@@ -48,7 +48,7 @@ impl DataDir {
         Self::open_with(dir, pipeline, None, false)
     }
 
-    fn open_with(dir: &Path, pipeline: &PipelineArgs, table_k: Option<u32>, create: bool) -> Result<DataDir> {
+    fn open_with(dir: &Path, pipeline: &PipelineArgs, k: Option<u32>, create: bool) -> Result<DataDir> {
         let started = Instant::now();
         let path = dir.join(STORE_FILE);
         if !create && !path.exists() {
@@ -67,13 +67,20 @@ impl DataDir {
             Some(m) if !given => m.config,
             _ => pipeline.load()?.config().clone(),
         };
-        let (engine, source) = Engine::open_with_snapshot(store, config, table_k, &dir.join(SNAPSHOT_FILE))
+        // Serving takes its rule (the pipeline's, or -k); tools that only
+        // read or load take the snapshot's.
+        let radius = match (k, create) {
+            (Some(k), _) => Some(neardup::Radius::fixed(k)),
+            (None, true) => Some(config.radius()),
+            (None, false) => None,
+        };
+        let (engine, source) = Engine::open_with_snapshot(store, config, radius, &dir.join(SNAPSHOT_FILE))
             .map_err(|e| match e {
-            e @ (StoreError::ConfigMismatch { .. } | StoreError::FormatVersion { .. }) => {
-                UsageError(format!("{}: {e}", path.display())).into()
-            }
-            e => anyhow!("{}: {e}", path.display()),
-        })?;
+                e @ (StoreError::ConfigMismatch { .. } | StoreError::FormatVersion { .. }) => {
+                    UsageError(format!("{}: {e}", path.display())).into()
+                }
+                e => anyhow!("{}: {e}", path.display()),
+            })?;
         Ok(DataDir { engine: Arc::new(engine), dir: dir.to_path_buf(), source, opened_in: started.elapsed() })
     }
 

@@ -828,6 +828,112 @@ fn compare_verdict_equals_dedup_with_defaults() {
     assert!(near > 10 && beyond_classic > 0, "{near} near pairs, {beyond_classic} beyond k = 3");
 }
 
+/// `index query` without --k answers by the pipeline's rule, for an index
+/// file and a data directory alike: a labelled pair's `b` finds its `a`
+/// exactly when the rule accepts the pair (as `dedup` and `compare`).
+#[test]
+fn index_query_uses_the_pipelines_rule() {
+    let dir = tmp();
+    let d = dir.path();
+    let fp = neardup::Fingerprinter::preset("default").unwrap();
+    let (mut a_docs, mut b_docs, mut want) = (String::new(), String::new(), Vec::new());
+    for file in ["pairs_en.jsonl", "pairs_zh.jsonl"] {
+        for l in std::fs::read_to_string(testdata(file)).unwrap().lines() {
+            let p: Value = serde_json::from_str(l).unwrap();
+            let (a, b) = (p["text_a"].as_str().unwrap(), p["text_b"].as_str().unwrap());
+            let i = want.len();
+            a_docs += &format!("{}\n", serde_json::json!({"id": format!("a{i}"), "text": a}));
+            b_docs += &format!("{}\n", serde_json::json!({"id": format!("b{i}"), "text": b}));
+            let ((fa, na), (fb, nb)) = (fp.fingerprint_counted(a), fp.fingerprint_counted(b));
+            want.push(fp.radius().accepts(fa.distance(fb), na, nb));
+        }
+    }
+    write(d, "a.jsonl", a_docs.as_bytes());
+    write(d, "b.jsonl", b_docs.as_bytes());
+    neardup(&["index", "build", "a.jsonl", "-o", "a.ndx"], d, None).ok();
+    std::fs::create_dir(d.join("data")).unwrap();
+    neardup(&["index", "add", "data", "a.jsonl"], d, None).ok();
+    for target in ["a.ndx", "data"] {
+        let r = neardup(&["index", "query", target, "b.jsonl"], d, None).ok();
+        assert!(r.stderr().contains("k = 8 below 600 features, else 4"), "{}", r.stderr());
+        for (i, v) in r.jsonl().iter().enumerate() {
+            let found = v["matches"].as_array().unwrap().iter().any(|m| m["id"] == format!("a{i}"));
+            assert_eq!(found, want[i], "{target}: pair {i}");
+        }
+    }
+    assert!(want.iter().filter(|&&w| w).count() > 10);
+}
+
+/// Index files and data directories written by the release before index
+/// files carried opaque metadata and feature counts still open, and answer
+/// what that release answered (testdata/compat, see its README).
+#[test]
+fn files_written_by_0_1_still_open() {
+    let dir = tmp();
+    let compat = |name: &str| testdata(&format!("compat/{name}"));
+    let d = dir.path();
+    let (en, zh) = (testdata("docs_en.jsonl"), testdata("docs_zh.jsonl"));
+    let same_lines = |got: &str, want_file: &str| {
+        let want = std::fs::read_to_string(compat(want_file)).unwrap();
+        let parse =
+            |s: &str| s.lines().map(|l| serde_json::from_str::<Value>(l).unwrap()).collect::<Vec<_>>();
+        assert_eq!(parse(got), parse(&want), "{want_file}");
+    };
+    let r = neardup(&["index", "query", &compat("v0.1-docs.ndx"), &en, &zh, "--k", "3"], d, None).ok();
+    same_lines(&r.stdout(), "v0.1-docs.query.jsonl");
+    // The pipeline check and the rule work on the old file too; it has no
+    // feature counts, which is said.
+    let r = neardup(&["index", "query", &compat("v0.1-docs.ndx"), &en, "--preset", "default"], d, None).ok();
+    assert!(r.stderr().contains("before indexes kept feature counts"), "{}", r.stderr());
+    assert_eq!(r.jsonl().len(), 24);
+    neardup(&["index", "query", &compat("v0.1-docs.ndx"), &en, "--preset", "keywords"], d, None)
+        .fails(2, "rebuild the index");
+    let s = neardup(&["index", "stats", &compat("v0.1-docs.ndx")], d, None).ok();
+    assert!(s.stdout().contains("radius:      k = 8 below 600 features, else 4"), "{}", s.stdout());
+    let r = neardup(
+        &[
+            "report",
+            &testdata("report_en_a.txt"),
+            "--against",
+            &compat("v0.1-passages.ndx"),
+            "--format",
+            "json",
+        ],
+        d,
+        None,
+    )
+    .ok();
+    let without_paths = |mut v: Value| {
+        v["a"]["path"] = Value::Null;
+        v["against"] = Value::Null;
+        v
+    };
+    let want: Value =
+        serde_json::from_str(&std::fs::read_to_string(compat("v0.1-passages.report.json")).unwrap()).unwrap();
+    assert_eq!(without_paths(serde_json::from_str::<Value>(&r.stdout()).unwrap()), without_paths(want));
+    // The data directory (a copy: opening may write to it).
+    let data = d.join("data");
+    std::fs::create_dir(&data).unwrap();
+    for f in ["store.redb", "index.ndx"] {
+        std::fs::copy(compat(&format!("v0.1-data/{f}")), data.join(f)).unwrap();
+    }
+    let data = data.display().to_string();
+    let r = neardup(&["index", "query", &data, &en, &zh, "--k", "3"], d, None).ok();
+    same_lines(&r.stdout(), "v0.1-data.query.jsonl");
+    let s = neardup(&["index", "stats", &data, "--json"], d, None).ok();
+    let v: Value = serde_json::from_str(&s.stdout()).unwrap();
+    assert_eq!(v["documents"], 64);
+    // Adding to the old directory keeps its documents and adds counts.
+    write(
+        d,
+        "more.jsonl",
+        b"{\"id\": \"new-1\", \"text\": \"A new document about rivers, foxes and dogs.\"}\n",
+    );
+    neardup(&["index", "add", &data, "more.jsonl"], d, None).ok();
+    let s = neardup(&["index", "stats", &data, "--json"], d, None).ok();
+    assert_eq!(serde_json::from_str::<Value>(&s.stdout()).unwrap()["documents"], 65);
+}
+
 #[test]
 fn eval_counts_by_hand() {
     // Four pairs, hand-checked: identical (d = 0, dup), a near copy (dup),

@@ -44,6 +44,7 @@ pub mod filter;
 pub mod fingerprint;
 pub mod hash;
 pub mod index;
+pub mod meta;
 pub mod normalize;
 pub mod passage;
 pub mod pipeline;

@@ -5,6 +5,7 @@
 use neardup::index::file::{IndexFile, Names};
 use neardup::index::pairs::{all_pairs, PairsOptions};
 use neardup::index::{HammingIndex, KeyedIndex, LayoutSpec, LinearScan, TableIndex};
+use neardup::meta::IndexMeta;
 use neardup::{Bits, Fingerprint, PipelineConfig};
 use proptest::prelude::*;
 
@@ -146,6 +147,11 @@ proptest! {
         let fps = planted(&mut rng, bits, 4, n);
         let table = TableIndex::builder().bits(bits).k(3).buffer_len(16).build().unwrap();
         let mut keyed: KeyedIndex<String> = KeyedIndex::new(table);
+        // The same operations on an index built for the rule (a table index
+        // per pass of its plan).
+        let rule = neardup::Radius::by_length(&[(100, 7), (600, 5)], 2);
+        let builder = TableIndex::builder().bits(bits).buffer_len(16);
+        let mut passes: KeyedIndex<String> = KeyedIndex::for_radius(&rule, builder.clone()).unwrap();
         let mut map: std::collections::BTreeMap<String, (u128, usize, u64)> = Default::default();
         let mut order = 0u64;
         let keys = n / 2 + 1;
@@ -161,19 +167,31 @@ proptest! {
                     order += 1;
                     map.insert(k.clone(), (f.value(), *n, order));
                 }
+                passes.insert_batch(batch.clone()).unwrap();
                 keyed.insert_batch(batch).unwrap();
             } else {
+                passes.insert(key.clone(), Fingerprint::new(v, bits), feats).unwrap();
                 keyed.insert(key.clone(), Fingerprint::new(v, bits), feats).unwrap();
                 order += 1;
                 map.insert(key, (v, feats, order));
             }
             if i % 7 == 6 {
                 let gone = format!("k{}", rng.next() % keys as u64);
+                prop_assert_eq!(passes.remove(gone.as_str()).unwrap(), map.contains_key(&gone));
                 prop_assert_eq!(keyed.remove(gone.as_str()).unwrap(), map.remove(&gone).is_some());
             }
         }
         prop_assert_eq!(keyed.len(), map.len());
-        let rule = neardup::Radius::by_length(&[(600, 6)], 2);
+        prop_assert_eq!(passes.len(), map.len());
+        // A snapshot holds pass 0; the later passes are rebuilt on load.
+        let reloaded = KeyedIndex::from_slots(
+            passes.index().clone(),
+            passes.slot_keys().map(|k| k.cloned()).collect(),
+            Some(passes.slot_features().to_vec()),
+        )
+        .unwrap()
+        .with_radius(&rule, builder)
+        .unwrap();
         for &q in fps.iter().step_by(5) {
             let fp = Fingerprint::new(q, bits);
             for k in [0, 2, 3, 5] {
@@ -187,16 +205,20 @@ proptest! {
                 let got: Vec<(&str, u32)> = keyed.query(fp, k).unwrap().into_iter().map(|(key, d)| (key.as_str(), d)).collect();
                 prop_assert_eq!(got, want);
             }
-            for qf in [10usize, 700, 5000] {
-                let mut want: Vec<&str> = map
+            for qf in [10usize, 150, 700, 5000] {
+                let mut want: Vec<(&str, u32)> = map
                     .iter()
-                    .filter(|(_, &(v, f, _))| rule.accepts((v ^ q).count_ones(), qf, f))
-                    .map(|(key, _)| key.as_str())
+                    .map(|(key, &(v, f, _))| (key.as_str(), (v ^ q).count_ones(), f))
+                    .filter(|&(_, d, f)| rule.accepts(d, qf, f))
+                    .map(|(key, d, _)| (key, d))
                     .collect();
                 want.sort_unstable();
-                let mut got: Vec<&str> = keyed.query_rule(fp, qf, &rule).unwrap().into_iter().map(|(key, _)| key.as_str()).collect();
-                got.sort_unstable();
-                prop_assert_eq!(got, want);
+                for index in [&keyed, &passes, &reloaded] {
+                    let mut got: Vec<(&str, u32)> =
+                        index.query_rule(fp, qf, &rule).unwrap().into_iter().map(|(key, d)| (key.as_str(), d)).collect();
+                    got.sort_unstable();
+                    prop_assert_eq!(&got, &want);
+                }
             }
         }
     }
@@ -376,11 +398,13 @@ fn sample_file(dir: &std::path::Path) -> (std::path::PathBuf, TableIndex) {
     entries.push((60, entries[0].1)); // a duplicate fingerprint
     let index = TableIndex::builder().build_from(entries).unwrap();
     let names: Vec<String> = (0..61).map(|i| format!("doc-{i}")).collect();
+    let meta =
+        IndexMeta { pipeline: Some(neardup::presets::config("default").unwrap()), ..IndexMeta::default() };
     let file = IndexFile {
         index: index.clone(),
-        config: Some(neardup::presets::config("default").unwrap()),
         names: Some(Names::from_strings(&names)),
-        passages: None,
+        features: Some((0..61).collect()),
+        meta: meta.to_value(),
     };
     let path = dir.join("small.ndx");
     file.write(&path).unwrap();
@@ -404,18 +428,16 @@ fn index_files_round_trip() {
     more.write(&path).unwrap();
     let again = IndexFile::open(&path).unwrap();
     assert_eq!(again.index.query(Fingerprint::from_u64(7), 0).unwrap()[0].id, 99);
-    // The pipeline is kept, and another one is refused.
-    again.check_config(&neardup::presets::config("default").unwrap()).unwrap();
+    // The pipeline (the caller's metadata) and the feature counts are
+    // kept, and another pipeline is refused.
+    let meta = IndexMeta::of(&again).unwrap();
+    meta.check_pipeline(&neardup::presets::config("default").unwrap()).unwrap();
     let other: PipelineConfig = neardup::presets::config("keywords").unwrap();
-    let err = again.check_config(&other).unwrap_err().to_string();
+    let err = meta.check_pipeline(&other).unwrap_err().to_string();
     assert!(err.contains("rebuild the index"), "{err}");
+    assert_eq!(again.features.as_deref(), Some(&(0..61).collect::<Vec<u32>>()[..]));
     // An empty index round-trips too.
-    let empty = IndexFile {
-        index: TableIndex::builder().build().unwrap(),
-        config: None,
-        names: None,
-        passages: None,
-    };
+    let empty = IndexFile::new(TableIndex::builder().build().unwrap());
     let p = dir.path().join("empty.ndx");
     empty.write(&p).unwrap();
     assert!(IndexFile::open(&p).unwrap().index.is_empty());

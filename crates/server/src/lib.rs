@@ -34,12 +34,15 @@ use serde_json::{json, Value};
 pub use error::ApiError;
 pub use metrics::Metrics;
 
-/// Limits and defaults of the service. Defaults: k = 3, 10 MiB bodies,
-/// batches of 1,000, 30 s per request, search limit 100, no token.
+/// Limits and defaults of the service. Defaults: the pipeline's radius
+/// rule, 10 MiB bodies, batches of 1,000, 30 s per request, search limit
+/// 100, no token.
 #[derive(Clone, Debug)]
 pub struct Settings {
-    /// The radius when a request gives none.
-    pub default_k: u32,
+    /// The radius when a request gives none; `None` (the default): the
+    /// engine's rule ([`Engine::radius`], the pipeline's radius by the
+    /// documents' lengths), the rule `neardup dedup` and `compare` use.
+    pub default_k: Option<u32>,
     /// The largest radius a request may ask for.
     pub max_k: u32,
     /// The largest request body, in bytes.
@@ -57,7 +60,7 @@ pub struct Settings {
 impl Default for Settings {
     fn default() -> Settings {
         Settings {
-            default_k: 3,
+            default_k: None,
             max_k: 16,
             max_body_bytes: 10 << 20,
             max_batch: 1000,
@@ -271,28 +274,41 @@ struct DocumentReq {
     mode: Option<Mode>,
     k: Option<u32>,
     metadata: Option<Value>,
+    features: Option<u32>,
 }
 
 impl<S: Store> AppState<S> {
-    fn k(&self, k: Option<u32>) -> Result<u32, ApiError> {
-        let k = k.unwrap_or(self.settings.default_k);
-        if k > self.settings.max_k {
-            return Err(ApiError::bad_request(format!(
+    /// The request's radius: its own `k`, else the server's `-k`, else
+    /// `None` (the engine's rule).
+    fn k(&self, k: Option<u32>) -> Result<Option<u32>, ApiError> {
+        match k.or(self.settings.default_k) {
+            Some(k) if k > self.settings.max_k => Err(ApiError::bad_request(format!(
                 "k = {k} is over this server's limit of {}",
                 self.settings.max_k
-            )));
+            ))),
+            k => Ok(k),
         }
-        Ok(k)
     }
 
-    /// The fingerprint of a request: from `text` or `fingerprint`, exactly one.
+    /// The radius a request was answered by, as `neardup` prints it.
+    fn radius_text(&self, k: Option<u32>) -> String {
+        k.map_or_else(|| self.engine.radius().to_string(), |k| format!("k = {k}"))
+    }
+
+    /// The fingerprint of a request, from `text` or `fingerprint` (exactly
+    /// one), its content hash, and its feature count (counted from a text;
+    /// `features` may come with a fingerprint).
     fn fingerprint_of(
         &self,
         text: Option<&str>,
         hex: Option<&str>,
+        features: Option<u32>,
         what: &str,
-    ) -> Result<(Fingerprint, Option<u64>), ApiError> {
+    ) -> Result<(Fingerprint, Option<u64>, Option<u32>), ApiError> {
         match (text, hex) {
+            (Some(_), None) if features.is_some() => Err(ApiError::bad_request(format!(
+                "{what}: \"features\" goes with \"fingerprint\"; a text's features are counted"
+            ))),
             (Some(t), None) => {
                 let (fp, n) = self.fp.fingerprint_counted(t);
                 if n == 0 {
@@ -300,7 +316,8 @@ impl<S: Store> AppState<S> {
                         "{what}: the text has no features (empty, or only punctuation); nothing to fingerprint"
                     )));
                 }
-                Ok((fp, Some(xxhash_rust::xxh3::xxh3_64(t.as_bytes()))))
+                let n = u32::try_from(n).unwrap_or(u32::MAX - 1);
+                Ok((fp, Some(xxhash_rust::xxh3::xxh3_64(t.as_bytes())), Some(n)))
             }
             (None, Some(h)) => {
                 let fp: Fingerprint = h.parse().map_err(|e| ApiError::bad_request(format!("{what}: {e}")))?;
@@ -311,7 +328,10 @@ impl<S: Store> AppState<S> {
                         self.fp.bits()
                     )));
                 }
-                Ok((fp, None))
+                if features == Some(u32::MAX) {
+                    return Err(ApiError::bad_request(format!("{what}: features must be below 2^32 - 1")));
+                }
+                Ok((fp, None, features))
             }
             _ => Err(ApiError::bad_request(format!(
                 "{what}: give exactly one of \"text\" and \"fingerprint\""
@@ -320,9 +340,9 @@ impl<S: Store> AppState<S> {
     }
 
     fn new_doc(&self, d: DocumentReq, what: &str) -> Result<NewDoc, ApiError> {
-        let (fingerprint, content_hash) =
-            self.fingerprint_of(d.text.as_deref(), d.fingerprint.as_deref(), what)?;
-        Ok(NewDoc { id: d.id, fingerprint, content_hash, metadata: d.metadata })
+        let (fingerprint, content_hash, features) =
+            self.fingerprint_of(d.text.as_deref(), d.fingerprint.as_deref(), d.features, what)?;
+        Ok(NewDoc { id: d.id, fingerprint, content_hash, metadata: d.metadata, features })
     }
 }
 
@@ -431,6 +451,7 @@ async fn get_document<S: Store + 'static>(
         Some(d) => Ok(Json(json!({
             "id": d.id, "fingerprint": d.fingerprint, "inserted_at_ms": d.inserted_at_ms,
             "content_hash": d.content_hash.map(|h| format!("{h:016x}")), "metadata": d.metadata,
+            "features": d.features,
         }))),
         None => Err(ApiError::not_found(format!("no document {}", shown(&id)))),
     }
@@ -457,6 +478,7 @@ struct SearchReq {
     fingerprint: Option<String>,
     k: Option<u32>,
     limit: Option<usize>,
+    features: Option<u32>,
 }
 
 async fn search<S: Store + 'static>(
@@ -464,10 +486,11 @@ async fn search<S: Store + 'static>(
     ApiJson(req): ApiJson<SearchReq>,
 ) -> Result<Json<Value>, ApiError> {
     let k = state.k(req.k)?;
-    let (fp, _) = state.fingerprint_of(req.text.as_deref(), req.fingerprint.as_deref(), "search")?;
+    let (fp, _, features) =
+        state.fingerprint_of(req.text.as_deref(), req.fingerprint.as_deref(), req.features, "search")?;
     let limit = req.limit.unwrap_or(state.settings.default_limit);
-    let matches = state.engine.search(fp, k, limit)?;
-    Ok(Json(json!({"fingerprint": fp, "k": k, "matches": matches})))
+    let matches = state.engine.search(fp, k, features, limit)?;
+    Ok(Json(json!({"fingerprint": fp, "k": k, "radius": state.radius_text(k), "matches": matches})))
 }
 
 async fn stats<S: Store + 'static>(State(state): State<Arc<AppState<S>>>) -> Json<Value> {
@@ -475,6 +498,7 @@ async fn stats<S: Store + 'static>(State(state): State<Arc<AppState<S>>>) -> Jso
     Json(json!({
         "documents": s.documents, "bits": s.bits, "table_k": s.table_k, "index_bytes": s.index_bytes,
         "disk_bytes": s.disk_bytes, "pipeline": s.pipeline, "default_k": state.settings.default_k,
+        "radius": state.radius_text(state.settings.default_k),
         "commits": s.commits, "segments": s.segments,
         "uptime_s": state.started.elapsed().as_secs_f64(), "version": env!("CARGO_PKG_VERSION"),
     }))

@@ -19,7 +19,7 @@ fn ok(schema: &str, what: &str) -> Value {
 pub fn document() -> Value {
     let hex = json!({"type": "string", "pattern": "^[0-9a-f]{16}([0-9a-f]{16})?$",
         "description": "A fingerprint: 16 (64-bit) or 32 (128-bit) lower-case hex digits."});
-    let k = json!({"type": "integer", "minimum": 0, "description": "Largest Hamming distance of a near duplicate (server default: 3)."});
+    let k = json!({"type": "integer", "minimum": 0, "description": "Largest Hamming distance of a near duplicate (default: the server's -k, else the pipeline's radius rule by the documents' lengths, as neardup dedup and compare)."});
     let mode = json!({"type": "string", "enum": ["insert", "check", "insert-if-unique"], "default": "insert-if-unique",
         "description": "insert: store and report near duplicates; check: only report; insert-if-unique: store only when there is none, atomically."});
     json!({
@@ -51,16 +51,16 @@ pub fn document() -> Value {
                 "FingerprintRequest": {"type": "object", "required": ["text"], "additionalProperties": false, "properties": {"text": {"type": "string"}, "explain": {"type": "boolean", "default": false}}},
                 "FingerprintResponse": {"type": "object", "properties": {"fingerprint": {"$ref": "#/components/schemas/Fingerprint"}, "features": {"type": "integer"}, "bits": {"type": "integer"}, "explain": {"type": "object"}}},
                 "DocumentRequest": {"type": "object", "required": ["id"], "additionalProperties": false, "description": "Exactly one of text and fingerprint.",
-                    "properties": {"id": {"type": "string", "minLength": 1, "maxLength": 1024}, "text": {"type": "string"}, "fingerprint": {"$ref": "#/components/schemas/Fingerprint"}, "mode": mode, "k": k, "metadata": {"description": "Any JSON, stored with the document."}}},
+                    "properties": {"id": {"type": "string", "minLength": 1, "maxLength": 1024}, "text": {"type": "string"}, "fingerprint": {"$ref": "#/components/schemas/Fingerprint"}, "mode": mode, "k": k, "metadata": {"description": "Any JSON, stored with the document."}, "features": {"type": "integer", "minimum": 0, "maximum": 4_294_967_294u64, "description": "With fingerprint only: how many features voted (the length the radius rule needs); without it the document counts as long. A text's are counted."}}},
                 "BatchRequest": {"type": "object", "required": ["documents"], "additionalProperties": false,
                     "properties": {"documents": {"type": "array", "items": {"$ref": "#/components/schemas/DocumentRequest"}, "description": "Without mode or k (those are the batch's); at most the server's --max-batch."}, "mode": mode, "k": k}},
                 "Match": {"type": "object", "properties": {"id": {"type": "string"}, "distance": {"type": "integer"}}},
                 "Outcome": {"type": "object", "properties": {"id": {"type": "string"}, "fingerprint": {"$ref": "#/components/schemas/Fingerprint"}, "inserted": {"type": "boolean"}, "matches": {"type": "array", "items": {"$ref": "#/components/schemas/Match"}}}},
                 "BatchResponse": {"type": "object", "properties": {"results": {"type": "array", "items": {"$ref": "#/components/schemas/Outcome"}}}},
                 "SearchRequest": {"type": "object", "additionalProperties": false, "description": "Exactly one of text and fingerprint.",
-                    "properties": {"text": {"type": "string"}, "fingerprint": {"$ref": "#/components/schemas/Fingerprint"}, "k": k, "limit": {"type": "integer", "minimum": 0, "default": 100}}},
-                "SearchResponse": {"type": "object", "properties": {"fingerprint": {"$ref": "#/components/schemas/Fingerprint"}, "k": {"type": "integer"}, "matches": {"type": "array", "items": {"$ref": "#/components/schemas/Match"}}}},
-                "StoredDocument": {"type": "object", "properties": {"id": {"type": "string"}, "fingerprint": {"$ref": "#/components/schemas/Fingerprint"}, "inserted_at_ms": {"type": "integer"}, "content_hash": {"type": "string", "nullable": true}, "metadata": {}}}
+                    "properties": {"text": {"type": "string"}, "fingerprint": {"$ref": "#/components/schemas/Fingerprint"}, "k": k, "limit": {"type": "integer", "minimum": 0, "default": 100}, "features": {"type": "integer", "minimum": 0, "maximum": 4_294_967_294u64, "description": "With fingerprint only: how many features voted (the length the radius rule needs); without it the document counts as long. A text's are counted."}}},
+                "SearchResponse": {"type": "object", "properties": {"fingerprint": {"$ref": "#/components/schemas/Fingerprint"}, "k": {"type": "integer", "nullable": true, "description": "The request's or the server's fixed k; null: the pipeline's radius rule."}, "radius": {"type": "string", "description": "The radius used, as neardup prints it, e.g. k = 8 below 600 features, else 4."}, "matches": {"type": "array", "items": {"$ref": "#/components/schemas/Match"}}}},
+                "StoredDocument": {"type": "object", "properties": {"id": {"type": "string"}, "fingerprint": {"$ref": "#/components/schemas/Fingerprint"}, "inserted_at_ms": {"type": "integer"}, "content_hash": {"type": "string", "nullable": true}, "metadata": {}, "features": {"type": "integer", "nullable": true}}}
             }
         }
     })

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
-use neardup::Fingerprinter;
+use neardup::{Fingerprinter, Radius};
 use neardup_server::{router, AppState, Settings};
 use neardup_store::{Engine, MemoryStore, RedbStore};
 use serde_json::{json, Value};
@@ -17,7 +17,7 @@ const OTHER: &str = "完全不同的一段中文文本，讲的是做饭和洗�
 
 fn app(settings: Settings) -> axum::Router {
     let fp = Fingerprinter::preset("default").unwrap();
-    let engine = Arc::new(Engine::open(MemoryStore::new(), fp.config().clone(), 3).unwrap());
+    let engine = Arc::new(Engine::open(MemoryStore::new(), fp.config().clone(), Radius::fixed(3)).unwrap());
     router(Arc::new(AppState::new(engine, settings).unwrap()))
 }
 
@@ -201,7 +201,7 @@ async fn json_of(req: reqwest::RequestBuilder) -> Value {
 async fn start(settings: Settings, dir: &tempfile::TempDir) -> String {
     let fp = Fingerprinter::preset("default").unwrap();
     let store = RedbStore::open(&dir.path().join("store.redb")).unwrap();
-    let engine = Arc::new(Engine::open(store, fp.config().clone(), 3).unwrap());
+    let engine = Arc::new(Engine::open(store, fp.config().clone(), Radius::fixed(3)).unwrap());
     let app = router(Arc::new(AppState::new(engine, settings).unwrap()));
     let listener = neardup_server::bind("127.0.0.1:0".parse().unwrap()).await.unwrap();
     let addr = listener.local_addr().unwrap();
@@ -286,4 +286,52 @@ async fn socket_auth_and_concurrent_insert_if_unique() {
         assert_eq!(v["error"]["code"], json!(code), "{v}");
         assert!(!v["error"]["message"].as_str().unwrap().is_empty());
     }
+}
+
+/// One radius rule everywhere: without a k, the service's verdict on a
+/// labelled pair (store `a`, check `b`; insert-if-unique refuses `b`) is
+/// the pipeline's rule for the two documents' lengths — what `neardup
+/// dedup` and `compare` decide; with k = 3 it is distance ≤ 3.
+#[tokio::test]
+async fn the_service_answers_by_the_pipelines_rule() {
+    let fp = Fingerprinter::preset("default").unwrap();
+    let rule = fp.radius().clone();
+    let engine = Arc::new(Engine::open(MemoryStore::new(), fp.config().clone(), rule.clone()).unwrap());
+    let app = router(Arc::new(AppState::new(engine, Settings::default()).unwrap()));
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata");
+    let (mut near, mut beyond_3) = (0, 0);
+    for (i, line) in ["pairs_en.jsonl", "pairs_zh.jsonl"]
+        .iter()
+        .flat_map(|f| {
+            std::fs::read_to_string(root.join(f)).unwrap().lines().map(str::to_owned).collect::<Vec<_>>()
+        })
+        .enumerate()
+    {
+        let p: Value = serde_json::from_str(&line).unwrap();
+        let (a, b) = (p["text_a"].as_str().unwrap(), p["text_b"].as_str().unwrap());
+        let ((fa, na), (fb, nb)) = (fp.fingerprint_counted(a), fp.fingerprint_counted(b));
+        let d = fa.distance(fb);
+        let want = rule.accepts(d, na, nb);
+        let id = format!("a{i}");
+        let (s, v) =
+            call(&app, "POST", "/v1/documents", Some(json!({"id": id, "text": a, "mode": "insert"}))).await;
+        assert_eq!(s, StatusCode::OK, "{v}");
+        let (_, v) = call(
+            &app,
+            "POST",
+            "/v1/documents",
+            Some(json!({"id": format!("b{i}"), "text": b, "mode": "check"})),
+        )
+        .await;
+        let found = v["matches"].as_array().unwrap().iter().any(|m| m["id"] == json!(id));
+        assert_eq!(found, want, "pair {i}: distance {d}, {na} and {nb} features");
+        let (_, v) = call(&app, "POST", "/v1/search", Some(json!({"text": b, "k": 3}))).await;
+        let found3 = v["matches"].as_array().unwrap().iter().any(|m| m["id"] == json!(id));
+        assert_eq!((found3, v["radius"].as_str()), (d <= 3, Some("k = 3")), "pair {i}");
+        near += usize::from(want);
+        beyond_3 += usize::from(want && d > 3);
+    }
+    assert!(near > 10 && beyond_3 > 0, "{near} near, {beyond_3} beyond k = 3");
+    let (_, v) = call(&app, "GET", "/v1/stats", None).await;
+    assert_eq!(v["radius"], json!("k = 8 below 600 features, else 4"));
 }

@@ -6,10 +6,11 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use std::path::Path;
 
-use neardup::dedup::UNKNOWN_FEATURES;
+use neardup::dedup::{Plan, UNKNOWN_FEATURES};
 use neardup::index::file::{IndexFile, Names as FileNames};
-use neardup::index::{KeyedIndex, TableIndex};
-use neardup::{Bits, Fingerprint, PipelineConfig, FORMAT_VERSION};
+use neardup::index::{KeyedIndex, TableIndex, TableIndexBuilder};
+use neardup::meta::IndexMeta;
+use neardup::{Bits, Fingerprint, PipelineConfig, Radius, FORMAT_VERSION};
 use serde::Serialize;
 
 use crate::error::StoreError;
@@ -42,13 +43,37 @@ pub struct NewDoc {
     pub content_hash: Option<u64>,
     /// The caller's metadata.
     pub metadata: Option<serde_json::Value>,
+    /// How many features voted in its fingerprint
+    /// ([`Fingerprinter::fingerprint_counted`](neardup::Fingerprinter::fingerprint_counted)),
+    /// if known: the length the pipeline's radius rule needs. Unknown
+    /// counts as a long document.
+    pub features: Option<u32>,
 }
 
 impl NewDoc {
-    /// A document with an id and a fingerprint, no hash, no metadata.
+    /// A document with an id and a fingerprint, no hash, no metadata, no
+    /// feature count.
     pub fn new(id: impl Into<String>, fingerprint: Fingerprint) -> NewDoc {
-        NewDoc { id: id.into(), fingerprint, content_hash: None, metadata: None }
+        NewDoc { id: id.into(), fingerprint, content_hash: None, metadata: None, features: None }
     }
+
+    /// The document of a text: its fingerprint, feature count and content
+    /// hash under `fp`'s pipeline.
+    pub fn of_text(id: impl Into<String>, fp: &neardup::Fingerprinter, text: &str) -> NewDoc {
+        let (fingerprint, n) = fp.fingerprint_counted(text);
+        NewDoc {
+            id: id.into(),
+            fingerprint,
+            content_hash: Some(xxhash_rust::xxh3::xxh3_64(text.as_bytes())),
+            metadata: None,
+            features: Some(u32::try_from(n).unwrap_or(u32::MAX - 1)),
+        }
+    }
+}
+
+/// A document's feature count as the index keeps it.
+fn features_of(f: Option<u32>) -> usize {
+    f.map_or(UNKNOWN_FEATURES, |n| n as usize)
 }
 
 /// A stored document near a query.
@@ -78,8 +103,12 @@ pub struct EngineStats {
     pub documents: u64,
     /// The fingerprint width.
     pub bits: u32,
-    /// The radius the index tables serve (larger ones scan).
+    /// The radius pass 0's index tables serve (larger ones scan).
     pub table_k: u32,
+    /// The rule requests without a k get (the pipeline's radius unless
+    /// the engine was opened with a fixed one), e.g. `k = 8 below 600
+    /// features, else 4`.
+    pub radius: String,
     /// Bytes of the in-memory index.
     pub index_bytes: u64,
     /// Bytes of the database on disk (0 in memory).
@@ -102,8 +131,10 @@ struct State {
 impl State {
     /// Adds many committed documents with one bulk load of the index.
     fn add_many(&mut self, records: &[DocRecord]) -> Result<()> {
-        let items =
-            records.iter().map(|r| (Box::from(r.id.as_str()), r.fingerprint, UNKNOWN_FEATURES)).collect();
+        let items = records
+            .iter()
+            .map(|r| (Box::from(r.id.as_str()), r.fingerprint, features_of(r.features)))
+            .collect();
         Ok(self.docs.insert_batch(items)?)
     }
 
@@ -119,8 +150,24 @@ impl State {
         out
     }
 
-    fn add(&mut self, id: &str, fp: Fingerprint) -> Result<()> {
-        Ok(self.docs.insert(id.into(), fp, UNKNOWN_FEATURES)?)
+    fn add(&mut self, r: &DocRecord) -> Result<()> {
+        Ok(self.docs.insert(r.id.as_str().into(), r.fingerprint, features_of(r.features))?)
+    }
+
+    /// The stored documents near `fp`: within `k`, or by the rule for a
+    /// document of `features` features.
+    fn near(
+        &self,
+        fp: Fingerprint,
+        k: Option<u32>,
+        features: Option<u32>,
+        rule: &Radius,
+    ) -> Result<Vec<Found>> {
+        let matches = match k {
+            Some(k) => self.docs.query_slots(fp, k)?,
+            None => self.docs.query_rule_slots(fp, features_of(features), rule)?,
+        };
+        Ok(self.found(matches, usize::MAX))
     }
 
     fn forget(&mut self, id: &str) -> Result<()> {
@@ -135,6 +182,8 @@ impl State {
 pub struct Engine<S: Store> {
     store: S,
     config: PipelineConfig,
+    /// The rule requests without a k get.
+    radius: Radius,
     state: Arc<RwLock<State>>,
     /// Held by the writer applying a group of queued jobs.
     writer: Mutex<()>,
@@ -150,7 +199,8 @@ pub struct Engine<S: Store> {
 struct Job {
     docs: Vec<NewDoc>,
     mode: Mode,
-    k: u32,
+    /// The radius, or `None` for the engine's rule.
+    k: Option<u32>,
 }
 
 /// Where a group's leader leaves a job's result.
@@ -211,10 +261,11 @@ fn check_meta(store: &dyn Store, config: &PipelineConfig) -> Result<()> {
 }
 
 /// The index of everything in the store, from a full read.
-fn rebuild(store: &dyn Store, config: &PipelineConfig, table_k: u32) -> Result<State> {
+fn rebuild(store: &dyn Store, config: &PipelineConfig, radius: &Radius) -> Result<State> {
     let mut names = Vec::new();
     let mut entries = Vec::new();
-    store.for_each_fingerprint(&mut |id, fp| {
+    let mut features = Vec::new();
+    store.for_each_fingerprint(&mut |id, fp, n| {
         if fp.bits() != config.bits {
             return Err(StoreError::Corrupt {
                 id: id.to_owned(),
@@ -223,23 +274,26 @@ fn rebuild(store: &dyn Store, config: &PipelineConfig, table_k: u32) -> Result<S
         }
         entries.push((names.len() as u64, fp));
         names.push(Some(Box::from(id)));
+        features.push(n.unwrap_or(UNKNOWN_FEATURES as u32));
         Ok(())
     })?;
-    let index = TableIndex::builder()
-        .bits(config.bits)
-        .k(table_k)
-        .expected_len(entries.len().max(1_000_000))
-        .build_from(entries)?;
-    Ok(State { docs: KeyedIndex::from_slots(index, names, None)? })
+    let builder = tables(config);
+    let index = builder.clone().k(Plan::new(radius).passes()[0].k).build_from(entries)?;
+    Ok(State { docs: KeyedIndex::from_slots(index, names, Some(features))?.with_radius(radius, builder)? })
+}
+
+/// How the engine's index tables are built (each pass sets its k).
+fn tables(config: &PipelineConfig) -> TableIndexBuilder {
+    TableIndex::builder().bits(config.bits).expected_len(1_000_000)
 }
 
 /// The index from a snapshot file, or why it cannot be used.
 fn load_snapshot(
     store: &dyn Store,
     config: &PipelineConfig,
-    table_k: Option<u32>,
+    radius: Option<&Radius>,
     path: &Path,
-) -> Result<std::result::Result<State, String>> {
+) -> Result<std::result::Result<(State, Radius), String>> {
     let Some(mark) = store.snapshot_mark()? else { return Ok(Err("no snapshot was written".into())) };
     let generation = store.generation()?;
     if mark.generation != generation {
@@ -258,19 +312,28 @@ fn load_snapshot(
         Ok((_, file)) => file,
         Err(e) => return Ok(Err(e.to_string())),
     };
-    if !file.config.as_ref().is_some_and(|c| c.same_fingerprints(config)) {
-        return Ok(Err("the snapshot was made with another pipeline".into()));
-    }
+    // The snapshot's pipeline carries the rule its engine answered by.
+    let made_for = match IndexMeta::of(&file) {
+        Ok(IndexMeta { pipeline: Some(c), .. }) if c.same_fingerprints(config) => c.radius(),
+        _ => return Ok(Err("the snapshot was made with another pipeline".into())),
+    };
+    let radius = radius.cloned().unwrap_or(made_for);
+    let radius = &radius;
     let layout = file.index.layout();
-    match table_k {
-        Some(k) if k != layout.k => {
-            return Ok(Err(format!("the snapshot's tables serve k = {}, not {k}", layout.k)))
-        }
-        _ => {}
+    let k = Plan::new(radius).passes()[0].k;
+    if k != layout.k {
+        return Ok(Err(format!("the snapshot's tables serve k = {}, not {k}", layout.k)));
     }
     let Some(stored) = file.names else { return Ok(Err("the snapshot has no names".into())) };
     let names: Vec<Option<Box<str>>> = stored.iter().map(|n| (!n.is_empty()).then(|| n.into())).collect();
-    let state = match KeyedIndex::from_slots(file.index, names, None) {
+    // Snapshots written before feature counts were kept have none: the
+    // rule then needs the store's (a rebuild).
+    if file.features.is_none() && !radius.is_fixed() {
+        return Ok(Err("the snapshot has no feature counts".into()));
+    }
+    let docs = KeyedIndex::from_slots(file.index, names, file.features)
+        .and_then(|d| d.with_radius(radius, tables(config)));
+    let state = match docs {
         Ok(docs) => State { docs },
         Err(e) => return Ok(Err(format!("the snapshot's index does not match its names: {e}"))),
     };
@@ -278,7 +341,7 @@ fn load_snapshot(
     if live as u64 != mark.documents || store.len()? != mark.documents {
         return Ok(Err("the snapshot's document count does not match the store".into()));
     }
-    Ok(Ok(state))
+    Ok(Ok((state, radius.clone())))
 }
 
 /// Runs the segment merges the index is due for without blocking readers
@@ -288,9 +351,15 @@ fn load_snapshot(
 /// once) is skipped: answers stay exact, only slower.
 fn merge_due(state: &RwLock<State>) {
     loop {
-        let plan = state.read().expect("lock").docs.index().merge_plan();
-        let Some(Ok(merged)) = plan.map(|p| p.build()) else { return };
-        if !state.write().expect("lock").docs.index_mut().apply_merge(merged) {
+        let mut merged_any = false;
+        let passes = state.read().expect("lock").docs.indexes().count();
+        for i in 0..passes {
+            let plan = state.read().expect("lock").docs.indexes().nth(i).and_then(TableIndex::merge_plan);
+            let Some(Ok(merged)) = plan.map(|p| p.build()) else { continue };
+            merged_any |=
+                state.write().expect("lock").docs.index_mut(i).is_some_and(|t| t.apply_merge(merged));
+        }
+        if !merged_any {
             return;
         }
     }
@@ -347,14 +416,16 @@ fn now_ms() -> u64 {
 }
 
 impl<S: Store> Engine<S> {
-    /// Opens an engine over `store` for fingerprints of `config`, with index
-    /// tables for radius `table_k` (larger radii are answered exactly by a
-    /// scan). A new store records `config`; a store made with another
+    /// Opens an engine over `store` for fingerprints of `config`, answering
+    /// requests without a k by `radius` (usually `config.radius()`, the
+    /// pipeline's rule; [`Radius::fixed`] for one k), with index tables for
+    /// each pass of its plan (other radii are answered exactly, larger ones
+    /// by a scan). A new store records `config`; a store made with another
     /// pipeline or fingerprint format is refused.
-    pub fn open(store: S, config: PipelineConfig, table_k: u32) -> Result<Engine<S>> {
+    pub fn open(store: S, config: PipelineConfig, radius: Radius) -> Result<Engine<S>> {
         check_meta(&store, &config)?;
-        let state = rebuild(&store, &config, table_k)?;
-        Ok(Engine::with_state(store, config, state))
+        let state = rebuild(&store, &config, &radius)?;
+        Ok(Engine::with_state(store, config, radius, state))
     }
 
     /// Like [`open`](Self::open), but takes the index from the snapshot
@@ -364,28 +435,39 @@ impl<S: Store> Engine<S> {
     /// otherwise rebuilds it from the store, saying why in the returned
     /// [`IndexSource`].
     ///
-    /// `table_k: None` takes the snapshot's radius whatever it is (for tools
-    /// that only read or bulk-load), or 3 when it rebuilds.
+    /// The snapshot holds pass 0's tables and the feature counts; the
+    /// tables of later passes are built from them on open. `radius: None`
+    /// takes the rule the snapshot was written for (for tools that only
+    /// read or bulk-load), or the pipeline's when it rebuilds.
     pub fn open_with_snapshot(
         store: S,
         config: PipelineConfig,
-        table_k: Option<u32>,
+        radius: Option<Radius>,
         snapshot: &Path,
     ) -> Result<(Engine<S>, IndexSource)> {
         check_meta(&store, &config)?;
-        let (state, source) = match load_snapshot(&store, &config, table_k, snapshot)? {
-            Ok(state) => (state, IndexSource::Snapshot),
-            Err(why) => (rebuild(&store, &config, table_k.unwrap_or(3))?, IndexSource::Rebuilt { why }),
+        let (state, radius, source) = match load_snapshot(&store, &config, radius.as_ref(), snapshot)? {
+            Ok((state, radius)) => (state, radius, IndexSource::Snapshot),
+            Err(why) => {
+                let radius = radius.unwrap_or_else(|| config.radius());
+                (rebuild(&store, &config, &radius)?, radius, IndexSource::Rebuilt { why })
+            }
         };
-        Ok((Engine::with_state(store, config, state), source))
+        Ok((Engine::with_state(store, config, radius, state), source))
     }
 
-    fn with_state(store: S, config: PipelineConfig, mut state: State) -> Engine<S> {
-        state.docs.index_mut().set_deferred_merges(true);
+    fn with_state(store: S, config: PipelineConfig, radius: Radius, mut state: State) -> Engine<S> {
+        for i in 0.. {
+            match state.docs.index_mut(i) {
+                Some(t) => t.set_deferred_merges(true),
+                None => break,
+            }
+        }
         let state = Arc::new(RwLock::new(state));
         Engine {
             store,
             config,
+            radius,
             merger: Merger::start(state.clone()),
             state,
             writer: Mutex::new(()),
@@ -405,11 +487,14 @@ impl<S: Store> Engine<S> {
         // Deleted slots keep their place (as empty names) so that the
         // index's internal ids stay the names' positions.
         let names: Vec<&str> = state.docs.slot_keys().map(|k| k.map_or("", |k| &**k)).collect();
+        // The pipeline with the rule this engine answers by.
+        let pipeline = PipelineConfig { radius: Some(self.radius.clone()), ..self.config.clone() };
+        let meta = IndexMeta { pipeline: Some(pipeline), ..IndexMeta::default() };
         let file = IndexFile {
             index: state.docs.index().clone(),
-            config: Some(self.config.clone()),
             names: Some(FileNames::from_strings(&names)),
-            passages: None,
+            features: Some(state.docs.slot_features().to_vec()),
+            meta: meta.to_value(),
         };
         file.write(path)?;
         let mark = SnapshotMark {
@@ -426,6 +511,11 @@ impl<S: Store> Engine<S> {
         &self.config
     }
 
+    /// The rule requests without a k get.
+    pub fn radius(&self) -> &Radius {
+        &self.radius
+    }
+
     /// The store.
     pub fn store(&self) -> &S {
         &self.store
@@ -435,7 +525,7 @@ impl<S: Store> Engine<S> {
         self.config.bits
     }
 
-    fn check(&self, fp: Fingerprint, k: u32) -> Result<()> {
+    fn check(&self, fp: Fingerprint, k: Option<u32>) -> Result<()> {
         if fp.bits() != self.bits() {
             return Err(StoreError::Invalid(format!(
                 "a {}-bit fingerprint, but this store holds {}-bit ones",
@@ -443,29 +533,40 @@ impl<S: Store> Engine<S> {
                 self.bits()
             )));
         }
+        let k = k.unwrap_or(0);
         if k > self.bits().get() {
             return Err(StoreError::Invalid(format!("k = {k} is more than the {} bits", self.bits())));
         }
         Ok(())
     }
 
-    /// The stored documents within `k` of `fp`, nearest first, at most `limit`.
-    pub fn search(&self, fp: Fingerprint, k: u32, limit: usize) -> Result<Vec<Found>> {
+    /// The stored documents near `fp`, nearest first, at most `limit`:
+    /// within `k`, or (`k` = `None`) by the engine's [rule](Self::radius)
+    /// for a document of `features` features (unknown: a long document).
+    pub fn search(
+        &self,
+        fp: Fingerprint,
+        k: Option<u32>,
+        features: Option<u32>,
+        limit: usize,
+    ) -> Result<Vec<Found>> {
         self.check(fp, k)?;
         let state = self.state.read().expect("lock");
-        let matches = state.docs.query_slots(fp, k)?;
-        Ok(state.found(matches, limit))
+        let mut found = state.near(fp, k, features, &self.radius)?;
+        found.truncate(limit);
+        Ok(found)
     }
 
-    /// Submits one document (see [`Mode`]).
-    pub fn submit(&self, doc: NewDoc, mode: Mode, k: u32) -> Result<Outcome> {
+    /// Submits one document (see [`Mode`]); near duplicates are those
+    /// within `k`, or by the engine's [rule](Self::radius) when `k` is `None`.
+    pub fn submit(&self, doc: NewDoc, mode: Mode, k: Option<u32>) -> Result<Outcome> {
         Ok(self.submit_batch(vec![doc], mode, k)?.pop().expect("one outcome"))
     }
 
     /// Submits documents in order, as if one by one, with one durable
     /// commit for all that are stored. With [`Mode::InsertIfUnique`] a
     /// document near an earlier one of the same batch is not stored.
-    pub fn submit_batch(&self, docs: Vec<NewDoc>, mode: Mode, k: u32) -> Result<Vec<Outcome>> {
+    pub fn submit_batch(&self, docs: Vec<NewDoc>, mode: Mode, k: Option<u32>) -> Result<Vec<Outcome>> {
         for d in &docs {
             check_id(&d.id)?;
             self.check(d.fingerprint, k)?;
@@ -475,7 +576,7 @@ impl<S: Store> Engine<S> {
             return docs
                 .iter()
                 .map(|d| {
-                    let matches = state.found(state.docs.query_slots(d.fingerprint, k)?, usize::MAX);
+                    let matches = state.near(d.fingerprint, k, d.features, &self.radius)?;
                     Ok(Outcome { inserted: false, matches })
                 })
                 .collect();
@@ -526,16 +627,26 @@ impl<S: Store> Engine<S> {
         let mut outcomes: Vec<Vec<Outcome>> = Vec::with_capacity(jobs.len());
         let mut records = Vec::new();
         // Documents of this group stored so far, to check later ones against.
-        let max_k = jobs.iter().map(|(j, _)| j.k).max().unwrap_or(0);
+        let max_k = jobs.iter().map(|(j, _)| j.k.unwrap_or_else(|| self.radius.max_k())).max().unwrap_or(0);
         let mut group = Pending::new(self.bits().get(), max_k);
         {
             let state = self.state.read().expect("lock");
             for (job, _) in jobs {
                 let mut job_outcomes = Vec::with_capacity(job.docs.len());
                 for d in &job.docs {
-                    let mut matches = state.found(state.docs.query_slots(d.fingerprint, job.k)?, usize::MAX);
-                    for (pos, distance) in group.query(d.fingerprint, job.k) {
+                    let mut matches = state.near(d.fingerprint, job.k, d.features, &self.radius)?;
+                    let group_k = job.k.unwrap_or_else(|| self.radius.max_k());
+                    for (pos, distance) in group.query(d.fingerprint, group_k) {
                         let id: &DocRecord = &records[pos];
+                        let near = job.k.is_some()
+                            || self.radius.accepts(
+                                distance,
+                                features_of(d.features),
+                                features_of(id.features),
+                            );
+                        if !near {
+                            continue;
+                        }
                         matches.retain(|f| f.id != id.id);
                         matches.push(Found { id: id.id.clone(), distance });
                     }
@@ -549,6 +660,7 @@ impl<S: Store> Engine<S> {
                             inserted_at_ms: now,
                             content_hash: d.content_hash,
                             metadata: d.metadata.clone(),
+                            features: d.features,
                         });
                     }
                     job_outcomes.push(Outcome { inserted: insert, matches });
@@ -562,7 +674,7 @@ impl<S: Store> Engine<S> {
             self.commits.fetch_add(1, Ordering::Relaxed);
             let mut state = self.state.write().expect("lock");
             for r in &records {
-                state.add(&r.id, r.fingerprint)?;
+                state.add(r)?;
             }
         }
         Ok(outcomes)
@@ -574,7 +686,7 @@ impl<S: Store> Engine<S> {
     pub fn load(&self, docs: Vec<NewDoc>) -> Result<()> {
         for d in &docs {
             check_id(&d.id)?;
-            self.check(d.fingerprint, 0)?;
+            self.check(d.fingerprint, None)?;
         }
         let _writer = self.writer.lock().expect("lock");
         let now = now_ms();
@@ -586,6 +698,7 @@ impl<S: Store> Engine<S> {
                 inserted_at_ms: now,
                 content_hash: d.content_hash,
                 metadata: d.metadata,
+                features: d.features,
             })
             .collect();
         if records.is_empty() {
@@ -629,11 +742,12 @@ impl<S: Store> Engine<S> {
             documents: state.docs.len() as u64,
             bits: self.bits().get(),
             table_k: state.docs.index().layout().k,
-            index_bytes: state.docs.index().memory_bytes() as u64,
+            radius: self.radius.to_string(),
+            index_bytes: state.docs.memory_bytes() as u64,
             disk_bytes: self.store.disk_bytes(),
             pipeline: format!("{:016x}", self.config.id()),
             commits: self.commits.load(Ordering::Relaxed),
-            segments: state.docs.index().stats().segments as u64,
+            segments: state.docs.indexes().map(|t| t.stats().segments as u64).sum(),
         }
     }
 

@@ -19,11 +19,11 @@
 //! use neardup::Fingerprinter;
 //!
 //! let fp = Fingerprinter::preset("default")?;
-//! let engine = Engine::open(MemoryStore::new(), fp.config().clone(), 3)?;
+//! let engine = Engine::open(MemoryStore::new(), fp.config().clone(), fp.radius().clone())?;
 //! let a = NewDoc::new("a", fp.fingerprint("The quick brown fox jumps over the lazy dog near the river bank."));
 //! let b = NewDoc::new("b", fp.fingerprint("The quick brown fox jumps over the lazy dog near the river bank!"));
-//! assert!(engine.submit(a, Mode::InsertIfUnique, 3)?.inserted);
-//! let second = engine.submit(b, Mode::InsertIfUnique, 3)?;
+//! assert!(engine.submit(a, Mode::InsertIfUnique, None)?.inserted);
+//! let second = engine.submit(b, Mode::InsertIfUnique, None)?;
 //! assert!(!second.inserted);
 //! assert_eq!(second.matches[0].id, "a");
 //! # Ok::<(), Box<dyn std::error::Error>>(())
@@ -45,6 +45,10 @@ pub use record::{DocRecord, SnapshotMark, StoreMeta, MAX_ID_BYTES};
 
 use neardup::Fingerprint;
 pub use redb_store::RedbStore;
+
+/// What [`Store::for_each_fingerprint`] calls with each document's id,
+/// fingerprint and feature count.
+pub type FingerprintVisitor<'a> = dyn FnMut(&str, Fingerprint, Option<u32>) -> Result<()> + 'a;
 
 /// Where documents live. Implementations are `Send + Sync`; writes are
 /// durable when they return (for stores that persist at all), and a batch
@@ -70,10 +74,10 @@ pub trait Store: Send + Sync {
     /// Every document, in id order.
     fn for_each(&self, f: &mut dyn FnMut(DocRecord) -> Result<()>) -> Result<()>;
 
-    /// Every document's id and fingerprint, in id order (what rebuilding the
-    /// index reads; stores may skip decoding the rest).
-    fn for_each_fingerprint(&self, f: &mut dyn FnMut(&str, Fingerprint) -> Result<()>) -> Result<()> {
-        self.for_each(&mut |d| f(&d.id, d.fingerprint))
+    /// Every document's id, fingerprint and feature count, in id order
+    /// (what rebuilding the index reads; stores may skip decoding the rest).
+    fn for_each_fingerprint(&self, f: &mut FingerprintVisitor<'_>) -> Result<()> {
+        self.for_each(&mut |d| f(&d.id, d.fingerprint, d.features))
     }
 
     /// How many document writes (puts and deletes) were ever committed: it
@@ -110,7 +114,7 @@ macro_rules! forward_store {
             fn get(&self, id: &str) -> Result<Option<DocRecord>> { (**self).get(id) }
             fn delete(&self, id: &str) -> Result<bool> { (**self).delete(id) }
             fn for_each(&self, f: &mut dyn FnMut(DocRecord) -> Result<()>) -> Result<()> { (**self).for_each(f) }
-            fn for_each_fingerprint(&self, f: &mut dyn FnMut(&str, Fingerprint) -> Result<()>) -> Result<()> {
+            fn for_each_fingerprint(&self, f: &mut FingerprintVisitor<'_>) -> Result<()> {
                 (**self).for_each_fingerprint(f)
             }
             fn generation(&self) -> Result<u64> { (**self).generation() }

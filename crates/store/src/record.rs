@@ -18,6 +18,11 @@ pub struct DocRecord {
     pub content_hash: Option<u64>,
     /// The caller's metadata, any JSON.
     pub metadata: Option<serde_json::Value>,
+    /// How many features voted in its fingerprint (its length as a
+    /// length-dependent radius sees it), when known: documents sent as
+    /// text, or as a fingerprint with a count. Records written before
+    /// counts were kept have none (they count as long documents).
+    pub features: Option<u32>,
 }
 
 /// Recorded once per store: what made its fingerprints.
@@ -60,34 +65,60 @@ pub(crate) fn check_id(id: &str) -> Result<()> {
     Ok(())
 }
 
-const VERSION: u8 = 1;
+/// The record version written: 2 adds the feature count. Version 1
+/// records (no count) are still read.
+const VERSION: u8 = 2;
+
+/// The feature count stored for "not known" (version 2).
+const NO_FEATURES: u32 = u32::MAX;
 
 impl DocRecord {
     /// The value stored under the id: version byte, width byte, 16 bytes of
-    /// fingerprint, inserted_at, a flag and the content hash, then the
-    /// metadata JSON (possibly empty). Little-endian.
+    /// fingerprint, inserted_at, a flag and the content hash, the feature
+    /// count (u32, `u32::MAX` if not known; version 2 on), then the metadata
+    /// JSON (possibly empty). Little-endian.
     pub(crate) fn encode(&self) -> Vec<u8> {
         let meta = self.metadata.as_ref().map(|m| m.to_string()).unwrap_or_default();
-        let mut v = Vec::with_capacity(35 + meta.len());
+        let mut v = Vec::with_capacity(39 + meta.len());
         v.push(VERSION);
         v.push(self.fingerprint.bits().get() as u8);
         v.extend_from_slice(&self.fingerprint.value().to_le_bytes());
         v.extend_from_slice(&self.inserted_at_ms.to_le_bytes());
         v.push(u8::from(self.content_hash.is_some()));
         v.extend_from_slice(&self.content_hash.unwrap_or(0).to_le_bytes());
+        v.extend_from_slice(&self.features.unwrap_or(NO_FEATURES).to_le_bytes());
         v.extend_from_slice(meta.as_bytes());
         v
+    }
+
+    /// The length of the fixed part of a record of version `version`.
+    fn fixed_len(version: u8) -> usize {
+        if version == 1 {
+            35
+        } else {
+            39
+        }
+    }
+
+    /// The feature count of an encoded record (checked by
+    /// [`decode_fingerprint`](Self::decode_fingerprint)).
+    pub(crate) fn decode_features(v: &[u8]) -> Option<u32> {
+        if v[0] == 1 {
+            return None;
+        }
+        let n = u32::from_le_bytes(v[35..39].try_into().expect("4 bytes"));
+        (n != NO_FEATURES).then_some(n)
     }
 
     /// Only the fingerprint of an encoded record (what rebuilding the index
     /// needs; the metadata is not parsed).
     pub(crate) fn decode_fingerprint(id: &str, v: &[u8]) -> Result<Fingerprint> {
         let bad = |message: &str| StoreError::Corrupt { id: id.to_owned(), message: message.to_owned() };
-        if v.len() < 35 {
-            return Err(bad("too short"));
-        }
-        if v[0] != VERSION {
+        if v.is_empty() || !(1..=VERSION).contains(&v[0]) {
             return Err(bad("unknown record version"));
+        }
+        if v.len() < Self::fixed_len(v[0]) {
+            return Err(bad("too short"));
         }
         let bits = match v[1] {
             64 => Bits::B64,
@@ -112,12 +143,14 @@ impl DocRecord {
             1 => Some(hash),
             _ => return Err(bad("bad content-hash flag")),
         };
-        let metadata = if v.len() == 35 {
+        let fixed = Self::fixed_len(v[0]);
+        let metadata = if v.len() == fixed {
             None
         } else {
-            Some(serde_json::from_slice(&v[35..]).map_err(|_| bad("metadata is not JSON"))?)
+            Some(serde_json::from_slice(&v[fixed..]).map_err(|_| bad("metadata is not JSON"))?)
         };
-        Ok(DocRecord { id: id.to_owned(), fingerprint, inserted_at_ms, content_hash, metadata })
+        let features = Self::decode_features(v);
+        Ok(DocRecord { id: id.to_owned(), fingerprint, inserted_at_ms, content_hash, metadata, features })
     }
 }
 
@@ -133,11 +166,22 @@ mod tests {
             inserted_at_ms: 1_700_000_000_123,
             content_hash: Some(42),
             metadata: Some(serde_json::json!({"url": "https://example.org/", "n": [1, 2]})),
+            features: Some(321),
         };
         assert_eq!(DocRecord::decode("doc-1", &r.encode()).unwrap(), r);
-        let plain =
-            DocRecord { content_hash: None, metadata: None, fingerprint: Fingerprint::from_u64(7), ..r };
+        let plain = DocRecord {
+            content_hash: None,
+            metadata: None,
+            fingerprint: Fingerprint::from_u64(7),
+            features: None,
+            ..r.clone()
+        };
         assert_eq!(DocRecord::decode("doc-1", &plain.encode()).unwrap(), plain);
+        // Version 1 (before feature counts): the same fields but the count.
+        let mut v1 = r.encode();
+        v1.drain(35..39);
+        v1[0] = 1;
+        assert_eq!(DocRecord::decode("doc-1", &v1).unwrap(), DocRecord { features: None, ..r });
         for bad in [&b"short"[..], &[9; 40][..]] {
             let e = DocRecord::decode("x", bad).unwrap_err().to_string();
             assert!(e.contains("\"x\"") && e.contains("damaged"), "{e}");

@@ -2,7 +2,6 @@
 
 use std::path::{Path, PathBuf};
 
-use neardup::Fingerprint;
 use redb::{Database, ReadableDatabase, ReadableTable, ReadableTableMetadata, TableDefinition};
 
 use crate::error::StoreError;
@@ -161,13 +160,14 @@ impl Store for RedbStore {
         Ok(())
     }
 
-    fn for_each_fingerprint(&self, f: &mut dyn FnMut(&str, Fingerprint) -> Result<()>) -> Result<()> {
+    fn for_each_fingerprint(&self, f: &mut crate::FingerprintVisitor<'_>) -> Result<()> {
         let txn = self.db.begin_read().map_err(|e| self.err(e))?;
         let table = txn.open_table(DOCS).map_err(|e| self.err(e))?;
         for item in table.iter().map_err(|e| self.err(e))? {
             let (k, v) = item.map_err(|e| self.err(e))?;
             let id = k.value();
-            f(id, DocRecord::decode_fingerprint(id, v.value())?)?;
+            let fp = DocRecord::decode_fingerprint(id, v.value())?;
+            f(id, fp, DocRecord::decode_features(v.value()))?;
         }
         Ok(())
     }

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use neardup::index::{HammingIndex, LinearScan};
-use neardup::{Fingerprint, Fingerprinter, PipelineConfig};
+use neardup::{Fingerprint, Fingerprinter, PipelineConfig, Radius};
 use neardup_store::{
     DocRecord, Engine, Found, IndexSource, MemoryStore, Mode, NewDoc, RedbStore, Store, StoreError, StoreMeta,
 };
@@ -34,6 +34,7 @@ fn record(id: &str, v: u64) -> DocRecord {
         inserted_at_ms: 1,
         content_hash: Some(v),
         metadata: Some(serde_json::json!({"v": v.to_string()})),
+        features: Some(v as u32 % 1000),
     }
 }
 
@@ -68,21 +69,21 @@ fn store_basics(store: &dyn Store) {
 }
 
 fn engine_semantics<S: Store>(store: S) {
-    let engine = Engine::open(store, config(), 3).unwrap();
+    let engine = Engine::open(store, config(), Radius::fixed(3)).unwrap();
     let base = 0x0123_4567_89ab_cdef;
     let doc = |id: &str, v: u64| NewDoc::new(id, Fingerprint::from_u64(v));
-    assert!(engine.submit(doc("a", base), Mode::InsertIfUnique, 3).unwrap().inserted);
+    assert!(engine.submit(doc("a", base), Mode::InsertIfUnique, Some(3)).unwrap().inserted);
     // Near a → refused, with a as the match.
-    let o = engine.submit(doc("b", base ^ 0b101), Mode::InsertIfUnique, 3).unwrap();
+    let o = engine.submit(doc("b", base ^ 0b101), Mode::InsertIfUnique, Some(3)).unwrap();
     assert_eq!(
         (o.inserted, o.matches.len(), o.matches[0].id.as_str(), o.matches[0].distance),
         (false, 1, "a", 2)
     );
     // Check never stores; insert always does.
-    let o = engine.submit(doc("c", base ^ 1), Mode::Check, 3).unwrap();
+    let o = engine.submit(doc("c", base ^ 1), Mode::Check, Some(3)).unwrap();
     assert!(!o.inserted && o.matches.len() == 1);
     assert!(engine.get("c").unwrap().is_none());
-    let o = engine.submit(doc("c", base ^ 1), Mode::Insert, 3).unwrap();
+    let o = engine.submit(doc("c", base ^ 1), Mode::Insert, Some(3)).unwrap();
     assert!(o.inserted && o.matches.len() == 1);
     assert_eq!(engine.len(), 2);
     // A batch: the second is near the first of the same batch.
@@ -91,30 +92,33 @@ fn engine_semantics<S: Store>(store: S) {
         .submit_batch(
             vec![doc("d", far), doc("e", far ^ 0b11), doc("f", far ^ 0xff00)],
             Mode::InsertIfUnique,
-            3,
+            Some(3),
         )
         .unwrap();
     assert_eq!(out.iter().map(|o| o.inserted).collect::<Vec<_>>(), [true, false, true]);
     assert_eq!(out[1].matches[0].id, "d");
     // Search, limit, delete.
-    let hits = engine.search(Fingerprint::from_u64(base), 3, 10).unwrap();
+    let hits = engine.search(Fingerprint::from_u64(base), Some(3), None, 10).unwrap();
     assert_eq!(hits.iter().map(|f| f.id.as_str()).collect::<Vec<_>>(), ["a", "c"]);
-    assert_eq!(engine.search(Fingerprint::from_u64(base), 3, 1).unwrap().len(), 1);
+    assert_eq!(engine.search(Fingerprint::from_u64(base), Some(3), None, 1).unwrap().len(), 1);
     assert!(engine.delete("a").unwrap());
     assert!(!engine.delete("a").unwrap());
-    assert_eq!(engine.search(Fingerprint::from_u64(base), 3, 10).unwrap().len(), 1);
+    assert_eq!(engine.search(Fingerprint::from_u64(base), Some(3), None, 10).unwrap().len(), 1);
     // Replacing an id moves it.
-    engine.submit(doc("c", far ^ 0xf0f0_0000), Mode::Insert, 3).unwrap();
-    assert!(engine.search(Fingerprint::from_u64(base), 3, 10).unwrap().is_empty());
+    engine.submit(doc("c", far ^ 0xf0f0_0000), Mode::Insert, Some(3)).unwrap();
+    assert!(engine.search(Fingerprint::from_u64(base), Some(3), None, 10).unwrap().is_empty());
     // Bad input: width, k, id.
     let wide = NewDoc::new("w", Fingerprint::from_u128(1));
-    assert!(matches!(engine.submit(wide, Mode::Insert, 3), Err(StoreError::Invalid(_))));
-    assert!(matches!(engine.search(Fingerprint::from_u64(1), 65, 1), Err(StoreError::Invalid(_))));
-    assert!(matches!(engine.submit(doc("", 1), Mode::Insert, 3), Err(StoreError::Invalid(_))));
+    assert!(matches!(engine.submit(wide, Mode::Insert, Some(3)), Err(StoreError::Invalid(_))));
+    assert!(matches!(
+        engine.search(Fingerprint::from_u64(1), Some(65), None, 1),
+        Err(StoreError::Invalid(_))
+    ));
+    assert!(matches!(engine.submit(doc("", 1), Mode::Insert, Some(3)), Err(StoreError::Invalid(_))));
 }
 
 fn engine_equals_linear_scan<S: Store>(store: S) {
-    let engine = Engine::open(store, config(), 3).unwrap();
+    let engine = Engine::open(store, config(), Radius::fixed(3)).unwrap();
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     let centres: Vec<u64> = (0..20).map(|_| rng.next()).collect();
     let mut docs = Vec::new();
@@ -123,7 +127,7 @@ fn engine_equals_linear_scan<S: Store>(store: S) {
         docs.push(NewDoc::new(format!("doc-{i}"), Fingerprint::from_u64(rng.near(c, 10))));
     }
     for chunk in docs.chunks(250) {
-        engine.submit_batch(chunk.to_vec(), Mode::Insert, 3).unwrap();
+        engine.submit_batch(chunk.to_vec(), Mode::Insert, Some(3)).unwrap();
     }
     for i in (0..2000).step_by(7) {
         engine.delete(&format!("doc-{i}")).unwrap();
@@ -144,15 +148,19 @@ fn engine_equals_linear_scan<S: Store>(store: S) {
                 .map(|m| (m.distance, stored[m.id as usize].0.clone()))
                 .collect();
             want.sort();
-            let got: Vec<(u32, String)> =
-                engine.search(fp, k, usize::MAX).unwrap().into_iter().map(|f| (f.distance, f.id)).collect();
+            let got: Vec<(u32, String)> = engine
+                .search(fp, Some(k), None, usize::MAX)
+                .unwrap()
+                .into_iter()
+                .map(|f| (f.distance, f.id))
+                .collect();
             assert_eq!(got, want, "query {q} at k = {k}");
         }
     }
 }
 
 fn concurrent_insert_if_unique_has_one_winner<S: Store + 'static>(store: S) {
-    let engine = Arc::new(Engine::open(store, config(), 3).unwrap());
+    let engine = Arc::new(Engine::open(store, config(), Radius::fixed(3)).unwrap());
     let threads: Vec<_> = (0..8)
         .map(|t| {
             let engine = engine.clone();
@@ -161,7 +169,7 @@ fn concurrent_insert_if_unique_has_one_winner<S: Store + 'static>(store: S) {
                     .filter(|round| {
                         let fp = Fingerprint::from_u64(0xdead_beef_0000 + round * 1_000_003 * 0x1_0000_0001);
                         let doc = NewDoc::new(format!("t{t}-r{round}"), fp);
-                        engine.submit(doc, Mode::InsertIfUnique, 3).unwrap().inserted
+                        engine.submit(doc, Mode::InsertIfUnique, Some(3)).unwrap().inserted
                     })
                     .count()
             })
@@ -176,7 +184,7 @@ fn concurrent_insert_if_unique_has_one_winner<S: Store + 'static>(store: S) {
 /// lands, each caller gets its own document's outcome, and what is stored
 /// equals what was acknowledged.
 fn concurrent_writers_all_land<S: Store + 'static>(store: S) {
-    let engine = Arc::new(Engine::open(store, config(), 3).unwrap());
+    let engine = Arc::new(Engine::open(store, config(), Radius::fixed(3)).unwrap());
     let threads: Vec<_> = (0..6u64)
         .map(|t| {
             let engine = engine.clone();
@@ -191,15 +199,16 @@ fn concurrent_writers_all_land<S: Store + 'static>(store: S) {
                         let batch: Vec<NewDoc> = (0..5)
                             .map(|j| NewDoc::new(format!("w{t}-{i}-b{j}"), Fingerprint::from_u64(rng.next())))
                             .collect();
-                        let outcomes = engine.submit_batch(batch.clone(), Mode::InsertIfUnique, 3).unwrap();
+                        let outcomes =
+                            engine.submit_batch(batch.clone(), Mode::InsertIfUnique, Some(3)).unwrap();
                         assert_eq!(outcomes.len(), 5);
                         assert!(outcomes.iter().all(|o| o.inserted && o.matches.is_empty()));
                         acked.extend(batch.into_iter().map(|d| (d.id, d.fingerprint)));
                     }
-                    let o = engine.submit(doc.clone(), Mode::InsertIfUnique, 3).unwrap();
+                    let o = engine.submit(doc.clone(), Mode::InsertIfUnique, Some(3)).unwrap();
                     assert!(o.inserted && o.matches.is_empty(), "{o:?}");
                     // A check of the same fingerprint now finds exactly it.
-                    let again = engine.submit(doc.clone(), Mode::Check, 0).unwrap();
+                    let again = engine.submit(doc.clone(), Mode::Check, Some(0)).unwrap();
                     assert_eq!(
                         again.matches.iter().map(|f| f.id.as_str()).collect::<Vec<_>>(),
                         [doc.id.as_str()]
@@ -223,7 +232,7 @@ fn concurrent_writers_all_land<S: Store + 'static>(store: S) {
 /// `load` (bulk import) replaces equal ids (the last wins, also within one
 /// call) and indexes everything; what is searchable equals a linear scan.
 fn bulk_load_replaces_and_indexes<S: Store>(store: S) {
-    let engine = Engine::open(store, config(), 3).unwrap();
+    let engine = Engine::open(store, config(), Radius::fixed(3)).unwrap();
     let mut rng = Rng(77);
     let docs: Vec<NewDoc> =
         (0..3000).map(|i| NewDoc::new(format!("d{}", i % 2500), Fingerprint::from_u64(rng.next()))).collect();
@@ -236,7 +245,10 @@ fn bulk_load_replaces_and_indexes<S: Store>(store: S) {
     want.sort();
     assert_eq!(engine.fingerprints(), want);
     for (id, fp) in want.iter().step_by(50) {
-        assert_eq!(engine.search(*fp, 0, 10).unwrap(), vec![Found { id: id.clone(), distance: 0 }]);
+        assert_eq!(
+            engine.search(*fp, Some(0), None, 10).unwrap(),
+            vec![Found { id: id.clone(), distance: 0 }]
+        );
         assert_eq!(engine.get(id).unwrap().unwrap().fingerprint, *fp);
     }
     assert!(matches!(
@@ -255,7 +267,8 @@ fn bulk_load_replaces_and_indexes<S: Store>(store: S) {
 fn snapshots_are_used_only_when_current(dir: &std::path::Path, open: impl Fn() -> Box<dyn Store>) {
     let snap = dir.join("index.ndx");
     let reopen = |k: u32| {
-        let (engine, source) = Engine::open_with_snapshot(open(), config(), Some(k), &snap).unwrap();
+        let (engine, source) =
+            Engine::open_with_snapshot(open(), config(), Some(Radius::fixed(k)), &snap).unwrap();
         (engine, source)
     };
     let (engine, source) = reopen(3);
@@ -275,12 +288,19 @@ fn snapshots_are_used_only_when_current(dir: &std::path::Path, open: impl Fn() -
     assert_eq!(source, IndexSource::Snapshot);
     assert_eq!(engine.fingerprints(), before);
     for (id, fp) in before.iter().step_by(20) {
-        assert_eq!(engine.search(*fp, 3, 10).unwrap(), vec![Found { id: id.clone(), distance: 0 }]);
+        assert_eq!(
+            engine.search(*fp, Some(3), None, 10).unwrap(),
+            vec![Found { id: id.clone(), distance: 0 }]
+        );
     }
-    assert!(engine.search(Fingerprint::from_u64(0), 64, usize::MAX).unwrap().iter().all(|f| f.id != "s7"));
+    assert!(engine
+        .search(Fingerprint::from_u64(0), Some(64), None, usize::MAX)
+        .unwrap()
+        .iter()
+        .all(|f| f.id != "s7"));
     // Writes after a snapshot-loaded open work, and make the snapshot stale.
     let extra = NewDoc::new("after", Fingerprint::from_u64(rng.next()));
-    assert!(engine.submit(extra.clone(), Mode::InsertIfUnique, 3).unwrap().inserted);
+    assert!(engine.submit(extra.clone(), Mode::InsertIfUnique, Some(3)).unwrap().inserted);
     engine.delete("s8").unwrap();
     let after = engine.fingerprints();
     drop(engine);
@@ -326,14 +346,14 @@ fn snapshots_are_used_only_when_current(dir: &std::path::Path, open: impl Fn() -
 /// Commits append index segments; the merger thread merges them in the
 /// background, so the count stays logarithmic and answers stay exact.
 fn segments_are_merged_in_the_background<S: Store>(store: S) {
-    let engine = Engine::open(store, config(), 3).unwrap();
+    let engine = Engine::open(store, config(), Radius::fixed(3)).unwrap();
     let mut rng = Rng(31);
     let mut all = Vec::new();
     for b in 0..40 {
         let docs: Vec<NewDoc> =
             (0..1000).map(|i| NewDoc::new(format!("g{b}-{i}"), Fingerprint::from_u64(rng.next()))).collect();
         all.extend(docs.iter().map(|d| (d.id.clone(), d.fingerprint)));
-        engine.submit_batch(docs, Mode::InsertIfUnique, 3).unwrap();
+        engine.submit_batch(docs, Mode::InsertIfUnique, Some(3)).unwrap();
     }
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
     while engine.stats().segments > 8 && std::time::Instant::now() < deadline {
@@ -343,7 +363,10 @@ fn segments_are_merged_in_the_background<S: Store>(store: S) {
     all.sort();
     assert_eq!(engine.fingerprints(), all);
     for (id, fp) in all.iter().step_by(997) {
-        assert_eq!(engine.search(*fp, 3, 10).unwrap(), vec![Found { id: id.clone(), distance: 0 }]);
+        assert_eq!(
+            engine.search(*fp, Some(3), None, 10).unwrap(),
+            vec![Found { id: id.clone(), distance: 0 }]
+        );
     }
 }
 
@@ -351,7 +374,7 @@ fn config_mismatch_is_refused(store: impl Store) {
     let mut other = config();
     other.bits = neardup::Bits::B128;
     store.set_meta(&StoreMeta { format_version: neardup::FORMAT_VERSION, config: other }).unwrap();
-    let e = Engine::open(store, config(), 3).unwrap_err();
+    let e = Engine::open(store, config(), Radius::fixed(3)).unwrap_err();
     assert!(matches!(e, StoreError::ConfigMismatch { .. }), "{e}");
     assert!(e.to_string().contains("configuration it was made with"), "{e}");
 }
@@ -395,22 +418,22 @@ fn redb_store_persists_and_refuses_a_second_opener() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("data/store.redb");
     {
-        let engine = Engine::open(RedbStore::open(&path).unwrap(), config(), 3).unwrap();
+        let engine = Engine::open(RedbStore::open(&path).unwrap(), config(), Radius::fixed(3)).unwrap();
         let docs = (0..100u64)
             .map(|i| NewDoc::new(format!("d{i}"), Fingerprint::from_u64(i * 0x0101_0101_0101)))
             .collect();
-        engine.submit_batch(docs, Mode::Insert, 3).unwrap();
+        engine.submit_batch(docs, Mode::Insert, Some(3)).unwrap();
         engine.delete("d5").unwrap();
         let e = RedbStore::open(&path).unwrap_err().to_string();
         assert!(e.contains("store.redb") && e.contains("stop it first"), "{e}");
     }
-    let engine = Engine::open(RedbStore::open(&path).unwrap(), config(), 3).unwrap();
+    let engine = Engine::open(RedbStore::open(&path).unwrap(), config(), Radius::fixed(3)).unwrap();
     assert_eq!(engine.len(), 99);
     assert!(engine.get("d5").unwrap().is_none());
     assert_eq!(engine.get("d7").unwrap().unwrap().fingerprint, Fingerprint::from_u64(7 * 0x0101_0101_0101));
     let mut other = config();
     other.bits = neardup::Bits::B128;
     drop(engine);
-    let e = Engine::open(RedbStore::open(&path).unwrap(), other, 3).unwrap_err();
+    let e = Engine::open(RedbStore::open(&path).unwrap(), other, Radius::fixed(3)).unwrap_err();
     assert!(matches!(e, StoreError::ConfigMismatch { .. }));
 }

@@ -9,9 +9,10 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use neardup::index::HammingIndex;
+use neardup::meta::IndexMeta;
 use neardup::passage::{self, Aligner, PassageConfig, PassageDoc, WindowMatch};
-use neardup::presets::Radius;
 use neardup::Fingerprinter;
+use neardup::Radius;
 use rayon::prelude::*;
 use serde_json::{json, Value};
 
@@ -166,8 +167,9 @@ fn parse_passage_name(name: &str) -> Option<(&str, Range<usize>)> {
 
 fn index_report(args: &ReportArgs, path: &std::path::Path) -> Result<Report> {
     let file = super::index::open(path, args.no_verify)?;
-    super::index::check_pipeline(&file, &args.pipeline)?;
-    let Some(cfg) = file.passages else {
+    let meta = IndexMeta::of(&file).map_err(|e| UsageError(format!("{}: {e}", path.display())))?;
+    super::index::check_pipeline(&meta, &args.pipeline)?;
+    let Some(cfg) = meta.passages else {
         return Err(UsageError(format!(
             "{}: an index of whole documents; build a passage index with `neardup index build --passages`",
             path.display()
@@ -184,7 +186,7 @@ fn index_report(args: &ReportArgs, path: &std::path::Path) -> Result<Report> {
         ))
         .into());
     }
-    let Some(config) = file.config.clone() else {
+    let Some(config) = meta.pipeline.clone() else {
         return Err(UsageError(format!("{}: this index knows no pipeline", path.display())).into());
     };
     let Some(names) = file.names.as_ref() else {

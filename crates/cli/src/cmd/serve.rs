@@ -24,7 +24,7 @@ pub fn run(args: ServeArgs) -> Result<ExitCode> {
         }
         None => None,
     };
-    let data = DataDir::open(&args.data, &args.pipeline, Some(args.k))?;
+    let data = DataDir::open(&args.data, &args.pipeline, args.k)?;
     let n = data.engine.len();
     let settings = Settings {
         default_k: args.k,
@@ -47,10 +47,12 @@ pub fn run(args: ServeArgs) -> Result<ExitCode> {
         // Signals are ours before the line below says we are up.
         let stop = neardup_server::shutdown_signal().context("cannot install the SIGTERM/SIGINT handlers")?;
         eprintln!(
-            "neardup: serving {n} documents from {} on http://{addr} (opened in {:.2} s, {}; Ctrl-C or SIGTERM stops)",
+            "neardup: serving {n} documents from {} on http://{addr} (opened in {:.2} s, {}; near duplicates: {}; \
+             Ctrl-C or SIGTERM stops)",
             data.dir.display(),
             data.opened_in.as_secs_f64(),
             data.source,
+            data.engine.radius(),
         );
         neardup_server::serve(listener, app, stop).await.context("server")?;
         anyhow::Ok(())

@@ -1,5 +1,12 @@
-//! Index files: a [`TableIndex`] with its pipeline configuration and
-//! optional entry names, opened through mmap and used in place.
+//! Index files: a [`TableIndex`] with optional entry names, feature counts
+//! and the caller's metadata, opened through mmap and used in place.
+//!
+//! The file knows nothing of the text layer: what made the fingerprints
+//! (the CLI and the service store their pipeline and passage settings, see
+//! [`crate::meta::IndexMeta`]) is the caller's metadata, an opaque JSON
+//! value that the caller versions. Files written before there was a
+//! metadata section (with typed `config` and `passages` header fields)
+//! open with those fields as the metadata `{"pipeline": …, "passages": …}`.
 //!
 //! Layout (all integers little-endian):
 //!
@@ -8,8 +15,8 @@
 //! | 8 | magic `NDUPIDX\0` |
 //! | 4 | file format version ([`FILE_VERSION`]) |
 //! | 4 | header length `H` |
-//! | `H` | header: JSON with the fingerprint format version, the `PipelineConfig`, the layout, counts and the section table |
-//! | … | sections, each aligned to 64 bytes: ids, id offsets, per table a directory and packed entries, names |
+//! | `H` | header: JSON with the fingerprint format version, the caller's metadata, the layout, counts and the section table |
+//! | … | sections, each aligned to 64 bytes: ids, id offsets, per table a directory and packed entries, names, feature counts |
 //! | 8 | XXH3-64 of everything before it |
 //! | 8 | end magic `NDUPEND\0` |
 //!
@@ -29,9 +36,8 @@ use super::blob::{read_u64, Blob};
 use super::layout::{Layout, LayoutSpec};
 use super::segment::{Segment, TableData};
 use super::table_index::TableIndex;
-use crate::config::{PipelineConfig, FORMAT_VERSION};
+use crate::config::FORMAT_VERSION;
 use crate::error::{Error, Result};
-use crate::passage::PassageConfig;
 
 /// The version of the index file layout.
 pub const FILE_VERSION: u32 = 1;
@@ -43,7 +49,9 @@ const ALIGN: usize = 64;
 #[serde(deny_unknown_fields)]
 struct Header {
     fingerprint_format_version: u32,
-    config: Option<PipelineConfig>,
+    /// Files before the metadata section: the pipeline (read, never written).
+    #[serde(default, skip_serializing)]
+    config: Option<serde_json::Value>,
     layout: LayoutSpec,
     reason: String,
     rows: usize,
@@ -52,10 +60,16 @@ struct Header {
     ids: Section,
     offsets: Option<Section>,
     names: Option<NamesHeader>,
-    /// Set when the entries are passage windows (`neardup index build
-    /// --passages`); absent in document indexes and older files.
+    /// Files before the metadata section: passage settings (read, never
+    /// written).
+    #[serde(default, skip_serializing)]
+    passages: Option<serde_json::Value>,
+    /// The caller's metadata.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    passages: Option<PassageConfig>,
+    meta: Option<serde_json::Value>,
+    /// Feature counts per entry id (u32, little-endian), when stored.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    features: Option<Section>,
     created_by: String,
 }
 
@@ -152,26 +166,20 @@ impl Names {
 pub struct IndexFile {
     /// The index.
     pub index: TableIndex,
-    /// The pipeline that made the fingerprints, when known.
-    pub config: Option<PipelineConfig>,
     /// Entry names, when stored.
     pub names: Option<Names>,
-    /// How documents were cut into passages, when the entries are passage
-    /// windows (named `ID#START-END`, byte offsets into the document).
-    pub passages: Option<PassageConfig>,
+    /// Feature counts by entry id (the documents' lengths as a
+    /// length-dependent radius sees them), when stored.
+    pub features: Option<Vec<u32>>,
+    /// The caller's metadata, versioned by the caller (see
+    /// [`crate::meta::IndexMeta`] for what neardup's tools store).
+    pub meta: Option<serde_json::Value>,
 }
 
 impl IndexFile {
-    /// Fails unless `wanted` is the pipeline the index was built with.
-    pub fn check_config(&self, wanted: &PipelineConfig) -> Result<()> {
-        match &self.config {
-            Some(c) if c == wanted => Ok(()),
-            Some(c) => Err(Error::ConfigMismatch {
-                stored: format!("{:016x}", c.id()),
-                wanted: format!("{:016x}", wanted.id()),
-            }),
-            None => Ok(()),
-        }
+    /// A file of `index` with nothing else.
+    pub fn new(index: TableIndex) -> IndexFile {
+        IndexFile { index, names: None, features: None, meta: None }
     }
 
     /// Writes the file atomically (temporary file, fsync, rename). The index
@@ -323,6 +331,24 @@ impl IndexFile {
             }
             None => None,
         };
+        let features = match header.features {
+            Some(f) if f.len % 4 == 0 => {
+                let b = blob(f)?;
+                Some(
+                    b.bytes()
+                        .chunks_exact(4)
+                        .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
+                        .collect(),
+                )
+            }
+            Some(_) => return Err(bad("the feature counts have the wrong size: the file is damaged".into())),
+            None => None,
+        };
+        let meta = match (header.meta, header.config, header.passages) {
+            (Some(m), _, _) => Some(m),
+            (None, None, None) => None,
+            (None, config, passages) => Some(serde_json::json!({ "pipeline": config, "passages": passages })),
+        };
         let damaged = |m: String| bad(format!("{m}: the file is damaged; rebuild or restore it"));
         let index = match header.layout.bits {
             64 => {
@@ -343,7 +369,7 @@ impl IndexFile {
             }
             b => return Err(bad(format!("{b}-bit fingerprints are not supported"))),
         };
-        Ok(IndexFile { index, config: header.config, names, passages: header.passages })
+        Ok(IndexFile { index, names, features, meta })
     }
 }
 
@@ -401,6 +427,11 @@ fn encode<W: super::word::Word, O: Write>(
         blobs.push(n.offsets.bytes());
         blobs.push(n.bytes.bytes());
     }
+    let features: Option<Vec<u8>> =
+        file.features.as_ref().map(|f| f.iter().flat_map(|v| v.to_le_bytes()).collect());
+    if let Some(f) = &features {
+        blobs.push(f);
+    }
     // The header's size depends on the offsets; the offsets on the header's
     // size. Reserve generously, then pad.
     let make_header = |start: usize| -> Header {
@@ -426,9 +457,10 @@ fn encode<W: super::word::Word, O: Write>(
             .names
             .as_ref()
             .map(|n| NamesHeader { offsets: next(n.offsets.len()), bytes: next(n.bytes.len()) });
+        let features = features.as_ref().map(|f| next(f.len()));
         Header {
             fingerprint_format_version: FORMAT_VERSION,
-            config: file.config.clone(),
+            config: None,
             layout: layout.spec,
             reason: index.layout_reason().to_string(),
             rows: seg.rows,
@@ -437,7 +469,9 @@ fn encode<W: super::word::Word, O: Write>(
             ids,
             offsets,
             names,
-            passages: file.passages,
+            passages: None,
+            meta: file.meta.clone(),
+            features,
             created_by: format!("neardup {}", env!("CARGO_PKG_VERSION")),
         }
     };

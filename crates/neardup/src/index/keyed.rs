@@ -7,9 +7,9 @@ use std::hash::{BuildHasher, Hash};
 
 use hashbrown::HashTable;
 
-use super::table_index::TableIndex;
+use super::table_index::{TableIndex, TableIndexBuilder};
 use super::{HammingIndex, Id, Match};
-use crate::dedup::UNKNOWN_FEATURES;
+use crate::dedup::{Pass, Plan, UNKNOWN_FEATURES};
 use crate::error::{Error, Result};
 use crate::fingerprint::Fingerprint;
 use crate::radius::Radius;
@@ -23,6 +23,13 @@ use crate::radius::Radius;
 /// Keys are stored once: the lookup table holds slots and hashes the keys
 /// they point to (foldhash with a per-process random seed, so clients
 /// cannot choose keys that collide).
+///
+/// Built [`for_radius`](Self::for_radius), it answers a length-dependent
+/// rule ([`query_rule`](Self::query_rule)) the way `neardup dedup` does: one
+/// table index per pass of the radius's [`Plan`] — pass 0 over every entry
+/// at the smallest k, then one over the short documents at each larger k —
+/// so a long document's query never reads the large-k tables, and only
+/// short documents pay for them in memory.
 ///
 /// ```
 /// use neardup::index::{KeyedIndex, TableIndex};
@@ -41,7 +48,11 @@ use crate::radius::Radius;
 /// ```
 #[derive(Clone)]
 pub struct KeyedIndex<K> {
+    /// Pass 0's index (every entry).
     index: TableIndex,
+    /// The rule the passes serve, and the indexes of passes 1.. (entries
+    /// short enough for each), when built for a length-dependent radius.
+    rule: Option<Rule>,
     /// Slot → key (`None` once removed).
     keys: Vec<Option<K>>,
     /// Slot → fingerprint value.
@@ -51,6 +62,13 @@ pub struct KeyedIndex<K> {
     /// Live slots, hashed by their keys.
     lookup: HashTable<u64>,
     hasher: foldhash::fast::RandomState,
+}
+
+/// The later passes of a radius's plan, each with its index.
+#[derive(Clone)]
+struct Rule {
+    plan: Plan,
+    later: Vec<(Pass, TableIndex)>,
 }
 
 impl<K> std::fmt::Debug for KeyedIndex<K> {
@@ -72,6 +90,7 @@ impl<K: Hash + Eq> KeyedIndex<K> {
         assert!(index.is_empty(), "KeyedIndex::new takes an empty index");
         KeyedIndex {
             index,
+            rule: None,
             keys: Vec::new(),
             fps: Vec::new(),
             features: Vec::new(),
@@ -110,8 +129,15 @@ impl<K: Hash + Eq> KeyedIndex<K> {
         if let Some(slot) = (0..keys.len()).find(|&s| keys[s].is_some() && !seen[s]) {
             return Err(Error::Config(format!("key of slot {slot} has no index entry")));
         }
-        let mut k =
-            KeyedIndex { index, keys, fps, features, lookup: HashTable::new(), hasher: Default::default() };
+        let mut k = KeyedIndex {
+            index,
+            rule: None,
+            keys,
+            fps,
+            features,
+            lookup: HashTable::new(),
+            hasher: Default::default(),
+        };
         k.lookup.reserve(k.index.len(), |_| 0);
         for slot in 0..k.keys.len() {
             let Some(key) = &k.keys[slot] else { continue };
@@ -127,6 +153,40 @@ impl<K: Hash + Eq> KeyedIndex<K> {
             k.lookup.insert_unique(h, slot as u64, |&s| hash_slot(hasher, keys, s));
         }
         Ok(k)
+    }
+
+    /// An empty keyed index for `radius`: one table index per pass of its
+    /// [`Plan`] (see the type's documentation), each made by `builder` with
+    /// the pass's k.
+    ///
+    /// # Errors
+    ///
+    /// An impossible layout for some pass.
+    pub fn for_radius(radius: &Radius, builder: TableIndexBuilder) -> Result<Self> {
+        let plan = Plan::new(radius);
+        let mut k = KeyedIndex::new(builder.clone().k(plan.passes()[0].k).build()?);
+        k.rule = Some(Rule::build(plan, &builder, Vec::new())?);
+        Ok(k)
+    }
+
+    /// This index, with the later passes of `radius`'s plan built over the
+    /// entries short enough for them (what a snapshot, which holds pass 0,
+    /// needs on load). Pass 0's tables are kept as they are.
+    ///
+    /// # Errors
+    ///
+    /// An impossible layout for some pass.
+    pub fn with_radius(mut self, radius: &Radius, builder: TableIndexBuilder) -> Result<Self> {
+        let plan = Plan::new(radius);
+        let entries: Vec<(Id, Fingerprint, usize)> =
+            self.index.entries().into_iter().map(|(id, fp)| (id, fp, self.features(id))).collect();
+        self.rule = Some(Rule::build(plan, &builder, entries)?);
+        Ok(self)
+    }
+
+    /// The radius the passes were built for, if any.
+    pub fn radius(&self) -> Option<&Radius> {
+        self.rule.as_ref().map(|r| r.plan.radius())
     }
 
     /// The slot of `key`, if present.
@@ -197,6 +257,12 @@ impl<K: Hash + Eq> KeyedIndex<K> {
         if slot < pending_from {
             let fp = Fingerprint::new(self.fps[slot as usize], self.index.bits());
             self.index.remove_entry(slot, fp)?;
+            let features = self.features(slot);
+            for (pass, index) in self.rule.iter_mut().flat_map(|r| &mut r.later) {
+                if pass.includes(features) {
+                    index.remove_entry(slot, fp)?;
+                }
+            }
         }
         self.keys[slot as usize] = None;
         Ok(Some(slot))
@@ -212,7 +278,13 @@ impl<K: Hash + Eq> KeyedIndex<K> {
         super::check_width(self.index.bits(), fp)?;
         self.forget(key.borrow(), u64::MAX)?;
         let slot = self.name(key, fp, features);
-        self.index.insert(slot, fp)
+        self.index.insert(slot, fp)?;
+        for (pass, index) in self.rule.iter_mut().flat_map(|r| &mut r.later) {
+            if pass.includes(features) {
+                index.insert(slot, fp)?;
+            }
+        }
+        Ok(())
     }
 
     /// Adds many `(key, fingerprint, features)` with one bulk load (one new
@@ -239,6 +311,12 @@ impl<K: Hash + Eq> KeyedIndex<K> {
         }
         let entries: Vec<(Id, Fingerprint)> =
             pending.into_iter().enumerate().filter_map(|(i, fp)| Some((first + i as u64, fp?))).collect();
+        for (pass, index) in self.rule.iter_mut().flat_map(|r| &mut r.later) {
+            let features = &self.features;
+            let short =
+                entries.iter().filter(|e| pass.includes(features[e.0 as usize] as usize)).copied().collect();
+            index.bulk_load(short)?;
+        }
         self.index.bulk_load(entries)
     }
 
@@ -284,9 +362,45 @@ impl<K: Hash + Eq> KeyedIndex<K> {
     ///
     /// A fingerprint of another width.
     pub fn query_rule(&self, fp: Fingerprint, features: usize, radius: &Radius) -> Result<Vec<(&K, u32)>> {
-        let found = self.index.query(fp, radius.max_k())?;
-        Ok(self
-            .keyed(found.into_iter().filter(|m| radius.accepts(m.distance, features, self.features(m.id)))))
+        Ok(self.keyed(self.query_rule_slots(fp, features, radius)?))
+    }
+
+    /// [`query_rule`](Self::query_rule) as [`Match`]es of slots, sorted by
+    /// distance then slot. With the radius the index was built for, each
+    /// pass the document takes part in is searched at its own k; otherwise
+    /// pass 0's tables are searched at the radius's largest k (exact, but
+    /// slow beyond their layout).
+    ///
+    /// # Errors
+    ///
+    /// A fingerprint of another width.
+    pub fn query_rule_slots(&self, fp: Fingerprint, features: usize, radius: &Radius) -> Result<Vec<Match>> {
+        let mut out = match &self.rule {
+            Some(rule) if rule.plan.radius() == radius => {
+                let plan = &rule.plan;
+                let mut out = self.index.query(fp, plan.passes()[0].k)?;
+                for (p, (pass, index)) in rule.later.iter().enumerate() {
+                    if pass.includes(features) {
+                        let found = index.query(fp, pass.k)?;
+                        out.extend(
+                            found
+                                .into_iter()
+                                .filter(|m| plan.accepts(p + 1, m.distance, features, self.features(m.id))),
+                        );
+                    }
+                }
+                out
+            }
+            _ => {
+                let found = self.index.query(fp, radius.max_k())?;
+                found
+                    .into_iter()
+                    .filter(|m| radius.accepts(m.distance, features, self.features(m.id)))
+                    .collect()
+            }
+        };
+        out.sort_unstable();
+        Ok(out)
     }
 
     /// Matches of slots as keys (dropping slots removed meanwhile).
@@ -320,15 +434,49 @@ impl<K: Hash + Eq> KeyedIndex<K> {
         &self.features
     }
 
-    /// The index (for its layout, stats and merges).
+    /// Pass 0's index, which holds every entry (for its layout, stats and
+    /// snapshots).
     pub fn index(&self) -> &TableIndex {
         &self.index
     }
 
-    /// The index, to merge its segments ([`TableIndex::apply_merge`]);
+    /// Every pass's index, pass 0 first (for stats and merges).
+    pub fn indexes(&self) -> impl Iterator<Item = &TableIndex> {
+        std::iter::once(&self.index).chain(self.rule.iter().flat_map(|r| r.later.iter().map(|(_, i)| i)))
+    }
+
+    /// Pass `i`'s index, to merge its segments ([`TableIndex::apply_merge`]);
     /// entries must not be added or removed through it.
-    pub fn index_mut(&mut self) -> &mut TableIndex {
-        &mut self.index
+    pub fn index_mut(&mut self, i: usize) -> Option<&mut TableIndex> {
+        match i {
+            0 => Some(&mut self.index),
+            i => self.rule.as_mut()?.later.get_mut(i - 1).map(|(_, index)| index),
+        }
+    }
+
+    /// Bytes held by every pass's index.
+    pub fn memory_bytes(&self) -> usize {
+        self.indexes().map(TableIndex::memory_bytes).sum()
+    }
+}
+
+impl Rule {
+    /// Indexes for the later passes of `plan` over `entries` (id,
+    /// fingerprint, features).
+    fn build(
+        plan: Plan,
+        builder: &TableIndexBuilder,
+        entries: Vec<(Id, Fingerprint, usize)>,
+    ) -> Result<Rule> {
+        let mut later = Vec::new();
+        for &pass in &plan.passes()[1..] {
+            let short: Vec<(Id, Fingerprint)> =
+                entries.iter().filter(|e| pass.includes(e.2)).map(|e| (e.0, e.1)).collect();
+            let b = builder.clone().k(pass.k);
+            let index = if short.is_empty() { b.build()? } else { b.build_from(short)? };
+            later.push((pass, index));
+        }
+        Ok(Rule { plan, later })
     }
 }
 

@@ -1,0 +1,115 @@
+//! Index entries from documents, passages or a fingerprint list.
+
+use std::path::Path;
+
+use anyhow::Result;
+use neardup::dedup::UNKNOWN_FEATURES;
+use neardup::passage::{PassageConfig, PassageDoc};
+use neardup::{Fingerprint, Fingerprinter};
+use rayon::prelude::*;
+use serde_json::Value;
+
+use crate::args::InputArgs;
+use crate::cmd::{batches, fingerprint_records, ErrorPolicy};
+use crate::fplist;
+use crate::input::{self, BadRecord};
+
+/// Entries to index: (entry id, fingerprint), their names and feature counts.
+#[derive(Default)]
+pub struct Entries {
+    pub entries: Vec<(u64, Fingerprint)>,
+    pub names: Vec<String>,
+    pub features: Vec<u32>,
+}
+
+impl Entries {
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    fn push(&mut self, fp: Fingerprint, name: String, features: usize, first_id: u64) {
+        self.entries.push((first_id + self.entries.len() as u64, fp));
+        self.names.push(name);
+        self.features.push(features.min(UNKNOWN_FEATURES) as u32);
+    }
+}
+
+/// A fingerprint list's entries (no feature counts: unknown).
+pub fn from_list(path: &Path, first_id: u64) -> Result<Entries> {
+    let (words, ids) = fplist::read(path)?;
+    let mut e = Entries::default();
+    for i in 0..words.len() {
+        e.push(words.get(i), ids.text(i), UNKNOWN_FEATURES, first_id);
+    }
+    Ok(e)
+}
+
+/// One entry per document.
+pub fn from_documents(input: &InputArgs, fp: &Fingerprinter, first_id: u64) -> Result<Entries> {
+    let allow_empty = input.allow_empty;
+    entries_of(input, first_id, "fingerprinting", |batch| {
+        fingerprint_records(fp, batch, allow_empty)
+            .into_iter()
+            .map(|r| r.map(|(f, n)| vec![(f, String::new(), n)]))
+            .collect()
+    })
+}
+
+/// The passage windows of every document, named `ID#START-END`.
+pub fn from_passages(
+    input: &InputArgs,
+    fp: &Fingerprinter,
+    cfg: &PassageConfig,
+    first_id: u64,
+) -> Result<Entries> {
+    let allow_empty = input.allow_empty;
+    entries_of(input, first_id, "fingerprinting passages", |batch| {
+        batch
+            .par_iter()
+            .map(|r| {
+                let doc = PassageDoc::new(fp, &r.text, cfg);
+                if doc.passages.is_empty() && !allow_empty {
+                    return Err(neardup::Error::EmptyDocument);
+                }
+                let range = |p: &neardup::passage::Passage| format!("#{}-{}", p.bytes.start, p.bytes.end);
+                Ok(doc.passages.iter().map(|p| (p.fingerprint, range(&p.passage), p.features)).collect())
+            })
+            .collect()
+    })
+}
+
+/// Per-record entries: (fingerprint, suffix of the record's id, features).
+type Made = neardup::Result<Vec<(Fingerprint, String, usize)>>;
+
+/// Reads the input and turns each batch, by `each`, into per-record entries
+/// or an error for `--on-error`.
+fn entries_of(
+    input: &InputArgs,
+    first_id: u64,
+    what: &str,
+    each: impl Fn(&[input::Record]) -> Vec<Made>,
+) -> Result<Entries> {
+    let errors = ErrorPolicy::new(input.on_error);
+    let pb = crate::progress::bar(|| input::total_bytes(input), what);
+    let mut out = Entries::default();
+    let total = batches(input, &errors, &pb, |batch| {
+        for (r, res) in batch.iter().zip(each(batch)) {
+            match res {
+                Ok(found) => {
+                    let id = match &r.id {
+                        Value::String(s) => s.clone(),
+                        v => v.to_string(),
+                    };
+                    for (f, suffix, n) in found {
+                        out.push(f, format!("{id}{suffix}"), n, first_id);
+                    }
+                }
+                Err(e) => errors.bad(&BadRecord { origin: r.origin.clone(), message: e.to_string() })?,
+            }
+        }
+        Ok(())
+    })?;
+    pb.finish_and_clear();
+    errors.summary(total);
+    Ok(out)
+}

@@ -1,0 +1,206 @@
+//! An index file as a [`Target`].
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use neardup::dedup::UNKNOWN_FEATURES;
+use neardup::index::file::{IndexFile, Names};
+use neardup::index::{HammingIndex, KeyedIndex, Match, TableIndex};
+use neardup::meta::IndexMeta;
+use neardup::{Bits, Fingerprint, Fingerprinter, PipelineConfig, Radius};
+use serde_json::{json, Value};
+
+use super::{entries, Target};
+use crate::args::{IndexAddArgs, PipelineArgs};
+use crate::UsageError;
+
+/// The radius an index's queries get without a k: passage windows' own,
+/// else the pipeline's rule, else the classic k.
+pub fn rule(meta: &IndexMeta, bits: Bits) -> Radius {
+    match (&meta.passages, &meta.pipeline) {
+        (Some(_), _) => neardup::passage::index_radius(bits),
+        (None, Some(p)) => p.radius(),
+        (None, None) => Radius::classic(bits),
+    }
+}
+
+pub struct FileTarget {
+    path: PathBuf,
+    file: IndexFile,
+    meta: IndexMeta,
+    rule: Radius,
+    /// Entries by id with the later passes of the rule, built for queries
+    /// by a length-dependent rule.
+    passes: Option<KeyedIndex<u64>>,
+}
+
+impl FileTarget {
+    pub fn open(path: &Path, pipeline: &PipelineArgs, no_verify: bool) -> Result<FileTarget> {
+        let file = open(path, no_verify)?;
+        let meta = IndexMeta::of(&file).map_err(|e| UsageError(format!("{}: {e}", path.display())))?;
+        check_pipeline(&meta, pipeline)?;
+        let rule = rule(&meta, file.index.bits());
+        Ok(FileTarget { path: path.to_owned(), file, meta, rule, passes: None })
+    }
+
+    fn named(&self, found: Vec<Match>) -> Vec<Value> {
+        let name = |id: u64| self.file.names.as_ref().and_then(|n| n.get(id)).map_or(json!(id), |s| json!(s));
+        found.iter().map(|m| json!({ "id": name(m.id), "distance": m.distance })).collect()
+    }
+}
+
+impl Target for FileTarget {
+    fn pipeline(&self) -> Option<&PipelineConfig> {
+        self.meta.pipeline.as_ref()
+    }
+
+    fn add(&mut self, args: &IndexAddArgs) -> Result<()> {
+        let start = self.file.names.as_ref().map_or(0, Names::len) as u64;
+        let made = match (&args.fingerprints, &self.meta.pipeline) {
+            (Some(path), _) => entries::from_list(path, start)?,
+            (None, Some(config)) => {
+                let fp = Fingerprinter::new(config.clone())?;
+                match &self.meta.passages {
+                    Some(cfg) => entries::from_passages(&args.input, &fp, cfg, start)?,
+                    None => entries::from_documents(&args.input, &fp, start)?,
+                }
+            }
+            (None, None) => return Err(UsageError(format!(
+                "{}: this index was built from fingerprints and knows no pipeline; add with --fingerprints",
+                self.path.display()
+            ))
+            .into()),
+        };
+        let n = made.len();
+        let file = &mut self.file;
+        file.index
+            .bulk_load(made.entries)
+            .map_err(|e| UsageError(format!("{}: {e}", self.path.display())))?;
+        let mut names: Vec<String> =
+            file.names.as_ref().map(|n| n.iter().map(str::to_owned).collect()).unwrap_or_default();
+        names.extend(made.names);
+        if file.features.is_some() || self.meta.pipeline.is_some() {
+            // Older files have no counts: their entries count as long.
+            let mut features =
+                file.features.take().unwrap_or_else(|| vec![UNKNOWN_FEATURES as u32; start as usize]);
+            features.resize(start as usize, UNKNOWN_FEATURES as u32);
+            features.extend(made.features);
+            file.features = Some(features);
+        }
+        file.names = Some(Names::from_strings(&names));
+        file.meta = self.meta.to_value();
+        file.write(&self.path)?;
+        eprintln!("neardup: added {n} entries; {} now holds {}", self.path.display(), file.index.len());
+        Ok(())
+    }
+
+    fn prepare(&mut self, k: Option<u32>) -> Result<()> {
+        if k.is_some() || self.rule.is_fixed() {
+            return Ok(());
+        }
+        if self.file.features.is_none() {
+            eprintln!(
+                "neardup: {} was built before indexes kept feature counts: its entries count as long documents \
+                 (k = {}); rebuild it, or give --k",
+                self.path.display(),
+                self.rule.k_for(UNKNOWN_FEATURES)
+            );
+        }
+        let entries = self.file.index.entries();
+        let slots = entries.iter().map(|e| e.0 as usize + 1).max().unwrap_or(0);
+        let mut keys = vec![None; slots];
+        for &(id, _) in &entries {
+            keys[id as usize] = Some(id);
+        }
+        let mut features = self.file.features.clone().unwrap_or_default();
+        features.resize(slots, UNKNOWN_FEATURES as u32);
+        let builder = TableIndex::builder().bits(self.file.index.bits());
+        let passes = KeyedIndex::from_slots(self.file.index.clone(), keys, Some(features))
+            .and_then(|k| k.with_radius(&self.rule, builder))
+            .map_err(|e| UsageError(format!("{}: {e}", self.path.display())))?;
+        self.passes = Some(passes);
+        Ok(())
+    }
+
+    fn query(&self, fp: Fingerprint, features: Option<u32>, k: Option<u32>) -> Result<Vec<Value>, String> {
+        let found = match (k, &self.passes) {
+            (Some(k), _) => self.file.index.query(fp, k),
+            (None, Some(p)) => {
+                p.query_rule_slots(fp, features.map_or(UNKNOWN_FEATURES, |n| n as usize), &self.rule)
+            }
+            (None, None) => self.file.index.query(fp, self.rule.max_k()),
+        };
+        Ok(self.named(found.map_err(|e| e.to_string())?))
+    }
+
+    fn radius(&self) -> String {
+        self.rule.to_string()
+    }
+
+    fn stats(&self, json: bool) -> Result<()> {
+        let (file, index) = (&self.file, &self.path);
+        let s = file.index.stats();
+        let file_bytes = std::fs::metadata(index).map(|m| m.len()).unwrap_or(0);
+        let pipeline = self.meta.pipeline.as_ref();
+        let mut out = std::io::stdout().lock();
+        if json {
+            let mut v = serde_json::to_value(&s)?;
+            v["file_bytes"] = json!(file_bytes);
+            v["pipeline"] = json!(pipeline.map(|c| format!("{:016x}", c.id())));
+            v["radius"] = json!(self.rule.to_string());
+            serde_json::to_writer_pretty(&mut out, &v)?;
+            writeln!(out)?;
+            return Ok(());
+        }
+        writeln!(out, "file:        {} ({} bytes)", index.display(), file_bytes)?;
+        match pipeline {
+            Some(c) => writeln!(out, "pipeline:    {:016x} ({}-bit)", c.id(), c.bits)?,
+            None => writeln!(out, "pipeline:    none (built from fingerprints)")?,
+        }
+        writeln!(out, "radius:      {} (queries without --k)", self.rule)?;
+        writeln!(out, "entries:     {} ({} distinct fingerprints)", s.entries, s.distinct)?;
+        writeln!(out, "layout:      {}", s.layout_text)?;
+        writeln!(out, "why:         {}", s.reason)?;
+        writeln!(out, "memory:      {} ({:.1} bytes per entry)", s.bytes_human, s.bytes_per_entry)?;
+        writeln!(out, "tables:      lead blocks, key bits, directory bits, bytes per entry, key-run length p50/p90/p99/max (expected)")?;
+        for (i, t) in s.tables.iter().enumerate() {
+            writeln!(
+                out,
+                "  {i:>3}  {:<12} {:>3} {:>3} {:>2}   {}/{}/{}/{} ({:.2})",
+                format!("{:?}", t.lead_blocks),
+                t.key_bits,
+                t.dir_bits,
+                t.entry_bytes,
+                t.run_p50,
+                t.run_p90,
+                t.run_p99,
+                t.run_max,
+                t.expected_run
+            )?;
+        }
+        for w in &s.warnings {
+            writeln!(out, "warning:     {w}")?;
+        }
+        Ok(())
+    }
+}
+
+/// With --preset or --config given, they must name the index's pipeline.
+pub fn check_pipeline(meta: &IndexMeta, args: &PipelineArgs) -> Result<()> {
+    if args.preset.is_none() && args.config.is_none() {
+        return Ok(());
+    }
+    let wanted = args.load()?;
+    meta.check_pipeline(wanted.config()).map_err(|e| UsageError(e.to_string()).into())
+}
+
+/// Opens an index file; a damaged or foreign file is a usage error naming it.
+pub fn open(path: &Path, no_verify: bool) -> Result<IndexFile> {
+    let r = if no_verify { IndexFile::open_unverified(path) } else { IndexFile::open(path) };
+    r.map_err(|e| match e {
+        neardup::Error::Io { .. } => anyhow::Error::new(e),
+        e => UsageError(e.to_string()).into(),
+    })
+    .with_context(|| format!("cannot open the index {}", path.display()))
+}

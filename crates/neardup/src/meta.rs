@@ -1,0 +1,100 @@
+//! [`IndexMeta`]: what neardup's own tools (the CLI, the service's
+//! snapshots, Python's `Index`) keep in an index file's metadata section.
+//!
+//! The index file format sits below the text layer and stores this as an
+//! opaque JSON value ([`IndexFile::meta`]); this type gives it meaning.
+
+use serde::{Deserialize, Serialize};
+
+use crate::config::PipelineConfig;
+use crate::error::{Error, Result};
+use crate::index::file::IndexFile;
+use crate::passage::PassageConfig;
+
+/// The version of [`IndexMeta`]'s form.
+pub const META_VERSION: u32 = 1;
+
+/// The pipeline that made an index's fingerprints, and how documents were
+/// cut into passages when its entries are passage windows.
+///
+/// ```
+/// use neardup::index::{file::IndexFile, TableIndex};
+/// use neardup::meta::IndexMeta;
+/// use neardup::Fingerprinter;
+///
+/// let fp = Fingerprinter::preset("default")?;
+/// let mut file = IndexFile::new(TableIndex::builder().build()?);
+/// file.meta = IndexMeta { pipeline: Some(fp.config().clone()), ..IndexMeta::default() }.to_value();
+/// let meta = IndexMeta::of(&file)?;
+/// meta.check_pipeline(fp.config())?;
+/// assert!(meta.check_pipeline(Fingerprinter::preset("keywords")?.config()).is_err());
+/// # Ok::<(), neardup::Error>(())
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IndexMeta {
+    /// The version of this form ([`META_VERSION`]; absent in files written
+    /// before it existed).
+    #[serde(default = "current", skip_serializing_if = "is_current")]
+    pub version: u32,
+    /// The pipeline, when the entries were made from texts.
+    #[serde(default)]
+    pub pipeline: Option<PipelineConfig>,
+    /// Passage settings, when the entries are passage windows (named
+    /// `ID#START-END`, byte offsets into the document).
+    #[serde(default)]
+    pub passages: Option<PassageConfig>,
+}
+
+fn current() -> u32 {
+    META_VERSION
+}
+
+fn is_current(v: &u32) -> bool {
+    *v == META_VERSION
+}
+
+impl IndexMeta {
+    /// The metadata of an opened file (empty when it has none).
+    ///
+    /// # Errors
+    ///
+    /// Metadata of a newer form, or one that does not parse.
+    pub fn of(file: &IndexFile) -> Result<IndexMeta> {
+        let Some(v) = &file.meta else { return Ok(IndexMeta::default()) };
+        let meta: IndexMeta = serde_json::from_value(v.clone()).map_err(|e| {
+            Error::Config(format!("the index's metadata does not parse ({e}): rebuild the index"))
+        })?;
+        if meta.version > META_VERSION {
+            return Err(Error::Config(format!(
+                "the index's metadata is of version {}; this neardup reads {META_VERSION}: upgrade neardup",
+                meta.version
+            )));
+        }
+        Ok(meta)
+    }
+
+    /// As a file's metadata value (`None` when there is nothing to say).
+    pub fn to_value(&self) -> Option<serde_json::Value> {
+        if self.pipeline.is_none() && self.passages.is_none() {
+            return None;
+        }
+        Some(serde_json::to_value(self).expect("metadata serializes"))
+    }
+
+    /// Fails unless `wanted` makes the fingerprints the index was built
+    /// with (an index that records no pipeline accepts any).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::ConfigMismatch`] with both pipelines' ids.
+    pub fn check_pipeline(&self, wanted: &PipelineConfig) -> Result<()> {
+        match &self.pipeline {
+            Some(c) if !c.same_fingerprints(wanted) => Err(Error::ConfigMismatch {
+                stored: format!("{:016x}", c.id()),
+                wanted: format!("{:016x}", wanted.id()),
+            }),
+            _ => Ok(()),
+        }
+    }
+}
