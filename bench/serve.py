@@ -68,10 +68,10 @@ def rss_kb(pid):
 class Server:
     """`neardup serve` on a free port; start-up timed to its 'serving' line."""
 
-    def __init__(self, data):
+    def __init__(self, data, extra=()):
         t = time.perf_counter()
         self.proc = subprocess.Popen(
-            [BIN, "serve", "--data", data, "--listen", "127.0.0.1:0"],
+            [BIN, "serve", "--data", data, "--listen", "127.0.0.1:0", *extra],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             text=True,
@@ -122,13 +122,13 @@ def load(n, seed, out):
     return data, fps
 
 
-def startup(data, out):
+def startup(data, out, extra=()):
     """Start-up from the snapshot, then (snapshot removed) from a rebuild."""
     rows = []
     for how in ("snapshot", "rebuild"):
         if how == "rebuild":
             os.remove(os.path.join(data, "index.ndx"))
-        s = Server(data)
+        s = Server(data, extra)
         rss = rss_kb(s.proc.pid)
         stop_s, said = s.stop()
         assert s.source == ("snapshot" if how == "snapshot" else "rebuilt"), s.line
@@ -141,20 +141,93 @@ def startup(data, out):
     return rows
 
 
+def post(addr, path, body):
+    import http.client
+
+    host, port = addr.rsplit(":", 1)
+    c = http.client.HTTPConnection(host, int(port), timeout=60)
+    c.request("POST", path, json.dumps(body), {"Content-Type": "application/json"})
+    r = c.getresponse()
+    data = r.read()
+    if r.status != 200:
+        raise SystemExit(f"{path}: {r.status} {data[:300]}")
+    return json.loads(data)
+
+
+def rule_runs(args, out, results):
+    """The pipeline's radius rule (the default without -k): n documents,
+    half short (100 features: in the k = 8 tables too) and half long (5,000),
+    loaded over HTTP; searches by short and by long documents without k,
+    and with k = 3; insert-if-unique singles by the rule."""
+    data = os.path.join(WORK, "data-rule")
+    shutil.rmtree(data, ignore_errors=True)
+    os.makedirs(data)
+    s = Server(data)
+    rng = random.Random(4)
+    queries = {100: [], 5000: []}
+    t = time.perf_counter()
+    for start in range(0, args.docs, 1000):
+        docs = []
+        for i in range(start, min(start + 1000, args.docs)):
+            fp = "%016x" % rng.getrandbits(64)
+            feats = 100 if i % 2 else 5000
+            docs.append({"id": f"r{i}", "fingerprint": fp, "features": feats})
+            if i % 97 == 0:
+                queries[feats].append(fp)
+        post(s.addr, "/v1/documents:batch", {"mode": "insert", "documents": docs})
+    secs = time.perf_counter() - t
+    log({"bench": "rule-load", "docs": args.docs, "seconds": round(secs, 1), "docs_per_s": round(args.docs / secs)}, out)
+    files = {}
+    for feats, fps in queries.items():
+        files[feats] = os.path.join(WORK, f"rule-queries-{feats}.txt")
+        with open(files[feats], "w") as f:
+            f.write("\n".join(fps) + "\n")
+    runs = [
+        ("rule: search by short docs, 64 connections", "search.lua", 64, {"QUERIES": files[100], "K": "rule", "FEATURES": 100}),
+        ("rule: search by long docs, 64 connections", "search.lua", 64, {"QUERIES": files[5000], "K": "rule", "FEATURES": 5000}),
+        ("rule: search k=3, 64 connections", "search.lua", 64, {"QUERIES": files[100], "K": 3}),
+        ("rule: search by short docs, 1 connection", "search.lua", 1, {"QUERIES": files[100], "K": "rule", "FEATURES": 100}),
+        ("rule: insert-if-unique short single, 64 connections", "insert.lua", 64, {"RUN": "rs", "K": "rule", "FEATURES": 100}),
+        ("rule: insert-if-unique short batches of 1,000, 4 connections", "insert.lua", 4,
+         {"RUN": "rb", "K": "rule", "FEATURES": 100, "BATCH": 1000}),
+    ]
+    for name, script, conns, env in runs:
+        r = wrk(script, s.addr, args.seconds, conns, threads=min(2, conns), **env)
+        r.update({"bench": "load", "name": name, "docs": args.docs, "connections": conns})
+        log(r, out)
+        results[name] = r
+    stats = post(s.addr, "/v1/search", {"fingerprint": "0" * 16, "limit": 1})
+    rss = rss_kb(s.proc.pid)
+    stop_s, _ = s.stop()
+    log({"bench": "rule-after-load", "peak_rss_mb": round(rss / 1024) if rss else None, "radius": stats.get("radius"),
+         "stop_s": round(stop_s, 2)}, out)
+    results["rule startup"] = startup(data, out)
+    shutil.rmtree(data, ignore_errors=True)
+
+
 def main():
+    global BIN
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--docs", type=int, default=1_000_000, help="documents served under load (10^6)")
     ap.add_argument("--startup-docs", type=int, default=10_000_000,
                     help="documents for the start-up measurement (10^7; 0 skips it)")
     ap.add_argument("--seconds", type=int, default=15, help="seconds per load run")
+    ap.add_argument("--bin", default=BIN, help="the neardup binary (another build, to compare)")
+    ap.add_argument("--serve-arg", action="append", default=[],
+                    help="extra `neardup serve` arguments for the standard runs (e.g. --serve-arg=-k --serve-arg=3)")
+    ap.add_argument("--rule", action="store_true",
+                    help="also measure the radius rule (short and long documents without k; needs a build that has it)")
+    ap.add_argument("--out", default=OUT, help="where the JSON lines go")
     args = ap.parse_args()
+    BIN = os.path.abspath(args.bin)
     if not shutil.which("wrk"):
         sys.exit("bench/serve.py needs wrk: apt-get install wrk")
     os.makedirs(WORK, exist_ok=True)
-    os.makedirs(os.path.dirname(OUT), exist_ok=True)
+    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     results = {}
-    with open(OUT, "w") as out:
-        log({"bench": "machine", "cpus": os.cpu_count(), "uname": " ".join(os.uname()),
+    with open(args.out, "w") as out:
+        log({"bench": "machine", "bin": BIN, "serve_args": args.serve_arg, "cpus": os.cpu_count(),
+             "uname": " ".join(os.uname()),
              "wrk": subprocess.run(["wrk", "-v"], capture_output=True, text=True).stdout.splitlines()[0]}, out)
         data, fps = load(args.docs, 1, out)
         # Queries: stored fingerprints (each finds at least itself).
@@ -165,7 +238,7 @@ def main():
             for line in random.Random(2).sample(lines, 10_000):
                 f.write(line.split("\t")[1])
         del lines
-        s = Server(data)
+        s = Server(data, args.serve_arg)
         runs = [
             ("search k=3, 64 connections", "search.lua", 64, {"QUERIES": queries, "K": 3}),
             ("search k=3, 1 connection", "search.lua", 1, {"QUERIES": queries, "K": 3}),
@@ -195,10 +268,12 @@ def main():
         stop_s, said = s.stop()
         log({"bench": "after-load", "peak_rss_mb": round(rss / 1024) if rss else None,
              "stop_s": round(stop_s, 2), "says": said.strip()}, out)
-        results["startup"] = startup(data, out)
+        results["startup"] = startup(data, out, args.serve_arg)
+        if args.rule:
+            rule_runs(args, out, results)
         if args.startup_docs:
             big, _ = load(args.startup_docs, 3, out)
-            results["startup_big"] = startup(big, out)
+            results["startup_big"] = startup(big, out, args.serve_arg)
             shutil.rmtree(big, ignore_errors=True)
     print()
     print(f"{'measurement':52} {'figure':>14} {'p99 ms':>8} {'target':>10} {'ratio':>7}")
@@ -208,9 +283,9 @@ def main():
         "insert-if-unique batches of 1,000, 4 connections": ("docs_per_s", 50_000),
     }
     for name, r in results.items():
-        if name.startswith("startup"):
+        if name.startswith("startup") or name.endswith("startup"):
             for row in r:
-                print(f"{'start-up, ' + format(row['docs'], ',') + ' docs, from ' + row['from']:52} "
+                print(f"{name.replace('startup', 'start-up').replace('_big', '') + ', ' + format(row['docs'], ',') + ' docs, from ' + row['from']:52} "
                       f"{row['ready_s']:>12.2f} s {'':>8} {'report':>10} {'':>7}")
             continue
         key, target = targets.get(name, ("rps", None))

@@ -6,6 +6,11 @@ require "common"
 local n = 0
 local batch = tonumber(os.getenv("BATCH") or "1")
 local run = os.getenv("RUN") or "r"
+-- K=rule: no k (the server's radius rule); FEATURES: the documents' length.
+local k = os.getenv("K") or "3"
+local kfield = k == "rule" and "" or ', "k": ' .. k
+local features = os.getenv("FEATURES")
+local ffield = features and ', "features": ' .. features or ""
 
 function init(args)
   math.randomseed(os.time() * 100 + tid)
@@ -15,20 +20,20 @@ end
 
 local function doc()
   n = n + 1
-  return '{"id": "' .. run .. '-' .. tid .. '-' .. n .. '", "fingerprint": "' .. random_hex() .. '"}'
+  return '{"id": "' .. run .. '-' .. tid .. '-' .. n .. '", "fingerprint": "' .. random_hex() .. '"' .. ffield .. '}'
 end
 
 function request()
   if batch == 1 then
     local d = doc()
-    return wrk.format(nil, "/v1/documents", nil, d:sub(1, -2) .. ', "mode": "insert-if-unique", "k": 3}')
+    return wrk.format(nil, "/v1/documents", nil, d:sub(1, -2) .. ', "mode": "insert-if-unique"' .. kfield .. '}')
   end
   local docs = {}
   for i = 1, batch do
     docs[i] = doc()
   end
   return wrk.format(nil, "/v1/documents:batch", nil,
-    '{"mode": "insert-if-unique", "k": 3, "documents": [' .. table.concat(docs, ",") .. ']}')
+    '{"mode": "insert-if-unique"' .. kfield .. ', "documents": [' .. table.concat(docs, ",") .. ']}')
 end
 
 function done(summary, latency, requests)

@@ -4,6 +4,9 @@ package.path = package.path .. ";" .. (os.getenv("BENCH_DIR") or ".") .. "/?.lua
 require "common"
 local queries = {}
 local k = os.getenv("K") or "3"
+-- K=rule: no k (the server's radius rule); FEATURES: the queries' length.
+local features = os.getenv("FEATURES")
+local extra = (k == "rule" and "" or ', "k": ' .. k) .. (features and ', "features": ' .. features or "")
 
 function init(args)
   for line in io.lines(os.getenv("QUERIES")) do
@@ -16,7 +19,7 @@ end
 
 function request()
   local fp = queries[math.random(#queries)]
-  return wrk.format(nil, "/v1/search", nil, '{"fingerprint": "' .. fp .. '", "k": ' .. k .. ', "limit": 100}')
+  return wrk.format(nil, "/v1/search", nil, '{"fingerprint": "' .. fp .. '"' .. extra .. ', "limit": 100}')
 end
 
 function done(summary, latency, requests)

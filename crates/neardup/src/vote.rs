@@ -177,22 +177,28 @@ mod avx2 {
     pub(super) unsafe fn accumulate(lanes: &mut [f64; 64], votes: &[Vote], shift: u32) {
         for half in 0..2 {
             let base = half * 32;
-            let p = lanes.as_mut_ptr().add(base);
+            // SAFETY: (this and the loads and stores below) `lanes` holds 64
+            // f64s; base + 4·g + 4 ≤ 32 + 28 + 4 = 64, so every 4-lane access
+            // is inside it.
+            let p = unsafe { lanes.as_mut_ptr().add(base) };
             let mut acc = [_mm256_setzero_pd(); 8];
             for (g, a) in acc.iter_mut().enumerate() {
-                *a = _mm256_loadu_pd(p.add(4 * g));
+                // SAFETY: see above.
+                *a = unsafe { _mm256_loadu_pd(p.add(4 * g)) };
             }
             for v in votes {
                 let h = ((v.hash >> shift) as u64) >> base;
                 let w = _mm256_set1_pd(v.weight);
                 for (g, a) in acc.iter_mut().enumerate() {
                     let nib = ((h >> (4 * g)) & 0xf) as usize;
-                    let s = _mm256_loadu_pd(SIGNS[nib].as_ptr());
+                    // SAFETY: SIGNS[nib] is four f64s, what the load reads.
+                    let s = unsafe { _mm256_loadu_pd(SIGNS[nib].as_ptr()) };
                     *a = _mm256_add_pd(*a, _mm256_xor_pd(w, s));
                 }
             }
             for (g, a) in acc.iter().enumerate() {
-                _mm256_storeu_pd(p.add(4 * g), *a);
+                // SAFETY: see above.
+                unsafe { _mm256_storeu_pd(p.add(4 * g), *a) };
             }
         }
     }
@@ -212,7 +218,8 @@ mod avx512bw {
         let mut pending = 0;
         let flush = |bytes: __m512i, counts: &mut [u32; 64]| {
             let mut b = [0u8; 64];
-            _mm512_storeu_si512(b.as_mut_ptr().cast(), bytes);
+            // SAFETY: `b` is the 64 bytes the store writes.
+            unsafe { _mm512_storeu_si512(b.as_mut_ptr().cast(), bytes) };
             for (c, &x) in counts.iter_mut().zip(&b) {
                 *c += u32::from(x);
             }
@@ -242,7 +249,8 @@ mod avx512 {
         let p = lanes.as_mut_ptr();
         let mut acc = [_mm512_setzero_pd(); 8];
         for (g, a) in acc.iter_mut().enumerate() {
-            *a = _mm512_loadu_pd(p.add(8 * g));
+            // SAFETY: `lanes` holds 64 f64s; lanes 8·g..8·g + 8 (g < 8) are inside it.
+            *a = unsafe { _mm512_loadu_pd(p.add(8 * g)) };
         }
         for v in votes {
             let h = (v.hash >> shift) as u64;
@@ -254,7 +262,8 @@ mod avx512 {
             }
         }
         for (g, a) in acc.iter().enumerate() {
-            _mm512_storeu_pd(p.add(8 * g), *a);
+            // SAFETY: as for the loads above.
+            unsafe { _mm512_storeu_pd(p.add(8 * g), *a) };
         }
     }
 }

@@ -185,7 +185,8 @@ pub(crate) fn hash_ascii_4grams(text: &str, wide: bool, mut f: impl FnMut(u128))
 unsafe fn avx512_compress4(grams: &[u32]) -> [[u32; 16]; 4] {
     let mut w0 = [0u32; 16];
     w0[..grams.len()].copy_from_slice(grams);
-    avx512::compress4(&w0)
+    // SAFETY: the caller guarantees AVX-512F.
+    unsafe { avx512::compress4(&w0) }
 }
 
 #[cfg(not(target_arch = "x86_64"))]
@@ -272,7 +273,9 @@ mod avx512 {
         let lanes = _mm512_setr_epi32(0, 16, 32, 48, 64, 80, 96, 112, 128, 144, 160, 176, 192, 208, 224, 240);
         let m: [__m512i; 16] = std::array::from_fn(|g| {
             let idx = _mm512_add_epi32(lanes, _mm512_set1_epi32(g as i32));
-            _mm512_i32gather_epi32::<4>(idx, blocks.as_ptr().cast())
+            // SAFETY: the offsets 64·lane + 4·g (lane < 16, g < 16) scaled by 1
+            // stay within the 1,024 bytes of `blocks`.
+            unsafe { _mm512_i32gather_epi32::<4>(idx, blocks.as_ptr().cast()) }
         });
         rounds(&m)
     }
@@ -282,14 +285,15 @@ mod avx512 {
     #[target_feature(enable = "avx512f")]
     pub(super) unsafe fn compress4(w0: &[u32; 16]) -> [[u32; 16]; 4] {
         let mut m = [_mm512_setzero_si512(); 16];
-        m[0] = _mm512_loadu_si512(w0.as_ptr().cast());
+        // SAFETY: `w0` is 16 u32s, the 64 bytes an unaligned load reads.
+        m[0] = unsafe { _mm512_loadu_si512(w0.as_ptr().cast()) };
         m[1] = _mm512_set1_epi32(0x80);
         m[14] = _mm512_set1_epi32(32);
         rounds(&m)
     }
 
     #[target_feature(enable = "avx512f")]
-    unsafe fn rounds(m: &[__m512i; 16]) -> [[u32; 16]; 4] {
+    fn rounds(m: &[__m512i; 16]) -> [[u32; 16]; 4] {
         let init = [0x67452301u32, 0xefcdab89, 0x98badcfe, 0x10325476];
         let (mut a, mut b, mut c, mut d) = (
             _mm512_set1_epi32(init[0] as i32),
@@ -316,7 +320,8 @@ mod avx512 {
         let mut out = [[0u32; 16]; 4];
         for (j, v) in [a, b, c, d].into_iter().enumerate() {
             let v = _mm512_add_epi32(v, _mm512_set1_epi32(init[j] as i32));
-            _mm512_storeu_si512(out[j].as_mut_ptr().cast(), v);
+            // SAFETY: `out[j]` is 16 u32s, the 64 bytes an unaligned store writes.
+            unsafe { _mm512_storeu_si512(out[j].as_mut_ptr().cast(), v) };
         }
         out
     }

@@ -15,7 +15,11 @@ pub(crate) fn sort_words<W: Word>(v: &mut Vec<W>, f: u32) {
 }
 
 /// Sorts `v` ascending, given `top(x)`: a monotone map into
-/// `0..2^RADIX_BITS` (the top bits of the sort key).
+/// `0..2^RADIX_BITS` (the top bits of the sort key). Memory-safe for any
+/// `top`: the scatter checks every write against its region, and a `top`
+/// that answers differently on its two passes makes it fall back to the
+/// standard sort; a `top` that is consistent but not monotone leaves the
+/// buckets out of order (never undefined behaviour).
 pub(crate) fn sort_by_top<T: Copy + Ord + Send + Sync>(v: &mut Vec<T>, top: impl Fn(&T) -> usize + Sync) {
     if v.len() < 1 << 16 {
         v.sort_unstable();
@@ -50,17 +54,33 @@ pub(crate) fn sort_by_top<T: Copy + Ord + Send + Sync>(v: &mut Vec<T>, top: impl
     bucket_start[buckets] = pos;
     let mut out: Vec<T> = Vec::with_capacity(v.len());
     let out_ptr = SendPtr(out.as_mut_ptr());
-    v.par_chunks(chunk).zip(starts.into_par_iter()).for_each(|(c, mut st)| {
+    let overflow = std::sync::atomic::AtomicBool::new(false);
+    v.par_chunks(chunk).zip(starts.into_par_iter()).zip(hists.par_iter()).for_each(|((c, mut st), h)| {
         let p = out_ptr;
+        // Where each region of this chunk ends.
+        let end: Vec<usize> = st.iter().zip(h).map(|(s, n)| s + n).collect();
         for &w in c {
             let b = bucket(&w);
-            // SAFETY: the regions [starts[c][b], starts[c][b] + hists[c][b]) are
-            // disjoint across chunks and buckets and lie within 0..v.len().
+            if st[b] >= end[b] {
+                // `top` answered otherwise than when counting.
+                overflow.store(true, std::sync::atomic::Ordering::Relaxed);
+                return;
+            }
+            // SAFETY: st[b] < end[b], and the regions [starts[c][b], end[b])
+            // are disjoint across chunks and buckets and lie within
+            // 0..v.len() = the capacity of `out`.
             unsafe { p.0.add(st[b]).write(w) };
             st[b] += 1;
         }
     });
-    // SAFETY: every position 0..v.len() was written exactly once above.
+    if overflow.into_inner() {
+        // `out` is left empty (T is Copy: nothing to drop).
+        v.sort_unstable();
+        return;
+    }
+    // SAFETY: no chunk overflowed a region, and each chunk wrote as many
+    // words as its regions hold in all, so every region, hence every
+    // position 0..v.len(), was written exactly once.
     unsafe { out.set_len(v.len()) };
     let mut rest: &mut [T] = &mut out;
     let mut parts = Vec::with_capacity(buckets);
@@ -75,8 +95,9 @@ pub(crate) fn sort_by_top<T: Copy + Ord + Send + Sync>(v: &mut Vec<T>, top: impl
 
 #[derive(Clone, Copy)]
 struct SendPtr<W>(*mut W);
-// SAFETY: used only for disjoint writes from the scatter pass.
+// SAFETY: used only for disjoint, bounds-checked writes from the scatter pass.
 unsafe impl<W> Send for SendPtr<W> {}
+// SAFETY: as for Send.
 unsafe impl<W> Sync for SendPtr<W> {}
 
 #[cfg(test)]
@@ -107,5 +128,17 @@ mod tests {
         s.sort_unstable();
         sort_words(&mut v128, 128);
         assert_eq!(v128, s);
+    }
+
+    /// An inconsistent `top` (another answer on every call) cannot make
+    /// the scatter write out of bounds: the words still come out sorted.
+    #[test]
+    fn an_inconsistent_top_is_safe() {
+        let calls = std::sync::atomic::AtomicUsize::new(0);
+        let mut v: Vec<u64> = (0..100_000u64).map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15)).collect();
+        let mut w = v.clone();
+        w.sort_unstable();
+        sort_by_top(&mut v, |_| calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed) % 4096);
+        assert_eq!(v, w);
     }
 }

@@ -151,7 +151,9 @@ mod avx2 {
     pub(super) unsafe fn block(chunk: &[u8]) -> Block {
         debug_assert_eq!(chunk.len(), 64);
         let half = |off: usize| -> [u32; 5] {
-            let v = _mm256_loadu_si256(chunk.as_ptr().add(off).cast());
+            assert!(off + 32 <= chunk.len());
+            // SAFETY: the 32 bytes at `off` are inside `chunk` (checked above).
+            let v = unsafe { _mm256_loadu_si256(chunk.as_ptr().add(off).cast()) };
             let eq = |c: u8| _mm256_cmpeq_epi8(v, _mm256_set1_epi8(c as i8));
             let between = |x: __m256i, lo: u8, hi: u8| {
                 _mm256_and_si256(

@@ -66,11 +66,13 @@ impl Target for FileTarget {
                     None => entries::from_documents(&args.input, &fp, start)?,
                 }
             }
-            (None, None) => return Err(UsageError(format!(
+            (None, None) => {
+                return Err(UsageError(format!(
                 "{}: this index was built from fingerprints and knows no pipeline; add with --fingerprints",
                 self.path.display()
             ))
-            .into()),
+                .into())
+            }
         };
         let n = made.len();
         let file = &mut self.file;
