@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""Generate crates/neardup/src/compat/pyunicode_tables.rs from CPython's own
+"""Generate crates/neardup/src/normalize/pyunicode_tables.rs from CPython's own
 Unicode database, so the `python-simhash` preset reproduces exactly what
 `str.lower()` and the regex `[\\w\\u4e00-\\u9fcc]+` do in the CPython that
 runs the PyPI `simhash` package.
 
 Run with the CPython whose behaviour you want (the tables record its
-version): python3.11 tools/gen_pyunicode.py > crates/neardup/src/compat/pyunicode_tables.rs
+version): python3.11 tools/gen_pyunicode.py > crates/neardup/src/normalize/pyunicode_tables.rs
 """
 import re
 import sys

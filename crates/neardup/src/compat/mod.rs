@@ -1,6 +1,5 @@
-//! Reproductions of other SimHash implementations, used by the
-//! compatibility presets.
+//! Reproductions of other SimHash implementations' selection rules, used
+//! by the compatibility presets. (The PyPI `simhash` normalizer is a
+//! normalizer: `normalize/python_simhash.rs`.)
 
 pub(crate) mod cppjieba;
-pub(crate) mod python;
-mod pyunicode_tables;

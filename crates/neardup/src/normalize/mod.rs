@@ -4,6 +4,8 @@
 //! returns [`Cow::Borrowed`] when its input is already normal.
 
 mod html;
+mod python_simhash;
+mod pyunicode_tables;
 
 pub use html::html_to_text;
 
@@ -57,7 +59,7 @@ impl Normalizer for NormalizerConfig {
             NormalizerConfig::Lowercase => Lowercase.normalize(text),
             NormalizerConfig::StripPunctuation => StripPunctuation.normalize(text),
             NormalizerConfig::CollapseWhitespace => CollapseWhitespace.normalize(text),
-            NormalizerConfig::PythonSimhash => crate::compat::python::PythonSimhash.normalize(text),
+            NormalizerConfig::PythonSimhash => python_simhash::PythonSimhash.normalize(text),
         }
     }
 }

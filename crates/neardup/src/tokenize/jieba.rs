@@ -1,22 +1,50 @@
 //! The jieba segmenter, loaded once per process and shared.
+//!
+//! Behind the default-on `jieba` feature. Without it, pipelines that need
+//! jieba are refused when they are built ([`TokenizerConfig`](super::TokenizerConfig)'s
+//! validation); a tokenizer used without that check cuts Han runs into
+//! single characters instead.
 
-use std::sync::OnceLock;
+#[cfg(feature = "jieba")]
+mod loaded {
+    use std::sync::OnceLock;
 
-use jieba_rs::Jieba;
+    use jieba_rs::Jieba;
 
-static JIEBA: OnceLock<Jieba> = OnceLock::new();
+    static JIEBA: OnceLock<Jieba> = OnceLock::new();
 
-/// The process-wide jieba segmenter with its bundled dictionary.
-///
-/// Loading the dictionary takes 0.1–0.2 s, so it happens once, on first
-/// use, and every pipeline shares the result.
-pub fn shared_jieba() -> &'static Jieba {
-    JIEBA.get_or_init(Jieba::new)
+    /// The process-wide jieba segmenter with its bundled dictionary.
+    ///
+    /// Loading the dictionary takes 0.1–0.2 s, so it happens once, on first
+    /// use, and every pipeline shares the result.
+    pub fn shared_jieba() -> &'static Jieba {
+        JIEBA.get_or_init(Jieba::new)
+    }
+
+    /// jieba's words of `text`.
+    pub(crate) fn cut(text: &str, hmm: bool) -> Vec<&str> {
+        shared_jieba().cut(text, hmm).into_iter().map(|t| t.word).collect()
+    }
 }
+
+#[cfg(feature = "jieba")]
+use loaded::cut;
+#[cfg(feature = "jieba")]
+pub use loaded::shared_jieba;
+
+/// Without jieba: single characters (never reached through a validated
+/// pipeline).
+#[cfg(not(feature = "jieba"))]
+fn cut(text: &str, _hmm: bool) -> Vec<&str> {
+    text.char_indices().map(|(i, c)| &text[i..i + c.len_utf8()]).collect()
+}
+
+/// Whether this build has jieba.
+pub(crate) const AVAILABLE: bool = cfg!(feature = "jieba");
 
 /// Appends jieba's words for a run of Han characters.
 pub(crate) fn cut_han<'t>(run: &'t str, hmm: bool, out: &mut Vec<&'t str>) {
-    out.extend(shared_jieba().cut(run, hmm).into_iter().map(|t| t.word));
+    out.extend(cut(run, hmm));
 }
 
 /// The whole text through `cut`, whitespace tokens dropped, and ASCII
@@ -28,8 +56,7 @@ pub(crate) fn cut_whole<'t>(text: &'t str, hmm: bool, out: &mut Vec<&'t str>) {
     let base = text.as_ptr() as usize;
     // The pending stretch of adjacent ASCII tokens, as a byte range of `text`.
     let mut ascii: Option<(usize, usize)> = None;
-    for t in shared_jieba().cut(text, hmm) {
-        let w = t.word;
+    for w in cut(text, hmm) {
         let start = w.as_ptr() as usize - base;
         if w.is_ascii() && !w.bytes().all(|b| b.is_ascii_whitespace()) {
             ascii = match ascii {

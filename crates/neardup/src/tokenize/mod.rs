@@ -15,6 +15,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 pub use ascii::ascii_words;
+#[cfg(feature = "jieba")]
 pub use jieba::shared_jieba;
 pub use ngrams::CharNgrams;
 pub use script::{script_of, Script};
@@ -111,6 +112,11 @@ impl TokenizerConfig {
                     .into())
             }
             TokenizerConfig::Shingles { over, .. } => over.validate(),
+            TokenizerConfig::Words { .. } | TokenizerConfig::Jieba { .. } if !jieba::AVAILABLE => Err(
+                "this neardup was built without the `jieba` feature, which the words and jieba tokenizers \
+                 need; rebuild with default features, or use char-ngrams"
+                    .into(),
+            ),
             _ => Ok(()),
         }
     }
@@ -127,5 +133,21 @@ impl Tokenizer for TokenizerConfig {
             // Shingles are joined after filtering; here only the base tokens.
             TokenizerConfig::Shingles { over, .. } => over.tokenize(text, out),
         }
+    }
+}
+
+/// Built without jieba (`--no-default-features`): the pipelines that need
+/// it are refused with a message that says so; the others work.
+#[cfg(all(test, not(feature = "jieba")))]
+mod without_jieba {
+    use crate::Fingerprinter;
+
+    #[test]
+    fn jieba_pipelines_are_refused_others_work() {
+        let e = Fingerprinter::preset("default").unwrap_err().to_string();
+        assert!(e.contains("`jieba` feature"), "{e}");
+        assert!(Fingerprinter::preset("keywords").is_err());
+        let py = Fingerprinter::preset("python-simhash").unwrap();
+        assert_eq!(py.fingerprint("").to_string(), "e9800998ecf8427e");
     }
 }

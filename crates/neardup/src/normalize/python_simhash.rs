@@ -11,7 +11,7 @@
 use std::borrow::Cow;
 
 use super::pyunicode_tables::{CASED, CASE_IGNORABLE, LOWER, WORD};
-use crate::normalize::Normalizer;
+use super::Normalizer;
 
 static ASCII_WORD: [bool; 256] = {
     let mut t = [false; 256];
