@@ -11,7 +11,7 @@
 # Writes bench/out/serve-{old,k3,rule}.jsonl and prints their tables.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-: "${OLD_BIN:?set OLD_BIN to the earlier build's neardup binary}"
+: "${OLD_BIN:?set OLD_BIN to the neardup binary of the earlier build}"
 bash bench/serve.sh --help >/dev/null   # installs wrk, builds the release binary
 for run in old k3 rule; do
   case $run in

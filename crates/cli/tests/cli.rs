@@ -1,62 +1,18 @@
 //! Runs the `neardup` binary in temporary directories.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 
+use neardup_testkit::cli::{write, Run};
+use neardup_testkit::Rng;
 use serde_json::Value;
 
-struct Run {
-    out: Output,
-}
-
-impl Run {
-    fn code(&self) -> i32 {
-        self.out.status.code().expect("exited")
-    }
-    fn stdout(&self) -> String {
-        String::from_utf8(self.out.stdout.clone()).unwrap()
-    }
-    fn stderr(&self) -> String {
-        String::from_utf8(self.out.stderr.clone()).unwrap()
-    }
-    fn ok(self) -> Run {
-        assert_eq!(self.code(), 0, "stderr: {}", self.stderr());
-        assert!(!self.stderr().contains("panicked"), "{}", self.stderr());
-        self
-    }
-    fn fails(self, code: i32, needle: &str) -> Run {
-        assert_eq!(self.code(), code, "stdout: {}\nstderr: {}", self.stdout(), self.stderr());
-        assert!(self.stderr().contains(needle), "expected {needle:?} in stderr: {}", self.stderr());
-        assert!(!self.stderr().contains("panicked"), "{}", self.stderr());
-        self
-    }
-    fn jsonl(&self) -> Vec<Value> {
-        self.stdout().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
-    }
-}
-
 fn neardup(args: &[&str], dir: &Path, stdin: Option<&[u8]>) -> Run {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_neardup"));
-    cmd.args(args).current_dir(dir).stdout(Stdio::piped()).stderr(Stdio::piped());
-    cmd.env_remove("RUST_BACKTRACE");
-    cmd.stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() });
-    let mut child = cmd.spawn().unwrap();
-    if let Some(data) = stdin {
-        child.stdin.take().unwrap().write_all(data).unwrap();
-    }
-    Run { out: child.wait_with_output().unwrap() }
+    neardup_testkit::cli::run(Path::new(env!("CARGO_BIN_EXE_neardup")), args, dir, stdin)
 }
 
 fn tmp() -> tempfile::TempDir {
     tempfile::tempdir().unwrap()
-}
-
-fn write(dir: &Path, name: &str, data: &[u8]) -> PathBuf {
-    let p = dir.join(name);
-    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-    std::fs::write(&p, data).unwrap();
-    p
 }
 
 fn testdata(name: &str) -> String {
@@ -323,18 +279,6 @@ fn broken_pipe_is_not_an_error() {
 
 // ---- dedup, pairs, index ----
 
-/// SplitMix64: deterministic test data.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-}
-
 /// 10,000 fingerprints: random, near neighbours at distances 1..5, copies.
 fn fingerprint_list(n: usize) -> Vec<u64> {
     let mut rng = Rng(42);
@@ -358,41 +302,14 @@ fn fingerprint_list(n: usize) -> Vec<u64> {
     v
 }
 
+/// Every pair within k, as (i, j, distance) positions.
 fn brute_pairs(v: &[u64], k: u32) -> Vec<(usize, usize, u32)> {
-    let mut out = Vec::new();
-    for i in 0..v.len() {
-        for j in i + 1..v.len() {
-            let d = (v[i] ^ v[j]).count_ones();
-            if d <= k {
-                out.push((i, j, d));
-            }
-        }
-    }
-    out
+    neardup_testkit::brute_pairs(v, k).into_iter().map(|(i, j, d)| (i as usize, j as usize, d)).collect()
 }
 
 /// Connected components of size > 1, each sorted, ordered by first member.
 fn brute_clusters(n: usize, pairs: &[(usize, usize, u32)]) -> Vec<Vec<usize>> {
-    let mut parent: Vec<usize> = (0..n).collect();
-    fn find(p: &mut [usize], mut x: usize) -> usize {
-        while p[x] != x {
-            p[x] = p[p[x]];
-            x = p[x];
-        }
-        x
-    }
-    for &(a, b, _) in pairs {
-        let (ra, rb) = (find(&mut parent, a), find(&mut parent, b));
-        parent[ra.max(rb)] = ra.min(rb);
-    }
-    let mut groups: std::collections::BTreeMap<usize, Vec<usize>> = Default::default();
-    for i in 0..n {
-        let r = find(&mut parent, i);
-        groups.entry(r).or_default().push(i);
-    }
-    let mut out: Vec<Vec<usize>> = groups.into_values().filter(|g| g.len() > 1).collect();
-    out.sort();
-    out
+    neardup_testkit::brute_clusters(n, pairs.iter().map(|p| (p.0, p.1)))
 }
 
 #[test]

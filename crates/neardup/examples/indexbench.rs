@@ -18,28 +18,12 @@ use neardup::index::pairs::{all_pairs, PairsOptions};
 use neardup::index::{HammingIndex, LinearScan, TableIndex};
 use neardup::Fingerprint;
 
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    fn near(&mut self, base: u64, k: u64) -> u64 {
-        let mut w = base;
-        let d = self.next() % (k + 1);
-        let mut flipped = 0;
-        while flipped < d {
-            let b = 1u64 << (self.next() % 64);
-            if (w ^ base) & b == 0 {
-                w ^= b;
-                flipped += 1;
-            }
-        }
-        w
-    }
+use neardup_testkit::Rng;
+
+/// A word within `k` bits of `base` (0 to k distinct bits flipped).
+fn near(rng: &mut Rng, base: u64, k: u64) -> u64 {
+    let d = rng.below(k + 1) as u32;
+    rng.flip(u128::from(base), d, 64) as u64
 }
 
 fn write_u64s(path: &std::path::Path, v: &[u64]) {
@@ -76,7 +60,7 @@ fn main() {
                 .map(|i| {
                     if i % 2 == 0 {
                         let b = base[(rng.next() % n as u64) as usize];
-                        rng.near(b, k)
+                        near(&mut rng, b, k)
                     } else {
                         rng.next()
                     }
@@ -158,7 +142,7 @@ fn main() {
                 let w = rng.next();
                 v.push(w);
                 if v.len().is_multiple_of(100) {
-                    v.push(rng.near(w, k as u64));
+                    v.push(near(&mut rng, w, k as u64));
                 }
             }
             v.truncate(n);

@@ -9,51 +9,17 @@ use neardup::meta::IndexMeta;
 use neardup::{Bits, Fingerprint, PipelineConfig};
 use proptest::prelude::*;
 
-/// A deterministic generator (SplitMix64), so failures reproduce.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    fn fp(&mut self, bits: Bits) -> u128 {
-        let v = (self.next() as u128) << 64 | self.next() as u128;
-        v & bits.mask()
-    }
-    /// `v` with exactly `d` distinct bits flipped.
-    fn flip(&mut self, v: u128, d: u32, bits: Bits) -> u128 {
-        let mut out = v;
-        let mut flipped = 0;
-        while flipped < d {
-            let b = (self.next() % bits.get() as u64) as u32;
-            if (out ^ v) >> b & 1 == 0 {
-                out ^= 1 << b;
-                flipped += 1;
-            }
-        }
-        out
-    }
-}
+use neardup_testkit::Rng;
 
 /// Random fingerprints plus planted neighbours of some of them at every
-/// distance `0..=k + 2`.
+/// distance `0..=k + 2` (the test kit's, in this width).
 fn planted(rng: &mut Rng, bits: Bits, k: u32, n: usize) -> Vec<u128> {
-    let mut v = Vec::with_capacity(n);
-    while v.len() < n {
-        let base = rng.fp(bits);
-        v.push(base);
-        if rng.next().is_multiple_of(2) {
-            for d in 0..=k + 2 {
-                if v.len() < n {
-                    v.push(rng.flip(base, d, bits));
-                }
-            }
-        }
-    }
-    v
+    neardup_testkit::planted(rng, bits.get(), k, n)
+}
+
+/// `v` with exactly `d` distinct bits flipped.
+fn flip(rng: &mut Rng, v: u128, d: u32, bits: Bits) -> u128 {
+    rng.flip(v, d, bits.get())
 }
 
 fn check_same(table: &TableIndex, linear: &LinearScan, queries: &[u128], bits: Bits, max_k: u32) {
@@ -104,7 +70,7 @@ proptest! {
         for _ in 0..10 {
             let base = fps[(rng.next() % fps.len() as u64) as usize];
             let d = (rng.next() % (k as u64 + 3)) as u32;
-            queries.push(rng.flip(base, d, bits));
+            queries.push(flip(&mut rng, base, d, bits));
         }
         check_same(&table, &linear, &queries, bits, k + 2);
         // Remove about a third of the ids, insert some more, check again.
@@ -114,7 +80,7 @@ proptest! {
         }
         let mut added = Vec::new();
         for (i, &base) in fps.iter().enumerate().take(n / 4) {
-            let v = rng.flip(base, (i % 3) as u32, bits);
+            let v = flip(&mut rng, base, (i % 3) as u32, bits);
             let id = 10_000 + i as u64;
             table.insert(id, Fingerprint::new(v, bits)).unwrap();
             linear.insert(id, Fingerprint::new(v, bits)).unwrap();
@@ -310,16 +276,7 @@ fn wrong_width_is_an_error() {
 }
 
 fn brute_pairs(fps: &[u128], k: u32) -> Vec<(u32, u32, u32)> {
-    let mut v = Vec::new();
-    for i in 0..fps.len() {
-        for j in i + 1..fps.len() {
-            let d = (fps[i] ^ fps[j]).count_ones();
-            if d <= k {
-                v.push((i as u32, j as u32, d));
-            }
-        }
-    }
-    v
+    neardup_testkit::brute_pairs(fps, k)
 }
 
 #[test]
@@ -355,7 +312,7 @@ fn skewed_input_collapses_identical_fingerprints() {
     let centre = rng.next();
     let mut fps: Vec<u64> = vec![centre; 100_000];
     for i in 0..300 {
-        fps.push(rng.flip(centre as u128, 1 + i % 4, Bits::B64) as u64);
+        fps.push(rng.flip(centre as u128, 1 + i % 4, 64) as u64);
     }
     for _ in 0..5000 {
         fps.push(rng.next());

@@ -12,20 +12,7 @@ fn config() -> PipelineConfig {
     Fingerprinter::preset("default").unwrap().config().clone()
 }
 
-/// A deterministic generator (xorshift).
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    /// A fingerprint near `base`: up to `bits` random bits flipped.
-    fn near(&mut self, base: u64, bits: u32) -> u64 {
-        (0..self.next() % u64::from(bits + 1)).fold(base, |v, _| v ^ (1 << (self.next() % 64)))
-    }
-}
+use neardup_testkit::Rng;
 
 fn record(id: &str, v: u64) -> DocRecord {
     DocRecord {

@@ -8,12 +8,9 @@ use std::ops::Range;
 use std::process::ExitCode;
 
 use anyhow::Result;
-use neardup::index::HammingIndex;
 use neardup::meta::IndexMeta;
-use neardup::passage::{self, Aligner, PassageConfig, PassageDoc, WindowMatch};
-use neardup::Fingerprinter;
+use neardup::passage::{self, Aligner, PassageConfig, PassageIndex};
 use neardup::Radius;
-use rayon::prelude::*;
 use serde_json::{json, Value};
 
 use crate::args::{ReportArgs, ReportFormat};
@@ -157,25 +154,12 @@ fn pair_report(args: &ReportArgs, b_path: &std::path::Path) -> Result<Report> {
     Ok(report)
 }
 
-/// `ID#START-END` → (ID, START..END).
-fn parse_passage_name(name: &str) -> Option<(&str, Range<usize>)> {
-    let (id, range) = name.rsplit_once('#')?;
-    let (s, e) = range.split_once('-')?;
-    let (s, e) = (s.parse().ok()?, e.parse().ok()?);
-    (s <= e).then_some((id, s..e))
-}
-
 fn index_report(args: &ReportArgs, path: &std::path::Path) -> Result<Report> {
+    let in_file = |e: neardup::Error| UsageError(format!("{}: {e}", path.display()));
     let file = super::index::open(path, args.no_verify)?;
-    let meta = IndexMeta::of(&file).map_err(|e| UsageError(format!("{}: {e}", path.display())))?;
-    super::index::check_pipeline(&meta, &args.pipeline)?;
-    let Some(cfg) = meta.passages else {
-        return Err(UsageError(format!(
-            "{}: an index of whole documents; build a passage index with `neardup index build --passages`",
-            path.display()
-        ))
-        .into());
-    };
+    super::index::check_pipeline(&IndexMeta::of(&file).map_err(in_file)?, &args.pipeline)?;
+    let index = PassageIndex::open(file).map_err(in_file)?;
+    let cfg = index.config();
     if args.passage.given() && args.passage.over(cfg) != cfg {
         return Err(UsageError(format!(
             "{}: its passages are windows of {} sentences (at least {} characters), fixed when it was built; \
@@ -186,100 +170,43 @@ fn index_report(args: &ReportArgs, path: &std::path::Path) -> Result<Report> {
         ))
         .into());
     }
-    let Some(config) = meta.pipeline.clone() else {
-        return Err(UsageError(format!("{}: this index knows no pipeline", path.display())).into());
-    };
-    let Some(names) = file.names.as_ref() else {
-        return Err(UsageError(format!("{}: this index has no entry names", path.display())).into());
-    };
-    let fp = Fingerprinter::new(config)?;
-    let radius = args.k.map_or_else(|| passage::index_radius(fp.bits()), Radius::fixed);
+    let radius = args.k.map_or_else(|| passage::index_radius(index.fingerprinter().bits()), Radius::fixed);
     let a = read(&args.a, args.max_doc_bytes)?;
-    let doc = PassageDoc::new(&fp, &a, &cfg);
-    let results: Vec<_> = doc
-        .passages
-        .par_iter()
-        .map(|p| file.index.query(p.fingerprint, radius.k_for(p.features)))
-        .collect::<neardup::Result<_>>()
-        .map_err(|e| UsageError(format!("{}: {e}", path.display())))?;
-    let mut targets: HashMap<&str, usize> = HashMap::new();
-    let mut target_names: Vec<&str> = Vec::new();
-    let mut matches = Vec::new();
-    for (window, res) in results.into_iter().enumerate() {
-        for m in res {
-            let name = names.get(m.id).unwrap_or("");
-            let Some((id, bytes)) = parse_passage_name(name) else {
-                anyhow::bail!(
-                    "{}: entry {} is named {name:?}, not ID#START-END: the index is damaged",
-                    path.display(),
-                    m.id
-                );
-            };
-            if args.exclude.iter().any(|x| x == id) {
-                continue;
-            }
-            let target = *targets.entry(id).or_insert_with(|| {
-                target_names.push(id);
-                target_names.len() - 1
-            });
-            matches.push(WindowMatch { window, target, bytes, distance: m.distance });
-        }
-    }
-    let mut spans = passage::merge_window_matches(&doc, matches);
-    spans.retain(|s| s.windows >= args.min_windows);
-    let all: Vec<Range<usize>> = spans.iter().map(|s| s.a.clone()).collect();
-    let matched_chars = passage::covered_chars(&a, &doc.sentences, &all);
-    let a_chars = doc.chars(&a);
-    // Sources by the share of A they hold, largest first.
-    let mut by_source: Vec<(usize, usize)> = (0..target_names.len())
-        .map(|t| {
-            let ranges: Vec<_> = spans.iter().filter(|s| s.target == t).map(|s| s.a.clone()).collect();
-            (t, passage::covered_chars(&a, &doc.sentences, &ranges))
-        })
-        .collect();
-    by_source.sort_by(|x, y| y.1.cmp(&x.1).then(target_names[x.0].cmp(target_names[y.0])));
-    let shown = by_source.len().min(args.max_sources);
-    let rank: HashMap<usize, usize> =
-        by_source.iter().take(shown).enumerate().map(|(r, &(t, _))| (t, r)).collect();
-    let share = |n: usize| if a_chars == 0 { 0.0 } else { n as f64 / a_chars as f64 };
-    let sources = by_source
+    let copied = index.find(&a, &radius, &args.exclude, args.min_windows).map_err(in_file)?;
+    let shown = copied.sources.len().min(args.max_sources);
+    let share = |n: usize| if copied.chars == 0 { 0.0 } else { n as f64 / copied.chars as f64 };
+    let sources = copied.sources[..shown]
         .iter()
-        .take(shown)
-        .map(|&(t, n)| Source {
-            name: target_names[t].to_owned(),
-            text: None,
-            similarity: share(n),
-            reverse: None,
-        })
+        .map(|(id, n)| Source { name: id.clone(), text: None, similarity: share(*n), reverse: None })
         .collect();
-    let mut found: Vec<Found> = spans
+    let mut found: Vec<Found> = copied
+        .spans
         .iter()
-        .filter_map(|s| {
-            rank.get(&s.target).map(|&r| Found {
-                source: r,
-                a: s.a.clone(),
-                b: s.b.clone(),
-                distance: s.distance,
-                sentences: None,
-            })
+        .filter(|s| s.target < shown)
+        .map(|s| Found {
+            source: s.target,
+            a: s.a.clone(),
+            b: s.b.clone(),
+            distance: s.distance,
+            sentences: None,
         })
         .collect();
     found.sort_by_key(|f| (f.a.start, f.source));
     Ok(Report {
         a: Doc {
             name: args.a.display().to_string(),
-            chars: a_chars,
-            sentences: doc.sentences.len(),
+            chars: copied.chars,
+            sentences: copied.doc.sentences.len(),
             text: a,
         },
         sources,
         found,
-        matched_chars,
+        matched_chars: copied.matched_chars,
         radius,
         passages: cfg,
         min_jaccard: None,
         index: Some(path.display().to_string()),
-        sources_left_out: by_source.len() - shown,
+        sources_left_out: copied.sources.len() - shown,
     })
 }
 
@@ -587,14 +514,6 @@ table { border-collapse: collapse; } td, th { padding: .2em .8em; border-bottom:
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn passage_names_parse_from_the_right() {
-        assert_eq!(parse_passage_name("doc#1#10-20"), Some(("doc#1", 10..20)));
-        assert_eq!(parse_passage_name("a-b#0-5"), Some(("a-b", 0..5)));
-        assert_eq!(parse_passage_name("doc#20-10"), None);
-        assert_eq!(parse_passage_name("doc"), None);
-    }
 
     #[test]
     fn marking_escapes_and_splits_overlaps() {

@@ -270,7 +270,32 @@ impl IndexFile {
         // and checked before use. Another process truncating the file while it
         // is mapped is outside what we can defend against (as with any mmap).
         let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| Error::io(path, e))?;
-        let bytes: &[u8] = &map;
+        Self::decode(Arc::new(map), path, verify)
+    }
+
+    /// Decodes an index file held in memory (checksum verified), with the
+    /// checks of [`open`](Self::open): damaged bytes are an error, never a
+    /// panic (what the `index_file` fuzz target exercises).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::IndexFile`] saying what is wrong with the bytes.
+    pub fn from_bytes(bytes: Vec<u8>) -> Result<IndexFile> {
+        if bytes.len() < 32 {
+            return Err(Error::IndexFile {
+                path: PathBuf::from("<memory>"),
+                message: format!("{} bytes is too short for a neardup index", bytes.len()),
+            });
+        }
+        Self::decode(Arc::new(bytes), Path::new("<memory>"), true)
+    }
+
+    /// The checks and decoding behind [`open`](Self::open) and
+    /// [`from_bytes`](Self::from_bytes), over at least 32 bytes.
+    fn decode(owner: Arc<dyn AsRef<[u8]> + Send + Sync>, path: &Path, verify: bool) -> Result<IndexFile> {
+        let bad = |message: String| Error::IndexFile { path: path.to_path_buf(), message };
+        let bytes: &[u8] = (*owner).as_ref();
+        let len = bytes.len();
         if &bytes[..8] != MAGIC {
             return Err(bad("not a neardup index file (wrong magic bytes)".into()));
         }
@@ -302,7 +327,6 @@ impl IndexFile {
             )));
         }
         let body_end = len - 16;
-        let owner: Arc<dyn AsRef<[u8]> + Send + Sync> = Arc::new(map);
         let blob = |s: Section| -> Result<Blob> {
             match s.offset.checked_add(s.len) {
                 Some(end) if s.offset >= 16 + hlen && end <= body_end => {

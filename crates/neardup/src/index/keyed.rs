@@ -178,8 +178,12 @@ impl<K: Hash + Eq> KeyedIndex<K> {
     /// An impossible layout for some pass.
     pub fn with_radius(mut self, radius: &Radius, builder: TableIndexBuilder) -> Result<Self> {
         let plan = Plan::new(radius);
-        let entries: Vec<(Id, Fingerprint, usize)> =
-            self.index.entries().into_iter().map(|(id, fp)| (id, fp, self.features(id))).collect();
+        // A fixed radius has no later pass: nothing to read.
+        let entries: Vec<(Id, Fingerprint, usize)> = if plan.passes().len() > 1 {
+            self.index.entries().into_iter().map(|(id, fp)| (id, fp, self.features(id))).collect()
+        } else {
+            Vec::new()
+        };
         self.rule = Some(Rule::build(plan, &builder, entries)?);
         Ok(self)
     }

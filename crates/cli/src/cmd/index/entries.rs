@@ -4,7 +4,7 @@ use std::path::Path;
 
 use anyhow::Result;
 use neardup::dedup::UNKNOWN_FEATURES;
-use neardup::passage::{PassageConfig, PassageDoc};
+use neardup::passage::{PassageConfig, PassageEntry, PassageIndex};
 use neardup::{Fingerprint, Fingerprinter};
 use rayon::prelude::*;
 use serde_json::Value;
@@ -44,15 +44,24 @@ pub fn from_list(path: &Path, first_id: u64) -> Result<Entries> {
     Ok(e)
 }
 
-/// One entry per document.
+/// One entry per document, named by the record's id.
 pub fn from_documents(input: &InputArgs, fp: &Fingerprinter, first_id: u64) -> Result<Entries> {
     let allow_empty = input.allow_empty;
     entries_of(input, first_id, "fingerprinting", |batch| {
         fingerprint_records(fp, batch, allow_empty)
             .into_iter()
-            .map(|r| r.map(|(f, n)| vec![(f, String::new(), n)]))
+            .zip(batch)
+            .map(|(res, r)| res.map(|(f, n)| vec![(f, id_text(&r.id), n)]))
             .collect()
     })
+}
+
+/// A record's id as an entry name.
+fn id_text(id: &Value) -> String {
+    match id {
+        Value::String(s) => s.clone(),
+        v => v.to_string(),
+    }
 }
 
 /// The passage windows of every document, named `ID#START-END`.
@@ -66,20 +75,16 @@ pub fn from_passages(
     entries_of(input, first_id, "fingerprinting passages", |batch| {
         batch
             .par_iter()
-            .map(|r| {
-                let doc = PassageDoc::new(fp, &r.text, cfg);
-                if doc.passages.is_empty() && !allow_empty {
-                    return Err(neardup::Error::EmptyDocument);
-                }
-                let range = |p: &neardup::passage::Passage| format!("#{}-{}", p.bytes.start, p.bytes.end);
-                Ok(doc.passages.iter().map(|p| (p.fingerprint, range(&p.passage), p.features)).collect())
+            .map(|r| match PassageIndex::entries(fp, cfg, &id_text(&r.id), &r.text) {
+                e if e.is_empty() && !allow_empty => Err(neardup::Error::EmptyDocument),
+                e => Ok(e),
             })
             .collect()
     })
 }
 
-/// Per-record entries: (fingerprint, suffix of the record's id, features).
-type Made = neardup::Result<Vec<(Fingerprint, String, usize)>>;
+/// Per-record entries: (fingerprint, name, features).
+type Made = neardup::Result<Vec<PassageEntry>>;
 
 /// Reads the input and turns each batch, by `each`, into per-record entries
 /// or an error for `--on-error`.
@@ -96,12 +101,8 @@ fn entries_of(
         for (r, res) in batch.iter().zip(each(batch)) {
             match res {
                 Ok(found) => {
-                    let id = match &r.id {
-                        Value::String(s) => s.clone(),
-                        v => v.to_string(),
-                    };
-                    for (f, suffix, n) in found {
-                        out.push(f, format!("{id}{suffix}"), n, first_id);
+                    for (f, name, n) in found {
+                        out.push(f, name, n, first_id);
                     }
                 }
                 Err(e) => errors.bad(&BadRecord { origin: r.origin.clone(), message: e.to_string() })?,

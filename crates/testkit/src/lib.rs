@@ -1,0 +1,140 @@
+//! Test helpers shared by neardup's tests and benches (never published):
+//! a deterministic generator ([`Rng`], SplitMix64), fingerprint sets with
+//! planted near neighbours ([`planted`]), the brute-force oracles every
+//! index and dedup test compares against ([`brute_pairs`],
+//! [`brute_clusters`]), and the harness that runs the `neardup` binary
+//! ([`cli`]).
+//!
+//! It depends on nothing, so the core crate's own unit tests can use it:
+//! fingerprints are plain `u64`/`u128` words here.
+
+#![deny(missing_docs)]
+
+pub mod cli;
+
+/// SplitMix64 (Steele, Lea & Flood 2014): deterministic test data, so a
+/// failure reproduces from its seed.
+#[derive(Clone, Debug)]
+pub struct Rng(pub u64);
+
+impl Rng {
+    /// The next 64 random bits.
+    #[allow(clippy::should_implement_trait)]
+    pub fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// A number in `0..n` (`n > 0`).
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+
+    /// A random fingerprint of `bits` (64 or 128) bits.
+    pub fn fp(&mut self, bits: u32) -> u128 {
+        let v = (self.next() as u128) << 64 | self.next() as u128;
+        if bits >= 128 {
+            v
+        } else {
+            v & ((1u128 << bits) - 1)
+        }
+    }
+
+    /// `v` with exactly `d` distinct bits of the low `bits` flipped.
+    pub fn flip(&mut self, v: u128, d: u32, bits: u32) -> u128 {
+        assert!(d <= bits, "cannot flip {d} of {bits} bits");
+        let mut out = v;
+        let mut flipped = 0;
+        while flipped < d {
+            let b = self.below(u64::from(bits)) as u32;
+            if (out ^ v) >> b & 1 == 0 {
+                out ^= 1 << b;
+                flipped += 1;
+            }
+        }
+        out
+    }
+
+    /// A 64-bit word near `base`: up to `max` random bit flips (some may
+    /// cancel).
+    pub fn near(&mut self, base: u64, max: u32) -> u64 {
+        (0..self.below(u64::from(max) + 1)).fold(base, |v, _| v ^ (1 << self.below(64)))
+    }
+}
+
+/// `n` fingerprints of `bits` bits: random ones, and after about half of
+/// them planted neighbours at every distance `0..=k + 2`.
+pub fn planted(rng: &mut Rng, bits: u32, k: u32, n: usize) -> Vec<u128> {
+    let mut v = Vec::with_capacity(n);
+    while v.len() < n {
+        let base = rng.fp(bits);
+        v.push(base);
+        if rng.next().is_multiple_of(2) {
+            for d in 0..=k + 2 {
+                if v.len() < n {
+                    v.push(rng.flip(base, d, bits));
+                }
+            }
+        }
+    }
+    v
+}
+
+/// Every pair `(i, j, distance)`, `i < j`, of `words` within `k` bits, by
+/// comparing them all: the oracle of the indexes and of dedup.
+pub fn brute_pairs<W: Copy + Into<u128>>(words: &[W], k: u32) -> Vec<(u32, u32, u32)> {
+    let mut out = Vec::new();
+    for i in 0..words.len() {
+        for j in i + 1..words.len() {
+            let d = (words[i].into() ^ words[j].into()).count_ones();
+            if d <= k {
+                out.push((i as u32, j as u32, d));
+            }
+        }
+    }
+    out
+}
+
+/// The connected components of more than one of `0..n` joined by `pairs`,
+/// each sorted, ordered by their first member.
+pub fn brute_clusters(n: usize, pairs: impl IntoIterator<Item = (usize, usize)>) -> Vec<Vec<usize>> {
+    let mut parent: Vec<usize> = (0..n).collect();
+    fn find(p: &mut [usize], mut x: usize) -> usize {
+        while p[x] != x {
+            p[x] = p[p[x]];
+            x = p[x];
+        }
+        x
+    }
+    for (a, b) in pairs {
+        let (ra, rb) = (find(&mut parent, a), find(&mut parent, b));
+        parent[ra.max(rb)] = ra.min(rb);
+    }
+    let mut groups: std::collections::BTreeMap<usize, Vec<usize>> = Default::default();
+    for i in 0..n {
+        let r = find(&mut parent, i);
+        groups.entry(r).or_default().push(i);
+    }
+    let mut out: Vec<Vec<usize>> = groups.into_values().filter(|g| g.len() > 1).collect();
+    out.sort();
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn planted_neighbours_are_found_by_brute_force() {
+        let mut rng = Rng(1);
+        let v = planted(&mut rng, 64, 3, 200);
+        let pairs = brute_pairs(&v, 5);
+        assert!(pairs.iter().any(|p| p.2 == 5) && pairs.iter().any(|p| p.2 == 0));
+        let clusters = brute_clusters(v.len(), pairs.iter().map(|p| (p.0 as usize, p.1 as usize)));
+        assert!(!clusters.is_empty() && clusters.iter().all(|c| c.windows(2).all(|w| w[0] < w[1])));
+        assert_eq!(Rng(7).next(), Rng(7).next());
+    }
+}
