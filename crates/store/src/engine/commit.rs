@@ -1,0 +1,196 @@
+//! Writes: group commit (every queued write applied in order and
+//! committed in one durable transaction), bulk loads, deletes.
+
+#[allow(unused_imports)]
+use super::*;
+
+/// A write waiting in the group-commit queue.
+pub(super) struct Job {
+    docs: Vec<NewDoc>,
+    mode: Mode,
+    /// The radius, or `None` for the engine's rule.
+    k: Option<u32>,
+}
+
+/// Where a group's leader leaves a job's result.
+#[derive(Default)]
+pub(super) struct Slot(Mutex<Option<Result<Vec<Outcome>>>>);
+
+impl Slot {
+    pub(super) fn set(&self, r: Result<Vec<Outcome>>) {
+        *self.0.lock().expect("lock") = Some(r);
+    }
+
+    pub(super) fn take(&self) -> Option<Result<Vec<Outcome>>> {
+        self.0.lock().expect("lock").take()
+    }
+}
+
+pub(super) fn now_ms() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
+}
+
+impl<S: Store> Engine<S> {
+    /// Submits one document (see [`Mode`]); near duplicates are those
+    /// within `k`, or by the engine's [rule](Self::radius) when `k` is `None`.
+    pub fn submit(&self, doc: NewDoc, mode: Mode, k: Option<u32>) -> Result<Outcome> {
+        Ok(self.submit_batch(vec![doc], mode, k)?.pop().expect("one outcome"))
+    }
+
+    /// Submits documents in order, as if one by one, with one durable
+    /// commit for all that are stored. With [`Mode::InsertIfUnique`] a
+    /// document near an earlier one of the same batch is not stored.
+    pub fn submit_batch(&self, docs: Vec<NewDoc>, mode: Mode, k: Option<u32>) -> Result<Vec<Outcome>> {
+        for d in &docs {
+            check_id(&d.id)?;
+            self.check(d.fingerprint, k)?;
+        }
+        if mode == Mode::Check {
+            let state = self.state.read().expect("lock");
+            return docs
+                .iter()
+                .map(|d| {
+                    let matches = state.near(d.fingerprint, k, d.features, &self.radius)?;
+                    Ok(Outcome { inserted: false, matches })
+                })
+                .collect();
+        }
+        self.commit_grouped(Job { docs, mode, k })
+    }
+
+    /// Group commit: the job joins the queue; whoever holds the writer lock
+    /// takes every queued job, applies them in queue order (as if one by
+    /// one) and commits them in one durable transaction. Concurrent single
+    /// writes thus share one fsync, and each is still acknowledged only
+    /// after its commit.
+    pub(super) fn commit_grouped(&self, job: Job) -> Result<Vec<Outcome>> {
+        let slot = Arc::new(Slot::default());
+        self.queue.lock().expect("lock").push((job, slot.clone()));
+        {
+            let _writer = self.writer.lock().expect("lock");
+            // A leader before us may have committed our job while we waited.
+            if let Some(done) = slot.take() {
+                return done;
+            }
+            let jobs = std::mem::take(&mut *self.queue.lock().expect("lock"));
+            match self.apply(&jobs) {
+                Ok(mut outcomes) => {
+                    for ((_, s), o) in jobs.iter().zip(outcomes.drain(..)) {
+                        s.set(Ok(o));
+                    }
+                }
+                Err(e) => {
+                    let message = e.to_string();
+                    for (_, s) in &jobs {
+                        s.set(Err(StoreError::GroupCommit(message.clone())));
+                    }
+                    slot.set(Err(e));
+                }
+            }
+        }
+        // The merges the new segments may be due for run on the merger
+        // thread: no reader or writer waits for them.
+        self.merger.wake();
+        slot.take().expect("our job was in the group")
+    }
+
+    /// Decides every job of a group, commits what is stored, then shows it
+    /// to readers. Called with the writer lock held.
+    pub(super) fn apply(&self, jobs: &[(Job, Arc<Slot>)]) -> Result<Vec<Vec<Outcome>>> {
+        let now = now_ms();
+        let mut outcomes: Vec<Vec<Outcome>> = Vec::with_capacity(jobs.len());
+        let mut records = Vec::new();
+        // Documents of this group stored so far, to check later ones against.
+        let max_k = jobs.iter().map(|(j, _)| j.k.unwrap_or_else(|| self.radius.max_k())).max().unwrap_or(0);
+        let mut group = Pending::new(self.bits().get(), max_k);
+        {
+            let state = self.state.read().expect("lock");
+            for (job, _) in jobs {
+                let mut job_outcomes = Vec::with_capacity(job.docs.len());
+                for d in &job.docs {
+                    let mut matches = state.near(d.fingerprint, job.k, d.features, &self.radius)?;
+                    let group_k = job.k.unwrap_or_else(|| self.radius.max_k());
+                    for (pos, distance) in group.query(d.fingerprint, group_k) {
+                        let id: &DocRecord = &records[pos];
+                        let near = job.k.is_some()
+                            || self.radius.accepts(
+                                distance,
+                                features_of(d.features),
+                                features_of(id.features),
+                            );
+                        if !near {
+                            continue;
+                        }
+                        matches.retain(|f| f.id != id.id);
+                        matches.push(Found { id: id.id.clone(), distance });
+                    }
+                    matches.sort_by(|a, b| a.distance.cmp(&b.distance).then_with(|| a.id.cmp(&b.id)));
+                    let insert = job.mode == Mode::Insert || matches.is_empty();
+                    if insert {
+                        group.push(d.fingerprint);
+                        records.push(DocRecord {
+                            id: d.id.clone(),
+                            fingerprint: d.fingerprint,
+                            inserted_at_ms: now,
+                            content_hash: d.content_hash,
+                            metadata: d.metadata.clone(),
+                            features: d.features,
+                        });
+                    }
+                    job_outcomes.push(Outcome { inserted: insert, matches });
+                }
+                outcomes.push(job_outcomes);
+            }
+        }
+        if !records.is_empty() {
+            // Durable first; the index sees the documents only once committed.
+            self.store.put(&records)?;
+            self.commits.fetch_add(1, Ordering::Relaxed);
+            let mut state = self.state.write().expect("lock");
+            for r in &records {
+                state.add(r)?;
+            }
+        }
+        Ok(outcomes)
+    }
+
+    /// Stores documents without looking for near duplicates (a bulk import;
+    /// a document replaces any with its id, the last of equal ids wins), in
+    /// one durable commit.
+    pub fn load(&self, docs: Vec<NewDoc>) -> Result<()> {
+        for d in &docs {
+            check_id(&d.id)?;
+            self.check(d.fingerprint, None)?;
+        }
+        let _writer = self.writer.lock().expect("lock");
+        let now = now_ms();
+        let records: Vec<DocRecord> = docs
+            .into_iter()
+            .map(|d| DocRecord {
+                id: d.id,
+                fingerprint: d.fingerprint,
+                inserted_at_ms: now,
+                content_hash: d.content_hash,
+                metadata: d.metadata,
+                features: d.features,
+            })
+            .collect();
+        if records.is_empty() {
+            return Ok(());
+        }
+        self.store.put(&records)?;
+        self.commits.fetch_add(1, Ordering::Relaxed);
+        self.state.write().expect("lock").add_many(&records)?;
+        // A bulk import merges as it goes (no reader is waiting).
+        merge_due(&self.state);
+        Ok(())
+    }
+
+    /// Deletes a document; returns whether it existed.
+    pub fn delete(&self, id: &str) -> Result<bool> {
+        let _writer = self.writer.lock().expect("lock");
+        let existed = self.store.delete(id)?;
+        self.state.write().expect("lock").forget(id)?;
+        Ok(existed)
+    }
+}

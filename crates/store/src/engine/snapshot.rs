@@ -1,0 +1,121 @@
+//! Opening the index: from a snapshot file when it holds exactly the
+//! store's state, else rebuilt from the store; writing snapshots.
+
+#[allow(unused_imports)]
+use super::*;
+
+/// The index of everything in the store, from a full read.
+pub(super) fn rebuild(store: &dyn Store, config: &PipelineConfig, radius: &Radius) -> Result<State> {
+    let mut names = Vec::new();
+    let mut entries = Vec::new();
+    let mut features = Vec::new();
+    store.for_each_fingerprint(&mut |id, fp, n| {
+        if fp.bits() != config.bits {
+            return Err(StoreError::Corrupt {
+                id: id.to_owned(),
+                message: "fingerprint of the wrong width".into(),
+            });
+        }
+        entries.push((names.len() as u64, fp));
+        names.push(Some(Box::from(id)));
+        features.push(n.unwrap_or(UNKNOWN_FEATURES as u32));
+        Ok(())
+    })?;
+    let builder = tables(config);
+    let index = builder.clone().k(Plan::new(radius).passes()[0].k).build_from(entries)?;
+    Ok(State { docs: KeyedIndex::from_slots(index, names, Some(features))?.with_radius(radius, builder)? })
+}
+
+/// How the engine's index tables are built (each pass sets its k).
+pub(super) fn tables(config: &PipelineConfig) -> TableIndexBuilder {
+    TableIndex::builder().bits(config.bits).expected_len(1_000_000)
+}
+
+/// The index from a snapshot file, or why it cannot be used.
+pub(super) fn load_snapshot(
+    store: &dyn Store,
+    config: &PipelineConfig,
+    radius: Option<&Radius>,
+    path: &Path,
+) -> Result<std::result::Result<(State, Radius), String>> {
+    let Some(mark) = store.snapshot_mark()? else { return Ok(Err("no snapshot was written".into())) };
+    let generation = store.generation()?;
+    if mark.generation != generation {
+        return Ok(Err(format!(
+            "the store changed after the last snapshot (generation {generation}, snapshot {})",
+            mark.generation
+        )));
+    }
+    if !path.exists() {
+        return Ok(Err(format!("{} is missing", path.display())));
+    }
+    let file = match IndexFile::stored_checksum(path).and_then(|sum| Ok((sum, IndexFile::open(path)?))) {
+        Ok((sum, _)) if sum != mark.checksum => {
+            return Ok(Err(format!("{} is not the snapshot the store recorded", path.display())))
+        }
+        Ok((_, file)) => file,
+        Err(e) => return Ok(Err(e.to_string())),
+    };
+    // The snapshot's pipeline carries the rule its engine answered by.
+    let made_for = match IndexMeta::of(&file) {
+        Ok(IndexMeta { pipeline: Some(c), .. }) if c.same_fingerprints(config) => c.radius(),
+        _ => return Ok(Err("the snapshot was made with another pipeline".into())),
+    };
+    let radius = radius.cloned().unwrap_or(made_for);
+    let radius = &radius;
+    let layout = file.index.layout();
+    let k = Plan::new(radius).passes()[0].k;
+    if k != layout.k {
+        return Ok(Err(format!("the snapshot's tables serve k = {}, not {k}", layout.k)));
+    }
+    let Some(stored) = file.names else { return Ok(Err("the snapshot has no names".into())) };
+    let names: Vec<Option<Box<str>>> = stored.iter().map(|n| (!n.is_empty()).then(|| n.into())).collect();
+    // Snapshots written before feature counts were kept have none: the
+    // rule then needs the store's (a rebuild).
+    if file.features.is_none() && !radius.is_fixed() {
+        return Ok(Err("the snapshot has no feature counts".into()));
+    }
+    let docs = KeyedIndex::from_slots(file.index, names, file.features)
+        .and_then(|d| d.with_radius(radius, tables(config)));
+    let state = match docs {
+        Ok(docs) => State { docs },
+        Err(e) => return Ok(Err(format!("the snapshot's index does not match its names: {e}"))),
+    };
+    let live = state.docs.len();
+    if live as u64 != mark.documents || store.len()? != mark.documents {
+        return Ok(Err("the snapshot's document count does not match the store".into()));
+    }
+    Ok(Ok((state, radius.clone())))
+}
+
+impl<S: Store> Engine<S> {
+    /// Writes the index to `path` (atomically) and records its mark in the
+    /// store, so that [`open_with_snapshot`](Self::open_with_snapshot) can
+    /// skip the rebuild. Writes wait meanwhile. Any later write to the store
+    /// makes the snapshot stale (it is then ignored, never wrong).
+    pub fn write_snapshot(&self, path: &Path) -> Result<SnapshotMark> {
+        let _writer = self.writer.lock().expect("lock");
+        let generation = self.store.generation()?;
+        let state = self.state.read().expect("lock");
+        // Deleted slots keep their place (as empty names) so that the
+        // index's internal ids stay the names' positions.
+        let names: Vec<&str> = state.docs.slot_keys().map(|k| k.map_or("", |k| &**k)).collect();
+        // The pipeline with the rule this engine answers by.
+        let pipeline = PipelineConfig { radius: Some(self.radius.clone()), ..self.config.clone() };
+        let meta = IndexMeta { pipeline: Some(pipeline), ..IndexMeta::default() };
+        let file = IndexFile {
+            index: state.docs.index().clone(),
+            names: Some(FileNames::from_strings(&names)),
+            features: Some(state.docs.slot_features().to_vec()),
+            meta: meta.to_value(),
+        };
+        file.write(path)?;
+        let mark = SnapshotMark {
+            generation,
+            checksum: IndexFile::stored_checksum(path)?,
+            documents: state.docs.len() as u64,
+        };
+        self.store.set_snapshot_mark(&mark)?;
+        Ok(mark)
+    }
+}

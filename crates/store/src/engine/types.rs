@@ -1,0 +1,130 @@
+//! What goes into and comes out of an [`Engine`](super::Engine).
+
+#[allow(unused_imports)]
+use super::*;
+
+/// What [`Engine::submit`] does with a document.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Mode {
+    /// Store it (replacing a document with the same id) and report its near
+    /// duplicates.
+    Insert,
+    /// Only report its near duplicates.
+    Check,
+    /// Store it only if it has no near duplicate, atomically: of many
+    /// concurrent near-identical submissions exactly one is stored.
+    InsertIfUnique,
+}
+
+/// A document to submit.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NewDoc {
+    /// Its id.
+    pub id: String,
+    /// Its fingerprint (made with the engine's pipeline).
+    pub fingerprint: Fingerprint,
+    /// A hash of its text, if it came as text.
+    pub content_hash: Option<u64>,
+    /// The caller's metadata.
+    pub metadata: Option<serde_json::Value>,
+    /// How many features voted in its fingerprint
+    /// ([`Fingerprinter::fingerprint_counted`](neardup::Fingerprinter::fingerprint_counted)),
+    /// if known: the length the pipeline's radius rule needs. Unknown
+    /// counts as a long document.
+    pub features: Option<u32>,
+}
+
+impl NewDoc {
+    /// A document with an id and a fingerprint, no hash, no metadata, no
+    /// feature count.
+    pub fn new(id: impl Into<String>, fingerprint: Fingerprint) -> NewDoc {
+        NewDoc { id: id.into(), fingerprint, content_hash: None, metadata: None, features: None }
+    }
+
+    /// The document of a text: its fingerprint, feature count and content
+    /// hash under `fp`'s pipeline.
+    pub fn of_text(id: impl Into<String>, fp: &neardup::Fingerprinter, text: &str) -> NewDoc {
+        let (fingerprint, n) = fp.fingerprint_counted(text);
+        NewDoc {
+            id: id.into(),
+            fingerprint,
+            content_hash: Some(xxhash_rust::xxh3::xxh3_64(text.as_bytes())),
+            metadata: None,
+            features: Some(u32::try_from(n).unwrap_or(u32::MAX - 1)),
+        }
+    }
+}
+
+/// A document's feature count as the index keeps it.
+pub(crate) fn features_of(f: Option<u32>) -> usize {
+    f.map_or(UNKNOWN_FEATURES, |n| n as usize)
+}
+
+/// A stored document near a query.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Found {
+    /// Its id.
+    pub id: String,
+    /// The Hamming distance to the query.
+    pub distance: u32,
+}
+
+/// What [`Engine::submit`] did.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Outcome {
+    /// Whether the document was stored.
+    pub inserted: bool,
+    /// The stored documents within k before it was stored (sorted by
+    /// distance, then id); for a batch, earlier documents of the same batch
+    /// that were stored count too.
+    pub matches: Vec<Found>,
+}
+
+/// Sizes and settings, for `/v1/stats` and `neardup index stats`.
+#[derive(Clone, Debug, Serialize)]
+pub struct EngineStats {
+    /// Stored documents.
+    pub documents: u64,
+    /// The fingerprint width.
+    pub bits: u32,
+    /// The radius pass 0's index tables serve (larger ones scan).
+    pub table_k: u32,
+    /// The rule requests without a k get (the pipeline's radius unless
+    /// the engine was opened with a fixed one), e.g. `k = 8 below 600
+    /// features, else 4`.
+    pub radius: String,
+    /// Bytes of the in-memory index.
+    pub index_bytes: u64,
+    /// Bytes of the database on disk (0 in memory).
+    pub disk_bytes: u64,
+    /// The pipeline's id (16 hex digits).
+    pub pipeline: String,
+    /// Segments of the index (merged in the background after commits; a
+    /// persistently high count means the merger falls behind).
+    pub segments: u64,
+    /// Durable commits of documents since the engine opened (a group commit
+    /// counts once, however many writes it carried).
+    pub commits: u64,
+}
+
+/// Where an engine's index came from when it opened.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum IndexSource {
+    /// Loaded from a snapshot file that matched the store.
+    Snapshot,
+    /// Rebuilt from the store, for the reason given.
+    Rebuilt {
+        /// Why the snapshot was not used.
+        why: String,
+    },
+}
+
+impl std::fmt::Display for IndexSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            IndexSource::Snapshot => f.write_str("index loaded from its snapshot"),
+            IndexSource::Rebuilt { why } => write!(f, "index rebuilt from the store ({why})"),
+        }
+    }
+}
