@@ -1,0 +1,85 @@
+//! Request and response bodies, and the JSON extractor that turns a bad
+//! body into the API's error envelope.
+
+#[allow(unused_imports)]
+use super::*;
+
+/// `Json` whose rejections are JSON errors that say what is wrong.
+pub(crate) struct ApiJson<T>(pub(crate) T);
+
+impl<T: DeserializeOwned, St: Send + Sync> FromRequest<St> for ApiJson<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &St) -> Result<Self, ApiError> {
+        match Json::<T>::from_request(req, state).await {
+            Ok(Json(v)) => Ok(ApiJson(v)),
+            Err(e) => Err(match e {
+                JsonRejection::MissingJsonContentType(_) => ApiError {
+                    status: StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                    code: "unsupported_media_type",
+                    message: "send JSON with Content-Type: application/json".into(),
+                },
+                JsonRejection::BytesRejection(b) if b.status() == StatusCode::PAYLOAD_TOO_LARGE => ApiError {
+                    status: StatusCode::PAYLOAD_TOO_LARGE,
+                    code: "payload_too_large",
+                    message: "the request body is over the server's limit (--max-body); send smaller batches"
+                        .into(),
+                },
+                e => ApiError { status: StatusCode::BAD_REQUEST, code: "bad_json", message: e.body_text() },
+            }),
+        }
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct FingerprintReq {
+    pub(crate) text: String,
+    #[serde(default)]
+    pub(crate) explain: bool,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct DocumentReq {
+    pub(crate) id: String,
+    pub(crate) text: Option<String>,
+    pub(crate) fingerprint: Option<String>,
+    pub(crate) mode: Option<Mode>,
+    pub(crate) k: Option<u32>,
+    pub(crate) metadata: Option<Value>,
+    pub(crate) features: Option<u32>,
+}
+
+/// One document's answer, serialized directly (no `Value` tree: batches of
+/// a thousand are answered often).
+#[derive(Serialize)]
+pub(crate) struct OutcomeOut<'a> {
+    pub(crate) id: &'a str,
+    pub(crate) fingerprint: Fingerprint,
+    pub(crate) inserted: bool,
+    pub(crate) matches: &'a [neardup_store::Found],
+}
+
+#[derive(Serialize)]
+pub(crate) struct BatchOut<'a> {
+    pub(crate) results: Vec<OutcomeOut<'a>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct BatchReq {
+    pub(crate) documents: Vec<DocumentReq>,
+    pub(crate) mode: Option<Mode>,
+    pub(crate) k: Option<u32>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct SearchReq {
+    pub(crate) text: Option<String>,
+    pub(crate) fingerprint: Option<String>,
+    pub(crate) k: Option<u32>,
+    pub(crate) limit: Option<usize>,
+    pub(crate) features: Option<u32>,
+}
