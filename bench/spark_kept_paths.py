@@ -16,7 +16,7 @@ import sys
 import tempfile
 import time
 
-import neardup.spark as job
+import neardup.spark.job as job
 from neardup.spark import cli
 
 PATHS = [("broadcast keys", 10**7, 512 << 20), ("broadcast bitmaps", 0, 512 << 20), ("shuffle join", 0, 0)]

@@ -72,7 +72,7 @@ def spark_result(result, id_col="id"):
 @contextlib.contextmanager
 def broadcast_limits(**limits):
     """Sets neardup.spark's broadcast limits (keys=, bitmap_bytes=) for a block."""
-    import neardup.spark as job
+    import neardup.spark.job as job
 
     names = {"keys": "BROADCAST_DROPPED", "bitmap_bytes": "BROADCAST_BITMAP_BYTES"}
     before = {n: getattr(job, names[n]) for n in limits}

@@ -104,14 +104,42 @@ pub fn run(mut args: DedupArgs) -> Result<ExitCode> {
     };
 
     // 2–4. Candidate pairs, verification, clusters: the core's dedup.
-    let radius = match (args.k, &fp) {
+    let (radius, found) = deduplicate(&args, fp.as_ref(), &records, &texts)?;
+    stages.0.extend(found.timings.iter().copied());
+    let n = docs.len();
+
+    // 5. Outputs.
+    let kept = stages.time("write", || write_outputs(&args, &docs, &records, &found))?;
+
+    let secs = start.elapsed().as_secs_f64();
+    let counts = Counts { documents: n, records_read: total, kept, input_bytes: bytes_in, seconds: secs };
+    write_summary(&args, fp.as_ref(), &radius, &found, &stages, &counts)?;
+    errors.summary(total);
+    eprintln!(
+        "neardup: {n} documents, {kept} kept, {} removed in {} clusters ({secs:.2} s); see {}",
+        n as u64 - kept,
+        found.clusters.len(),
+        args.output.join("summary.json").display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The core's dedup with the command line's settings: the radius (--k,
+/// else the pipeline's rule, else the classic k for a fingerprint list)
+/// and what was found.
+fn deduplicate(
+    args: &DedupArgs,
+    fp: Option<&Fingerprinter>,
+    records: &Records,
+    texts: &[String],
+) -> Result<(Radius, DedupResult)> {
+    let radius = match (args.k, fp) {
         (Some(k), _) => Radius::fixed(k),
         (None, Some(fp)) => fp.radius().clone(),
         (None, None) => Radius::classic(records.bits()),
     };
-    let verifier = args
-        .verify
-        .map(|v| ShingleJaccard::new(fp.as_ref().expect("texts have a pipeline"), &texts, v.threshold));
+    let verifier =
+        args.verify.map(|v| ShingleJaccard::new(fp.expect("texts have a pipeline"), texts, v.threshold));
     let mut dedup = Dedup::new(&radius)
         .keep(args.keep.into())
         .layout(PairsOptions { blocks: args.layout.blocks, memory: args.layout.memory.0 })
@@ -120,55 +148,62 @@ pub fn run(mut args: DedupArgs) -> Result<ExitCode> {
         dedup = dedup.verify(v);
     }
     let pb = crate::progress::stage(if args.online { "online check" } else { "finding near duplicates" });
-    let found = if args.online { dedup.online(&records) } else { dedup.batch(&records) };
+    let found = if args.online { dedup.online(records) } else { dedup.batch(records) };
     pb.finish_and_clear();
     let found = found.map_err(|e| match e {
         neardup::Error::Config(m) => anyhow::Error::from(UsageError(m)),
         e => e.into(),
     })?;
-    stages.0.extend(found.timings.iter().copied());
-    let n = docs.len();
+    Ok((radius, found))
+}
 
-    // 5. Outputs.
-    let kept = stages.time("write", || write_outputs(&args, &docs, &records, &found))?;
-    let clusters = &found.clusters;
+/// What the summary counts.
+struct Counts {
+    documents: usize,
+    records_read: u64,
+    kept: u64,
+    input_bytes: u64,
+    seconds: f64,
+}
 
+/// Writes summary.json.
+fn write_summary(
+    args: &DedupArgs,
+    fp: Option<&Fingerprinter>,
+    radius: &Radius,
+    found: &DedupResult,
+    stages: &Stages,
+    c: &Counts,
+) -> Result<()> {
     let mut histogram: BTreeMap<usize, usize> = BTreeMap::new();
-    for c in clusters {
-        *histogram.entry(c.members.len()).or_default() += 1;
+    for cl in &found.clusters {
+        *histogram.entry(cl.members.len()).or_default() += 1;
     }
-    let secs = start.elapsed().as_secs_f64();
+    let n = c.documents;
     let summary = json!({
         "documents": n,
-        "records_read": total,
-        "skipped": total - n as u64,
-        "kept": kept,
-        "duplicates_removed": n as u64 - kept,
-        "clusters": clusters.len(),
+        "records_read": c.records_read,
+        "skipped": c.records_read - n as u64,
+        "kept": c.kept,
+        "duplicates_removed": n as u64 - c.kept,
+        "clusters": found.clusters.len(),
         "cluster_sizes": histogram.iter().map(|(k, v)| (k.to_string(), json!(v))).collect::<serde_json::Map<_, _>>(),
         "k": radius.to_string(),
         "mode": if args.online { "online" } else { "batch" },
         "keep": KeepPolicy::from(args.keep).to_string(),
         "verify": args.verify.map(|v| format!("jaccard:{}", v.threshold)),
-        "pipeline": fp.as_ref().map(|f| format!("{:016x}", f.config().id())),
+        "pipeline": fp.map(|f| format!("{:016x}", f.config().id())),
         "layout": found.layout,
-        "input_bytes": bytes_in,
-        "seconds": { "total": secs, "stages": stages.0.iter().map(|(k, v)| (k.to_string(), json!(v))).collect::<serde_json::Map<_, _>>() },
-        "documents_per_second": n as f64 / secs,
-        "mb_per_second": bytes_in as f64 / 1e6 / secs,
+        "input_bytes": c.input_bytes,
+        "seconds": { "total": c.seconds, "stages": stages.0.iter().map(|(k, v)| (k.to_string(), json!(v))).collect::<serde_json::Map<_, _>>() },
+        "documents_per_second": n as f64 / c.seconds,
+        "mb_per_second": c.input_bytes as f64 / 1e6 / c.seconds,
     });
     let mut out = Output::open(Some(&args.output.join("summary.json")))?;
     serde_json::to_writer_pretty(&mut *out.writer(), &summary)?;
     out.writer().write_all(b"\n")?;
     out.finish()?;
-    errors.summary(total);
-    eprintln!(
-        "neardup: {n} documents, {kept} kept, {} removed in {} clusters ({secs:.2} s); see {}",
-        n as u64 - kept,
-        clusters.len(),
-        args.output.join("summary.json").display()
-    );
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }
 
 /// Writes clusters.jsonl, kept.jsonl and (with --pairs) pairs.jsonl;

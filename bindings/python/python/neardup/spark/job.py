@@ -1,0 +1,367 @@
+"""The Spark job's driver: ``dedup`` and its result, bad-input checks, the
+kept and cluster frames, broadcast limits. See the package docstring."""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Iterator, Optional, Sequence
+
+from .._neardup import Fingerprinter, SparkPlan
+from . import _components
+from .frames import _keys_fn, _pairs_fn, fingerprint_frame
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
+
+__all__ = ["BadInputError", "DedupResult", "dedup"]
+
+KEEP = ("first", "longest", "shortest")
+ON_ERROR = ("fail", "skip")
+CACHED_BATCH_ROWS = 1000
+"""Rows per cached batch of the persisted input (Spark's default: 10,000)."""
+
+BROADCAST_DROPPED = 10_000_000
+"""Most removed documents whose keys are broadcast to find the kept records
+without moving the input's columns (8 bytes a key, ~160 MB at the limit)."""
+
+BROADCAST_BITMAP_BYTES = 512 << 20
+"""Beyond :data:`BROADCAST_DROPPED`, the removed documents are broadcast as
+bitmaps of their keys (4 KB per 32,768 consecutive keys, ~125 MB for 10^9
+documents) up to this size; beyond that the anti-join shuffles the input
+once, texts included."""
+
+_HELPERS = ("_nd_key", "_nd_order", "_nd_fp", "_nd_features", "_nd_chars", "_nd_error")
+_INTERNAL = (
+    "_nd_bucket",
+    "_nd_bits",
+    "_nd_cluster",
+    "_nd_size",
+    "_nd_rank",
+    "_nd_rep_fp",
+    "_nd_rep_id",
+    "_nd_first",
+    "_nd_vertex",
+    "_nd_label",
+)
+
+
+class BadInputError(ValueError):
+    """Input the job cannot use (a missing column, a wrong type, records
+    without text or id); the message names the records and what to do."""
+
+
+@dataclass
+class DedupResult:
+    """What :func:`dedup` returns."""
+
+    kept: "DataFrame"
+    """The surviving records with the input's columns: every document in no
+    cluster, and each cluster's representative."""
+    clusters: "DataFrame"
+    """One row per document in a cluster of two or more: ``id``,
+    ``cluster_id`` (the representative's id) and ``distance`` (bits from
+    the representative's fingerprint)."""
+    summary: dict[str, Any] = field(default_factory=dict)
+    """Counts, the radius, the layout per pass, the components path and
+    the time of each stage in seconds."""
+    cached: list["DataFrame"] = field(default_factory=list, repr=False)
+    """The intermediate frames ``kept`` and ``clusters`` are computed from,
+    persisted (MEMORY_AND_DISK) so that reading both does not fingerprint
+    the input twice. Call :meth:`unpersist` when done with the results."""
+
+    def unpersist(self) -> None:
+        """Release the cached intermediate frames (the fingerprinted input
+        and the cluster members). ``kept`` and ``clusters`` stay usable but
+        are recomputed from the input if read again."""
+        for frame in self.cached:
+            frame.unpersist()
+        self.cached.clear()
+
+
+def dedup(
+    df: "DataFrame",
+    *,
+    text_col: str = "text",
+    id_col: str = "id",
+    k: Optional[int] = None,
+    preset: str = "default",
+    config: Optional[str] = None,
+    keep: str = "first",
+    order_cols: Optional[Sequence[str]] = None,
+    allow_empty: bool = False,
+    on_error: str = "fail",
+    cc_threshold: int = 5_000_000,
+    partitions: Optional[int] = None,
+    error_col: Optional[str] = None,
+    blocks: Optional[Sequence[int]] = None,
+) -> DedupResult:
+    """Deduplicates ``df`` as ``neardup dedup`` would.
+
+    - ``k``: the radius in bits; by default the pipeline's rule
+      (``Fingerprinter.radius``; for ``default``: 8 when the shorter
+      document has fewer than 600 features, else 4), as everywhere.
+    - ``preset`` / ``config`` (a TOML pipeline file): the fingerprint
+      pipeline, 64 bits.
+    - ``keep``: which member of a cluster survives: ``first`` (in input
+      order), ``longest`` or ``shortest`` (in characters; ties: the earliest).
+    - ``order_cols``: columns giving the input order (ascending; ties, and
+      the order without them, go by the DataFrame's own order,
+      ``monotonically_increasing_id``).
+    - ``allow_empty``: keep documents without features (they all share
+      fingerprint 0); by default they are bad records, as in the CLI.
+    - ``on_error``: ``fail`` raises :class:`BadInputError` naming the first
+      bad records (null or empty text, null id); ``skip`` leaves them out
+      and counts them in the summary.
+    - ``cc_threshold``: the most edges joined on the driver; above it,
+      components are found in DataFrames.
+    - ``partitions``: shuffle partitions for the pair search (default: the
+      session's ``spark.sql.shuffle.partitions``).
+    - ``error_col``: a string column saying why a record is bad (null for
+      good ones), e.g. what a reader could not parse; such records are bad
+      records, and the column is not in ``kept``.
+    - ``blocks``: the pigeonhole block count of each pass (pass 0 at the
+      smallest k, then one per larger k); by default each pass takes the
+      fewest tables whose key groups stay under 2^23 rows. The result is
+      the same for any layout; only the cost changes.
+    """
+    from pyspark import StorageLevel
+    from pyspark.sql import functions as F
+
+    if keep not in KEEP:
+        raise ValueError(f"keep must be one of {', '.join(KEEP)}, not {keep!r}")
+    if on_error not in ON_ERROR:
+        raise ValueError(f"on_error must be one of {', '.join(ON_ERROR)}, not {on_error!r}")
+    if k is not None and not 0 <= k < 64:
+        raise ValueError(f"k must be from 0 to 63, not {k}")
+    check_columns(df, text_col, id_col, list(order_cols or []) + ([error_col] if error_col else []))
+    fp = Fingerprinter(config=config) if config is not None else Fingerprinter(preset)
+    if fp.bits != 64:
+        raise ValueError("the Spark job needs a 64-bit pipeline (fingerprints travel as longs)")
+    # One radius rule everywhere: the pipeline's own unless k fixes it.
+    steps, rest = ([], k) if k is not None else fp.radius_steps
+    spark = df.sparkSession
+    timer = _Timer(spark.sparkContext)
+
+    # 1. Fingerprints, one Rust call per Arrow batch.
+    # _nd_key: a record's own number (the DataFrame's order), which also
+    # breaks ties of order_cols.
+    keyed = df.withColumn("_nd_key", F.monotonically_increasing_id())
+    order = F.struct(*[F.col(c) for c in order_cols], F.col("_nd_key")) if order_cols else F.col("_nd_key")
+    fped = fingerprint_frame(keyed.withColumn("_nd_order", order), text_col, fp, allow_empty)
+    if error_col:
+        fped = fped.withColumn("_nd_error", F.coalesce(F.col(error_col), F.col("_nd_error"))).drop(error_col)
+    with _conf(spark, "spark.sql.inMemoryColumnarStorage.batchSize", str(CACHED_BATCH_ROWS)):
+        # Cached batches hold the input's columns, texts included: Spark's
+        # default of 10,000 rows a batch makes ~100 MB blocks of long
+        # documents, which a 1 GB heap cannot read back from disk.
+        fped = fped.persist(StorageLevel.MEMORY_AND_DISK)
+        records = timer.run("read and fingerprint", fped.count)
+    bad_cond = F.col("_nd_error").isNotNull() | F.col(id_col).isNull()
+    bad = fped.where(bad_cond)
+    skipped = timer.run("check records", bad.count)
+    if skipped:
+        if on_error == "fail":
+            raise BadInputError(_bad_records_message(bad, id_col, skipped, records))
+        fped = fped.where(~bad_cond)
+    documents = records - skipped
+
+    # 2. Collapse identical fingerprints.
+    groups = fped.groupBy("_nd_fp").agg(F.min("_nd_features").alias("_nd_features"))
+    groups = groups.persist(StorageLevel.MEMORY_AND_DISK)
+    distinct = timer.run("collapse", groups.count)
+
+    # 3–4. Table keys, shuffle, verify runs in Rust.
+    plan = SparkPlan(steps, rest, max(distinct, 1), list(blocks) if blocks else None)
+    keys = groups.mapInArrow(_keys_fn(plan), "pass int, table int, key long, permuted long, features int")
+    nparts = partitions or int(spark.conf.get("spark.sql.shuffle.partitions") or 200)
+    shuffled = keys.repartition(nparts, "pass", "table", "key").sortWithinPartitions("pass", "table", "key")
+    edges = shuffled.mapInArrow(_pairs_fn(plan), "a long, b long, distance int")
+    edges = edges.persist(StorageLevel.MEMORY_AND_DISK)
+    edge_count = timer.run("pairs", edges.count)
+
+    # 5. Connected components.
+    rounds = 0
+    if edge_count <= cc_threshold:
+        labels = timer.run("components", lambda: _components.on_driver(spark, edges))
+        path = "driver"
+    else:
+        labels, rounds = timer.run("components", lambda: _components.in_dataframes(edges))
+        path = "dataframe"
+
+    # 6. Clusters and representatives.
+    clusters, dropped, members = _clusters(fped, labels, id_col, keep)
+    members = members.persist(StorageLevel.MEMORY_AND_DISK)
+    sizes = timer.run(
+        "clusters",
+        lambda: {r[0]: r[1] for r in members.groupBy("_nd_cluster").count().groupBy("count").count().collect()},
+    )
+    removed = sum((size - 1) * n for size, n in sizes.items())
+    kept, kept_by = timer.run("kept", lambda: _kept(fped, dropped, removed))
+    summary = {
+        "documents": documents,
+        "records_read": records,
+        "skipped": skipped,
+        "kept": documents - removed,
+        "duplicates_removed": removed,
+        "clusters": sum(sizes.values()),
+        "cluster_sizes": {str(s): sizes[s] for s in sorted(sizes)},
+        "k": plan.radius,
+        "keep": keep,
+        "pipeline": fp.pipeline_id,
+        "distinct_fingerprints": distinct,
+        "passes": [
+            {"k": kk, "below_features": below, "blocks": blocks, "tables": tables}
+            for kk, below, blocks, tables in plan.describe()
+        ],
+        "edges": edge_count,
+        "components": {"path": path, "rounds": rounds, "cc_threshold": cc_threshold},
+        "partitions": nparts,
+        "kept_by": kept_by,
+        "seconds": {"stages": timer.stages, "total": timer.total()},
+    }
+    for frame in (groups, edges):
+        frame.unpersist()
+    return DedupResult(kept=kept, clusters=clusters, summary=summary, cached=[fped, members])
+
+
+@contextlib.contextmanager
+def _conf(spark: Any, key: str, value: str) -> Iterator[None]:
+    """Sets a session configuration for the duration of a block."""
+    before = spark.conf.get(key, None)
+    spark.conf.set(key, value)
+    try:
+        yield
+    finally:
+        if before is None:
+            spark.conf.unset(key)
+        else:
+            spark.conf.set(key, before)
+
+
+def check_columns(df: "DataFrame", text_col: str, id_col: str, extra_cols: Sequence[str]) -> None:
+    """Raises :class:`BadInputError` unless the text column is a string and
+    the id column a string or an integer."""
+    from pyspark.sql import types as T
+
+    fields = {f.name: f.dataType for f in df.schema.fields}
+    for role, name in [("text", text_col), ("id", id_col)] + [("order", c) for c in extra_cols]:
+        if name not in fields:
+            raise BadInputError(
+                f"no {role} column {name!r}; the columns are: {', '.join(fields) or '(none)'} "
+                f"(choose one with --{role}-col / {role}_col=)"
+            )
+    if not isinstance(fields[text_col], T.StringType):
+        raise BadInputError(
+            f"the text column {text_col!r} is {fields[text_col].simpleString()}, not string: "
+            "cast or decode it first (e.g. F.col(...).cast('string'), or F.decode(..., 'UTF-8') for binary)"
+        )
+    integral = (T.LongType, T.IntegerType, T.ShortType, T.ByteType)
+    if not isinstance(fields[id_col], (T.StringType, *integral)):
+        raise BadInputError(
+            f"the id column {id_col!r} is {fields[id_col].simpleString()}; ids must be strings or "
+            "integers: cast it (F.col(...).cast('string')) or choose another column"
+        )
+    clash = [c for c in fields if c in _HELPERS or c in _INTERNAL]
+    if clash:
+        raise BadInputError(f"the job uses the column names {', '.join(clash)} itself: rename them")
+
+
+def _kept(fped: "DataFrame", dropped: "DataFrame", removed: int) -> tuple["DataFrame", str]:
+    """The records not in ``dropped`` (keys ``_nd_key``), found without
+    moving the input's columns while the removed keys, as a list or as
+    bitmaps, are small enough to broadcast; and how they were found."""
+    from pyspark.sql import functions as F
+
+    if removed <= BROADCAST_DROPPED:
+        return fped.join(F.broadcast(dropped), "_nd_key", "left_anti").drop(*_HELPERS), "broadcast keys"
+    # Keys are monotonically_increasing_id: runs of consecutive numbers per
+    # partition, so their bitmaps are dense. (Bitmap functions count from 1.)
+    key = F.col("_nd_key") + 1
+    bucket, position = F.bitmap_bucket_number(key), F.bitmap_bit_position(key)
+    bitmaps = dropped.groupBy(bucket.alias("_nd_bucket")).agg(F.bitmap_construct_agg(position).alias("_nd_bits"))
+    if bitmaps.count() * 4096 > BROADCAST_BITMAP_BYTES:
+        return fped.join(dropped, "_nd_key", "left_anti").drop(*_HELPERS), "shuffle join"
+    # Bit `position` of a bitmap: byte position / 8, bit position % 8 from the low end.
+    one = F.col("_nd_bits").substr(F.shiftright(position, 3) + 1, F.lit(1))
+    is_removed = F.bit_get(F.conv(F.hex(one), 16, 10).cast("int"), position.bitwiseAND(7)) == 1
+    joined = fped.withColumn("_nd_bucket", bucket).join(F.broadcast(bitmaps), "_nd_bucket", "left")
+    kept = joined.where(F.col("_nd_bits").isNull() | ~is_removed).drop("_nd_bucket", "_nd_bits", *_HELPERS)
+    return kept, "broadcast bitmaps"
+
+
+def _clusters(fped: "DataFrame", labels: "DataFrame", id_col: str, keep: str) -> tuple[Any, Any, Any]:
+    """(clusters, the orders of dropped documents, members) from the
+    component labels of fingerprints."""
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    narrow = fped.select("_nd_key", "_nd_order", id_col, "_nd_fp", "_nd_chars")
+    labels = labels.select(F.col("vertex").alias("_nd_vertex"), F.col("label").alias("_nd_label"))
+    lab = narrow.join(labels, narrow["_nd_fp"] == labels["_nd_vertex"], "left").select(
+        "_nd_key", "_nd_order", id_col, "_nd_fp", "_nd_chars", F.coalesce("_nd_label", "_nd_fp").alias("_nd_cluster")
+    )
+    whole = Window.partitionBy("_nd_cluster")
+    members = lab.withColumn("_nd_size", F.count(F.lit(1)).over(whole)).where("_nd_size >= 2")
+    ordering = {
+        "first": [F.col("_nd_order")],
+        "longest": [F.col("_nd_chars").desc(), F.col("_nd_order")],
+        "shortest": [F.col("_nd_chars"), F.col("_nd_order")],
+    }[keep]
+    ranked = Window.partitionBy("_nd_cluster").orderBy(*ordering)
+    members = (
+        members.withColumn("_nd_rank", F.row_number().over(ranked))
+        .withColumn("_nd_rep_fp", F.first("_nd_fp").over(ranked))
+        .withColumn("_nd_rep_id", F.first(id_col).over(ranked))
+        .withColumn("_nd_first", F.min("_nd_order").over(whole))
+    )
+    clusters = members.select(
+        F.col(id_col).alias("id"),
+        F.col("_nd_rep_id").alias("cluster_id"),
+        F.bit_count(F.col("_nd_fp").bitwiseXOR(F.col("_nd_rep_fp"))).cast("int").alias("distance"),
+        "_nd_first",
+        "_nd_order",
+    )
+    clusters = clusters.orderBy("_nd_first", "_nd_order").drop("_nd_first", "_nd_order")
+    dropped = members.where("_nd_rank > 1").select("_nd_key")
+    return clusters, dropped, members
+
+
+def _bad_records_message(bad: "DataFrame", id_col: str, count: int, total: int) -> str:
+    from pyspark.sql import functions as F
+
+    rows = bad.orderBy("_nd_order").select(F.col(id_col).cast("string"), "_nd_error").limit(5).collect()
+    named = []
+    for rid, error in rows:
+        what = error if error is not None else "no id (null)"
+        named.append(f"record {rid!r}: {what}" if rid is not None else f"a record without id: {what}")
+    more = f" (and {count - len(rows)} more)" if count > len(rows) else ""
+    return (
+        f"{count} of {total} records cannot be deduplicated — {'; '.join(named)}{more}. "
+        "Fix or drop them, or pass on_error='skip' (--on-error skip) to leave them out and count them"
+        " (--allow-empty keeps documents without features)"
+    )
+
+
+class _Timer:
+    """Times the stages; Spark's UI and event log show each stage's jobs
+    under the description ``neardup: STAGE``."""
+
+    def __init__(self, sc: Any) -> None:
+        self.sc = sc
+        self.start = time.perf_counter()
+        self.stages: dict[str, float] = {}
+
+    def run(self, name: str, f: Any) -> Any:
+        t = time.perf_counter()
+        self.sc.setJobDescription(f"neardup: {name}")
+        try:
+            out = f()
+        finally:
+            self.sc.setJobDescription(None)
+        self.stages[name] = round(time.perf_counter() - t, 3)
+        return out
+
+    def total(self) -> float:
+        return round(time.perf_counter() - self.start, 3)
