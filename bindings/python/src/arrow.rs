@@ -1,30 +1,127 @@
-//! pyarrow string arrays read in place: the offsets, data and validity
-//! buffers are read through their addresses while the array (which owns
-//! them) is held, so no Python str is made per text.
+//! pyarrow arrays read in place through the Arrow C Data Interface: each
+//! array (each chunk of a chunked array) is exported with
+//! `__arrow_c_array__()` as a pair of PyCapsules holding an `ArrowSchema`
+//! and an `ArrowArray`; the buffers are read while the capsules (which
+//! release the array when they are collected) are held, so no Python str
+//! is made per text.
 //!
-//! Only `string` and `large_string` arrays and chunked arrays of them are
-//! read this way; [`StringColumn::read`] answers `None` for anything else.
+//! Only `string`/`large_string` (formats `u`/`U`) and `int32`/`int64`
+//! (`i`/`l`) arrays and chunked arrays of them are read this way;
+//! [`StringColumn::read`] answers `None` for anything else.
+
+use std::ffi::{c_char, c_void, CStr};
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
+/// `struct ArrowSchema` of the Arrow C Data Interface.
+#[repr(C)]
+struct FfiSchema {
+    format: *const c_char,
+    name: *const c_char,
+    metadata: *const c_char,
+    flags: i64,
+    n_children: i64,
+    children: *mut *mut FfiSchema,
+    dictionary: *mut FfiSchema,
+    release: Option<unsafe extern "C" fn(*mut FfiSchema)>,
+    private_data: *mut c_void,
+}
+
+/// `struct ArrowArray` of the Arrow C Data Interface.
+#[repr(C)]
+struct FfiArray {
+    length: i64,
+    null_count: i64,
+    offset: i64,
+    n_buffers: i64,
+    n_children: i64,
+    buffers: *mut *const c_void,
+    children: *mut *mut FfiArray,
+    dictionary: *mut FfiArray,
+    release: Option<unsafe extern "C" fn(*mut FfiArray)>,
+    private_data: *mut c_void,
+}
+
+/// One exported array: its format string, the array struct, and the
+/// capsules that own both (held while the buffers are read).
+struct Exported<'py> {
+    format: String,
+    array: *const FfiArray,
+    _capsules: Bound<'py, PyAny>,
+}
+
+/// Exports `array` (a pyarrow Array) through `__arrow_c_array__`.
+fn export<'py>(array: &Bound<'py, PyAny>) -> PyResult<Exported<'py>> {
+    let capsules = array.call_method0("__arrow_c_array__")?;
+    let (schema, data): (Bound<'py, PyAny>, Bound<'py, PyAny>) = capsules.extract()?;
+    let pointer = |capsule: &Bound<'py, PyAny>, name: &CStr| -> PyResult<*mut c_void> {
+        // SAFETY: PyCapsule_GetPointer checks the object is a capsule of
+        // that name and returns null (with a Python error set) otherwise.
+        let p = unsafe { pyo3::ffi::PyCapsule_GetPointer(capsule.as_ptr(), name.as_ptr()) };
+        if p.is_null() {
+            return Err(PyErr::take(array.py())
+                .unwrap_or_else(|| PyValueError::new_err("__arrow_c_array__ gave no capsule")));
+        }
+        Ok(p)
+    };
+    let schema_ptr = pointer(&schema, c"arrow_schema")?.cast::<FfiSchema>();
+    let array_ptr = pointer(&data, c"arrow_array")?.cast::<FfiArray>();
+    // SAFETY: the capsule holds a valid ArrowSchema (the producer's
+    // contract) whose `format` is a NUL-terminated string, alive while the
+    // capsule is.
+    let format = unsafe {
+        let s = &*schema_ptr;
+        if s.release.is_none() || s.format.is_null() {
+            return Err(PyValueError::new_err("__arrow_c_array__ gave a released schema"));
+        }
+        CStr::from_ptr(s.format).to_string_lossy().into_owned()
+    };
+    // SAFETY: as above, for the ArrowArray.
+    if unsafe { (*array_ptr).release.is_none() } {
+        return Err(PyValueError::new_err("__arrow_c_array__ gave a released array"));
+    }
+    Ok(Exported { format, array: array_ptr, _capsules: capsules })
+}
+
+impl Exported<'_> {
+    fn array(&self) -> &FfiArray {
+        // SAFETY: checked non-released in `export`; the capsules own it and
+        // live as long as `self`.
+        unsafe { &*self.array }
+    }
+
+    /// Buffer `i` (null when absent), if the array has that many.
+    fn buffer(&self, i: usize) -> *const u8 {
+        let a = self.array();
+        if (i as i64) >= a.n_buffers || a.buffers.is_null() {
+            return std::ptr::null();
+        }
+        // SAFETY: `buffers` points to `n_buffers` pointers (the interface's
+        // contract) and i < n_buffers.
+        unsafe { (*a.buffers.add(i)).cast::<u8>() }
+    }
+}
+
 /// One Arrow array of strings, as raw buffers.
 struct Chunk {
-    /// `len + 1` offsets, each `width` bytes, little-endian.
+    /// `offset + len + 1` offsets, each `width` bytes, little-endian.
     offsets: *const u8,
     width: usize,
     data: *const u8,
+    /// The last offset: the bytes of `data` the offsets may name.
     data_len: usize,
-    /// The validity bitmap and the array's bit offset into it.
-    validity: Option<*const u8>,
+    /// The validity bitmap (null: no nulls) and the array's offset into it.
+    validity: *const u8,
     offset: usize,
     len: usize,
 }
 
 /// A pyarrow string column (array or chunked array) held in place.
 pub(crate) struct StringColumn<'py> {
-    /// The arrays, kept alive (their buffers are what the pointers read).
-    _arrays: Vec<Bound<'py, PyAny>>,
+    /// The exported arrays, kept alive (their buffers are what the
+    /// pointers read).
+    _exported: Vec<Exported<'py>>,
     chunks: Vec<Chunk>,
 }
 
@@ -42,10 +139,13 @@ impl<'py> StringColumn<'py> {
             vec![obj.clone()]
         };
         let mut chunks = Vec::with_capacity(arrays.len());
+        let mut exported = Vec::with_capacity(arrays.len());
         for a in &arrays {
-            chunks.push(Chunk::of(a, if ty == "string" { 4 } else { 8 })?);
+            let e = export(a)?;
+            chunks.push(Chunk::of(&e)?);
+            exported.push(e);
         }
-        Ok(Some(StringColumn { _arrays: arrays, chunks }))
+        Ok(Some(StringColumn { _exported: exported, chunks }))
     }
 
     /// Every item in order: `Ok(None)` for a null, `Err` for an item whose
@@ -56,50 +156,57 @@ impl<'py> StringColumn<'py> {
 }
 
 impl Chunk {
-    fn of(array: &Bound<'_, PyAny>, width: usize) -> PyResult<Chunk> {
-        let len: usize = array.len()?;
-        let offset: usize = array.getattr("offset")?.extract()?;
-        let buffers: Vec<Bound<'_, PyAny>> = array.call_method0("buffers")?.extract()?;
-        let buffer = |i: usize| -> PyResult<Option<(*const u8, usize)>> {
-            match buffers.get(i) {
-                Some(b) if !b.is_none() => {
-                    let address: usize = b.getattr("address")?.extract()?;
-                    let size: usize = b.getattr("size")?.extract()?;
-                    Ok(Some((address as *const u8, size)))
-                }
-                _ => Ok(None),
-            }
-        };
+    fn of(e: &Exported<'_>) -> PyResult<Chunk> {
         let malformed = |what: &str| PyValueError::new_err(format!("malformed Arrow string array: {what}"));
-        let validity = buffer(0)?;
-        if let Some((_, size)) = validity {
-            if size * 8 < offset + len {
-                return Err(malformed("validity bitmap too short"));
-            }
-        }
-        let empty: (*const u8, usize) = (std::ptr::NonNull::<u8>::dangling().as_ptr().cast_const(), 0);
-        let (offsets, data) = match (buffer(1)?, buffer(2)?) {
-            (Some(o), d) => (o, d.unwrap_or(empty)),
-            (None, _) if len == 0 => (empty, empty),
-            (None, _) => return Err(malformed("no offsets buffer")),
+        let width = match e.format.as_str() {
+            "u" => 4,
+            "U" => 8,
+            f => return Err(malformed(&format!("format {f:?}, not a string array"))),
         };
-        if len > 0 && offsets.1 < (offset + len + 1) * width {
-            return Err(malformed("offsets buffer too short"));
+        let a = e.array();
+        let (len, offset) = match (usize::try_from(a.length), usize::try_from(a.offset)) {
+            (Ok(l), Ok(o)) => (l, o),
+            _ => return Err(malformed("negative length or offset")),
+        };
+        let empty = std::ptr::NonNull::<u8>::dangling().as_ptr().cast_const();
+        let offsets = e.buffer(1);
+        let data = e.buffer(2);
+        if len == 0 {
+            return Ok(Chunk {
+                offsets: empty,
+                width,
+                data: empty,
+                data_len: 0,
+                validity: std::ptr::null(),
+                offset,
+                len,
+            });
         }
-        Ok(Chunk {
-            offsets: offsets.0,
+        if offsets.is_null() {
+            return Err(malformed("no offsets buffer"));
+        }
+        let mut chunk = Chunk {
+            offsets,
             width,
-            data: data.0,
-            data_len: data.1,
-            validity: validity.map(|v| v.0),
+            data: if data.is_null() { empty } else { data },
+            data_len: 0,
+            validity: if a.null_count == 0 { std::ptr::null() } else { e.buffer(0) },
             offset,
             len,
-        })
+        };
+        // The interface promises `offset + len + 1` offsets and data up to
+        // the last of them; an empty data buffer may be null.
+        let last = chunk.offset_at(offset + len);
+        chunk.data_len = usize::try_from(last).map_err(|_| malformed("negative offsets"))?;
+        if data.is_null() && chunk.data_len > 0 {
+            return Err(malformed("no data buffer"));
+        }
+        Ok(chunk)
     }
 
     fn offset_at(&self, j: usize) -> i64 {
-        // SAFETY: `of` checked that the offsets buffer holds
-        // `(offset + len + 1) * width` bytes; j <= offset + len.
+        // SAFETY: the C Data Interface guarantees `offset + len + 1`
+        // offsets of `width` bytes for a string array; j <= offset + len.
         unsafe {
             let p = self.offsets.add(j * self.width);
             if self.width == 4 {
@@ -112,9 +219,9 @@ impl Chunk {
 
     fn get(&self, i: usize) -> Result<Option<&str>, String> {
         let j = self.offset + i;
-        if let Some(bits) = self.validity {
-            // SAFETY: `of` checked the bitmap covers offset + len bits.
-            if unsafe { *bits.add(j / 8) } >> (j % 8) & 1 == 0 {
+        if !self.validity.is_null() {
+            // SAFETY: the interface guarantees a bitmap of offset + len bits.
+            if unsafe { *self.validity.add(j / 8) } >> (j % 8) & 1 == 0 {
                 return Ok(None);
             }
         }
@@ -122,7 +229,8 @@ impl Chunk {
         if start < 0 || end < start || end as u64 > self.data_len as u64 {
             return Err("malformed Arrow offsets".to_owned());
         }
-        // SAFETY: start..end lies inside the data buffer (checked above).
+        // SAFETY: start..end lies inside the data buffer (checked above
+        // against the last offset, which the buffer holds).
         let bytes =
             unsafe { std::slice::from_raw_parts(self.data.add(start as usize), (end - start) as usize) };
         std::str::from_utf8(bytes).map(Some).map_err(|e| format!("not valid UTF-8 ({e})"))
@@ -146,6 +254,8 @@ fn arrow_type(obj: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
 pub(crate) trait Primitive: Copy {
     /// The Arrow type names this reads (`str(array.type)`).
     const TYPES: &'static [&'static str];
+    /// Its Arrow C Data Interface format string.
+    const FORMAT: &'static str;
     /// Bytes per value.
     const WIDTH: usize;
     /// The value at the start of `b` (`WIDTH` bytes).
@@ -154,6 +264,7 @@ pub(crate) trait Primitive: Copy {
 
 impl Primitive for i64 {
     const TYPES: &'static [&'static str] = &["int64"];
+    const FORMAT: &'static str = "l";
     const WIDTH: usize = 8;
     fn from_le(b: &[u8]) -> i64 {
         i64::from_le_bytes(b[..8].try_into().expect("8 bytes"))
@@ -162,6 +273,7 @@ impl Primitive for i64 {
 
 impl Primitive for i32 {
     const TYPES: &'static [&'static str] = &["int32"];
+    const FORMAT: &'static str = "i";
     const WIDTH: usize = 4;
     fn from_le(b: &[u8]) -> i32 {
         i32::from_le_bytes(b[..4].try_into().expect("4 bytes"))
@@ -186,31 +298,43 @@ pub(crate) fn read_primitive<T: Primitive>(obj: &Bound<'_, PyAny>, arg: &str) ->
     };
     let mut out = Vec::new();
     for a in &arrays {
-        let len: usize = a.len()?;
+        let e = export(a)?;
+        if e.format != T::FORMAT {
+            return Err(PyValueError::new_err(format!(
+                "{arg}: Arrow format {:?}, not {:?}",
+                e.format,
+                T::FORMAT
+            )));
+        }
+        let f = e.array();
+        let (len, offset) = match (usize::try_from(f.length), usize::try_from(f.offset)) {
+            (Ok(l), Ok(o)) => (l, o),
+            _ => return Err(PyValueError::new_err(format!("{arg}: malformed Arrow array"))),
+        };
         if len == 0 {
             continue;
         }
-        let nulls: usize = a.getattr("null_count")?.extract()?;
+        // null_count -1 means "not computed": count the bitmap's zeros.
+        let validity = e.buffer(0);
+        let nulls = match f.null_count {
+            n if n > 0 => n as usize,
+            n if n < 0 && !validity.is_null() => (offset..offset + len)
+                // SAFETY: the interface guarantees a bitmap of offset + len bits.
+                .filter(|&j| unsafe { *validity.add(j / 8) } >> (j % 8) & 1 == 0)
+                .count(),
+            _ => 0,
+        };
         if nulls > 0 {
             return Err(PyValueError::new_err(format!("{arg} holds {nulls} null(s)")));
         }
-        let offset: usize = a.getattr("offset")?.extract()?;
-        let buffers: Vec<Bound<'_, PyAny>> = a.call_method0("buffers")?.extract()?;
-        let data = buffers
-            .get(1)
-            .filter(|b| !b.is_none())
-            .ok_or_else(|| PyValueError::new_err(format!("{arg}: an Arrow array without data")))?;
-        let address: usize = data.getattr("address")?.extract()?;
-        let size: usize = data.getattr("size")?.extract()?;
-        if size < (offset + len) * T::WIDTH {
-            return Err(PyValueError::new_err(format!("{arg}: malformed Arrow array (data too short)")));
+        let data = e.buffer(1);
+        if data.is_null() {
+            return Err(PyValueError::new_err(format!("{arg}: an Arrow array without data")));
         }
-        // SAFETY: the buffer holds `size` bytes (checked above) and is
-        // kept alive by `a` while this slice is read.
-        let bytes = unsafe { std::slice::from_raw_parts(address as *const u8, size) };
-        out.extend(
-            bytes[offset * T::WIDTH..(offset + len) * T::WIDTH].chunks_exact(T::WIDTH).map(T::from_le),
-        );
+        // SAFETY: the interface guarantees `offset + len` values of WIDTH
+        // bytes in the data buffer, kept alive by the capsules in `e`.
+        let bytes = unsafe { std::slice::from_raw_parts(data.add(offset * T::WIDTH), len * T::WIDTH) };
+        out.extend(bytes.chunks_exact(T::WIDTH).map(T::from_le));
     }
     Ok(out)
 }
