@@ -41,19 +41,6 @@ impl NewDoc {
     pub fn new(id: impl Into<String>, fingerprint: Fingerprint) -> NewDoc {
         NewDoc { id: id.into(), fingerprint, content_hash: None, metadata: None, features: None }
     }
-
-    /// The document of a text: its fingerprint, feature count and content
-    /// hash under `fp`'s pipeline.
-    pub fn of_text(id: impl Into<String>, fp: &neardup::Fingerprinter, text: &str) -> NewDoc {
-        let (fingerprint, n) = fp.fingerprint_counted(text);
-        NewDoc {
-            id: id.into(),
-            fingerprint,
-            content_hash: Some(xxhash_rust::xxh3::xxh3_64(text.as_bytes())),
-            metadata: None,
-            features: Some(u32::try_from(n).unwrap_or(u32::MAX - 1)),
-        }
-    }
 }
 
 /// A document's feature count as the index keeps it.
