@@ -56,17 +56,17 @@ def main():
     with open(OUT, "w") as out:
         log({"bench": "data", "docs": len(texts), "mb": round(mb, 2), "cpus": os.cpu_count()}, out)
         for preset in ("python-simhash", "default"):
-            fp = neardup.Fingerprinter(preset)
-            fp.fingerprint_batch(texts[:50])  # warm-up (dictionaries)
-            secs = best_of(5, lambda: fp.fingerprint_batch(texts))
+            fingerprinter = neardup.Fingerprinter(preset)
+            fingerprinter.fingerprint_batch(texts[:50])  # warm-up (dictionaries)
+            secs = best_of(5, lambda: fingerprinter.fingerprint_batch(texts))
             rows[f"neardup {preset}"] = mb / secs
             log({"bench": "fingerprint", "who": f"neardup fingerprint_batch {preset}", "mb_per_s": round(mb / secs, 2)}, out)
         # The same from a pyarrow array (read in place, no str objects).
         import pyarrow as pa
 
         arrow = pa.array(texts)
-        fp = neardup.Fingerprinter("default")
-        secs = best_of(5, lambda: fp.fingerprint_batch(arrow))
+        fingerprinter = neardup.Fingerprinter("default")
+        secs = best_of(5, lambda: fingerprinter.fingerprint_batch(arrow))
         rows["neardup default, pyarrow array"] = mb / secs
         log({"bench": "fingerprint", "who": "neardup fingerprint_batch default (pyarrow)", "mb_per_s": round(mb / secs, 2)}, out)
 

@@ -98,12 +98,12 @@ def call_overhead(out):
     from neardup._neardup import SparkPlan, spark_fingerprint
     from neardup.spark import _pairs_fn, fingerprint_frame  # noqa: F401
 
-    fp = neardup.Fingerprinter()
+    fingerprinter = neardup.Fingerprinter()
     one = pa.array(["a"])
     n = 20000
     t = time.perf_counter()
     for _ in range(n):
-        spark_fingerprint(fp, one, True)
+        spark_fingerprint(fingerprinter, one, True)
     rust_call = (time.perf_counter() - t) / n * 1e6
     batch = pa.RecordBatch.from_arrays([pa.array(["x"]), pa.array(["a"])], names=["id", "text"])
 
@@ -111,7 +111,7 @@ def call_overhead(out):
         from neardup.spark import _array
 
         for b in batches:
-            fps, feats, chars, errors = spark_fingerprint(fp, b.column(1), True)
+            fps, feats, chars, errors = spark_fingerprint(fingerprinter, b.column(1), True)
             msgs = [None] * b.num_rows
             yield pa.RecordBatch.from_arrays(
                 list(b.columns)
@@ -135,7 +135,7 @@ def call_overhead(out):
         texts = [json.loads(line)["text"] for line in f]
     arr = pa.array(texts)
     t = time.perf_counter()
-    spark_fingerprint(fp, arr, True)
+    spark_fingerprint(fingerprinter, arr, True)
     per_doc = (time.perf_counter() - t) / len(texts) * 1e6
     rec = {
         "what": "call overhead",

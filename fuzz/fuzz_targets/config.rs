@@ -9,8 +9,8 @@ fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else { return };
     for parsed in [PipelineConfig::from_toml(text), PipelineConfig::from_json(text)] {
         if let Ok(c) = parsed {
-            if let Ok(fp) = Fingerprinter::new(c) {
-                let _ = fp.fingerprint("fuzz 模糊测试 テスト");
+            if let Ok(fingerprinter) = Fingerprinter::new(c) {
+                let _ = fingerprinter.fingerprint("fuzz 模糊测试 テスト");
             }
         }
     }

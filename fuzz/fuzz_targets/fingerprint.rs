@@ -14,11 +14,11 @@ fn pipelines() -> &'static Vec<Fingerprinter> {
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else { return };
-    for fp in pipelines() {
-        let a = fp.fingerprint(text);
-        assert_eq!(a, fp.fingerprint(text));
-        let _ = fp.try_fingerprint(text);
-        let features = fp.features(text);
-        assert_eq!(fp.fingerprint_weighted(features).unwrap(), a);
+    for fingerprinter in pipelines() {
+        let a = fingerprinter.fingerprint(text);
+        assert_eq!(a, fingerprinter.fingerprint(text));
+        let _ = fingerprinter.try_fingerprint(text);
+        let features = fingerprinter.features(text);
+        assert_eq!(fingerprinter.fingerprint_weighted(features).unwrap(), a);
     }
 });

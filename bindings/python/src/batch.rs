@@ -103,18 +103,18 @@ pub(crate) fn dedup<'py>(
         }
     }
     let default;
-    let fp = match &fingerprinter {
+    let fingerprinter = match &fingerprinter {
         Some(f) => &f.inner,
         None => {
             default = neardup::Fingerprinter::preset("default").map_err(to_py)?;
             &default
         }
     };
-    let radius = k.map_or_else(|| fp.radius().clone(), Radius::fixed);
-    radius.validate(fp.bits()).map_err(PyValueError::new_err)?;
+    let radius = k.map_or_else(|| fingerprinter.radius().clone(), Radius::fixed);
+    radius.validate(fingerprinter.bits()).map_err(PyValueError::new_err)?;
     let found = py.allow_threads(|| {
-        let records = Records::from_texts(fp, &owned);
-        let verifier = verify.map(|t| ShingleJaccard::new(fp, &owned, t));
+        let records = Records::from_texts(fingerprinter, &owned);
+        let verifier = verify.map(|t| ShingleJaccard::new(fingerprinter, &owned, t));
         let mut dedup = Dedup::new(&radius).keep(keep);
         if let Some(v) = &verifier {
             dedup = dedup.verify(v);

@@ -49,8 +49,8 @@ pub(crate) fn spark_fingerprint<'py>(
     texts: &Bound<'py, PyAny>,
     allow_empty: bool,
 ) -> PyResult<Fingerprinted<'py>> {
-    let fp = &fingerprinter.inner;
-    if fp.bits() != neardup::Bits::B64 {
+    let fingerprinter = &fingerprinter.inner;
+    if fingerprinter.bits() != neardup::Bits::B64 {
         return Err(PyValueError::new_err(
             "the Spark job carries fingerprints as 64-bit longs: use a 64-bit pipeline",
         ));
@@ -64,7 +64,7 @@ pub(crate) fn spark_fingerprint<'py>(
             .map(|item| match item {
                 Err(e) => Err(e.clone()),
                 Ok(None) => Err("no text (null)".to_owned()),
-                Ok(Some(t)) => match fp.fingerprint_counted(t) {
+                Ok(Some(t)) => match fingerprinter.fingerprint_counted(t) {
                     (_, 0) if !allow_empty => Err(neardup::Error::EmptyDocument.to_string()),
                     (f, n) => Ok((f.value() as u64, n, t.chars().count())),
                 },

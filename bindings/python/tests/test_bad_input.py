@@ -13,30 +13,30 @@ SURROGATE = "abc\udcff def"
 
 @pytest.mark.parametrize("bad", NOT_STR)
 def test_non_str_texts_into_every_text_entry_point(bad):
-    fp = neardup.Fingerprinter()
+    fingerprinter = neardup.Fingerprinter()
     ty = type(bad).__name__
     with pytest.raises(TypeError, match=rf"^text must be str, not {ty}"):
-        fp.fingerprint(bad)
+        fingerprinter.fingerprint(bad)
     with pytest.raises(TypeError, match=rf"^text must be str, not {ty}"):
-        fp.explain(bad)
+        fingerprinter.explain(bad)
     with pytest.raises(TypeError, match=rf"^texts\[2\] must be str, not {ty}"):
-        fp.fingerprint_batch([TEXT, TEXT, bad])
+        fingerprinter.fingerprint_batch([TEXT, TEXT, bad])
     with pytest.raises(TypeError, match=rf"^texts\[1\] must be str, not {ty}"):
         neardup.dedup([TEXT, bad])
 
 
 def test_error_messages_say_what_to_do():
-    fp = neardup.Fingerprinter()
+    fingerprinter = neardup.Fingerprinter()
     with pytest.raises(TypeError, match=r"decode it first"):
-        fp.fingerprint_batch([b"abc"])
+        fingerprinter.fingerprint_batch([b"abc"])
     with pytest.raises(TypeError, match=r"drop or fill missing texts"):
-        fp.fingerprint_batch(["a", None])
+        fingerprinter.fingerprint_batch(["a", None])
 
 
 def test_one_str_where_a_batch_belongs():
-    fp = neardup.Fingerprinter()
+    fingerprinter = neardup.Fingerprinter()
     with pytest.raises(TypeError, match=r"not one str; wrap it"):
-        fp.fingerprint_batch(TEXT)
+        fingerprinter.fingerprint_batch(TEXT)
     with pytest.raises(TypeError, match=r"not one str"):
         neardup.dedup(TEXT)
     with pytest.raises(TypeError, match=r"ids must be a list"):
@@ -46,11 +46,11 @@ def test_one_str_where_a_batch_belongs():
 
 
 def test_lone_surrogates_are_value_errors_naming_the_item():
-    fp = neardup.Fingerprinter()
+    fingerprinter = neardup.Fingerprinter()
     with pytest.raises(ValueError, match=r"^text is not valid Unicode.*errors='replace'"):
-        fp.fingerprint(SURROGATE)
+        fingerprinter.fingerprint(SURROGATE)
     with pytest.raises(ValueError, match=r"^texts\[1\] is not valid Unicode"):
-        fp.fingerprint_batch([TEXT, SURROGATE])
+        fingerprinter.fingerprint_batch([TEXT, SURROGATE])
     with pytest.raises(ValueError, match=r"^ids\[0\] is not valid Unicode"):
         neardup.Index().insert_batch([SURROGATE], [1])
 
@@ -178,8 +178,8 @@ def test_bad_index_files(tmp_path):
 
 
 def test_huge_and_odd_texts_are_fine():
-    fp = neardup.Fingerprinter()
+    fingerprinter = neardup.Fingerprinter()
     big = "word " * 2_000_000  # 10 MB
-    assert fp.fingerprint_batch([big]) == [fp.fingerprint(big)]
+    assert fingerprinter.fingerprint_batch([big]) == [fingerprinter.fingerprint(big)]
     # Empty, blank, NUL-only and featureless texts fingerprint to 0, as in the core.
-    assert fp.fingerprint_batch(["", "   ", "\0\0", "!!!"]) == [0, 0, 0, 0]
+    assert fingerprinter.fingerprint_batch(["", "   ", "\0\0", "!!!"]) == [0, 0, 0, 0]

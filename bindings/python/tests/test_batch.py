@@ -48,8 +48,8 @@ def test_dedup_clusters_near_texts():
     assert [0, 2, 3] in clusters and all(1 not in c and 4 not in c for c in clusters)
     named = neardup.dedup(texts, k=3, ids=["a", "b", "c", "d", "e"])
     assert ["a", "c", "d"] in named
-    fp = neardup.Fingerprinter("python-simhash")
-    assert neardup.dedup(texts, fingerprinter=fp, k=0) == neardup.dedup(texts, fingerprinter=fp, k=0)
+    fingerprinter = neardup.Fingerprinter("python-simhash")
+    assert neardup.dedup(texts, fingerprinter=fingerprinter, k=0) == neardup.dedup(texts, fingerprinter=fingerprinter, k=0)
     with pytest.raises(ValueError, match="ids"):
         neardup.dedup(texts, ids=["a"])
     with pytest.raises(TypeError, match=r"texts\[1\]"):

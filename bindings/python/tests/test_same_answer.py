@@ -31,8 +31,8 @@ def read_jsonl(paths):
 def python_dedup(ids, texts, **kw):
     """neardup.dedup in cli_dedup's shape: [(id, representative, distance)]
     member by member in input order, cluster by cluster; the kept ids."""
-    fp = neardup.Fingerprinter()
-    fps = dict(zip(ids, fp.fingerprint_batch(texts)))
+    fingerprinter = neardup.Fingerprinter()
+    fps = dict(zip(ids, fingerprinter.fingerprint_batch(texts)))
     position = {i: n for n, i in enumerate(ids)}
     rows, removed = [], set()
     for c in neardup.dedup(texts, ids=ids, **kw):
@@ -85,13 +85,13 @@ def test_the_pipeline_carries_its_radius():
     assert neardup.Fingerprinter().radius_steps == ([(600, 8)], 4)
     assert neardup.Fingerprinter("keywords").radius == "k = 3"
     assert neardup.Fingerprinter("python-simhash").radius == "k = 2"
-    fp = neardup.Fingerprinter()
-    assert fp.k_for(100) == 8 and fp.k_for(100, 1300) == 4 and fp.k_for(700) == 4
-    value, features = fp.fingerprint_counted("one two three four")
-    assert value == fp.fingerprint("one two three four") and features == 4
+    fingerprinter = neardup.Fingerprinter()
+    assert fingerprinter.k_for(100) == 8 and fingerprinter.k_for(100, 1300) == 4 and fingerprinter.k_for(700) == 4
+    value, features = fingerprinter.fingerprint_counted("one two three four")
+    assert value == fingerprinter.fingerprint("one two three four") and features == 4
     # A configuration written out from a preset keeps the preset's rule.
-    assert neardup.Fingerprinter.from_toml(fp.config_toml()).radius == fp.radius
-    custom = fp.config_toml().replace("[radius]\nk = 4", "[radius]\nk = 5")
+    assert neardup.Fingerprinter.from_toml(fingerprinter.config_toml()).radius == fingerprinter.radius
+    custom = fingerprinter.config_toml().replace("[radius]\nk = 4", "[radius]\nk = 5")
     assert neardup.Fingerprinter.from_toml(custom).radius == "k = 8 below 600 features, else 5"
 
 

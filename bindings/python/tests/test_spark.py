@@ -344,5 +344,5 @@ def test_plan_and_fingerprinter_pickle():
     assert [p[0] for p in plan.describe()] == [4, 8]
     with pytest.raises(ValueError, match="does not grow"):
         neardup._neardup.SparkPlan([(600, 2)], 4, 10)
-    fp = neardup.Fingerprinter()
-    assert pickle.loads(pickle.dumps(fp)).pipeline_id == fp.pipeline_id
+    fingerprinter = neardup.Fingerprinter()
+    assert pickle.loads(pickle.dumps(fingerprinter)).pipeline_id == fingerprinter.pipeline_id

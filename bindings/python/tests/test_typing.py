@@ -13,9 +13,9 @@ GOOD = textwrap.dedent(
     import neardup
     from neardup.compat import Simhash, SimhashIndex
 
-    fp = neardup.Fingerprinter("default")
-    values: list[int] = fp.fingerprint_batch(["a b c", "d e f"])
-    one: int = fp.fingerprint("a b c")
+    fingerprinter = neardup.Fingerprinter("default")
+    values: list[int] = fingerprinter.fingerprint_batch(["a b c", "d e f"])
+    one: int = fingerprinter.fingerprint("a b c")
     d: int = neardup.distance(values[0], values[1])
     s: float = neardup.similarity(values[0], one)
     index = neardup.Index(k=3)

@@ -107,12 +107,12 @@ impl PipelineArgs {
 
     /// Loads the pipeline; a bad preset or configuration is a usage error.
     pub fn load(&self) -> Result<Fingerprinter> {
-        let fp = match (&self.preset, &self.config) {
+        let fingerprinter = match (&self.preset, &self.config) {
             (_, Some(path)) => Fingerprinter::from_file(path),
             (Some(name), None) => Fingerprinter::preset(name),
             (None, None) => Fingerprinter::preset("default"),
         };
-        fp.map_err(|e| UsageError(e.to_string()).into())
+        fingerprinter.map_err(|e| UsageError(e.to_string()).into())
     }
 }
 

@@ -63,7 +63,19 @@ pub fn read(path: &Path) -> Result<(Words, Ids)> {
         std::fs::read(path).with_context(|| format!("{}: cannot read", path.display()))?
     };
     let name = path.display().to_string();
-    // Cut into chunks at line ends; count lines before each chunk.
+    let (cuts, first_lines) = chunks_at_line_ends(&data);
+    let parsed: Vec<Result<Parsed>> = cuts
+        .par_windows(2)
+        .zip(first_lines)
+        .map(|(c, first)| parse_chunk(&data[c[0]..c[1]], first, &name))
+        .collect();
+    join_chunks(parsed, &name)
+}
+
+/// Cuts `data` into about eight chunks a thread at line ends: the cut
+/// offsets (first 0, last `data.len()`) and the line number each chunk
+/// starts at.
+fn chunks_at_line_ends(data: &[u8]) -> (Vec<usize>, Vec<u64>) {
     let chunks = (rayon::current_num_threads() * 8).max(1);
     let step = data.len().div_ceil(chunks).max(1);
     let mut cuts = vec![0usize];
@@ -79,31 +91,27 @@ pub fn read(path: &Path) -> Result<(Words, Ids)> {
     }
     cuts.push(data.len());
     cuts.dedup();
-    let first_lines: Vec<u64> = {
-        let counts: Vec<u64> = cuts
-            .par_windows(2)
-            .map(|c| data[c[0]..c[1]].iter().filter(|&&b| b == b'\n').count() as u64)
-            .collect();
-        let mut acc = 1;
-        counts
-            .iter()
-            .map(|c| {
-                let s = acc;
-                acc += c;
-                s
-            })
-            .collect()
-    };
-    let parsed: Vec<Result<Parsed>> = cuts
+    let counts: Vec<u64> = cuts
         .par_windows(2)
-        .zip(first_lines)
-        .map(|(c, first)| parse_chunk(&data[c[0]..c[1]], first, &name))
+        .map(|c| data[c[0]..c[1]].iter().filter(|&&b| b == b'\n').count() as u64)
         .collect();
+    let first_lines = counts
+        .iter()
+        .scan(1, |acc, c| {
+            let s = *acc;
+            *acc += c;
+            Some(s)
+        })
+        .collect();
+    (cuts, first_lines)
+}
+
+/// The chunks' fingerprints and ids in order, refusing a list that mixes
+/// widths or lines with and without ids.
+fn join_chunks(parsed: Vec<Result<Parsed>>, name: &str) -> Result<(Words, Ids)> {
     let mut bits: Option<(Bits, u64)> = None;
     let mut words = Vec::new();
-    let mut id_bytes = String::new();
-    let mut ends = Vec::new();
-    let mut lines = Vec::new();
+    let mut ids = Ids { bytes: String::new(), ends: Vec::new(), lines: Vec::new() };
     let mut with_ids = None;
     for p in parsed {
         let p = p?;
@@ -124,13 +132,12 @@ pub fn read(path: &Path) -> Result<(Words, Ids)> {
                 _ => {}
             }
         }
-        let base = id_bytes.len() as u64;
-        id_bytes.push_str(&p.id_bytes);
-        ends.extend(p.ids.iter().map(|&(_, e)| base + e as u64));
+        let base = ids.bytes.len() as u64;
+        ids.bytes.push_str(&p.id_bytes);
+        ids.ends.extend(p.ids.iter().map(|&(_, e)| base + e as u64));
         words.extend(p.words);
-        lines.extend(p.lines);
+        ids.lines.extend(p.lines);
     }
-    let ids = Ids { bytes: id_bytes, ends, lines };
     let words = match bits.map(|b| b.0) {
         Some(Bits::B128) => Words::B128(words),
         _ => Words::B64(words.into_iter().map(|w| w as u64).collect()),

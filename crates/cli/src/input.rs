@@ -356,90 +356,100 @@ fn read_csv(
 ) -> Result<()> {
     let mut r =
         csv::ReaderBuilder::new().flexible(false).from_reader(BufReader::with_capacity(1 << 16, reader));
-    let headers = match r.headers() {
-        Ok(h) => h.clone(),
-        Err(e) => {
-            sink(Err(BadRecord {
-                origin: format!("{name}:1"),
-                message: format!("cannot read the CSV header ({e}); the first row must name the columns"),
-            }))?;
-            return Ok(());
-        }
+    let columns = match r.headers() {
+        Ok(h) => CsvColumns::find(h, args),
+        Err(e) => Err(format!("cannot read the CSV header ({e}); the first row must name the columns")),
     };
-    let text_field = args.text_field.as_deref().unwrap_or("text");
-    let Some(text_col) = headers.iter().position(|h| h == text_field) else {
-        let cols: Vec<&str> = headers.iter().take(10).collect();
-        sink(Err(BadRecord {
-            origin: format!("{name}:1"),
-            message: format!(
-                "no column {text_field:?} (columns: {}); name the text column with --text-field",
-                cols.join(", ")
-            ),
-        }))?;
-        return Ok(());
-    };
-    let id_col = match args.id_field.as_deref() {
-        Some(f) => match headers.iter().position(|h| h == f) {
-            Some(c) => Some(c),
-            None => {
-                sink(Err(BadRecord {
-                    origin: format!("{name}:1"),
-                    message: format!("no column {f:?}; check --id-field"),
-                }))?;
-                return Ok(());
-            }
-        },
-        None => headers.iter().position(|h| h == "id"),
+    let columns = match columns {
+        Ok(c) => c,
+        Err(message) => return sink(Err(BadRecord { origin: format!("{name}:1"), message })),
     };
     let mut rec = csv::StringRecord::new();
     loop {
-        let line = r.position().line();
-        let origin = format!("{name}:{line}");
+        let origin = format!("{name}:{}", r.position().line());
         match r.read_record(&mut rec) {
             Ok(false) => return Ok(()),
-            Ok(true) => {
-                let raw_len = rec.as_slice().len() as u64 + rec.len() as u64;
-                if raw_len > args.max_doc_bytes {
-                    sink(Err(too_big(&origin, Some(raw_len), args.max_doc_bytes)))?;
-                    continue;
-                }
-                let text = rec.get(text_col).unwrap_or("").to_owned();
-                if !args.allow_empty && text.trim().is_empty() {
-                    sink(Err(BadRecord { origin, message: EMPTY.into() }))?;
-                    continue;
-                }
-                let id = match id_col.and_then(|c| rec.get(c)) {
-                    Some(v) => Value::String(v.to_owned()),
-                    None => Value::String(origin.clone()),
-                };
-                let raw = args.keep_raw.then(|| {
-                    let obj: serde_json::Map<String, Value> = headers
-                        .iter()
-                        .zip(rec.iter())
-                        .map(|(h, v)| (h.to_owned(), Value::String(v.to_owned())))
-                        .collect();
-                    Value::Object(obj).to_string()
-                });
-                sink(Ok(Record { id, text, origin, raw_len, raw }))?;
-            }
+            Ok(true) => sink(columns.record(&rec, origin, args))?,
             Err(e) => {
-                let message = match e.kind() {
-                    csv::ErrorKind::Utf8 { .. } => {
-                        "invalid UTF-8; convert the input to UTF-8 (e.g. `iconv -f GB18030 -t UTF-8`)"
-                            .to_string()
-                    }
-                    csv::ErrorKind::UnequalLengths { expected_len, len, .. } => format!(
-                        "{len} fields where the header has {expected_len}; quote fields that contain commas"
-                    ),
-                    _ => format!("malformed CSV: {e}"),
-                };
                 let fatal = matches!(e.kind(), csv::ErrorKind::Io(_));
-                sink(Err(BadRecord { origin, message }))?;
+                sink(Err(BadRecord { origin, message: csv_error_message(&e) }))?;
                 if fatal {
                     return Ok(());
                 }
             }
         }
+    }
+}
+
+/// The columns of a CSV input that matter: the header, the text column and
+/// the id column (`--id-field`, else a column named `id`, else none).
+struct CsvColumns {
+    headers: csv::StringRecord,
+    text: usize,
+    id: Option<usize>,
+}
+
+impl CsvColumns {
+    /// The columns named by `--text-field` (default `text`) and
+    /// `--id-field`, or what to tell the user when one is missing.
+    fn find(headers: &csv::StringRecord, args: &InputArgs) -> std::result::Result<CsvColumns, String> {
+        let text_field = args.text_field.as_deref().unwrap_or("text");
+        let Some(text) = headers.iter().position(|h| h == text_field) else {
+            let cols: Vec<&str> = headers.iter().take(10).collect();
+            return Err(format!(
+                "no column {text_field:?} (columns: {}); name the text column with --text-field",
+                cols.join(", ")
+            ));
+        };
+        let id = match args.id_field.as_deref() {
+            Some(f) => Some(
+                headers
+                    .iter()
+                    .position(|h| h == f)
+                    .ok_or_else(|| format!("no column {f:?}; check --id-field"))?,
+            ),
+            None => headers.iter().position(|h| h == "id"),
+        };
+        Ok(CsvColumns { headers: headers.clone(), text, id })
+    }
+
+    /// One row as a record, or why it is refused (too big, empty text).
+    fn record(&self, rec: &csv::StringRecord, origin: String, args: &InputArgs) -> Item {
+        let raw_len = rec.as_slice().len() as u64 + rec.len() as u64;
+        if raw_len > args.max_doc_bytes {
+            return Err(too_big(&origin, Some(raw_len), args.max_doc_bytes));
+        }
+        let text = rec.get(self.text).unwrap_or("").to_owned();
+        if !args.allow_empty && text.trim().is_empty() {
+            return Err(BadRecord { origin, message: EMPTY.into() });
+        }
+        let id = match self.id.and_then(|c| rec.get(c)) {
+            Some(v) => Value::String(v.to_owned()),
+            None => Value::String(origin.clone()),
+        };
+        let raw = args.keep_raw.then(|| {
+            let obj: serde_json::Map<String, Value> = self
+                .headers
+                .iter()
+                .zip(rec.iter())
+                .map(|(h, v)| (h.to_owned(), Value::String(v.to_owned())))
+                .collect();
+            Value::Object(obj).to_string()
+        });
+        Ok(Record { id, text, origin, raw_len, raw })
+    }
+}
+
+/// What to tell the user about a row the CSV reader refused.
+fn csv_error_message(e: &csv::Error) -> String {
+    match e.kind() {
+        csv::ErrorKind::Utf8 { .. } => {
+            "invalid UTF-8; convert the input to UTF-8 (e.g. `iconv -f GB18030 -t UTF-8`)".to_string()
+        }
+        csv::ErrorKind::UnequalLengths { expected_len, len, .. } => {
+            format!("{len} fields where the header has {expected_len}; quote fields that contain commas")
+        }
+        _ => format!("malformed CSV: {e}"),
     }
 }
 

@@ -617,11 +617,14 @@ fn dedup_default_radius_equals_brute_force_by_length() {
         }
     }
     write(dir.path(), "corpus.jsonl", body.as_bytes());
-    let fp = neardup::Fingerprinter::preset("default").unwrap();
-    let radius = recommended_radius("default", fp.bits()).unwrap();
+    let fingerprinter = neardup::Fingerprinter::preset("default").unwrap();
+    let radius = recommended_radius("default", fingerprinter.bits()).unwrap();
     assert!(!radius.is_fixed());
-    let counted: Vec<(u64, usize)> =
-        texts.iter().map(|t| fp.fingerprint_counted(t)).map(|(f, n)| (f.as_u64().unwrap(), n)).collect();
+    let counted: Vec<(u64, usize)> = texts
+        .iter()
+        .map(|t| fingerprinter.fingerprint_counted(t))
+        .map(|(f, n)| (f.as_u64().unwrap(), n))
+        .collect();
     let mut pairs = Vec::new();
     let mut beyond_min = 0;
     for i in 0..counted.len() {
@@ -752,7 +755,7 @@ fn compare_verdict_equals_dedup_with_defaults() {
 fn index_query_uses_the_pipelines_rule() {
     let dir = tmp();
     let d = dir.path();
-    let fp = neardup::Fingerprinter::preset("default").unwrap();
+    let fingerprinter = neardup::Fingerprinter::preset("default").unwrap();
     let (mut a_docs, mut b_docs, mut want) = (String::new(), String::new(), Vec::new());
     for file in ["pairs_en.jsonl", "pairs_zh.jsonl"] {
         for l in std::fs::read_to_string(testdata(file)).unwrap().lines() {
@@ -761,8 +764,9 @@ fn index_query_uses_the_pipelines_rule() {
             let i = want.len();
             a_docs += &format!("{}\n", serde_json::json!({"id": format!("a{i}"), "text": a}));
             b_docs += &format!("{}\n", serde_json::json!({"id": format!("b{i}"), "text": b}));
-            let ((fa, na), (fb, nb)) = (fp.fingerprint_counted(a), fp.fingerprint_counted(b));
-            want.push(fp.radius().accepts(fa.distance(fb), na, nb));
+            let ((fa, na), (fb, nb)) =
+                (fingerprinter.fingerprint_counted(a), fingerprinter.fingerprint_counted(b));
+            want.push(fingerprinter.radius().accepts(fa.distance(fb), na, nb));
         }
     }
     write(d, "a.jsonl", a_docs.as_bytes());
@@ -867,9 +871,9 @@ fn eval_counts_by_hand() {
     ];
     let body: String = lines.iter().map(|l| format!("{l}\n")).collect();
     write(dir.path(), "p.jsonl", body.as_bytes());
-    let fp = neardup::Fingerprinter::preset("default").unwrap();
-    let d_ab = fp.fingerprint(a).distance(fp.fingerprint(b));
-    let d_ac = fp.fingerprint(a).distance(fp.fingerprint(c));
+    let fingerprinter = neardup::Fingerprinter::preset("default").unwrap();
+    let d_ab = fingerprinter.fingerprint(a).distance(fingerprinter.fingerprint(b));
+    let d_ac = fingerprinter.fingerprint(a).distance(fingerprinter.fingerprint(c));
     assert!(d_ab < d_ac, "{d_ab} {d_ac}");
     let run = neardup(&["eval", "p.jsonl", "--max-k", "64", "--json", "q.json"], dir.path(), None).ok();
     assert!(run.stderr().contains("skipped 1 pairs"), "{}", run.stderr());

@@ -41,10 +41,10 @@ fn presets(c: &mut Criterion) {
         g.throughput(Throughput::Bytes(bytes as u64));
         g.sample_size(10);
         for name in names {
-            let fp = Fingerprinter::preset(name).unwrap();
-            fp.fingerprint("预热 warm up");
+            let fingerprinter = Fingerprinter::preset(name).unwrap();
+            fingerprinter.fingerprint("预热 warm up");
             g.bench_function(*name, |b| {
-                b.iter(|| docs.iter().map(|d| fp.fingerprint(d).value()).fold(0, |a, x| a ^ x))
+                b.iter(|| docs.iter().map(|d| fingerprinter.fingerprint(d).value()).fold(0, |a, x| a ^ x))
             });
         }
         g.finish();

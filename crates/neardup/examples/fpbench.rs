@@ -29,14 +29,14 @@ fn main() {
     let (texts, bytes) = load(&args[2], max_bytes);
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
     let start = Instant::now();
-    let fp = Fingerprinter::preset(preset).expect("preset");
-    let _ = fp.fingerprint("预热 warm-up 中文");
+    let fingerprinter = Fingerprinter::preset(preset).expect("preset");
+    let _ = fingerprinter.fingerprint("预热 warm-up 中文");
     let load = start.elapsed().as_secs_f64();
     let mut times = Vec::new();
     let mut check = 0u128;
     for _ in 0..runs + 1 {
         let t0 = Instant::now();
-        let fps: Vec<_> = pool.install(|| texts.par_iter().map(|t| fp.fingerprint(t)).collect());
+        let fps: Vec<_> = pool.install(|| texts.par_iter().map(|t| fingerprinter.fingerprint(t)).collect());
         times.push(t0.elapsed().as_secs_f64());
         check ^= fps.iter().fold(0, |a, f| a ^ f.value());
     }
@@ -68,13 +68,14 @@ fn load(path: &str, max_bytes: usize) -> (Vec<String>, usize) {
 fn scaling(args: &[String]) {
     let runs: usize = args.get(4).map_or(9, |s| s.parse().expect("RUNS"));
     let (texts, bytes) = load(&args[2], usize::MAX);
-    let fp = Fingerprinter::preset(&args[1]).expect("preset");
+    let fingerprinter = Fingerprinter::preset(&args[1]).expect("preset");
     let pools: Vec<_> =
         [1, 2].iter().map(|&n| rayon::ThreadPoolBuilder::new().num_threads(n).build().unwrap()).collect();
     let pass = |pool: &rayon::ThreadPool| {
         let t0 = Instant::now();
-        let n =
-            pool.install(|| texts.par_iter().map(|t| fp.fingerprint(t).value()).filter(|&v| v == 0).count());
+        let n = pool.install(|| {
+            texts.par_iter().map(|t| fingerprinter.fingerprint(t).value()).filter(|&v| v == 0).count()
+        });
         std::hint::black_box(n);
         t0.elapsed().as_secs_f64()
     };

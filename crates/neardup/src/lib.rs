@@ -20,12 +20,12 @@
 //! ```
 //! use neardup::Fingerprinter;
 //!
-//! let fp = Fingerprinter::preset("default")?;
-//! let a = fp.fingerprint("SimHash maps similar documents to similar fingerprints, \
+//! let fingerprinter = Fingerprinter::preset("default")?;
+//! let a = fingerprinter.fingerprint("SimHash maps similar documents to similar fingerprints, \
 //!                         so near duplicates differ in only a few bits.");
-//! let b = fp.fingerprint("SimHash maps similar documents to similar fingerprints, \
+//! let b = fingerprinter.fingerprint("SimHash maps similar documents to similar fingerprints, \
 //!                         so near-duplicates differ in only a few bits!");
-//! let c = fp.fingerprint("Completely unrelated text about cooking rice and beans.");
+//! let c = fingerprinter.fingerprint("Completely unrelated text about cooking rice and beans.");
 //! assert!(a.distance(b) < a.distance(c));
 //!
 //! // Python users' fingerprints, bit for bit (PyPI `simhash` 2.1.2):

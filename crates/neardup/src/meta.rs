@@ -22,11 +22,11 @@ pub const META_VERSION: u32 = 1;
 /// use neardup::meta::IndexMeta;
 /// use neardup::Fingerprinter;
 ///
-/// let fp = Fingerprinter::preset("default")?;
+/// let fingerprinter = Fingerprinter::preset("default")?;
 /// let mut file = IndexFile::new(TableIndex::builder().build()?);
-/// file.meta = IndexMeta { pipeline: Some(fp.config().clone()), ..IndexMeta::default() }.to_value();
+/// file.meta = IndexMeta { pipeline: Some(fingerprinter.config().clone()), ..IndexMeta::default() }.to_value();
 /// let meta = IndexMeta::of(&file)?;
-/// meta.check_pipeline(fp.config())?;
+/// meta.check_pipeline(fingerprinter.config())?;
 /// assert!(meta.check_pipeline(Fingerprinter::preset("keywords")?.config()).is_err());
 /// # Ok::<(), neardup::Error>(())
 /// ```

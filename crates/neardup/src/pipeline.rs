@@ -26,9 +26,9 @@ use crate::weight::{FeatureCounts, LoadedWeighter, WeightConfig, Weighter};
 /// ```
 /// use neardup::Fingerprinter;
 ///
-/// let fp = Fingerprinter::preset("default")?;
-/// let a = fp.fingerprint("The quick brown fox jumps over the lazy dog by the river bank today");
-/// let b = fp.fingerprint("The quick brown fox jumps over the lazy dog by the river bank today!");
+/// let fingerprinter = Fingerprinter::preset("default")?;
+/// let a = fingerprinter.fingerprint("The quick brown fox jumps over the lazy dog by the river bank today");
+/// let b = fingerprinter.fingerprint("The quick brown fox jumps over the lazy dog by the river bank today!");
 /// assert_eq!(a.distance(b), 0);
 /// # Ok::<(), neardup::Error>(())
 /// ```
@@ -66,6 +66,10 @@ pub struct Explanation {
     pub lanes: Vec<f64>,
     /// The sum of the absolute weights: no lane can exceed it.
     pub total_weight: f64,
+    /// How many features the text produced, counted as
+    /// [`Fingerprinter::fingerprint_counted`] counts them (repeats included):
+    /// the length a [`Radius`](crate::Radius) that grows with length reads.
+    pub feature_count: usize,
 }
 
 impl Explanation {
@@ -182,8 +186,9 @@ impl Fingerprinter {
             features: Vec::new(),
             lanes: Vec::new(),
             total_weight: 0.0,
+            feature_count: 0,
         };
-        ex.fingerprint = self.run(text, Some(&mut ex)).0;
+        (ex.fingerprint, ex.feature_count) = self.run(text, Some(&mut ex));
         ex
     }
 
@@ -382,12 +387,12 @@ fn shingle_slices<'j>(joined: &'j str, spans: &[(usize, usize)], n: usize) -> Ve
 /// ```
 /// use neardup::{Fingerprinter, TokenizerConfig, WeightConfig, Bits};
 ///
-/// let fp = Fingerprinter::builder()
+/// let fingerprinter = Fingerprinter::builder()
 ///     .tokenizer(TokenizerConfig::CharNgrams { n: 3, short: Default::default() })
 ///     .weight(WeightConfig::Tf)
 ///     .bits(Bits::B128)
 ///     .build()?;
-/// assert_eq!(fp.fingerprint("hello world").to_string().len(), 32);
+/// assert_eq!(fingerprinter.fingerprint("hello world").to_string().len(), 32);
 /// # Ok::<(), neardup::Error>(())
 /// ```
 #[derive(Clone, Debug)]

@@ -9,9 +9,9 @@ use crate::pipeline::Fingerprinter;
 pub struct FeatureSet(Vec<u64>);
 
 impl FeatureSet {
-    /// The feature set of `text` under `fp`'s pipeline.
-    pub fn of(fp: &Fingerprinter, text: &str) -> FeatureSet {
-        FeatureSet::from_features(fp.features(text).iter().map(|(f, _)| f.as_str()))
+    /// The feature set of `text` under `fingerprinter`'s pipeline.
+    pub fn of(fingerprinter: &Fingerprinter, text: &str) -> FeatureSet {
+        FeatureSet::from_features(fingerprinter.features(text).iter().map(|(f, _)| f.as_str()))
     }
 
     /// The distinct `n`-shingles (overlapping runs of `n` tokens) of the
@@ -20,8 +20,8 @@ impl FeatureSet {
     /// tokens gives one shingle of all of them. This is what two-stage
     /// detection verifies with: it does not depend on the pipeline's
     /// weighting or selection.
-    pub fn shingles(fp: &Fingerprinter, text: &str, n: usize) -> FeatureSet {
-        let tokens = fp.tokens(text);
+    pub fn shingles(fingerprinter: &Fingerprinter, text: &str, n: usize) -> FeatureSet {
+        let tokens = fingerprinter.tokens(text);
         let n = n.max(1).min(tokens.len().max(1));
         let mut v: Vec<u64> = tokens
             .windows(n)

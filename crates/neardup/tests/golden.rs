@@ -8,10 +8,10 @@ use neardup::{Bits, Fingerprinter, FingerprinterBuilder};
 
 use crate::util::all_docs;
 
-fn table(fp: &Fingerprinter) -> String {
+fn table(fingerprinter: &Fingerprinter) -> String {
     let mut out = String::new();
     for d in all_docs() {
-        out.push_str(&format!("{}\t{}\n", fp.fingerprint(&d.text), d.id));
+        out.push_str(&format!("{}\t{}\n", fingerprinter.fingerprint(&d.text), d.id));
     }
     out
 }
@@ -39,8 +39,8 @@ fn golden_yanyiwu() {
 
 #[test]
 fn golden_default_128() {
-    let fp = FingerprinterBuilder::new().bits(Bits::B128).build().unwrap();
-    expect_file!["golden/default-128.txt"].assert_eq(&table(&fp));
+    let fingerprinter = FingerprinterBuilder::new().bits(Bits::B128).build().unwrap();
+    expect_file!["golden/default-128.txt"].assert_eq(&table(&fingerprinter));
 }
 
 /// The pipeline the stage goldens start from (the `default` preset of
@@ -64,9 +64,9 @@ fn golden_every_hash() {
             if !h.supports(bits) {
                 continue;
             }
-            let fp = base().hash(h).bits(bits).build().unwrap();
+            let fingerprinter = base().hash(h).bits(bits).build().unwrap();
             let text = "近似重复检测 near-duplicate detection with SimHash, 64 and 128 bits";
-            out.push_str(&format!("{} {} {}\n", h.name(), bits, fp.fingerprint(text)));
+            out.push_str(&format!("{} {} {}\n", h.name(), bits, fingerprinter.fingerprint(text)));
         }
     }
     expect_file!["golden/hashes.txt"].assert_eq(&out);

@@ -44,22 +44,24 @@ proptest! {
 
     #[test]
     fn deterministic_and_batch_equals_single(t in text()) {
-        for fp in presets() {
-            let a = fp.fingerprint(&t);
-            prop_assert_eq!(a, fp.fingerprint(&t));
-            prop_assert_eq!(vec![a], fp.fingerprint_batch(&[t.as_str()]));
-            prop_assert_eq!(a, fp.explain(&t).fingerprint);
+        for fingerprinter in presets() {
+            let a = fingerprinter.fingerprint(&t);
+            prop_assert_eq!(a, fingerprinter.fingerprint(&t));
+            prop_assert_eq!(vec![a], fingerprinter.fingerprint_batch(&[t.as_str()]));
+            let ex = fingerprinter.explain(&t);
+            prop_assert_eq!(a, ex.fingerprint);
+            prop_assert_eq!((a, ex.feature_count), fingerprinter.fingerprint_counted(&t));
         }
     }
 
     #[test]
     fn sparse_api_equals_text_pipeline(t in text()) {
-        for fp in presets() {
-            let features = fp.features(&t);
-            let c = fp.config();
+        for fingerprinter in presets() {
+            let features = fingerprinter.features(&t);
+            let c = fingerprinter.config();
             let sparse = simhash_sparse(c.hash, c.bits, features.iter().map(|(f, w)| (f.as_str(), *w))).unwrap();
-            prop_assert_eq!(fp.fingerprint(&t), sparse);
-            prop_assert_eq!(fp.fingerprint_weighted(features).unwrap(), sparse);
+            prop_assert_eq!(fingerprinter.fingerprint(&t), sparse);
+            prop_assert_eq!(fingerprinter.fingerprint_weighted(features).unwrap(), sparse);
         }
     }
 
@@ -113,18 +115,18 @@ proptest! {
 
 #[test]
 fn empty_documents_are_reported() {
-    let fp = Fingerprinter::preset("default").unwrap();
-    assert!(fp.try_fingerprint("").is_err());
-    assert!(fp.try_fingerprint("  ，。！ ").is_err());
-    assert_eq!(fp.fingerprint("").value(), 0);
+    let fingerprinter = Fingerprinter::preset("default").unwrap();
+    assert!(fingerprinter.try_fingerprint("").is_err());
+    assert!(fingerprinter.try_fingerprint("  ，。！ ").is_err());
+    assert_eq!(fingerprinter.fingerprint("").value(), 0);
     let py = Fingerprinter::preset("python-simhash").unwrap();
     assert!(py.try_fingerprint("").is_ok(), "the PyPI package fingerprints the empty feature");
 }
 
 #[test]
 fn non_finite_weights_are_refused() {
-    let fp = Fingerprinter::preset("default").unwrap();
-    assert!(fp.fingerprint_weighted([("a", f64::NAN)]).is_err());
+    let fingerprinter = Fingerprinter::preset("default").unwrap();
+    assert!(fingerprinter.fingerprint_weighted([("a", f64::NAN)]).is_err());
     assert!(simhash_sparse(HashConfig::Xxh3, Bits::B64, [(1u64, f64::INFINITY)]).is_err());
     assert!(simhash_sparse(HashConfig::Lookup3, Bits::B128, [(1u64, 1.0)]).is_err());
 }

@@ -84,7 +84,7 @@ impl Default for Settings {
 /// What handlers share.
 pub struct AppState<S: Store> {
     engine: Arc<Engine<S>>,
-    fp: Fingerprinter,
+    fingerprinter: Fingerprinter,
     settings: Settings,
     metrics: Metrics,
     started: Instant,
@@ -93,8 +93,8 @@ pub struct AppState<S: Store> {
 impl<S: Store> AppState<S> {
     /// State over an engine; the fingerprinter is built from its pipeline.
     pub fn new(engine: Arc<Engine<S>>, settings: Settings) -> Result<AppState<S>, neardup::Error> {
-        let fp = Fingerprinter::new(engine.config().clone())?;
-        Ok(AppState { engine, fp, settings, metrics: Metrics::default(), started: Instant::now() })
+        let fingerprinter = Fingerprinter::new(engine.config().clone())?;
+        Ok(AppState { engine, fingerprinter, settings, metrics: Metrics::default(), started: Instant::now() })
     }
 }
 

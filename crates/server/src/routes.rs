@@ -7,10 +7,10 @@ pub(crate) async fn fingerprint<S: Store + 'static>(
     State(state): State<Arc<AppState<S>>>,
     ApiJson(req): ApiJson<FingerprintReq>,
 ) -> Result<Json<Value>, ApiError> {
-    let (fp, features) = state.fp.fingerprint_counted(&req.text);
+    let (fp, features) = state.fingerprinter.fingerprint_counted(&req.text);
     let mut v = json!({"fingerprint": fp, "features": features, "bits": fp.bits().get()});
     if req.explain {
-        let e = state.fp.explain(&req.text);
+        let e = state.fingerprinter.explain(&req.text);
         let top: Vec<Value> = e
             .features
             .iter()
@@ -55,7 +55,7 @@ impl<S: Store> AppState<S> {
                 "{what}: \"features\" goes with \"fingerprint\"; a text's features are counted"
             ))),
             (Some(t), None) => {
-                let (fp, n) = self.fp.fingerprint_counted(t);
+                let (fp, n) = self.fingerprinter.fingerprint_counted(t);
                 if n == 0 {
                     return Err(ApiError::bad_request(format!(
                         "{what}: the text has no features (empty, or only punctuation); nothing to fingerprint"
@@ -66,11 +66,11 @@ impl<S: Store> AppState<S> {
             }
             (None, Some(h)) => {
                 let fp: Fingerprint = h.parse().map_err(|e| ApiError::bad_request(format!("{what}: {e}")))?;
-                if fp.bits() != self.fp.bits() {
+                if fp.bits() != self.fingerprinter.bits() {
                     return Err(ApiError::bad_request(format!(
                         "{what}: a {}-bit fingerprint, but this store holds {}-bit ones",
                         fp.bits(),
-                        self.fp.bits()
+                        self.fingerprinter.bits()
                     )));
                 }
                 if features == Some(u32::MAX) {

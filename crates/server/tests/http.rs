@@ -16,8 +16,9 @@ const NEAR: &str = "The quick brown fox jumps over the lazy dog near the river b
 const OTHER: &str = "完全不同的一段中文文本，讲的是做饭和洗衣服的家务事情，还有周末去公园散步。";
 
 fn app(settings: Settings) -> axum::Router {
-    let fp = Fingerprinter::preset("default").unwrap();
-    let engine = Arc::new(Engine::open(MemoryStore::new(), fp.config().clone(), Radius::fixed(3)).unwrap());
+    let fingerprinter = Fingerprinter::preset("default").unwrap();
+    let engine =
+        Arc::new(Engine::open(MemoryStore::new(), fingerprinter.config().clone(), Radius::fixed(3)).unwrap());
     router(Arc::new(AppState::new(engine, settings).unwrap()))
 }
 
@@ -199,9 +200,9 @@ async fn json_of(req: reqwest::RequestBuilder) -> Value {
 
 /// A real server on 127.0.0.1:0 over a redb store; returns its base URL.
 async fn start(settings: Settings, dir: &tempfile::TempDir) -> String {
-    let fp = Fingerprinter::preset("default").unwrap();
+    let fingerprinter = Fingerprinter::preset("default").unwrap();
     let store = RedbStore::open(&dir.path().join("store.redb")).unwrap();
-    let engine = Arc::new(Engine::open(store, fp.config().clone(), Radius::fixed(3)).unwrap());
+    let engine = Arc::new(Engine::open(store, fingerprinter.config().clone(), Radius::fixed(3)).unwrap());
     let app = router(Arc::new(AppState::new(engine, settings).unwrap()));
     let listener = neardup_server::bind("127.0.0.1:0".parse().unwrap()).await.unwrap();
     let addr = listener.local_addr().unwrap();
@@ -294,9 +295,10 @@ async fn socket_auth_and_concurrent_insert_if_unique() {
 /// dedup` and `compare` decide; with k = 3 it is distance ≤ 3.
 #[tokio::test]
 async fn the_service_answers_by_the_pipelines_rule() {
-    let fp = Fingerprinter::preset("default").unwrap();
-    let rule = fp.radius().clone();
-    let engine = Arc::new(Engine::open(MemoryStore::new(), fp.config().clone(), rule.clone()).unwrap());
+    let fingerprinter = Fingerprinter::preset("default").unwrap();
+    let rule = fingerprinter.radius().clone();
+    let engine =
+        Arc::new(Engine::open(MemoryStore::new(), fingerprinter.config().clone(), rule.clone()).unwrap());
     let app = router(Arc::new(AppState::new(engine, Settings::default()).unwrap()));
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata");
     let (mut near, mut beyond_3) = (0, 0);
@@ -309,7 +311,8 @@ async fn the_service_answers_by_the_pipelines_rule() {
     {
         let p: Value = serde_json::from_str(&line).unwrap();
         let (a, b) = (p["text_a"].as_str().unwrap(), p["text_b"].as_str().unwrap());
-        let ((fa, na), (fb, nb)) = (fp.fingerprint_counted(a), fp.fingerprint_counted(b));
+        let ((fa, na), (fb, nb)) =
+            (fingerprinter.fingerprint_counted(a), fingerprinter.fingerprint_counted(b));
         let d = fa.distance(fb);
         let want = rule.accepts(d, na, nb);
         let id = format!("a{i}");

@@ -18,10 +18,10 @@
 //! use neardup_store::{Engine, MemoryStore, Mode, NewDoc};
 //! use neardup::Fingerprinter;
 //!
-//! let fp = Fingerprinter::preset("default")?;
-//! let engine = Engine::open(MemoryStore::new(), fp.config().clone(), fp.radius().clone())?;
-//! let a = NewDoc::new("a", fp.fingerprint("The quick brown fox jumps over the lazy dog near the river bank."));
-//! let b = NewDoc::new("b", fp.fingerprint("The quick brown fox jumps over the lazy dog near the river bank!"));
+//! let fingerprinter = Fingerprinter::preset("default")?;
+//! let engine = Engine::open(MemoryStore::new(), fingerprinter.config().clone(), fingerprinter.radius().clone())?;
+//! let a = NewDoc::new("a", fingerprinter.fingerprint("The quick brown fox jumps over the lazy dog near the river bank."));
+//! let b = NewDoc::new("b", fingerprinter.fingerprint("The quick brown fox jumps over the lazy dog near the river bank!"));
 //! assert!(engine.submit(a, Mode::InsertIfUnique, None)?.inserted);
 //! let second = engine.submit(b, Mode::InsertIfUnique, None)?;
 //! assert!(!second.inserted);

@@ -1,9 +1,9 @@
 """neardup: near-duplicate text detection with SimHash.
 
 >>> import neardup
->>> fp = neardup.Fingerprinter("default")
->>> a = fp.fingerprint("Near-duplicate detection finds documents that are almost the same.")
->>> b = fp.fingerprint("Near-duplicate detection finds documents that are almost the same!")
+>>> fingerprinter = neardup.Fingerprinter("default")
+>>> a = fingerprinter.fingerprint("Near-duplicate detection finds documents that are almost the same.")
+>>> b = fingerprinter.fingerprint("Near-duplicate detection finds documents that are almost the same!")
 >>> neardup.distance(a, b) <= 3
 True
 """

@@ -11,6 +11,31 @@ use crate::input::read_document;
 use crate::UsageError;
 
 pub fn run(args: CompareArgs) -> Result<ExitCode> {
+    let docs = read_two(&args)?;
+    let fingerprinter = args.pipeline.load()?;
+    let ex: Vec<Explanation> = docs.iter().map(|(_, t)| fingerprinter.explain(t)).collect();
+    for ((name, _), e) in docs.iter().zip(&ex) {
+        if e.features.is_empty() && !args.allow_empty {
+            anyhow::bail!(
+                "{name}: document has no features (empty, blank, or only punctuation/stop words), so any two \
+                 such documents look identical; pass --allow-empty to compare anyway"
+            );
+        }
+    }
+    // The rule `dedup` clusters by: the pipeline's radius for these two
+    // lengths, unless --k fixes it.
+    let radius = args.k.map_or_else(|| fingerprinter.radius().clone(), Radius::fixed);
+    let verdict = Verdict::of(&ex, radius);
+    if args.json {
+        print_json(&args, &docs, &ex, &verdict)?;
+    } else {
+        print_text(&args, &docs, &ex, &verdict);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The two documents to compare, as (source, text): files first, then `--text`s.
+fn read_two(args: &CompareArgs) -> Result<Vec<(String, String)>> {
     let mut docs: Vec<(String, String)> = Vec::new();
     for f in &args.files {
         match read_document(f, args.max_doc_bytes, args.allow_empty) {
@@ -29,71 +54,78 @@ pub fn run(args: CompareArgs) -> Result<ExitCode> {
         ))
         .into());
     }
-    let fp = args.pipeline.load()?;
-    let ex: Vec<Explanation> = docs.iter().map(|(_, t)| fp.explain(t)).collect();
-    for ((name, _), e) in docs.iter().zip(&ex) {
-        if e.features.is_empty() && !args.allow_empty {
-            anyhow::bail!(
-                "{name}: document has no features (empty, blank, or only punctuation/stop words), so any two \
-                 such documents look identical; pass --allow-empty to compare anyway"
-            );
-        }
+    Ok(docs)
+}
+
+/// The distance between the two fingerprints and what the radius rule says of it.
+struct Verdict {
+    distance: u32,
+    counts: [usize; 2],
+    radius: Radius,
+    k: u32,
+    near: bool,
+}
+
+impl Verdict {
+    fn of(ex: &[Explanation], radius: Radius) -> Verdict {
+        let distance = ex[0].fingerprint.distance(ex[1].fingerprint);
+        let counts = [ex[0].feature_count, ex[1].feature_count];
+        let k = radius.k_for_pair(counts[0], counts[1]);
+        let near = radius.accepts(distance, counts[0], counts[1]);
+        Verdict { distance, counts, radius, k, near }
     }
+}
+
+fn print_json(args: &CompareArgs, docs: &[(String, String)], ex: &[Explanation], v: &Verdict) -> Result<()> {
     let (a, b) = (ex[0].fingerprint, ex[1].fingerprint);
-    let d = a.distance(b);
-    let f = a.bits().get();
-    // The rule `dedup` clusters by: the pipeline's radius for these two
-    // lengths, unless --k fixes it.
-    let counts: Vec<usize> = docs.iter().map(|(_, t)| fp.fingerprint_counted(t).1).collect();
-    let radius = args.k.map_or_else(|| fp.radius().clone(), Radius::fixed);
-    let k = radius.k_for_pair(counts[0], counts[1]);
-    let near = radius.accepts(d, counts[0], counts[1]);
+    let mut out = json!({
+        "a": { "source": docs[0].0, "fingerprint": a },
+        "b": { "source": docs[1].0, "fingerprint": b },
+        "bits": a.bits().get(),
+        "distance": v.distance,
+        "similarity": a.similarity(b),
+        "estimated_cosine": a.estimated_cosine(b),
+        "k": v.k,
+        "radius": v.radius,
+        "features": v.counts,
+        "near_duplicate": v.near,
+    });
+    if args.explain {
+        out["explain"] = json!([explain_json(&ex[0], args.top), explain_json(&ex[1], args.top)]);
+    }
+    println!("{}", serde_json::to_string_pretty(&out)?);
+    Ok(())
+}
+
+fn print_text(args: &CompareArgs, docs: &[(String, String)], ex: &[Explanation], v: &Verdict) {
+    let (a, b) = (ex[0].fingerprint, ex[1].fingerprint);
+    let (d, k, f) = (v.distance, v.k, a.bits().get());
     let rule = if args.k.is_some() {
         "--k".to_owned()
-    } else if radius.is_fixed() {
+    } else if v.radius.is_fixed() {
         "the pipeline's radius".to_owned()
     } else {
-        format!("the pipeline's radius, {radius}, for {} and {} features", counts[0], counts[1])
+        format!("the pipeline's radius, {}, for {} and {} features", v.radius, v.counts[0], v.counts[1])
     };
-    if args.json {
-        let mut v = json!({
-            "a": { "source": docs[0].0, "fingerprint": a },
-            "b": { "source": docs[1].0, "fingerprint": b },
-            "bits": f,
-            "distance": d,
-            "similarity": a.similarity(b),
-            "estimated_cosine": a.estimated_cosine(b),
-            "k": k,
-            "radius": radius,
-            "features": counts,
-            "near_duplicate": near,
-        });
-        if args.explain {
-            v["explain"] = json!([explain_json(&ex[0], args.top), explain_json(&ex[1], args.top)]);
-        }
-        println!("{}", serde_json::to_string_pretty(&v)?);
+    println!("a           {a}  {}", docs[0].0);
+    println!("b           {b}  {}", docs[1].0);
+    println!("distance    {d} of {f} bits");
+    println!("similarity  {:.4}", a.similarity(b));
+    println!("cosine      {:.4} (estimated)", a.estimated_cosine(b));
+    if v.near {
+        println!("verdict     near duplicates (distance {d} ≤ k = {k}: {rule})");
     } else {
-        println!("a           {a}  {}", docs[0].0);
-        println!("b           {b}  {}", docs[1].0);
-        println!("distance    {d} of {f} bits");
-        println!("similarity  {:.4}", a.similarity(b));
-        println!("cosine      {:.4} (estimated)", a.estimated_cosine(b));
-        if near {
-            println!("verdict     near duplicates (distance {d} ≤ k = {k}: {rule})");
-        } else {
-            println!("verdict     different (distance {d} > k = {k}: {rule})");
-        }
-        if args.explain {
-            for (i, ((name, _), e)) in docs.iter().zip(&ex).enumerate() {
-                println!();
-                print_explain(if i == 0 { "a" } else { "b" }, name, e, args.top);
-            }
-            let diff: Vec<String> = (0..f).filter(|&j| a.bit(j) != b.bit(j)).map(|j| j.to_string()).collect();
-            println!();
-            println!("bits that differ: {}", if diff.is_empty() { "none".into() } else { diff.join(" ") });
-        }
+        println!("verdict     different (distance {d} > k = {k}: {rule})");
     }
-    Ok(ExitCode::SUCCESS)
+    if args.explain {
+        for (i, ((name, _), e)) in docs.iter().zip(ex).enumerate() {
+            println!();
+            print_explain(if i == 0 { "a" } else { "b" }, name, e, args.top);
+        }
+        let diff: Vec<String> = (0..f).filter(|&j| a.bit(j) != b.bit(j)).map(|j| j.to_string()).collect();
+        println!();
+        println!("bits that differ: {}", if diff.is_empty() { "none".into() } else { diff.join(" ") });
+    }
 }
 
 fn top_features(e: &Explanation, top: usize) -> Vec<&neardup::FeatureVote> {

@@ -21,8 +21,8 @@ pub fn run(args: ConfigArgs) -> Result<ExitCode> {
             }
         }
         ConfigCommand::Check { file } => {
-            let fp = Fingerprinter::from_file(&file).map_err(|e| UsageError(e.to_string()))?;
-            let c = fp.config();
+            let fingerprinter = Fingerprinter::from_file(&file).map_err(|e| UsageError(e.to_string()))?;
+            let c = fingerprinter.config();
             let same: Vec<&str> = presets::NAMES
                 .iter()
                 .copied()
@@ -35,7 +35,7 @@ pub fn run(args: ConfigArgs) -> Result<ExitCode> {
                 c.bits,
                 c.hash.name(),
                 c.id(),
-                fp.radius(),
+                fingerprinter.radius(),
                 if same.is_empty() {
                     String::new()
                 } else {

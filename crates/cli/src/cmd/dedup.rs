@@ -72,7 +72,7 @@ pub fn run(mut args: DedupArgs) -> Result<ExitCode> {
     let mut stages = Stages::default();
     std::fs::create_dir_all(&args.output)
         .with_context(|| format!("{}: cannot create the output directory", args.output.display()))?;
-    let fp = if args.fingerprints.is_none() { Some(args.pipeline.load()?) } else { None };
+    let fingerprinter = if args.fingerprints.is_none() { Some(args.pipeline.load()?) } else { None };
     args.input.keep_raw = true;
 
     // 1. Documents and fingerprints.
@@ -93,10 +93,10 @@ pub fn run(mut args: DedupArgs) -> Result<ExitCode> {
             Ok((docs, Records::from_words(words), Vec::new(), n))
         })?,
         None => {
-            let fp = fp.as_ref().expect("a pipeline");
+            let fingerprinter = fingerprinter.as_ref().expect("a pipeline");
             let pb = crate::progress::bar(|| input::total_bytes(&args.input), "fingerprinting");
             let t = Instant::now();
-            let r = read_and_fingerprint(&args, fp, &errors, &pb, &mut bytes_in)?;
+            let r = read_and_fingerprint(&args, fingerprinter, &errors, &pb, &mut bytes_in)?;
             pb.finish_and_clear();
             stages.0.push(("read and fingerprint", t.elapsed().as_secs_f64()));
             r
@@ -104,7 +104,7 @@ pub fn run(mut args: DedupArgs) -> Result<ExitCode> {
     };
 
     // 2–4. Candidate pairs, verification, clusters: the core's dedup.
-    let (radius, found) = deduplicate(&args, fp.as_ref(), &records, &texts)?;
+    let (radius, found) = deduplicate(&args, fingerprinter.as_ref(), &records, &texts)?;
     stages.0.extend(found.timings.iter().copied());
     let n = docs.len();
 
@@ -113,7 +113,7 @@ pub fn run(mut args: DedupArgs) -> Result<ExitCode> {
 
     let secs = start.elapsed().as_secs_f64();
     let counts = Counts { documents: n, records_read: total, kept, input_bytes: bytes_in, seconds: secs };
-    write_summary(&args, fp.as_ref(), &radius, &found, &stages, &counts)?;
+    write_summary(&args, fingerprinter.as_ref(), &radius, &found, &stages, &counts)?;
     errors.summary(total);
     eprintln!(
         "neardup: {n} documents, {kept} kept, {} removed in {} clusters ({secs:.2} s); see {}",
@@ -129,17 +129,18 @@ pub fn run(mut args: DedupArgs) -> Result<ExitCode> {
 /// and what was found.
 fn deduplicate(
     args: &DedupArgs,
-    fp: Option<&Fingerprinter>,
+    fingerprinter: Option<&Fingerprinter>,
     records: &Records,
     texts: &[String],
 ) -> Result<(Radius, DedupResult)> {
-    let radius = match (args.k, fp) {
+    let radius = match (args.k, fingerprinter) {
         (Some(k), _) => Radius::fixed(k),
-        (None, Some(fp)) => fp.radius().clone(),
+        (None, Some(fingerprinter)) => fingerprinter.radius().clone(),
         (None, None) => Radius::classic(records.bits()),
     };
-    let verifier =
-        args.verify.map(|v| ShingleJaccard::new(fp.expect("texts have a pipeline"), texts, v.threshold));
+    let verifier = args
+        .verify
+        .map(|v| ShingleJaccard::new(fingerprinter.expect("texts have a pipeline"), texts, v.threshold));
     let mut dedup = Dedup::new(&radius)
         .keep(args.keep.into())
         .layout(PairsOptions { blocks: args.layout.blocks, memory: args.layout.memory.0 })
@@ -169,7 +170,7 @@ struct Counts {
 /// Writes summary.json.
 fn write_summary(
     args: &DedupArgs,
-    fp: Option<&Fingerprinter>,
+    fingerprinter: Option<&Fingerprinter>,
     radius: &Radius,
     found: &DedupResult,
     stages: &Stages,
@@ -192,7 +193,7 @@ fn write_summary(
         "mode": if args.online { "online" } else { "batch" },
         "keep": KeepPolicy::from(args.keep).to_string(),
         "verify": args.verify.map(|v| format!("jaccard:{}", v.threshold)),
-        "pipeline": fp.map(|f| format!("{:016x}", f.config().id())),
+        "pipeline": fingerprinter.map(|f| format!("{:016x}", f.config().id())),
         "layout": found.layout,
         "input_bytes": c.input_bytes,
         "seconds": { "total": c.seconds, "stages": stages.0.iter().map(|(k, v)| (k.to_string(), json!(v))).collect::<serde_json::Map<_, _>>() },
@@ -252,7 +253,7 @@ type Loaded = (Vec<Doc>, Records, Vec<String>, u64);
 
 fn read_and_fingerprint(
     args: &DedupArgs,
-    fp: &Fingerprinter,
+    fingerprinter: &Fingerprinter,
     errors: &ErrorPolicy,
     pb: &indicatif::ProgressBar,
     bytes_in: &mut u64,
@@ -261,9 +262,9 @@ fn read_and_fingerprint(
     let keep_text = args.verify.is_some();
     let mut docs = Vec::new();
     let mut texts = Vec::new();
-    let mut records = Records::new(fp.bits());
+    let mut records = Records::new(fingerprinter.bits());
     let total = batches(&args.input, errors, pb, |batch| {
-        let results = super::fingerprint_records(fp, batch, allow_empty);
+        let results = super::fingerprint_records(fingerprinter, batch, allow_empty);
         for (r, res) in batch.drain(..).zip(results) {
             *bytes_in += r.raw_len;
             match res {

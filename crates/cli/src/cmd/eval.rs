@@ -95,7 +95,7 @@ pub fn read_pairs(paths: &[PathBuf]) -> Result<(Vec<Labelled>, u64)> {
 pub struct Subject {
     pub name: String,
     pub preset: Option<String>,
-    pub fp: Fingerprinter,
+    pub fingerprinter: Fingerprinter,
     /// The preset's recommended radius (fixed, or by length).
     pub radius: Radius,
 }
@@ -110,15 +110,19 @@ pub struct Scored {
 }
 
 /// Fingerprints both texts of every pair (and measures Jaccard with `verify`).
-pub fn score(fp: &Fingerprinter, pairs: &[Labelled], verify: Option<f64>) -> Vec<Scored> {
+pub fn score(fingerprinter: &Fingerprinter, pairs: &[Labelled], verify: Option<f64>) -> Vec<Scored> {
     pairs
         .par_iter()
         .map(|p| {
-            let (a, na) = fp.fingerprint_counted(&p.text_a);
-            let (b, nb) = fp.fingerprint_counted(&p.text_b);
+            let (a, na) = fingerprinter.fingerprint_counted(&p.text_a);
+            let (b, nb) = fingerprinter.fingerprint_counted(&p.text_b);
             let (distance, features) = (a.distance(b), (na, nb));
             let verified = verify.is_none_or(|t| {
-                FeatureSet::shingles(fp, &p.text_a, 3).jaccard(&FeatureSet::shingles(fp, &p.text_b, 3)) >= t
+                FeatureSet::shingles(fingerprinter, &p.text_a, 3).jaccard(&FeatureSet::shingles(
+                    fingerprinter,
+                    &p.text_b,
+                    3,
+                )) >= t
             });
             Scored { distance, features, verified }
         })
@@ -217,8 +221,8 @@ fn subject_json(s: &Subject, r: &Report, radius: &Radius, verify: Option<f64>) -
     let mut v = json!({
         "name": s.name,
         "preset": s.preset,
-        "config": s.fp.config(),
-        "bits": s.fp.bits().get(),
+        "config": s.fingerprinter.config(),
+        "bits": s.fingerprinter.bits().get(),
         "verify": verify.map(|t| format!("jaccard:{t}")),
         "pairs": o.at(0).positives() + o.at(0).negatives(),
         "duplicates": o.at(0).positives(),
@@ -262,7 +266,7 @@ fn print_subject(
         w,
         "== {}  ({} bits{}; {} pairs: {} near duplicates, {} others)",
         s.name,
-        s.fp.bits(),
+        s.fingerprinter.bits(),
         verify.map(|t| format!(", verified by Jaccard ≥ {t}")).unwrap_or_default(),
         o.at(0).positives() + o.at(0).negatives(),
         o.at(0).positives(),
@@ -340,14 +344,14 @@ fn subjects(args: &EvalArgs) -> Result<Vec<Subject>> {
         presets_wanted.push("default".into());
     }
     for name in presets_wanted {
-        let fp = Fingerprinter::preset(&name).map_err(|e| UsageError(e.to_string()))?;
-        let radius = fp.radius().clone();
-        out.push(Subject { name: name.clone(), preset: Some(name), fp, radius });
+        let fingerprinter = Fingerprinter::preset(&name).map_err(|e| UsageError(e.to_string()))?;
+        let radius = fingerprinter.radius().clone();
+        out.push(Subject { name: name.clone(), preset: Some(name), fingerprinter, radius });
     }
     for path in &args.configs {
-        let fp = Fingerprinter::from_file(path).map_err(|e| UsageError(e.to_string()))?;
-        let radius = fp.radius().clone();
-        out.push(Subject { name: path.display().to_string(), preset: None, fp, radius });
+        let fingerprinter = Fingerprinter::from_file(path).map_err(|e| UsageError(e.to_string()))?;
+        let radius = fingerprinter.radius().clone();
+        out.push(Subject { name: path.display().to_string(), preset: None, fingerprinter, radius });
     }
     Ok(out)
 }
@@ -367,11 +371,11 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
     let mut all_scored = Vec::new();
     let mut reports = Vec::new();
     for s in &subjects {
-        let bits = s.fp.bits().get();
+        let bits = s.fingerprinter.bits().get();
         let max_k = args.max_k.unwrap_or(bits / 4).min(bits);
         let radius = args.k.map_or_else(|| s.radius.clone(), Radius::fixed);
         let pb = crate::progress::stage(&format!("evaluating {}", s.name));
-        let scored = score(&s.fp, &pairs, args.verify.map(|v| v.threshold));
+        let scored = score(&s.fingerprinter, &pairs, args.verify.map(|v| v.threshold));
         let r = report(&pairs, &scored, &args.pairs, bits, max_k, &radius, &s.radius);
         pb.finish_and_clear();
         print_subject(out.writer(), s, &r, &radius, args.verify.map(|v| v.threshold))?;

@@ -13,7 +13,7 @@ use crate::input::{self, BadRecord};
 use crate::output::Output;
 
 pub fn run(args: FingerprintArgs) -> Result<ExitCode> {
-    let fp = args.pipeline.load()?;
+    let fingerprinter = args.pipeline.load()?;
     let allow_empty = args.input.allow_empty;
     if args.features && args.format != OutputFormat::Jsonl {
         return Err(crate::UsageError("--features needs --format jsonl".into()).into());
@@ -22,8 +22,10 @@ pub fn run(args: FingerprintArgs) -> Result<ExitCode> {
     let errors = ErrorPolicy::new(args.input.on_error);
     let pb = crate::progress::bar(|| input::total_bytes(&args.input), "fingerprinting");
     let total = batches(&args.input, &errors, &pb, |batch| {
-        let results: Vec<_> =
-            batch.par_iter().map(|r| fingerprint_one(&fp, &r.text, allow_empty, args.features)).collect();
+        let results: Vec<_> = batch
+            .par_iter()
+            .map(|r| fingerprint_one(&fingerprinter, &r.text, allow_empty, args.features))
+            .collect();
         let w = out.writer();
         for (r, res) in batch.iter().zip(results) {
             match res {
@@ -61,19 +63,20 @@ type Features = Vec<(String, f64)>;
 /// The fingerprint of one document and, when asked for, the features that
 /// voted (from the same run of the pipeline).
 fn fingerprint_one(
-    fp: &Fingerprinter,
+    fingerprinter: &Fingerprinter,
     text: &str,
     allow_empty: bool,
     with_features: bool,
 ) -> neardup::Result<(Fingerprint, Option<Features>)> {
     if with_features {
-        let ex = fp.explain(text);
+        let ex = fingerprinter.explain(text);
         if ex.features.is_empty() && !allow_empty {
             return Err(neardup::Error::EmptyDocument);
         }
         let features = ex.features.into_iter().map(|f| (f.feature, f.weight)).collect();
         return Ok((ex.fingerprint, Some(features)));
     }
-    let f = if allow_empty { fp.fingerprint(text) } else { fp.try_fingerprint(text)? };
+    let f =
+        if allow_empty { fingerprinter.fingerprint(text) } else { fingerprinter.try_fingerprint(text)? };
     Ok((f, None))
 }

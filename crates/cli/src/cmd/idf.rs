@@ -13,7 +13,7 @@ use crate::output::Output;
 
 pub fn run(args: IdfArgs) -> Result<ExitCode> {
     let IdfCommand::Build { input: input_args, pipeline, output, min_df } = args.command;
-    let fp = pipeline.load()?;
+    let fingerprinter = pipeline.load()?;
     let errors = ErrorPolicy::new(input_args.on_error);
     let pb = crate::progress::bar(|| input::total_bytes(&input_args), "counting");
     let mut df: HashMap<String, u64> = HashMap::new();
@@ -22,7 +22,7 @@ pub fn run(args: IdfArgs) -> Result<ExitCode> {
         let sets: Vec<Vec<String>> = batch
             .par_iter()
             .map(|r| {
-                let mut t = fp.tokens(&r.text);
+                let mut t = fingerprinter.tokens(&r.text);
                 t.sort_unstable();
                 t.dedup();
                 t

@@ -66,14 +66,14 @@ impl ErrorPolicy {
 /// Fingerprints a batch of records in parallel, with each one's feature
 /// count; without `allow_empty`, a record with no features is an error.
 pub fn fingerprint_records(
-    fp: &neardup::Fingerprinter,
+    fingerprinter: &neardup::Fingerprinter,
     batch: &[Record],
     allow_empty: bool,
 ) -> Vec<neardup::Result<(neardup::Fingerprint, usize)>> {
     use rayon::prelude::*;
     batch
         .par_iter()
-        .map(|r| match fp.fingerprint_counted(&r.text) {
+        .map(|r| match fingerprinter.fingerprint_counted(&r.text) {
             (_, 0) if !allow_empty => Err(neardup::Error::EmptyDocument),
             counted => Ok(counted),
         })

@@ -110,10 +110,10 @@ pub fn run(args: ReportArgs) -> Result<ExitCode> {
 fn pair_report(args: &ReportArgs, b_path: &std::path::Path) -> Result<Report> {
     let a = read(&args.a, args.max_doc_bytes)?;
     let b = read(b_path, args.max_doc_bytes)?;
-    let fp = args.pipeline.load()?;
-    let radius = args.k.map_or_else(|| passage::pair_radius(fp.bits()), Radius::fixed);
+    let fingerprinter = args.pipeline.load()?;
+    let radius = args.k.map_or_else(|| passage::pair_radius(fingerprinter.bits()), Radius::fixed);
     let cfg = args.passage.over(PassageConfig::default());
-    let aligner = Aligner::new(fp)
+    let aligner = Aligner::new(fingerprinter)
         .radius(radius.clone())
         .passages(cfg)
         .min_jaccard(args.min_jaccard)

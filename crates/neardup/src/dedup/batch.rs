@@ -2,9 +2,10 @@
 
 use rayon::prelude::*;
 
-use super::{timed, Dedup, DedupResult, Pair, Plan, Records};
+use super::{timed, Dedup, DedupResult, Pair, Plan, Records, Verifier};
 use crate::error::Result;
 use crate::index::cluster::UnionFind;
+use crate::index::pairs::{AllPairs, PairsOptions};
 
 pub(super) fn run(d: &Dedup<'_>, records: &Records) -> Result<DedupResult> {
     let plan = Plan::new(d.radius);
@@ -16,20 +17,8 @@ pub(super) fn run(d: &Dedup<'_>, records: &Records) -> Result<DedupResult> {
     let layout = ap.layout.map(|l| l.to_string()).unwrap_or_default();
     // Later passes: the records short enough for a larger radius, and of
     // their pairs only those whose own radius is that pass's.
-    let extra = timed(&mut timings, "find pairs of short documents", || {
-        let mut extra: Vec<(u32, u32, u32)> = Vec::new();
-        for (p, pass) in plan.passes().iter().enumerate().skip(1) {
-            let subset: Vec<u32> = (0..n as u32).filter(|&i| pass.includes(records.features(i))).collect();
-            let found = records.words().subset(&subset).all_pairs(pass.k, d.layout)?;
-            found.for_each_pair(|i, j, dist| {
-                let (a, b) = (subset[i as usize], subset[j as usize]);
-                if plan.accepts(p, dist, records.features(a), records.features(b)) {
-                    extra.push((a, b, dist));
-                }
-            });
-        }
-        Ok(extra)
-    })?;
+    let extra =
+        timed(&mut timings, "find pairs of short documents", || later_passes(&plan, records, d.layout))?;
     let mut uf = UnionFind::new(n);
     let mut pairs: Vec<Pair> = Vec::new();
     let pair = |(a, b, distance): (u32, u32, u32)| Pair { a, b, distance, score: None };
@@ -54,25 +43,7 @@ pub(super) fn run(d: &Dedup<'_>, records: &Records) -> Result<DedupResult> {
             Ok(())
         })?,
         Some(v) => {
-            // Every candidate pair of records, identical fingerprints
-            // included; the verifier prepares only the records named.
-            let verified = timed(&mut timings, "verify", || {
-                let mut candidates: Vec<(u32, u32, u32)> = Vec::new();
-                ap.for_each_pair(|i, j, dist| candidates.push((i, j, dist)));
-                candidates.extend_from_slice(&extra);
-                let mut involved: Vec<u32> = candidates.iter().flat_map(|p| [p.0, p.1]).collect();
-                involved.par_sort_unstable();
-                involved.dedup();
-                v.prepare(&involved);
-                let t = v.threshold();
-                Ok(candidates
-                    .par_iter()
-                    .filter_map(|&(a, b, distance)| {
-                        let s = v.score(a, b);
-                        (s >= t).then_some(Pair { a, b, distance, score: Some(s) })
-                    })
-                    .collect::<Vec<Pair>>())
-            })?;
+            let verified = timed(&mut timings, "verify", || Ok(verify(v, &ap, &extra)))?;
             timed(&mut timings, "cluster", || {
                 for p in &verified {
                     uf.union(p.a, p.b);
@@ -86,4 +57,43 @@ pub(super) fn run(d: &Dedup<'_>, records: &Records) -> Result<DedupResult> {
     }
     let clusters = d.clusters(uf, records, false);
     Ok(DedupResult { clusters, pairs, layout, timings })
+}
+
+/// The passes after the first: the records short enough for a larger
+/// radius, and of their pairs only those whose own radius is that pass's.
+fn later_passes(plan: &Plan, records: &Records, layout: PairsOptions) -> Result<Vec<(u32, u32, u32)>> {
+    let mut extra: Vec<(u32, u32, u32)> = Vec::new();
+    for (p, pass) in plan.passes().iter().enumerate().skip(1) {
+        let subset: Vec<u32> =
+            (0..records.len() as u32).filter(|&i| pass.includes(records.features(i))).collect();
+        let found = records.words().subset(&subset).all_pairs(pass.k, layout)?;
+        found.for_each_pair(|i, j, dist| {
+            let (a, b) = (subset[i as usize], subset[j as usize]);
+            if plan.accepts(p, dist, records.features(a), records.features(b)) {
+                extra.push((a, b, dist));
+            }
+        });
+    }
+    Ok(extra)
+}
+
+/// The candidate pairs the verifier accepts: every pair of records the
+/// passes found, identical fingerprints included; the verifier prepares only
+/// the records named.
+fn verify(v: &dyn Verifier, ap: &AllPairs, extra: &[(u32, u32, u32)]) -> Vec<Pair> {
+    let mut candidates: Vec<(u32, u32, u32)> = Vec::new();
+    ap.for_each_pair(|i, j, dist| candidates.push((i, j, dist)));
+    candidates.extend_from_slice(extra);
+    let mut involved: Vec<u32> = candidates.iter().flat_map(|p| [p.0, p.1]).collect();
+    involved.par_sort_unstable();
+    involved.dedup();
+    v.prepare(&involved);
+    let t = v.threshold();
+    candidates
+        .par_iter()
+        .filter_map(|&(a, b, distance)| {
+            let s = v.score(a, b);
+            (s >= t).then_some(Pair { a, b, distance, score: Some(s) })
+        })
+        .collect()
 }

@@ -18,14 +18,14 @@
 //! use neardup::dedup::{Dedup, Keep, Records};
 //! use neardup::Fingerprinter;
 //!
-//! let fp = Fingerprinter::preset("default")?;
+//! let fingerprinter = Fingerprinter::preset("default")?;
 //! let texts = [
 //!     "SimHash maps similar documents to similar fingerprints, so near duplicates differ in few bits.",
 //!     "A different text altogether, about rice, beans and the slow art of cooking them well.",
 //!     "SimHash maps similar documents to similar fingerprints, so near duplicates differ in few bits!!!",
 //! ];
-//! let records = Records::from_texts(&fp, &texts);
-//! let result = Dedup::new(fp.radius()).keep(Keep::Longest).batch(&records)?;
+//! let records = Records::from_texts(&fingerprinter, &texts);
+//! let result = Dedup::new(fingerprinter.radius()).keep(Keep::Longest).batch(&records)?;
 //! assert_eq!(result.clusters.len(), 1);
 //! assert_eq!((result.clusters[0].kept, result.clusters[0].members.as_slice()), (2, &[0, 2][..]));
 //! assert_eq!(result.kept_mask(texts.len()), [false, true, true]);
@@ -114,15 +114,15 @@ impl Records {
     }
 
     /// Fingerprints `texts` on every core.
-    pub fn from_texts<T: AsRef<str> + Sync>(fp: &Fingerprinter, texts: &[T]) -> Records {
+    pub fn from_texts<T: AsRef<str> + Sync>(fingerprinter: &Fingerprinter, texts: &[T]) -> Records {
         let made: Vec<(Fingerprint, usize, usize)> = texts
             .par_iter()
             .map(|t| {
-                let (f, n) = fp.fingerprint_counted(t.as_ref());
+                let (f, n) = fingerprinter.fingerprint_counted(t.as_ref());
                 (f, n, t.as_ref().chars().count())
             })
             .collect();
-        let mut r = Records::new(fp.bits());
+        let mut r = Records::new(fingerprinter.bits());
         for (f, n, len) in made {
             r.push(f, n, len);
         }

@@ -295,58 +295,20 @@ impl IndexFile {
     fn decode(owner: Arc<dyn AsRef<[u8]> + Send + Sync>, path: &Path, verify: bool) -> Result<IndexFile> {
         let bad = |message: String| Error::IndexFile { path: path.to_path_buf(), message };
         let bytes: &[u8] = (*owner).as_ref();
-        let len = bytes.len();
-        if &bytes[..8] != MAGIC {
-            return Err(bad("not a neardup index file (wrong magic bytes)".into()));
-        }
-        let version = u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes"));
-        if version != FILE_VERSION {
-            return Err(bad(format!(
-                "index file version {version}, this neardup reads version {FILE_VERSION}: rebuild the index with this version"
-            )));
-        }
-        if &bytes[len - 8..] != END_MAGIC {
-            return Err(bad("the file is truncated (no end marker): rebuild or restore it".into()));
-        }
-        if verify {
-            let stored = u64::from_le_bytes(bytes[len - 16..len - 8].try_into().expect("8 bytes"));
-            if xxhash_rust::xxh3::xxh3_64(&bytes[..len - 16]) != stored {
-                return Err(bad("checksum mismatch: the file is damaged; rebuild or restore it".into()));
-            }
-        }
-        let hlen = u32::from_le_bytes(bytes[12..16].try_into().expect("4 bytes")) as usize;
-        if 16 + hlen > len - 16 {
-            return Err(bad("the header runs past the end of the file (truncated?)".into()));
-        }
-        let header: Header = serde_json::from_slice(&bytes[16..16 + hlen])
-            .map_err(|e| bad(format!("unreadable header ({e}): the file is damaged")))?;
-        if header.fingerprint_format_version != FORMAT_VERSION {
-            return Err(bad(format!(
-                "fingerprints of format version {}, this neardup makes version {FORMAT_VERSION}: rebuild the index",
-                header.fingerprint_format_version
-            )));
-        }
-        let body_end = len - 16;
+        let (header, hlen) = read_header(bytes, verify).map_err(bad)?;
+        let body = 16 + hlen..bytes.len() - 16;
         let blob = |s: Section| -> Result<Blob> {
             match s.offset.checked_add(s.len) {
-                Some(end) if s.offset >= 16 + hlen && end <= body_end => {
+                Some(end) if s.offset >= body.start && end <= body.end => {
                     Ok(Blob::slice_of(owner.clone(), s.offset, s.len))
                 }
                 _ => Err(bad("a section lies outside the file (truncated or damaged)".into())),
             }
         };
-        let layout = Arc::new(Layout::new(header.layout).map_err(|e| bad(e.to_string()))?);
-        let mut tables = Vec::with_capacity(header.tables.len());
-        for t in &header.tables {
-            tables.push(TableData {
-                dir_bits: t.dir_bits,
-                entry_bytes: t.entry_bytes,
-                dir: blob(t.dir)?,
-                entries: blob(t.entries)?,
-            });
-        }
-        let ids = blob(header.ids)?;
-        let offsets = header.offsets.map(&blob).transpose()?;
+        let index = decode_index(&header, &blob).map_err(|e| match e {
+            Error::IndexFile { message, .. } => bad(message),
+            e => e,
+        })?;
         let names = match header.names {
             Some(n) => {
                 let names = Names { offsets: blob(n.offsets)?, bytes: blob(n.bytes)? };
@@ -356,15 +318,13 @@ impl IndexFile {
             None => None,
         };
         let features = match header.features {
-            Some(f) if f.len % 4 == 0 => {
-                let b = blob(f)?;
-                Some(
-                    b.bytes()
-                        .chunks_exact(4)
-                        .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
-                        .collect(),
-                )
-            }
+            Some(f) if f.len % 4 == 0 => Some(
+                blob(f)?
+                    .bytes()
+                    .chunks_exact(4)
+                    .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
+                    .collect(),
+            ),
             Some(_) => return Err(bad("the feature counts have the wrong size: the file is damaged".into())),
             None => None,
         };
@@ -373,27 +333,85 @@ impl IndexFile {
             (None, None, None) => None,
             (None, config, passages) => Some(serde_json::json!({ "pipeline": config, "passages": passages })),
         };
-        let damaged = |m: String| bad(format!("{m}: the file is damaged; rebuild or restore it"));
-        let index = match header.layout.bits {
-            64 => {
-                let seg = Segment::<u64>::from_parts(layout, header.rows, ids, offsets, tables);
-                seg.check().map_err(damaged)?;
-                if seg.entries() != header.entries {
-                    return Err(bad("the id count disagrees with the header: the file is damaged".into()));
-                }
-                TableIndex::from_segment_u64(seg, header.reason, 1024)
-            }
-            128 => {
-                let seg = Segment::<u128>::from_parts(layout, header.rows, ids, offsets, tables);
-                seg.check().map_err(damaged)?;
-                if seg.entries() != header.entries {
-                    return Err(bad("the id count disagrees with the header: the file is damaged".into()));
-                }
-                TableIndex::from_segment_u128(seg, header.reason, 1024)
-            }
-            b => return Err(bad(format!("{b}-bit fingerprints are not supported"))),
-        };
         Ok(IndexFile { index, names, features, meta })
+    }
+}
+
+/// The frame checks (magic bytes, file version, end marker, checksum when
+/// `verify`) and the JSON header with its length, over at least 32 bytes.
+fn read_header(bytes: &[u8], verify: bool) -> std::result::Result<(Header, usize), String> {
+    let len = bytes.len();
+    if &bytes[..8] != MAGIC {
+        return Err("not a neardup index file (wrong magic bytes)".into());
+    }
+    let version = u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes"));
+    if version != FILE_VERSION {
+        return Err(format!(
+            "index file version {version}, this neardup reads version {FILE_VERSION}: rebuild the index with this version"
+        ));
+    }
+    if &bytes[len - 8..] != END_MAGIC {
+        return Err("the file is truncated (no end marker): rebuild or restore it".into());
+    }
+    if verify {
+        let stored = u64::from_le_bytes(bytes[len - 16..len - 8].try_into().expect("8 bytes"));
+        if xxhash_rust::xxh3::xxh3_64(&bytes[..len - 16]) != stored {
+            return Err("checksum mismatch: the file is damaged; rebuild or restore it".into());
+        }
+    }
+    let hlen = u32::from_le_bytes(bytes[12..16].try_into().expect("4 bytes")) as usize;
+    if 16 + hlen > len - 16 {
+        return Err("the header runs past the end of the file (truncated?)".into());
+    }
+    let header: Header = serde_json::from_slice(&bytes[16..16 + hlen])
+        .map_err(|e| format!("unreadable header ({e}): the file is damaged"))?;
+    if header.fingerprint_format_version != FORMAT_VERSION {
+        return Err(format!(
+            "fingerprints of format version {}, this neardup makes version {FORMAT_VERSION}: rebuild the index",
+            header.fingerprint_format_version
+        ));
+    }
+    Ok((header, hlen))
+}
+
+/// The table index the header describes, its sections taken by `blob`
+/// (which checks that they lie inside the file), checked entry by entry.
+fn decode_index(header: &Header, blob: &dyn Fn(Section) -> Result<Blob>) -> Result<TableIndex> {
+    let bad = |message: String| Error::IndexFile { path: PathBuf::new(), message };
+    let layout = Arc::new(Layout::new(header.layout).map_err(|e| bad(e.to_string()))?);
+    let mut tables = Vec::with_capacity(header.tables.len());
+    for t in &header.tables {
+        tables.push(TableData {
+            dir_bits: t.dir_bits,
+            entry_bytes: t.entry_bytes,
+            dir: blob(t.dir)?,
+            entries: blob(t.entries)?,
+        });
+    }
+    let ids = blob(header.ids)?;
+    let offsets = header.offsets.map(blob).transpose()?;
+    // A segment whose tables and id count check out.
+    fn checked<W: super::word::Word>(
+        seg: Segment<W>,
+        header: &Header,
+    ) -> std::result::Result<Segment<W>, String> {
+        seg.check().map_err(|m| format!("{m}: the file is damaged; rebuild or restore it"))?;
+        if seg.entries() != header.entries {
+            return Err("the id count disagrees with the header: the file is damaged".into());
+        }
+        Ok(seg)
+    }
+    let reason = header.reason.clone();
+    match header.layout.bits {
+        64 => {
+            let seg = Segment::<u64>::from_parts(layout, header.rows, ids, offsets, tables);
+            Ok(TableIndex::from_segment_u64(checked(seg, header).map_err(bad)?, reason, 1024))
+        }
+        128 => {
+            let seg = Segment::<u128>::from_parts(layout, header.rows, ids, offsets, tables);
+            Ok(TableIndex::from_segment_u128(checked(seg, header).map_err(bad)?, reason, 1024))
+        }
+        b => Err(bad(format!("{b}-bit fingerprints are not supported"))),
     }
 }
 
@@ -439,65 +457,23 @@ fn encode<W: super::word::Word, O: Write>(
             &empty
         }
     };
-    let mut blobs: Vec<&[u8]> = vec![seg.ids.bytes()];
-    if let Some(o) = &seg.offsets {
-        blobs.push(o.bytes());
-    }
-    for t in &seg.tables {
-        blobs.push(t.dir.bytes());
-        blobs.push(t.entries.bytes());
-    }
-    if let Some(n) = &file.names {
-        blobs.push(n.offsets.bytes());
-        blobs.push(n.bytes.bytes());
-    }
     let features: Option<Vec<u8>> =
         file.features.as_ref().map(|f| f.iter().flat_map(|v| v.to_le_bytes()).collect());
-    if let Some(f) = &features {
-        blobs.push(f);
+    let mut blobs: Vec<&[u8]> = vec![seg.ids.bytes()];
+    blobs.extend(seg.offsets.as_ref().map(|o| o.bytes()));
+    for t in &seg.tables {
+        blobs.extend([t.dir.bytes(), t.entries.bytes()]);
     }
+    if let Some(n) = &file.names {
+        blobs.extend([n.offsets.bytes(), n.bytes.bytes()]);
+    }
+    blobs.extend(features.as_deref());
     // The header's size depends on the offsets; the offsets on the header's
     // size. Reserve generously, then pad.
-    let make_header = |start: usize| -> Header {
-        let mut pos = start;
-        let mut next = |len: usize| {
-            let s = Section { offset: pos, len };
-            pos = (pos + len).next_multiple_of(ALIGN);
-            s
-        };
-        let ids = next(seg.ids.len());
-        let offsets = seg.offsets.as_ref().map(|o| next(o.len()));
-        let tables = seg
-            .tables
-            .iter()
-            .map(|t| TableHeader {
-                dir_bits: t.dir_bits,
-                entry_bytes: t.entry_bytes,
-                dir: next(t.dir.len()),
-                entries: next(t.entries.len()),
-            })
-            .collect();
-        let names = file
-            .names
-            .as_ref()
-            .map(|n| NamesHeader { offsets: next(n.offsets.len()), bytes: next(n.bytes.len()) });
-        let features = features.as_ref().map(|f| next(f.len()));
-        Header {
-            fingerprint_format_version: FORMAT_VERSION,
-            config: None,
-            layout: layout.spec,
-            reason: index.layout_reason().to_string(),
-            rows: seg.rows,
-            entries: seg.entries(),
-            tables,
-            ids,
-            offsets,
-            names,
-            passages: None,
-            meta: file.meta.clone(),
-            features,
-            created_by: format!("neardup {}", env!("CARGO_PKG_VERSION")),
-        }
+    let make_header = |start: usize| {
+        let mut header = header_at(start, seg, file, features.as_ref().map(Vec::len));
+        header.reason = index.layout_reason().to_string();
+        header
     };
     let mut start = ALIGN;
     let json = loop {
@@ -517,4 +493,53 @@ fn encode<W: super::word::Word, O: Write>(
         out.pad_to(out.written.next_multiple_of(ALIGN))?;
     }
     Ok(())
+}
+
+/// The header of a file whose sections start at byte `start`, in the order
+/// [`encode`] writes them (the layout's reason left for the caller).
+fn header_at<W: super::word::Word>(
+    start: usize,
+    seg: &Segment<W>,
+    file: &IndexFile,
+    features_len: Option<usize>,
+) -> Header {
+    let mut pos = start;
+    let mut next = |len: usize| {
+        let s = Section { offset: pos, len };
+        pos = (pos + len).next_multiple_of(ALIGN);
+        s
+    };
+    let ids = next(seg.ids.len());
+    let offsets = seg.offsets.as_ref().map(|o| next(o.len()));
+    let tables = seg
+        .tables
+        .iter()
+        .map(|t| TableHeader {
+            dir_bits: t.dir_bits,
+            entry_bytes: t.entry_bytes,
+            dir: next(t.dir.len()),
+            entries: next(t.entries.len()),
+        })
+        .collect();
+    let names = file
+        .names
+        .as_ref()
+        .map(|n| NamesHeader { offsets: next(n.offsets.len()), bytes: next(n.bytes.len()) });
+    let features = features_len.map(next);
+    Header {
+        fingerprint_format_version: FORMAT_VERSION,
+        config: None,
+        layout: seg.layout.spec,
+        reason: String::new(),
+        rows: seg.rows,
+        entries: seg.entries(),
+        tables,
+        ids,
+        offsets,
+        names,
+        passages: None,
+        meta: file.meta.clone(),
+        features,
+        created_by: format!("neardup {}", env!("CARGO_PKG_VERSION")),
+    }
 }

@@ -174,87 +174,97 @@ fn has_main(text: &str) -> bool {
     text.match_indices('<').any(|(i, _)| matches!(tag_head(&text[i..]), Some((_, Kind::Main, false, _))))
 }
 
+/// Where the walk through a page is: inside a skipped element or not,
+/// inside main content or not.
+struct Scope {
+    /// The innermost skipped element, and how deep it nests in itself.
+    skipping: Option<(String, usize)>,
+    main_depth: usize,
+    /// The page has `<main>` or `<article>`: text outside them is dropped.
+    main_only: bool,
+}
+
+impl Scope {
+    /// Whether text here is kept.
+    fn keeps(&self) -> bool {
+        self.skipping.is_none() && (!self.main_only || self.main_depth > 0)
+    }
+
+    /// Steps over a tag; whether it breaks the line.
+    fn tag(&mut self, name: &str, kind: Kind, close: bool, self_closing: bool) -> bool {
+        match (&mut self.skipping, kind) {
+            (Some((open, depth)), _) => {
+                if open.eq_ignore_ascii_case(name) && !self_closing {
+                    if close {
+                        *depth -= 1;
+                        if *depth == 0 {
+                            self.skipping = None;
+                        }
+                    } else {
+                        *depth += 1;
+                    }
+                }
+                false
+            }
+            (None, Kind::Skip) => {
+                if !close && !self_closing {
+                    self.skipping = Some((name.to_owned(), 1));
+                }
+                false
+            }
+            (None, Kind::Main) => {
+                if close {
+                    self.main_depth = self.main_depth.saturating_sub(1);
+                } else if !self_closing {
+                    self.main_depth += 1;
+                }
+                true
+            }
+            (None, Kind::Block) => self.keeps(),
+            (None, Kind::Inline) => false,
+        }
+    }
+}
+
 /// The text of an HTML page (see the module documentation); `text` itself
 /// when it has no known tag.
 pub fn html_to_text(text: &str) -> Cow<'_, str> {
     if !text.contains('<') || !has_markup(text) {
         return Cow::Borrowed(text);
     }
-    let main_only = has_main(text);
+    let mut scope = Scope { skipping: None, main_depth: 0, main_only: has_main(text) };
     let mut out = String::with_capacity(text.len() / 2);
-    // The innermost skipped element, and how deep it nests in itself.
-    let mut skipping: Option<(String, usize)> = None;
-    let mut main_depth = 0usize;
     let mut i = 0;
     let mut copied_from = 0;
-    let keep = |main_depth: usize, skipping: &Option<(String, usize)>| {
-        skipping.is_none() && (!main_only || main_depth > 0)
-    };
     while let Some(off) = text[i..].find('<') {
         let at = i + off;
         let Some(m) = markup(&text[at..]) else {
             i = at + 1;
             continue;
         };
-        if keep(main_depth, &skipping) {
+        if scope.keeps() {
             push_text(&mut out, &text[copied_from..at]);
         }
         let len = match m {
             Markup::Ignorable(len) => len,
             Markup::Tag { name, kind, close, len } => {
-                let self_closing = text[at..at + len].ends_with("/>");
-                match (&mut skipping, kind) {
-                    (Some((open, depth)), _) => {
-                        if open.eq_ignore_ascii_case(name) && !self_closing {
-                            if close {
-                                *depth -= 1;
-                                if *depth == 0 {
-                                    skipping = None;
-                                }
-                            } else {
-                                *depth += 1;
-                            }
-                        }
-                    }
-                    (None, Kind::Skip) => {
-                        if !close && !self_closing {
-                            skipping = Some((name.to_owned(), 1));
-                        }
-                    }
-                    (None, Kind::Main) => {
-                        if close {
-                            main_depth = main_depth.saturating_sub(1);
-                        } else if !self_closing {
-                            main_depth += 1;
-                        }
-                        out.push('\n');
-                    }
-                    (None, Kind::Block) => {
-                        if keep(main_depth, &skipping) {
-                            out.push('\n');
-                        }
-                    }
-                    (None, Kind::Inline) => {}
+                if scope.tag(name, kind, close, text[at..at + len].ends_with("/>")) {
+                    out.push('\n');
                 }
                 // Raw text: a script or style ends only at its end tag.
-                if !close && skipping.is_some() {
-                    let lower = name.to_ascii_lowercase();
-                    if lower == "script" || lower == "style" {
-                        let rest = &text[at + len..];
-                        let end_tag = format!("</{lower}");
-                        let found = find_ascii_ci(rest, &end_tag).unwrap_or(rest.len());
-                        i = at + len + found;
-                        copied_from = i;
-                        continue;
-                    }
+                let raw = ["script", "style"].into_iter().find(|r| name.eq_ignore_ascii_case(r));
+                if let (false, true, Some(raw)) = (close, scope.skipping.is_some(), raw) {
+                    let rest = &text[at + len..];
+                    len + find_ascii_ci(rest, &format!("</{raw}")).unwrap_or(rest.len())
+                } else {
+                    len
                 }
-                len
             }
         };
         i = (at + len).min(text.len());
         copied_from = i;
     }
-    if keep(main_depth, &skipping) {
+    if scope.keeps() {
         push_text(&mut out, &text[copied_from..]);
     }
     Cow::Owned(out)

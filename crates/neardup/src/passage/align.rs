@@ -62,7 +62,7 @@ pub(super) fn share(n: usize, total: usize) -> f64 {
 /// sentence word Jaccard ≥ 0.5, spans of at least 6 words.
 #[derive(Clone, Debug)]
 pub struct Aligner {
-    fp: Fingerprinter,
+    fingerprinter: Fingerprinter,
     radius: Radius,
     passages: PassageConfig,
     min_jaccard: f64,
@@ -88,9 +88,9 @@ pub fn index_radius(bits: crate::Bits) -> Radius {
 
 impl Aligner {
     /// An aligner with the defaults.
-    pub fn new(fp: Fingerprinter) -> Aligner {
-        let radius = pair_radius(fp.bits());
-        Aligner { fp, radius, passages: PassageConfig::default(), min_jaccard: 0.5, min_words: 6 }
+    pub fn new(fingerprinter: Fingerprinter) -> Aligner {
+        let radius = pair_radius(fingerprinter.bits());
+        Aligner { fingerprinter, radius, passages: PassageConfig::default(), min_jaccard: 0.5, min_words: 6 }
     }
 
     /// Sets the fewest words (distinct per sentence, summed) a span must have.
@@ -119,7 +119,7 @@ impl Aligner {
 
     /// The pipeline.
     pub fn fingerprinter(&self) -> &Fingerprinter {
-        &self.fp
+        &self.fingerprinter
     }
 
     /// The radius.
@@ -134,7 +134,7 @@ impl Aligner {
 
     /// Splits and fingerprints a document.
     pub fn doc(&self, text: &str) -> PassageDoc {
-        PassageDoc::new(&self.fp, text, &self.passages)
+        PassageDoc::new(&self.fingerprinter, text, &self.passages)
     }
 
     /// The passages of `a` found in `b`.
@@ -145,24 +145,35 @@ impl Aligner {
 
     /// [`Aligner::align`] on documents already split and fingerprinted.
     pub fn align_docs(&self, a: &str, da: &PassageDoc, b: &str, db: &PassageDoc) -> Alignment {
-        // 1. Candidate windows: every pair within the radius.
-        let max_k = self.radius.max_k();
-        let candidates: Vec<(usize, usize, u32)> = close_pairs(&da.passages, &db.passages, max_k)
-            .into_iter()
-            .filter(|&(i, j, d)| {
+        let mut wa = Words::new(&self.fingerprinter, a, &da.sentences);
+        let mut wb = Words::new(&self.fingerprinter, b, &db.sentences);
+        let mut matches = self.sentence_matches(da, db, &mut wa, &mut wb);
+        let mut spans = chain(&mut matches, &mut wa, &mut wb);
+        self.extend(&mut spans, &mut wa, &mut wb);
+        let joined = join(spans, &mut wa, &mut wb);
+        self.measure(joined, (a, da), (b, db), &mut wa)
+    }
+
+    /// Steps 1 and 2: the candidate windows (every pair within the radius),
+    /// then the sentence matches inside them: an A sentence → (B sentence,
+    /// smallest window distance, word Jaccard).
+    fn sentence_matches(
+        &self,
+        da: &PassageDoc,
+        db: &PassageDoc,
+        wa: &mut Words<'_>,
+        wb: &mut Words<'_>,
+    ) -> HashMap<usize, Vec<(usize, u32, f64)>> {
+        let candidates =
+            close_pairs(&da.passages, &db.passages, self.radius.max_k()).into_iter().filter(|&(i, j, d)| {
                 d <= self.radius.k_for_pair(da.passages[i].features, db.passages[j].features)
-            })
-            .collect();
-        let mut wa = Words::new(&self.fp, a, &da.sentences);
-        let mut wb = Words::new(&self.fp, b, &db.sentences);
-        // 2. Sentence matches inside candidate windows: a sentence → (b
-        //    sentence, window distance, Jaccard).
+            });
         let mut matches: HashMap<usize, Vec<(usize, u32, f64)>> = HashMap::new();
         let mut checked: HashMap<(usize, usize), f64> = HashMap::new();
-        for &(i, j, d) in &candidates {
+        for (i, j, d) in candidates {
             for s in da.passages[i].passage.sentences.clone() {
                 for t in db.passages[j].passage.sentences.clone() {
-                    let jac = *checked.entry((s, t)).or_insert_with(|| wa.jaccard(s, &mut wb, t));
+                    let jac = *checked.entry((s, t)).or_insert_with(|| wa.jaccard(s, wb, t));
                     if jac >= self.min_jaccard {
                         let m = matches.entry(s).or_default();
                         match m.iter_mut().find(|e| e.0 == t) {
@@ -173,62 +184,22 @@ impl Aligner {
                 }
             }
         }
-        // 3. Chains: matched sentences that follow each other in both texts.
-        let mut spans: Vec<Span> = Vec::new();
-        let mut last_b = 0;
-        for s in 0..da.sentences.len() {
-            let Some(m) = matches.get_mut(&s) else { continue };
-            m.sort_unstable_by_key(|e| e.0);
-            let next = spans
-                .last()
-                .filter(|sp| wa.only_wordless(sp.a_sentences.end..s))
-                .and_then(|sp| {
-                    let gap = sp.b_sentences.end..=sp.b_sentences.end + 3;
-                    m.iter().find(|e| gap.contains(&e.0) && wb.only_wordless(sp.b_sentences.end..e.0))
-                })
-                .copied();
-            match next {
-                Some((t, d, _)) => {
-                    let sp = spans.last_mut().expect("continued");
-                    sp.a_sentences.end = s + 1;
-                    sp.b_sentences.end = sp.b_sentences.end.max(t + 1);
-                    sp.distance = sp.distance.min(d);
-                }
-                None => {
-                    // A new span at the best match; among equals, the first
-                    // one after the previous span keeps the texts in order.
-                    let (t, d, _) = *m
-                        .iter()
-                        .max_by(|x, y| {
-                            x.2.total_cmp(&y.2)
-                                .then((x.0 >= last_b).cmp(&(y.0 >= last_b)))
-                                .then(y.0.cmp(&x.0))
-                        })
-                        .expect("non-empty");
-                    spans.push(Span {
-                        a: 0..0,
-                        b: 0..0,
-                        a_sentences: s..s + 1,
-                        b_sentences: t..t + 1,
-                        distance: d,
-                        matched_chars: 0,
-                    });
-                }
-            }
-            last_b = spans.last().expect("a span").b_sentences.end;
-        }
-        // 4. Extend each span over neighbouring sentences that match each
-        //    other (short sentences at a copy's edges fall outside every
-        //    window that lies wholly inside it), then join spans that meet.
+        matches
+    }
+
+    /// Step 4: extends each span over neighbouring sentences that match each
+    /// other (short sentences at a copy's edges fall outside every window
+    /// that lies wholly inside it).
+    fn extend(&self, spans: &mut [Span], wa: &mut Words<'_>, wb: &mut Words<'_>) {
         for i in 0..spans.len() {
-            let a_limit = spans.get(i + 1).map_or(da.sentences.len(), |n| n.a_sentences.start);
+            let a_limit = spans.get(i + 1).map_or(wa.sentences.len(), |n| n.a_sentences.start);
             let a_floor = if i == 0 { 0 } else { spans[i - 1].a_sentences.end };
             let sp = &mut spans[i];
             while let (Some(s), Some(t)) = (
                 wa.next_worded(sp.a_sentences.end, a_limit),
-                wb.next_worded(sp.b_sentences.end, db.sentences.len()),
+                wb.next_worded(sp.b_sentences.end, wb.sentences.len()),
             ) {
-                if wa.jaccard(s, &mut wb, t) < self.min_jaccard {
+                if wa.jaccard(s, wb, t) < self.min_jaccard {
                     break;
                 }
                 sp.a_sentences.end = s + 1;
@@ -237,35 +208,29 @@ impl Aligner {
             while let (Some(s), Some(t)) =
                 (wa.prev_worded(sp.a_sentences.start, a_floor), wb.prev_worded(sp.b_sentences.start, 0))
             {
-                if wa.jaccard(s, &mut wb, t) < self.min_jaccard {
+                if wa.jaccard(s, wb, t) < self.min_jaccard {
                     break;
                 }
                 sp.a_sentences.start = s;
                 sp.b_sentences.start = t;
             }
         }
-        let mut joined: Vec<Span> = Vec::with_capacity(spans.len());
-        for sp in spans {
-            if let Some(last) = joined.last_mut() {
-                let a_meets = wa.only_wordless(last.a_sentences.end..sp.a_sentences.start);
-                let b_meets = sp.b_sentences.start >= last.b_sentences.end
-                    && wb.only_wordless(last.b_sentences.end..sp.b_sentences.start);
-                if a_meets && b_meets {
-                    last.a_sentences.end = sp.a_sentences.end;
-                    last.b_sentences.end = sp.b_sentences.end;
-                    last.distance = last.distance.min(sp.distance);
-                    continue;
-                }
-            }
-            joined.push(sp);
-        }
-        // 5. Bytes and characters: every sentence inside a span counts (the
-        //    wordless ones bridged too); B's sentences serving several spans
-        //    count once.
+    }
+
+    /// Step 5: bytes and characters. Every sentence inside a span counts (the
+    /// wordless ones bridged too); B's sentences serving several spans count
+    /// once; spans with fewer than `min_words` words are dropped.
+    fn measure(
+        &self,
+        spans: Vec<Span>,
+        (a, da): (&str, &PassageDoc),
+        (b, db): (&str, &PassageDoc),
+        wa: &mut Words<'_>,
+    ) -> Alignment {
         let chars = |text: &str, r: &Range<usize>| text[r.clone()].chars().count();
         let mut out = Alignment { a_chars: da.chars(a), b_chars: db.chars(b), ..Alignment::default() };
         let mut b_used = vec![false; db.sentences.len()];
-        for mut span in joined {
+        for mut span in spans {
             let words: usize = span.a_sentences.clone().map(|s| wa.get(s).len()).sum();
             if words < self.min_words {
                 continue;
@@ -285,22 +250,94 @@ impl Aligner {
     }
 }
 
+/// Step 3: chains matched sentences that follow each other in both texts
+/// into spans.
+fn chain(
+    matches: &mut HashMap<usize, Vec<(usize, u32, f64)>>,
+    wa: &mut Words<'_>,
+    wb: &mut Words<'_>,
+) -> Vec<Span> {
+    let mut spans: Vec<Span> = Vec::new();
+    let mut last_b = 0;
+    for s in 0..wa.sentences.len() {
+        let Some(m) = matches.get_mut(&s) else { continue };
+        m.sort_unstable_by_key(|e| e.0);
+        let next = spans
+            .last()
+            .filter(|sp| wa.only_wordless(sp.a_sentences.end..s))
+            .and_then(|sp| {
+                let gap = sp.b_sentences.end..=sp.b_sentences.end + 3;
+                m.iter().find(|e| gap.contains(&e.0) && wb.only_wordless(sp.b_sentences.end..e.0))
+            })
+            .copied();
+        match next {
+            Some((t, d, _)) => {
+                let sp = spans.last_mut().expect("continued");
+                sp.a_sentences.end = s + 1;
+                sp.b_sentences.end = sp.b_sentences.end.max(t + 1);
+                sp.distance = sp.distance.min(d);
+            }
+            None => {
+                // A new span at the best match; among equals, the first one
+                // after the previous span keeps the texts in order.
+                let (t, d, _) = *m
+                    .iter()
+                    .max_by(|x, y| {
+                        x.2.total_cmp(&y.2).then((x.0 >= last_b).cmp(&(y.0 >= last_b))).then(y.0.cmp(&x.0))
+                    })
+                    .expect("non-empty");
+                spans.push(Span {
+                    a: 0..0,
+                    b: 0..0,
+                    a_sentences: s..s + 1,
+                    b_sentences: t..t + 1,
+                    distance: d,
+                    matched_chars: 0,
+                });
+            }
+        }
+        last_b = spans.last().expect("a span").b_sentences.end;
+    }
+    spans
+}
+
+/// Step 4, continued: joins spans that meet in both texts (only wordless
+/// sentences between them).
+fn join(spans: Vec<Span>, wa: &mut Words<'_>, wb: &mut Words<'_>) -> Vec<Span> {
+    let mut joined: Vec<Span> = Vec::with_capacity(spans.len());
+    for sp in spans {
+        if let Some(last) = joined.last_mut() {
+            let a_meets = wa.only_wordless(last.a_sentences.end..sp.a_sentences.start);
+            let b_meets = sp.b_sentences.start >= last.b_sentences.end
+                && wb.only_wordless(last.b_sentences.end..sp.b_sentences.start);
+            if a_meets && b_meets {
+                last.a_sentences.end = sp.a_sentences.end;
+                last.b_sentences.end = sp.b_sentences.end;
+                last.distance = last.distance.min(sp.distance);
+                continue;
+            }
+        }
+        joined.push(sp);
+    }
+    joined
+}
+
 /// The word sets of a document's sentences, computed when first asked for.
 pub(super) struct Words<'t> {
-    fp: &'t Fingerprinter,
+    fingerprinter: &'t Fingerprinter,
     text: &'t str,
     sentences: &'t [Range<usize>],
     sets: Vec<Option<FeatureSet>>,
 }
 
 impl<'t> Words<'t> {
-    fn new(fp: &'t Fingerprinter, text: &'t str, sentences: &'t [Range<usize>]) -> Words<'t> {
-        Words { fp, text, sentences, sets: vec![None; sentences.len()] }
+    fn new(fingerprinter: &'t Fingerprinter, text: &'t str, sentences: &'t [Range<usize>]) -> Words<'t> {
+        Words { fingerprinter, text, sentences, sets: vec![None; sentences.len()] }
     }
 
     fn get(&mut self, s: usize) -> &FeatureSet {
-        let (fp, text, r) = (self.fp, self.text, &self.sentences[s]);
-        self.sets[s].get_or_insert_with(|| FeatureSet::shingles(fp, &text[r.clone()], 1))
+        let (fingerprinter, text, r) = (self.fingerprinter, self.text, &self.sentences[s]);
+        self.sets[s].get_or_insert_with(|| FeatureSet::shingles(fingerprinter, &text[r.clone()], 1))
     }
 
     fn wordless(&mut self, s: usize) -> bool {

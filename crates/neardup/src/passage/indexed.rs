@@ -157,8 +157,13 @@ pub struct Copied {
 impl PassageIndex {
     /// The entries of one document's windows (none for a text without a
     /// window).
-    pub fn entries(fp: &Fingerprinter, config: &PassageConfig, id: &str, text: &str) -> Vec<PassageEntry> {
-        let doc = PassageDoc::new(fp, text, config);
+    pub fn entries(
+        fingerprinter: &Fingerprinter,
+        config: &PassageConfig,
+        id: &str,
+        text: &str,
+    ) -> Vec<PassageEntry> {
+        let doc = PassageDoc::new(fingerprinter, text, config);
         doc.passages.iter().map(|p| (p.fingerprint, entry_name(id, &p.passage.bytes), p.features)).collect()
     }
 

@@ -60,12 +60,12 @@ pub struct PassageDoc {
 
 impl PassageDoc {
     /// Splits and fingerprints `text` (windows in parallel).
-    pub fn new(fp: &Fingerprinter, text: &str, cfg: &PassageConfig) -> PassageDoc {
+    pub fn new(fingerprinter: &Fingerprinter, text: &str, cfg: &PassageConfig) -> PassageDoc {
         let sentences = sentences(text, cfg.max_sentence_chars);
         let passages = passages(text, &sentences, cfg)
             .into_par_iter()
             .map(|p| {
-                let (fingerprint, features) = fp.fingerprint_counted(&text[p.bytes.clone()]);
+                let (fingerprint, features) = fingerprinter.fingerprint_counted(&text[p.bytes.clone()]);
                 FingerprintedPassage { passage: p, fingerprint, features }
             })
             .filter(|p| p.features > 0)

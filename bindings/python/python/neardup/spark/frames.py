@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
 
-def fingerprint_frame(df: "DataFrame", text_col: str, fp: Fingerprinter, allow_empty: bool) -> "DataFrame":
+def fingerprint_frame(df: "DataFrame", text_col: str, fingerprinter: Fingerprinter, allow_empty: bool) -> "DataFrame":
     """``df`` with ``_nd_fp`` (long), ``_nd_features``, ``_nd_chars`` and
     ``_nd_error`` (why a row cannot be fingerprinted, else null) added, by
     one Rust call per Arrow batch."""
@@ -32,7 +32,7 @@ def fingerprint_frame(df: "DataFrame", text_col: str, fp: Fingerprinter, allow_e
 
     def run(batches: Any) -> Any:
         for b in batches:
-            fps, features, chars, errors = spark_fingerprint(fp, b.column(at), allow_empty)
+            fps, features, chars, errors = spark_fingerprint(fingerprinter, b.column(at), allow_empty)
             messages: list[Optional[str]] = [None] * b.num_rows
             for i, message in errors:
                 messages[i] = message

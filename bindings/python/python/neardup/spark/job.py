@@ -136,11 +136,11 @@ def dedup(
     if k is not None and not 0 <= k < 64:
         raise ValueError(f"k must be from 0 to 63, not {k}")
     check_columns(df, text_col, id_col, list(order_cols or []) + ([error_col] if error_col else []))
-    fp = Fingerprinter(config=config) if config is not None else Fingerprinter(preset)
-    if fp.bits != 64:
+    fingerprinter = Fingerprinter(config=config) if config is not None else Fingerprinter(preset)
+    if fingerprinter.bits != 64:
         raise ValueError("the Spark job needs a 64-bit pipeline (fingerprints travel as longs)")
     # One radius rule everywhere: the pipeline's own unless k fixes it.
-    steps, rest = ([], k) if k is not None else fp.radius_steps
+    steps, rest = ([], k) if k is not None else fingerprinter.radius_steps
     spark = df.sparkSession
     timer = _Timer(spark.sparkContext)
 
@@ -149,7 +149,7 @@ def dedup(
     # breaks ties of order_cols.
     keyed = df.withColumn("_nd_key", F.monotonically_increasing_id())
     order = F.struct(*[F.col(c) for c in order_cols], F.col("_nd_key")) if order_cols else F.col("_nd_key")
-    fped = fingerprint_frame(keyed.withColumn("_nd_order", order), text_col, fp, allow_empty)
+    fped = fingerprint_frame(keyed.withColumn("_nd_order", order), text_col, fingerprinter, allow_empty)
     if error_col:
         fped = fped.withColumn("_nd_error", F.coalesce(F.col(error_col), F.col("_nd_error"))).drop(error_col)
     with _conf(spark, "spark.sql.inMemoryColumnarStorage.batchSize", str(CACHED_BATCH_ROWS)):
@@ -209,7 +209,7 @@ def dedup(
         "cluster_sizes": {str(s): sizes[s] for s in sorted(sizes)},
         "k": plan.radius,
         "keep": keep,
-        "pipeline": fp.pipeline_id,
+        "pipeline": fingerprinter.pipeline_id,
         "distinct_fingerprints": distinct,
         "passes": [
             {"k": kk, "below_features": below, "blocks": blocks, "tables": tables}

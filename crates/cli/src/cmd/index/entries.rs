@@ -45,10 +45,10 @@ pub fn from_list(path: &Path, first_id: u64) -> Result<Entries> {
 }
 
 /// One entry per document, named by the record's id.
-pub fn from_documents(input: &InputArgs, fp: &Fingerprinter, first_id: u64) -> Result<Entries> {
+pub fn from_documents(input: &InputArgs, fingerprinter: &Fingerprinter, first_id: u64) -> Result<Entries> {
     let allow_empty = input.allow_empty;
     entries_of(input, first_id, "fingerprinting", |batch| {
-        fingerprint_records(fp, batch, allow_empty)
+        fingerprint_records(fingerprinter, batch, allow_empty)
             .into_iter()
             .zip(batch)
             .map(|(res, r)| res.map(|(f, n)| vec![(f, id_text(&r.id), n)]))
@@ -67,7 +67,7 @@ fn id_text(id: &Value) -> String {
 /// The passage windows of every document, named `ID#START-END`.
 pub fn from_passages(
     input: &InputArgs,
-    fp: &Fingerprinter,
+    fingerprinter: &Fingerprinter,
     cfg: &PassageConfig,
     first_id: u64,
 ) -> Result<Entries> {
@@ -75,7 +75,7 @@ pub fn from_passages(
     entries_of(input, first_id, "fingerprinting passages", |batch| {
         batch
             .par_iter()
-            .map(|r| match PassageIndex::entries(fp, cfg, &id_text(&r.id), &r.text) {
+            .map(|r| match PassageIndex::entries(fingerprinter, cfg, &id_text(&r.id), &r.text) {
                 e if e.is_empty() && !allow_empty => Err(neardup::Error::EmptyDocument),
                 e => Ok(e),
             })

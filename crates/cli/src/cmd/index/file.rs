@@ -60,10 +60,10 @@ impl Target for FileTarget {
         let made = match (&args.fingerprints, &self.meta.pipeline) {
             (Some(path), _) => entries::from_list(path, start)?,
             (None, Some(config)) => {
-                let fp = Fingerprinter::new(config.clone())?;
+                let fingerprinter = Fingerprinter::new(config.clone())?;
                 match &self.meta.passages {
-                    Some(cfg) => entries::from_passages(&args.input, &fp, cfg, start)?,
-                    None => entries::from_documents(&args.input, &fp, start)?,
+                    Some(cfg) => entries::from_passages(&args.input, &fingerprinter, cfg, start)?,
+                    None => entries::from_documents(&args.input, &fingerprinter, start)?,
                 }
             }
             (None, None) => {

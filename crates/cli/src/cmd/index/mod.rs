@@ -85,19 +85,21 @@ fn build(a: IndexBuildArgs) -> Result<()> {
         ))
         .into());
     }
-    let fp = if a.fingerprints.is_none() { Some(a.pipeline.load()?) } else { None };
+    let fingerprinter = if a.fingerprints.is_none() { Some(a.pipeline.load()?) } else { None };
     let cfg = a.passages.then(|| a.passage.over(PassageConfig::default()));
-    let made = match (&a.fingerprints, &fp, &cfg) {
+    let made = match (&a.fingerprints, &fingerprinter, &cfg) {
         (Some(path), _, _) => entries::from_list(path, 0)?,
-        (None, Some(fp), Some(cfg)) => entries::from_passages(&a.input, fp, cfg, 0)?,
-        (None, fp, _) => entries::from_documents(&a.input, fp.as_ref().expect("a pipeline"), 0)?,
+        (None, Some(fingerprinter), Some(cfg)) => entries::from_passages(&a.input, fingerprinter, cfg, 0)?,
+        (None, fingerprinter, _) => {
+            entries::from_documents(&a.input, fingerprinter.as_ref().expect("a pipeline"), 0)?
+        }
     };
     let meta = IndexMeta {
-        pipeline: fp.as_ref().map(|f| f.config().clone()),
+        pipeline: fingerprinter.as_ref().map(|f| f.config().clone()),
         passages: cfg,
         ..IndexMeta::default()
     };
-    let bits = match (&fp, made.entries.first()) {
+    let bits = match (&fingerprinter, made.entries.first()) {
         (Some(f), _) => f.bits(),
         (None, Some(e)) => e.1.bits(),
         (None, None) => neardup::Bits::B64,
@@ -114,7 +116,7 @@ fn build(a: IndexBuildArgs) -> Result<()> {
     let file = IndexFile {
         index,
         names: Some(Names::from_strings(&made.names)),
-        features: fp.is_some().then_some(made.features),
+        features: fingerprinter.is_some().then_some(made.features),
         meta: meta.to_value(),
     };
     file.write(&a.output)?;
@@ -141,9 +143,9 @@ fn query(a: IndexQueryArgs) -> Result<()> {
         queries.push((json!(h), f, None));
     }
     if !a.text.is_empty() {
-        let fp = pipeline()?;
+        let fingerprinter = pipeline()?;
         for t in &a.text {
-            let (f, n) = fp.fingerprint_counted(t);
+            let (f, n) = fingerprinter.fingerprint_counted(t);
             queries.push((json!(t), f, Some(u32::try_from(n).unwrap_or(u32::MAX - 1))));
         }
     }
@@ -154,8 +156,8 @@ fn query(a: IndexQueryArgs) -> Result<()> {
         }
     }
     if !a.input.paths.is_empty() {
-        let fp = pipeline()?;
-        let docs = entries::from_documents(&a.input, &fp, 0)?;
+        let fingerprinter = pipeline()?;
+        let docs = entries::from_documents(&a.input, &fingerprinter, 0)?;
         for (((_, f), name), n) in docs.entries.into_iter().zip(docs.names).zip(docs.features) {
             queries.push((json!(name), f, Some(n)));
         }
