@@ -8,6 +8,7 @@ use crate::error::{Error, Result};
 use crate::filter::FilterConfig;
 use crate::fingerprint::Bits;
 use crate::hash::HashConfig;
+use crate::minhash::{LshConfig, Method, MinHashConfig};
 use crate::normalize::NormalizerConfig;
 use crate::radius::Radius;
 use crate::select::SelectConfig;
@@ -77,6 +78,20 @@ pub struct PipelineConfig {
     /// the same stages, or the classic k = 3 (64 bits).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub radius: Option<Radius>,
+    /// How documents are compared: `simhash` (a fingerprint) or `minhash`
+    /// (a signature; weight and select then do not apply). By default,
+    /// this is `simhash`, and configurations leave it out.
+    #[serde(default, skip_serializing_if = "Method::is_simhash")]
+    pub method: Method,
+    /// The signature's settings, for `method = "minhash"`. By default,
+    /// unset: 128 values, seed 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub minhash: Option<MinHashConfig>,
+    /// The near-duplicate rule of a MinHash pipeline (threshold, banding);
+    /// like [`radius`](Self::radius) it does not change a signature. By
+    /// default, unset: threshold 0.5, banding chosen from it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lsh: Option<LshConfig>,
 }
 
 fn current_version() -> u32 {
@@ -215,6 +230,38 @@ impl PipelineConfig {
         if let Some(r) = &self.radius {
             r.validate(self.bits).map_err(Error::Config)?;
         }
+        self.validate_method()
+    }
+
+    /// The method's own settings, and no settings of the other method.
+    fn validate_method(&self) -> Result<()> {
+        let bad = |m: String| Err(Error::Config(m));
+        match self.method {
+            Method::Simhash => {
+                if self.minhash.is_some() || self.lsh.is_some() {
+                    return bad("[minhash] and [lsh] are settings of method = \"minhash\"; \
+                                this pipeline's method is simhash"
+                        .into());
+                }
+            }
+            Method::Minhash => {
+                if self.weight != WeightConfig::Tf || !self.select.is_all() {
+                    return bad(
+                        "method = \"minhash\" compares feature sets: weight must be tf and select all \
+                                (weights and selection do not apply)"
+                            .into(),
+                    );
+                }
+                if self.radius.is_some() {
+                    return bad(
+                        "[radius] is SimHash's rule; a MinHash pipeline's rule is [lsh] threshold".into()
+                    );
+                }
+                let mh = self.minhash.clone().unwrap_or_default();
+                mh.validate().map_err(Error::Config)?;
+                self.lsh.clone().unwrap_or_default().validate(mh.permutations).map_err(Error::Config)?;
+            }
+        }
         Ok(())
     }
 
@@ -238,7 +285,7 @@ impl PipelineConfig {
     /// This configuration without its radius: what determines the
     /// fingerprints.
     pub fn stages(&self) -> PipelineConfig {
-        PipelineConfig { radius: None, ..self.clone() }
+        PipelineConfig { radius: None, lsh: None, ..self.clone() }
     }
 
     /// Whether `other` makes the same fingerprints (equal but perhaps for
@@ -267,11 +314,36 @@ mod tests {
 
     #[test]
     fn every_preset_round_trips_through_toml_and_json() {
-        for name in presets::NAMES {
+        for name in presets::NAMES.iter().chain(&presets::MINHASH_NAMES) {
             let c = presets::config(name).unwrap();
             assert_eq!(PipelineConfig::from_toml(&c.to_toml()).unwrap(), c, "{name}");
             assert_eq!(PipelineConfig::from_json(&c.to_json()).unwrap(), c, "{name}");
         }
+    }
+
+    #[test]
+    fn a_method_takes_only_its_own_settings() {
+        let words = "tokenizer = { type = \"words\" }\n";
+        let minhash = PipelineConfig::from_toml(&format!("method = \"minhash\"\n{words}")).unwrap();
+        assert_eq!(minhash.method, Method::Minhash);
+        // The threshold is the rule, not the signature: it leaves the id alone.
+        let stricter = PipelineConfig { lsh: Some(LshConfig::at(0.8)), ..minhash.clone() };
+        assert_eq!(stricter.id(), minhash.id());
+        assert_ne!(minhash.id(), PipelineConfig { method: Method::Simhash, ..minhash.clone() }.id());
+        for (toml, says) in [
+            (format!("{words}[lsh]\nthreshold = 0.5\n"), "settings of method = \"minhash\""),
+            (format!("method = \"minhash\"\nweight = {{ type = \"uniform\" }}\n{words}"), "weight must be tf"),
+            (format!("method = \"minhash\"\n{words}[minhash]\npermutations = 0\n"), "between 1 and 4096"),
+            (format!("method = \"minhash\"\n{words}[lsh]\nthreshold = 1.5\n"), "(0, 1]"),
+            (format!("method = \"minhash\"\n{words}[lsh]\nbands = 20\nrows = 7\n"), "do not fit"),
+            (format!("method = \"minhash\"\n{words}[radius]\nk = 3\n"), "[lsh] threshold"),
+            (format!("method = \"minhush\"\n{words}"), "minhush"),
+        ] {
+            let e = PipelineConfig::from_toml(&toml).unwrap_err().to_string();
+            assert!(e.contains(says), "{toml}: {e}");
+        }
+        let e = crate::Fingerprinter::new(minhash).unwrap_err().to_string();
+        assert!(e.contains("MinHasher"), "{e}");
     }
 
     #[test]

@@ -60,6 +60,14 @@ pub enum Error {
         /// Why.
         reason: &'static str,
     },
+    /// A string is not a MinHash signature.
+    #[error("invalid signature {input:?}: {reason}")]
+    ParseSignature {
+        /// The text that failed to parse (cut to 24 characters).
+        input: String,
+        /// Why.
+        reason: &'static str,
+    },
     /// Two fingerprints of different widths were compared.
     #[error(
         "cannot compare a {left}-bit fingerprint with a {right}-bit one; \

@@ -45,6 +45,7 @@ pub mod fingerprint;
 pub mod hash;
 pub mod index;
 pub mod meta;
+pub mod minhash;
 pub mod normalize;
 pub mod passage;
 pub mod pipeline;

@@ -68,7 +68,7 @@ pub struct Explanation {
     pub total_weight: f64,
     /// How many features the text produced, counted as
     /// [`Fingerprinter::fingerprint_counted`] counts them (repeats included):
-    /// the length a [`Radius`](crate::Radius) that grows with length reads.
+    /// the length a [`Radius`] that grows with length reads.
     pub feature_count: usize,
 }
 
@@ -106,6 +106,19 @@ impl Fingerprinter {
     /// An invalid configuration, or data it names (stop-word files, IDF
     /// tables) that cannot be loaded.
     pub fn new(config: PipelineConfig) -> Result<Fingerprinter> {
+        if config.method == crate::minhash::Method::Minhash {
+            return Err(Error::Config(
+                "this pipeline's method is minhash: it makes signatures, not fingerprints \
+                 (use a MinHasher, or --method minhash)"
+                    .into(),
+            ));
+        }
+        Self::stages_of(config)
+    }
+
+    /// The pipeline's text stages, whatever its method: what a
+    /// [`MinHasher`](crate::minhash::MinHasher) runs before its signature.
+    pub(crate) fn stages_of(config: PipelineConfig) -> Result<Fingerprinter> {
         config.validate()?;
         let (tokenizer, shingle) = config.tokenizer.split_shingles();
         let filters = config.filters.iter().map(Filter::load).collect::<Result<Vec<_>>>()?;
@@ -230,6 +243,19 @@ impl Fingerprinter {
     pub fn tokens(&self, text: &str) -> Vec<String> {
         let norm = normalize_all(&self.config.normalize, text);
         self.filtered_tokens(&norm).into_iter().map(str::to_owned).collect()
+    }
+
+    /// The features of `text` (normalized, tokenized, filtered, shingled;
+    /// repeats included, in order), passed to `f`.
+    pub(crate) fn with_features<R>(&self, text: &str, f: impl FnOnce(&[&str]) -> R) -> R {
+        let norm = normalize_all(&self.config.normalize, text);
+        let tokens = self.filtered_tokens(&norm);
+        if self.shingle <= 1 {
+            f(&tokens)
+        } else {
+            let (joined, spans) = join_tokens(&tokens);
+            f(&shingle_slices(&joined, &spans, self.shingle))
+        }
     }
 
     /// Tokenizes normalized text and applies the filters.

@@ -6,6 +6,7 @@
 //! | `keywords` | jieba TF-IDF top-20 keywords hashed with FNV-1a 64 (the seeds' pipeline). |
 //! | `python-simhash` | byte-identical to the PyPI `simhash` package 2.1.2. |
 //! | `yanyiwu` | the pipeline of yanyiwu/simhash (cppjieba keywords, top 5, lookup3). |
+//! | `minhash` | `default`'s text stages, word 3-shingles, a MinHash signature of 128 values; Jaccard ≥ 0.5 by LSH banding. |
 //!
 //! Fingerprints from different presets must never be compared: they are
 //! different functions of the text.
@@ -15,14 +16,25 @@ use crate::error::{Error, Result};
 use crate::filter::FilterConfig;
 use crate::fingerprint::Bits;
 use crate::hash::HashConfig;
+use crate::minhash::{LshConfig, Method, MinHashConfig};
 use crate::normalize::NormalizerConfig;
 pub use crate::radius::Radius;
 use crate::select::{SelectConfig, TieBreak};
 use crate::tokenize::{ShortText, TokenizerConfig};
 use crate::weight::{UnknownIdf, WeightConfig, BUILTIN_IDF};
 
-/// The names of the presets.
+/// The names of the SimHash presets.
 pub const NAMES: [&str; 4] = ["default", "keywords", "python-simhash", "yanyiwu"];
+
+/// The names of the MinHash presets.
+pub const MINHASH_NAMES: [&str; 1] = ["minhash"];
+
+fn unknown(name: &str) -> Error {
+    Error::UnknownPreset {
+        name: name.to_owned(),
+        known: [&NAMES[..], &MINHASH_NAMES[..]].concat().join(", "),
+    }
+}
 
 /// The mean IDF of cppjieba's `idf.utf8` (its `idfAverage_`): the jieba
 /// table without single characters, summed in file order.
@@ -37,6 +49,18 @@ pub const JIEBA_MEDIAN_IDF: f64 = 11.9547675029;
 ///
 /// [`Error::UnknownPreset`] listing the names that exist.
 pub fn config(name: &str) -> Result<PipelineConfig> {
+    if name == "minhash" {
+        return Ok(PipelineConfig {
+            method: Method::Minhash,
+            minhash: Some(MinHashConfig::default()),
+            lsh: Some(LshConfig::at(MINHASH_THRESHOLD)),
+            tokenizer: TokenizerConfig::Shingles {
+                n: 3,
+                over: Box::new(TokenizerConfig::Words { hmm: false }),
+            },
+            ..fingerprint_config("default")?
+        });
+    }
     let mut c = fingerprint_config(name)?;
     c.radius = Some(recommended_radius(name, c.bits)?);
     Ok(c)
@@ -54,6 +78,9 @@ fn fingerprint_config(name: &str) -> Result<PipelineConfig> {
         select: SelectConfig::All,
         hash: HashConfig::Xxh3,
         radius: None,
+        method: Method::Simhash,
+        minhash: None,
+        lsh: None,
     };
     Ok(match name {
         "default" => PipelineConfig {
@@ -94,9 +121,12 @@ fn fingerprint_config(name: &str) -> Result<PipelineConfig> {
             hash: HashConfig::Lookup3,
             ..base(TokenizerConfig::Jieba { hmm: true })
         },
-        _ => return Err(Error::UnknownPreset { name: name.to_owned(), known: NAMES.join(", ") }),
+        _ => return Err(unknown(name)),
     })
 }
+
+/// The Jaccard threshold of the `minhash` preset.
+pub const MINHASH_THRESHOLD: f64 = 0.5;
 
 /// The classic radius for `bits`-bit fingerprints: 3 for 64 bits (Manku et
 /// al.), scaled with the width (6 for 128). The recommendation for
@@ -123,7 +153,7 @@ pub const SHORT_FEATURES: usize = 600;
 /// [`Error::UnknownPreset`] listing the names that exist.
 pub fn recommended_radius(name: &str, bits: Bits) -> Result<Radius> {
     if !NAMES.contains(&name) {
-        return Err(Error::UnknownPreset { name: name.to_owned(), known: NAMES.join(", ") });
+        return Err(unknown(name));
     }
     let scale = bits.get() / 64;
     Ok(match name {

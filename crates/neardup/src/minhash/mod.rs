@@ -1,0 +1,338 @@
+//! MinHash beside SimHash: a signature of K 32-bit values per document
+//! whose share of equal values estimates the Jaccard similarity of the two
+//! documents' feature sets, and LSH banding ([`lsh`]) to find the pairs
+//! above a threshold without comparing every pair.
+//!
+//! A MinHash pipeline is a [`PipelineConfig`] with `method = "minhash"`:
+//! the same normalize → tokenize → filter stages as SimHash (so jieba,
+//! shingles and stop words carry over), then the set of features goes
+//! into a signature ([`sketch`]: one-permutation hashing with optimal
+//! densification, O(features + K)) instead of the weighted vote. Weights
+//! and selection do not apply (a set has no weights).
+//!
+//! ```
+//! use neardup::minhash::MinHasher;
+//!
+//! let minhasher = MinHasher::preset("minhash")?;
+//! let a = minhasher.signature("the quick brown fox jumps over the lazy dog near the river bank today")?;
+//! let b = minhasher.signature("the quick brown fox jumps over the lazy dog near the river bank yesterday")?;
+//! let c = minhasher.signature("a completely different sentence about cooking rice and beans slowly")?;
+//! assert!(a.jaccard(&b) > 0.5 && a.jaccard(&c) < 0.2);
+//! # Ok::<(), neardup::Error>(())
+//! ```
+
+pub mod lsh;
+pub mod sketch;
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+pub use lsh::{Banding, LshConfig};
+
+use crate::config::PipelineConfig;
+use crate::error::{Error, Result};
+use crate::pipeline::Fingerprinter;
+
+/// The default number of values in a signature.
+pub const DEFAULT_PERMUTATIONS: usize = 128;
+
+/// The largest number of values in a signature.
+pub const MAX_PERMUTATIONS: usize = 4096;
+
+/// How a pipeline compares documents.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Method {
+    /// A 64- or 128-bit SimHash fingerprint, near duplicates within a
+    /// Hamming radius (the default).
+    #[default]
+    Simhash,
+    /// A MinHash signature, near duplicates above a Jaccard threshold.
+    Minhash,
+}
+
+impl Method {
+    /// Whether this is the default, SimHash (configurations leave it out).
+    pub fn is_simhash(&self) -> bool {
+        *self == Method::Simhash
+    }
+}
+
+impl std::fmt::Display for Method {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Method::Simhash => "simhash",
+            Method::Minhash => "minhash",
+        })
+    }
+}
+
+impl std::str::FromStr for Method {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Method> {
+        match s {
+            "simhash" => Ok(Method::Simhash),
+            "minhash" => Ok(Method::Minhash),
+            _ => Err(Error::Config(format!("method must be simhash or minhash, not {s:?}"))),
+        }
+    }
+}
+
+/// What determines a signature, beside the text stages: how many values
+/// and the hash seed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MinHashConfig {
+    /// Values per signature (K). By default, 128.
+    #[serde(default = "default_permutations")]
+    pub permutations: usize,
+    /// The seed of the feature hash. By default, 0.
+    #[serde(default)]
+    pub seed: u64,
+}
+
+fn default_permutations() -> usize {
+    DEFAULT_PERMUTATIONS
+}
+
+impl Default for MinHashConfig {
+    fn default() -> Self {
+        MinHashConfig { permutations: DEFAULT_PERMUTATIONS, seed: 0 }
+    }
+}
+
+impl MinHashConfig {
+    /// Whether the settings are usable.
+    ///
+    /// # Errors
+    ///
+    /// A number of values outside 1..=[`MAX_PERMUTATIONS`].
+    pub fn validate(&self) -> std::result::Result<(), String> {
+        if self.permutations == 0 || self.permutations > MAX_PERMUTATIONS {
+            return Err(format!(
+                "minhash.permutations must be between 1 and {MAX_PERMUTATIONS}, not {}",
+                self.permutations
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// A MinHash signature: K 32-bit values.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Signature(Box<[u32]>);
+
+impl Signature {
+    /// A signature from its values.
+    pub fn from_values(values: impl Into<Box<[u32]>>) -> Signature {
+        Signature(values.into())
+    }
+
+    /// The values.
+    pub fn values(&self) -> &[u32] {
+        &self.0
+    }
+
+    /// How many values (K).
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// True for a signature of no values (never made by a [`MinHasher`]).
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The estimated Jaccard similarity: the share of equal values.
+    ///
+    /// # Panics
+    ///
+    /// If the signatures differ in length.
+    pub fn jaccard(&self, other: &Signature) -> f64 {
+        estimate(&self.0, &other.0)
+    }
+
+    /// The values as lower-case hex, 8 digits each: the text form.
+    pub fn to_hex(&self) -> String {
+        self.0.iter().map(|v| format!("{v:08x}")).collect()
+    }
+
+    /// Parses [`to_hex`](Self::to_hex)'s form.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::ParseSignature`] for a length that is not a multiple of 8 or a
+    /// non-hex digit.
+    pub fn from_hex(s: &str) -> Result<Signature> {
+        let bad = |reason| Error::ParseSignature { input: truncate(s).to_owned(), reason };
+        if s.is_empty() || !s.len().is_multiple_of(8) || !s.is_ascii() {
+            return Err(bad("expected 8 hex digits per value"));
+        }
+        s.as_bytes()
+            .chunks(8)
+            .map(|c| u32::from_str_radix(std::str::from_utf8(c).expect("ascii"), 16))
+            .collect::<std::result::Result<Vec<u32>, _>>()
+            .map(Signature::from_values)
+            .map_err(|_| bad("not hex"))
+    }
+
+    /// The low `b` bits of each value (b = 8 or 16), for storage: a quarter
+    /// or half the bytes. Compare with [`b_bit_jaccard`].
+    ///
+    /// # Panics
+    ///
+    /// If `b` is not 8 or 16.
+    pub fn b_bit(&self, b: u32) -> Vec<u8> {
+        match b {
+            8 => self.0.iter().map(|&v| v as u8).collect(),
+            16 => self.0.iter().flat_map(|&v| (v as u16).to_le_bytes()).collect(),
+            _ => panic!("b-bit signatures keep 8 or 16 bits, not {b}"),
+        }
+    }
+}
+
+fn truncate(s: &str) -> &str {
+    match s.char_indices().nth(24) {
+        Some((i, _)) => &s[..i],
+        None => s,
+    }
+}
+
+/// The share of equal values of two signatures.
+///
+/// # Panics
+///
+/// If they differ in length or are empty.
+pub fn estimate(a: &[u32], b: &[u32]) -> f64 {
+    assert_eq!(a.len(), b.len(), "signatures of different lengths");
+    assert!(!a.is_empty(), "empty signatures");
+    let equal = a.iter().zip(b).filter(|(x, y)| x == y).count();
+    equal as f64 / a.len() as f64
+}
+
+/// The Jaccard estimate from two `b`-bit signatures ([`Signature::b_bit`]):
+/// values agree by chance with probability 2^−b, so the share of equal
+/// values `E` gives `(E − 2^−b) / (1 − 2^−b)` (Li & König 2010), clamped
+/// to [0, 1].
+///
+/// # Panics
+///
+/// If they differ in length, are empty, or `b` is not 8 or 16.
+pub fn b_bit_jaccard(a: &[u8], b: &[u8], bits: u32) -> f64 {
+    assert_eq!(a.len(), b.len(), "signatures of different lengths");
+    let (equal, k) = match bits {
+        8 => (a.iter().zip(b).filter(|(x, y)| x == y).count(), a.len()),
+        16 => (a.chunks_exact(2).zip(b.chunks_exact(2)).filter(|(x, y)| x == y).count(), a.len() / 2),
+        _ => panic!("b-bit signatures keep 8 or 16 bits, not {bits}"),
+    };
+    assert!(k > 0, "empty signatures");
+    let chance = 0.5f64.powi(bits as i32);
+    ((equal as f64 / k as f64 - chance) / (1.0 - chance)).clamp(0.0, 1.0)
+}
+
+/// Makes MinHash signatures: a [`PipelineConfig`] with `method =
+/// "minhash"`, loaded.
+#[derive(Clone, Debug)]
+pub struct MinHasher {
+    stages: Fingerprinter,
+    config: MinHashConfig,
+    lsh: LshConfig,
+    banding: Banding,
+}
+
+impl MinHasher {
+    /// Loads a MinHash pipeline.
+    ///
+    /// # Errors
+    ///
+    /// A configuration that is not valid or whose method is not minhash.
+    pub fn new(config: PipelineConfig) -> Result<MinHasher> {
+        if config.method != Method::Minhash {
+            return Err(Error::Config(
+                "this pipeline's method is simhash: a MinHasher needs method = \"minhash\" (e.g. --preset minhash)"
+                    .into(),
+            ));
+        }
+        let mh = config.minhash.clone().unwrap_or_default();
+        let lsh = config.lsh.clone().unwrap_or_default();
+        let banding = lsh.banding(mh.permutations).map_err(Error::Config)?;
+        mh.validate().map_err(Error::Config)?;
+        let stages = Fingerprinter::stages_of(config)?;
+        Ok(MinHasher { stages, config: mh, lsh, banding })
+    }
+
+    /// Loads the pipeline of a named preset (see [`crate::presets`]).
+    ///
+    /// # Errors
+    ///
+    /// An unknown name, or a preset that is not a MinHash pipeline.
+    pub fn preset(name: &str) -> Result<MinHasher> {
+        MinHasher::new(crate::presets::config(name)?)
+    }
+
+    /// The whole configuration.
+    pub fn config(&self) -> &PipelineConfig {
+        self.stages.config()
+    }
+
+    /// Values per signature (K).
+    pub fn permutations(&self) -> usize {
+        self.config.permutations
+    }
+
+    /// The Jaccard threshold of a near duplicate.
+    pub fn threshold(&self) -> f64 {
+        self.lsh.threshold
+    }
+
+    /// The near-duplicate rule as configured.
+    pub fn lsh(&self) -> &LshConfig {
+        &self.lsh
+    }
+
+    /// The banding candidates are found by.
+    pub fn banding(&self) -> Banding {
+        self.banding
+    }
+
+    /// The signature of `text` and how many features it had (repeats
+    /// included), or `None` for a text without features.
+    pub fn signature_counted(&self, text: &str) -> Option<(Signature, usize)> {
+        let mut values = vec![0u32; self.config.permutations];
+        let seed = self.config.seed;
+        let (any, n) = self.stages.with_features(text, |features| {
+            let hashes = features.iter().map(|f| sketch::feature_hash(f, seed));
+            (sketch::one_permutation(hashes, seed, &mut values), features.len())
+        });
+        any.then(|| (Signature::from_values(values), n))
+    }
+
+    /// The signature of `text`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::EmptyDocument`] for a text without features.
+    pub fn signature(&self, text: &str) -> Result<Signature> {
+        self.signature_counted(text).map(|(s, _)| s).ok_or(Error::EmptyDocument)
+    }
+
+    /// The signatures of many texts, in parallel, in order (`None` for
+    /// texts without features).
+    pub fn signature_batch<S: AsRef<str> + Sync>(&self, texts: &[S]) -> Vec<Option<Signature>> {
+        texts.par_iter().map(|t| self.signature_counted(t.as_ref()).map(|(s, _)| s)).collect()
+    }
+
+    /// The features of `text` (normalized, tokenized, filtered, shingled).
+    pub fn features(&self, text: &str) -> Vec<String> {
+        self.stages.with_features(text, |f| f.iter().map(|s| (*s).to_owned()).collect())
+    }
+
+    /// The exact Jaccard similarity of two texts' feature sets.
+    pub fn exact_jaccard(&self, a: &str, b: &str) -> f64 {
+        let set = |t: &str| {
+            crate::similarity::FeatureSet::from_features(self.features(t).iter().map(String::as_str))
+        };
+        set(a).jaccard(&set(b))
+    }
+}
