@@ -332,7 +332,10 @@ mod tests {
         assert_ne!(minhash.id(), PipelineConfig { method: Method::Simhash, ..minhash.clone() }.id());
         for (toml, says) in [
             (format!("{words}[lsh]\nthreshold = 0.5\n"), "settings of method = \"minhash\""),
-            (format!("method = \"minhash\"\nweight = {{ type = \"uniform\" }}\n{words}"), "weight must be tf"),
+            (
+                format!("method = \"minhash\"\nweight = {{ type = \"uniform\" }}\n{words}"),
+                "weight must be tf",
+            ),
             (format!("method = \"minhash\"\n{words}[minhash]\npermutations = 0\n"), "between 1 and 4096"),
             (format!("method = \"minhash\"\n{words}[lsh]\nthreshold = 1.5\n"), "(0, 1]"),
             (format!("method = \"minhash\"\n{words}[lsh]\nbands = 20\nrows = 7\n"), "do not fit"),

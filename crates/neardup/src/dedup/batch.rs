@@ -2,7 +2,7 @@
 
 use rayon::prelude::*;
 
-use super::{timed, Dedup, DedupResult, Pair, Plan, Records, Verifier};
+use super::{make_clusters, timed, Dedup, DedupResult, Pair, Plan, Records, Verifier};
 use crate::error::Result;
 use crate::index::cluster::UnionFind;
 use crate::index::pairs::{AllPairs, PairsOptions};
@@ -55,7 +55,7 @@ pub(super) fn run(d: &Dedup<'_>, records: &Records) -> Result<DedupResult> {
             }
         }
     }
-    let clusters = d.clusters(uf, records, false);
+    let clusters = make_clusters(uf, d.keep, false, |i| records.length(i));
     Ok(DedupResult { clusters, pairs, layout, timings })
 }
 

@@ -33,6 +33,7 @@
 //! ```
 
 mod batch;
+mod lsh;
 mod online;
 mod plan;
 mod verify;
@@ -40,6 +41,7 @@ mod verify;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+pub use lsh::{LshDedup, SignatureRecords};
 pub use plan::{Pass, Plan};
 pub use verify::{ShingleJaccard, Verifier, SHINGLE};
 
@@ -311,27 +313,27 @@ impl<'v> Dedup<'v> {
         }
         Ok(())
     }
+}
 
-    /// Clusters from linked records, with the kept member chosen.
-    fn clusters(&self, mut uf: UnionFind, records: &Records, online: bool) -> Vec<Cluster> {
-        uf.clusters()
-            .into_iter()
-            .map(|members| {
-                let kept = match (online, self.keep) {
-                    (true, _) | (false, Keep::First) => members[0],
-                    (false, Keep::Longest) => *members
-                        .iter()
-                        .max_by_key(|&&i| (records.length(i), std::cmp::Reverse(i)))
-                        .expect("a cluster has members"),
-                    (false, Keep::Shortest) => *members
-                        .iter()
-                        .min_by_key(|&&i| (records.length(i), i))
-                        .expect("a cluster has members"),
-                };
-                Cluster { kept, members }
-            })
-            .collect()
-    }
+/// Clusters from linked records, with the kept member chosen (online: always
+/// the first); `length` gives a record's length.
+fn make_clusters(mut uf: UnionFind, keep: Keep, online: bool, length: impl Fn(u32) -> u64) -> Vec<Cluster> {
+    uf.clusters()
+        .into_iter()
+        .map(|members| {
+            let kept = match (online, keep) {
+                (true, _) | (false, Keep::First) => members[0],
+                (false, Keep::Longest) => *members
+                    .iter()
+                    .max_by_key(|&&i| (length(i), std::cmp::Reverse(i)))
+                    .expect("a cluster has members"),
+                (false, Keep::Shortest) => {
+                    *members.iter().min_by_key(|&&i| (length(i), i)).expect("a cluster has members")
+                }
+            };
+            Cluster { kept, members }
+        })
+        .collect()
 }
 
 /// Times a stage into `timings`.

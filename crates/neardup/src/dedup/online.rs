@@ -1,6 +1,6 @@
 //! [`Dedup::online`]: each record kept unless near one kept before it.
 
-use super::{timed, Dedup, DedupResult, Pair, Records};
+use super::{make_clusters, timed, Dedup, DedupResult, Pair, Records};
 use crate::error::Result;
 use crate::index::cluster::UnionFind;
 use crate::index::{HammingIndex, TableIndex};
@@ -50,6 +50,6 @@ pub(super) fn run(d: &Dedup<'_>, records: &Records) -> Result<DedupResult> {
         }
         Ok(())
     })?;
-    let clusters = d.clusters(uf, records, true);
+    let clusters = make_clusters(uf, d.keep, true, |i| records.length(i));
     Ok(DedupResult { clusters, pairs, layout, timings })
 }

@@ -21,6 +21,7 @@
 //! # Ok::<(), neardup::Error>(())
 //! ```
 
+pub mod index;
 pub mod lsh;
 pub mod sketch;
 

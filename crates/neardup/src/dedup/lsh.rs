@@ -1,0 +1,303 @@
+//! Deduplication by MinHash signatures: the same job as [`Dedup`](super::Dedup)
+//! for SimHash fingerprints, with a Jaccard threshold instead of a radius
+//! and LSH bands instead of all-pairs tables.
+//!
+//! Batch: identical signatures are collapsed first; then, band by band,
+//! the distinct signatures are sorted by the band's key, and every pair
+//! in a run of equal keys is a candidate, linked when its estimated
+//! similarity reaches the threshold (and the verifier, if any, agrees). A
+//! pair already in one cluster is not estimated again. Memory beyond the
+//! signatures is one band's keys at a time.
+//!
+//! Online: records in order, each kept unless an earlier kept record
+//! shares a band with it and reaches the threshold (the most similar such,
+//! ties to the earliest, that passes verification).
+
+use rayon::prelude::*;
+
+use super::{make_clusters, timed, DedupResult, Keep, Pair, Verifier};
+use crate::error::{Error, Result};
+use crate::index::cluster::UnionFind;
+use crate::minhash::index::LshIndex;
+use crate::minhash::{estimate, Banding, MinHasher};
+
+/// Signatures to deduplicate, as columns: K values each, feature count
+/// (0: the document had no features and is never a near duplicate) and
+/// length in characters. A record's id is its position.
+#[derive(Clone, Debug)]
+pub struct SignatureRecords {
+    permutations: usize,
+    values: Vec<u32>,
+    features: Vec<u32>,
+    lengths: Vec<u64>,
+}
+
+impl SignatureRecords {
+    /// No records yet, of signatures of `permutations` values.
+    pub fn new(permutations: usize) -> SignatureRecords {
+        SignatureRecords { permutations, values: Vec::new(), features: Vec::new(), lengths: Vec::new() }
+    }
+
+    /// Signs `texts` on every core; a text without features becomes a
+    /// record that matches nothing.
+    pub fn from_texts<T: AsRef<str> + Sync>(minhasher: &MinHasher, texts: &[T]) -> SignatureRecords {
+        let k = minhasher.permutations();
+        let made: Vec<(Option<(crate::minhash::Signature, usize)>, usize)> = texts
+            .par_iter()
+            .map(|t| (minhasher.signature_counted(t.as_ref()), t.as_ref().chars().count()))
+            .collect();
+        let mut r = SignatureRecords::new(k);
+        let none = vec![0u32; k];
+        for (s, len) in made {
+            match s {
+                Some((sig, n)) => r.push(sig.values(), n, len),
+                None => r.push(&none, 0, len),
+            }
+        }
+        r
+    }
+
+    /// Appends a record.
+    ///
+    /// # Panics
+    ///
+    /// If the signature's length is not the records'.
+    pub fn push(&mut self, signature: &[u32], features: usize, length: usize) {
+        assert_eq!(signature.len(), self.permutations, "a signature of the records' length");
+        self.values.extend_from_slice(signature);
+        self.features.push(features.min(u32::MAX as usize) as u32);
+        self.lengths.push(length as u64);
+    }
+
+    /// How many records.
+    pub fn len(&self) -> usize {
+        self.features.len()
+    }
+
+    /// True when there are none.
+    pub fn is_empty(&self) -> bool {
+        self.features.is_empty()
+    }
+
+    /// Values per signature.
+    pub fn permutations(&self) -> usize {
+        self.permutations
+    }
+
+    /// Record `i`'s signature.
+    pub fn signature(&self, i: u32) -> &[u32] {
+        let i = i as usize;
+        &self.values[i * self.permutations..(i + 1) * self.permutations]
+    }
+
+    /// Record `i`'s feature count.
+    pub fn features(&self, i: u32) -> usize {
+        self.features[i as usize] as usize
+    }
+
+    /// Record `i`'s length.
+    pub fn length(&self, i: u32) -> u64 {
+        self.lengths[i as usize]
+    }
+
+    /// Whether record `i` takes part (it had features).
+    fn live(&self, i: u32) -> bool {
+        self.features[i as usize] > 0
+    }
+}
+
+/// The settings of a MinHash deduplication.
+#[derive(Clone, Copy)]
+pub struct LshDedup<'v> {
+    threshold: f64,
+    banding: Banding,
+    keep: Keep,
+    pairs: bool,
+    verifier: Option<&'v dyn Verifier>,
+}
+
+impl<'v> LshDedup<'v> {
+    /// Deduplicates at Jaccard `threshold` with candidates from `banding`
+    /// (usually [`MinHasher::threshold`] and [`MinHasher::banding`]),
+    /// keeping the first of each cluster, no pairs collected, no
+    /// verification.
+    pub fn new(threshold: f64, banding: Banding) -> LshDedup<'v> {
+        LshDedup { threshold, banding, keep: Keep::First, pairs: false, verifier: None }
+    }
+
+    /// The settings of `minhasher`'s pipeline.
+    pub fn of(minhasher: &MinHasher) -> LshDedup<'v> {
+        LshDedup::new(minhasher.threshold(), minhasher.banding())
+    }
+
+    /// Which member of a cluster is kept (batch mode). By default, the first.
+    pub fn keep(mut self, keep: Keep) -> Self {
+        self.keep = keep;
+        self
+    }
+
+    /// Whether to collect the pairs in [`DedupResult::pairs`] (their
+    /// `distance` is the number of unequal values, `score` the estimate or
+    /// the verifier's score). By default, no.
+    pub fn pairs(mut self, pairs: bool) -> Self {
+        self.pairs = pairs;
+        self
+    }
+
+    /// Verifies candidate pairs that reach the threshold. By default, none.
+    pub fn verify(mut self, verifier: &'v dyn Verifier) -> Self {
+        self.verifier = Some(verifier);
+        self
+    }
+
+    fn check(&self, records: &SignatureRecords) -> Result<()> {
+        if !(self.threshold > 0.0 && self.threshold <= 1.0) {
+            return Err(Error::Config(format!(
+                "the MinHash threshold must be in (0, 1], not {}",
+                self.threshold
+            )));
+        }
+        self.banding.validate(records.permutations()).map_err(Error::Config)?;
+        if records.len() >= u32::MAX as usize {
+            return Err(Error::Config(format!("at most 2^32 - 2 records at once, not {}", records.len())));
+        }
+        Ok(())
+    }
+
+    /// The pair `(a, b)` if it stands: estimate at least the threshold and,
+    /// with a verifier, its score at least the verifier's threshold.
+    fn judge(&self, records: &SignatureRecords, a: u32, b: u32) -> Option<Pair> {
+        let (sa, sb) = (records.signature(a), records.signature(b));
+        let similarity = estimate(sa, sb);
+        if similarity < self.threshold {
+            return None;
+        }
+        let distance = sa.iter().zip(sb).filter(|(x, y)| x != y).count() as u32;
+        let score = match self.verifier {
+            None => similarity,
+            Some(v) => {
+                let s = v.score(a, b);
+                if s < v.threshold() {
+                    return None;
+                }
+                s
+            }
+        };
+        Some(Pair { a, b, distance, score: Some(score) })
+    }
+
+    /// Removes near duplicates from `records` as a batch (see the
+    /// [module](self) documentation).
+    ///
+    /// # Errors
+    ///
+    /// A threshold outside (0, 1], a banding that does not fit, or more
+    /// than `u32::MAX - 1` records.
+    pub fn batch(&self, records: &SignatureRecords) -> Result<DedupResult> {
+        self.check(records)?;
+        let n = records.len();
+        let mut timings = Vec::new();
+        let mut uf = UnionFind::new(n);
+        let mut pairs = Vec::new();
+        let reps = timed(&mut timings, "collapse identical signatures", || {
+            Ok(self.collapse(records, &mut uf, &mut pairs))
+        })?;
+        timed(&mut timings, "find pairs by band", || {
+            let mut keys: Vec<(u64, u32)> = Vec::with_capacity(reps.len());
+            for band in 0..self.banding.bands {
+                keys.clear();
+                keys.par_extend(reps.par_iter().map(|&i| (self.banding.key(records.signature(i), band), i)));
+                keys.par_sort_unstable();
+                for run in keys.chunk_by(|x, y| x.0 == y.0).filter(|r| r.len() > 1) {
+                    self.link_run(records, run, &mut uf, &mut pairs);
+                }
+            }
+            Ok(())
+        })?;
+        if self.pairs {
+            pairs.sort_unstable_by_key(|p| (p.a, p.b));
+            pairs.dedup_by_key(|p| (p.a, p.b));
+        }
+        let clusters = make_clusters(uf, self.keep, false, |i| records.length(i));
+        let layout = format!("MinHash LSH, {}, threshold {}", self.banding, self.threshold);
+        Ok(DedupResult { clusters, pairs, layout, timings })
+    }
+
+    /// Groups identical signatures, links each group's members that stand,
+    /// and returns the records that stand for the distinct signatures (the
+    /// live ones only).
+    fn collapse(&self, records: &SignatureRecords, uf: &mut UnionFind, pairs: &mut Vec<Pair>) -> Vec<u32> {
+        let mut order: Vec<u32> = (0..records.len() as u32).filter(|&i| records.live(i)).collect();
+        order.par_sort_unstable_by(|&a, &b| records.signature(a).cmp(records.signature(b)).then(a.cmp(&b)));
+        let mut reps = Vec::new();
+        for group in order.chunk_by(|&a, &b| records.signature(a) == records.signature(b)) {
+            reps.push(group[0]);
+            if group.len() > 1 {
+                let run: Vec<(u64, u32)> = group.iter().map(|&i| (0, i)).collect();
+                self.link_run(records, &run, uf, pairs);
+            }
+        }
+        reps.sort_unstable();
+        reps
+    }
+
+    /// Links the pairs of one run of records sharing a key, skipping pairs
+    /// already in one cluster unless pairs are collected.
+    fn link_run(
+        &self,
+        records: &SignatureRecords,
+        run: &[(u64, u32)],
+        uf: &mut UnionFind,
+        pairs: &mut Vec<Pair>,
+    ) {
+        for (x, &(_, a)) in run.iter().enumerate() {
+            for &(_, b) in &run[x + 1..] {
+                let (a, b) = (a.min(b), a.max(b));
+                if !self.pairs && uf.find(a) == uf.find(b) {
+                    continue;
+                }
+                if let Some(p) = self.judge(records, a, b) {
+                    uf.union(a, b);
+                    if self.pairs {
+                        pairs.push(p);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Removes near duplicates from `records` in order (see the
+    /// [module](self) documentation).
+    ///
+    /// # Errors
+    ///
+    /// As [`batch`](Self::batch).
+    pub fn online(&self, records: &SignatureRecords) -> Result<DedupResult> {
+        self.check(records)?;
+        let n = records.len();
+        let mut index = LshIndex::new(self.banding, records.permutations());
+        let mut uf = UnionFind::new(n);
+        let mut pairs = Vec::new();
+        let mut timings = Vec::new();
+        timed(&mut timings, "online check", || {
+            for i in (0..n as u32).filter(|&i| records.live(i)) {
+                let sig = records.signature(i);
+                let owner =
+                    index.query(sig, self.threshold).into_iter().find_map(|m| self.judge(records, m.id, i));
+                match owner {
+                    Some(p) => {
+                        uf.union(p.a, i);
+                        if self.pairs {
+                            pairs.push(p);
+                        }
+                    }
+                    None => index.insert(i, sig),
+                }
+            }
+            Ok(())
+        })?;
+        let clusters = make_clusters(uf, Keep::First, true, |i| records.length(i));
+        let layout = format!("MinHash LSH, {}, threshold {}", self.banding, self.threshold);
+        Ok(DedupResult { clusters, pairs, layout, timings })
+    }
+}
