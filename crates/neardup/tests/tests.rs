@@ -3,5 +3,6 @@
 mod compat;
 mod golden;
 mod index;
+mod minhash;
 mod properties;
 mod util;

@@ -186,8 +186,9 @@ impl<'v> LshDedup<'v> {
         Some(Pair { a, b, distance, score: Some(score) })
     }
 
-    /// Removes near duplicates from `records` as a batch (see the
-    /// [module](self) documentation).
+    /// Removes near duplicates from `records` as a batch: identical
+    /// signatures collapsed, then the pairs of each band's runs of equal
+    /// keys linked where they stand.
     ///
     /// # Errors
     ///
@@ -266,8 +267,9 @@ impl<'v> LshDedup<'v> {
         }
     }
 
-    /// Removes near duplicates from `records` in order (see the
-    /// [module](self) documentation).
+    /// Removes near duplicates from `records` in order: each is kept
+    /// unless an earlier kept record shares a band with it and stands with
+    /// it (the most similar, ties to the earliest).
     ///
     /// # Errors
     ///
