@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use neardup::minhash::Method;
 use neardup::Fingerprinter;
 
 use crate::UsageError;
@@ -90,7 +91,8 @@ pub struct ServeArgs {
 /// Which pipeline makes the fingerprints.
 #[derive(Args, Debug, Clone)]
 pub struct PipelineArgs {
-    /// A named preset: default, keywords, python-simhash, yanyiwu.
+    /// A named preset: default, keywords, python-simhash, yanyiwu (SimHash),
+    /// minhash (MinHash).
     #[arg(long, value_name = "NAME", conflicts_with = "config")]
     pub preset: Option<String>,
     /// A pipeline configuration file (TOML, or JSON if it ends in .json);
@@ -450,6 +452,14 @@ pub struct EvalArgs {
     /// Report at this fixed k instead of each configuration's recommended radius.
     #[arg(short, long, value_name = "K")]
     pub k: Option<u32>,
+    /// Evaluate pipelines of this method; without --preset and --config,
+    /// `default` for simhash and `minhash` for minhash.
+    #[arg(long, value_name = "METHOD", value_parser = method_parser())]
+    pub method: Option<Method>,
+    /// MinHash: report at this Jaccard threshold instead of each
+    /// configuration's own (the curve covers 0.01 to 1 either way).
+    #[arg(long, value_name = "T", value_parser = parse_threshold)]
+    pub threshold: Option<f64>,
     /// Two-stage detection: a pair within k must also have a Jaccard
     /// similarity of its token 3-shingles of at least T, e.g. jaccard:0.35.
     #[arg(long, value_name = "jaccard:T")]
@@ -466,6 +476,21 @@ pub struct EvalArgs {
     /// the distance histograms of both labels.
     #[arg(long, value_name = "DIR")]
     pub plot: Option<PathBuf>,
+}
+
+/// Parses `simhash` or `minhash`.
+pub fn method_parser() -> impl clap::builder::TypedValueParser<Value = Method> {
+    use clap::builder::TypedValueParser;
+    clap::builder::PossibleValuesParser::new(["simhash", "minhash"])
+        .map(|s| s.parse::<Method>().expect("one of the listed methods"))
+}
+
+/// Parses a Jaccard threshold in (0, 1].
+pub fn parse_threshold(s: &str) -> std::result::Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(t) if t > 0.0 && t <= 1.0 => Ok(t),
+        _ => Err(format!("{s:?}: a Jaccard threshold is a number above 0 and at most 1, e.g. 0.5")),
+    }
 }
 
 /// `--verify jaccard:T`.

@@ -39,6 +39,7 @@
 mod compat;
 pub mod config;
 pub mod dedup;
+pub mod detector;
 pub mod error;
 pub mod filter;
 pub mod fingerprint;

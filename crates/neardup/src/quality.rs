@@ -146,6 +146,52 @@ impl Curve {
     }
 }
 
+/// Precision, recall and F1 at each of a list of Jaccard thresholds: the
+/// curve of a MinHash pipeline, where a pair is found at threshold `t`
+/// when its bands meet under the banding for `t` and its estimated
+/// similarity is at least `t`. (Bandings differ between thresholds, so the
+/// outcomes are not nested as a radius's are: each point is counted on its
+/// own.)
+#[derive(Clone, Debug, PartialEq)]
+pub struct ThresholdCurve {
+    points: Vec<(f64, Counts)>,
+}
+
+impl ThresholdCurve {
+    /// The thresholds a curve is drawn at by default: 0.01, 0.02, …, 1.
+    pub fn grid() -> Vec<f64> {
+        (1..=100).map(|i| f64::from(i) / 100.0).collect()
+    }
+
+    /// The curve of `(threshold, counts there)` points, by threshold.
+    ///
+    /// # Panics
+    ///
+    /// If there are no points.
+    pub fn new(mut points: Vec<(f64, Counts)>) -> ThresholdCurve {
+        assert!(!points.is_empty(), "a curve of at least one point");
+        points.sort_by(|a, b| a.0.total_cmp(&b.0));
+        ThresholdCurve { points }
+    }
+
+    /// The points, by ascending threshold.
+    pub fn points(&self) -> &[(f64, Counts)] {
+        &self.points
+    }
+
+    /// The point with the highest F1; the highest threshold on ties (the
+    /// one that asks most of a pair).
+    pub fn best(&self) -> (f64, Counts) {
+        let mut best = self.points[0];
+        for &p in &self.points[1..] {
+            if p.1.f1() >= best.1.f1() {
+                best = p;
+            }
+        }
+        best
+    }
+}
+
 /// Length buckets for quality by document length, in characters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 pub enum LengthBucket {
@@ -209,6 +255,14 @@ impl DistanceHistogram {
         }
         h
     }
+
+    /// The histogram of `(similarity, is_duplicate)` pairs in `bins` bins
+    /// of width `1/bins`: bin `i` holds `[i/bins, (i+1)/bins)`, and one
+    /// more bin, `bins`, holds similarity 1.
+    pub fn of_similarity(pairs: impl IntoIterator<Item = (f64, bool)>, bins: u32) -> DistanceHistogram {
+        let bin = |s: f64| (s.clamp(0.0, 1.0) * f64::from(bins)).floor() as u32;
+        DistanceHistogram::new(pairs.into_iter().map(|(s, dup)| (bin(s), dup)), bins)
+    }
 }
 
 #[cfg(test)]
@@ -249,5 +303,16 @@ mod tests {
         assert_eq!(h.duplicates[0], 1);
         assert_eq!(h.others[3], 1);
         assert_eq!(h.others[64], 1);
+        let h = DistanceHistogram::of_similarity([(1.0, true), (0.5, false), (0.499, false)], 50);
+        assert_eq!((h.duplicates[50], h.others[25], h.others[24]), (1, 1, 1));
+    }
+
+    #[test]
+    fn threshold_curve_best_prefers_the_higher_threshold_on_ties() {
+        let c = |tp, fp| Counts { tp, fp, fn_: 10 - tp, tn: 10 - fp };
+        let curve = ThresholdCurve::new(vec![(0.5, c(8, 2)), (0.3, c(9, 5)), (0.7, c(8, 2)), (0.9, c(2, 0))]);
+        assert_eq!(curve.points()[0].0, 0.3);
+        assert_eq!(curve.best().0, 0.7);
+        assert_eq!(ThresholdCurve::grid().len(), 100);
     }
 }

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Once;
 
 use anyhow::{Context, Result};
-use neardup::quality::{Curve, DistanceHistogram};
+use neardup::quality::{Counts, DistanceHistogram};
 use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -20,20 +20,87 @@ use plotters::prelude::*;
 static FONT: &[u8] = include_bytes!("../../assets/DejaVuSans-subset.ttf");
 const SIZE: (u32, u32) = (960, 600);
 
+/// What the x axis of a configuration's plots measures.
+#[derive(Clone, Copy, Debug)]
+pub enum Axis {
+    /// SimHash: the radius k up to `max_k`; Hamming distances up to `bits`.
+    Radius { max_k: u32, bits: u32 },
+    /// MinHash: the Jaccard threshold; estimated similarities in bins of
+    /// width `1/bins`.
+    Threshold { bins: u32 },
+}
+
+impl Axis {
+    fn curve_caption(self) -> &'static str {
+        match self {
+            Axis::Radius { .. } => "precision and recall against k",
+            Axis::Threshold { .. } => "precision and recall against the Jaccard threshold",
+        }
+    }
+
+    fn curve_x(self) -> (&'static str, std::ops::Range<f64>) {
+        match self {
+            Axis::Radius { max_k, .. } => ("k (Hamming distance at most)", 0.0..f64::from(max_k.max(1))),
+            Axis::Threshold { .. } => ("Jaccard threshold (estimated similarity at least)", 0.0..1.0),
+        }
+    }
+
+    fn histogram_caption(self) -> &'static str {
+        match self {
+            Axis::Radius { .. } => "Hamming distance of labelled pairs",
+            Axis::Threshold { .. } => "estimated Jaccard similarity of labelled pairs",
+        }
+    }
+
+    fn histogram_x(self) -> (&'static str, std::ops::Range<f64>) {
+        match self {
+            Axis::Radius { bits, .. } => ("Hamming distance", -0.5..f64::from(bits) + 0.5),
+            Axis::Threshold { .. } => ("estimated Jaccard similarity", 0.0..1.03),
+        }
+    }
+
+    /// Where bin `i` starts on the histogram's axis, and its width.
+    fn bin(self, i: usize) -> (f64, f64) {
+        match self {
+            Axis::Radius { .. } => (i as f64, 1.0),
+            Axis::Threshold { bins } => (i as f64 / f64::from(bins), 1.0 / f64::from(bins)),
+        }
+    }
+
+    /// Where a line for the rule at `x` is drawn on the histogram: between
+    /// radius `k` and `k + 1`, or at the threshold.
+    fn histogram_mark(self, x: f64) -> f64 {
+        match self {
+            Axis::Radius { .. } => x + 0.5,
+            Axis::Threshold { .. } => x,
+        }
+    }
+
+    fn format_x(self, x: f64) -> String {
+        match self {
+            Axis::Radius { .. } => format!("{x:.0}"),
+            Axis::Threshold { .. } => format!("{x:.1}"),
+        }
+    }
+}
+
 /// What one configuration's plots show.
 pub struct PlotInput<'a> {
     /// The configuration's name (a preset or a config file).
     pub name: &'a str,
-    pub curve: &'a Curve,
-    pub histogram: &'a DistanceHistogram,
-    /// The radius in use, drawn as lines: (k, label), one per length step.
-    pub radius: Vec<(u32, String)>,
-    pub best_k: u32,
+    pub axis: Axis,
+    /// The curve: (x, counts there), by x.
+    pub points: Vec<(f64, Counts)>,
+    pub histogram: DistanceHistogram,
+    /// The rule in use, drawn as lines: (x, label), e.g. one per length step.
+    pub marks: Vec<(f64, String)>,
+    /// The point of the best F1: (x, counts).
+    pub best: (f64, Counts),
 }
 
 /// Writes `<name>-pr.{png,svg}` and `<name>-distances.{png,svg}` into `dir`
 /// (created if missing) for every configuration; returns the files written.
-pub fn write_all(dir: &Path, inputs: &[PlotInput<'_>]) -> Result<Vec<PathBuf>> {
+pub fn write_all(dir: &Path, inputs: &[&PlotInput<'_>]) -> Result<Vec<PathBuf>> {
     static REGISTER: Once = Once::new();
     REGISTER.call_once(|| {
         // The bundled font is known to parse; a failure would only cost text.
@@ -152,31 +219,30 @@ fn legend<'a, DB: DrawingBackend + 'a>(
         .draw()
 }
 
-/// Precision, recall and F1 against k, with the radius and the best k marked.
+/// Precision, recall and F1 along the axis, with the rule and the best
+/// point marked.
 fn precision_recall<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     input: &PlotInput<'_>,
 ) -> DrawResult<DB> {
     area.fill(&WHITE)?;
-    let max_k = input.curve.max_k();
+    let axis = input.axis;
+    let (x_desc, x_range) = axis.curve_x();
     let mut chart = ChartBuilder::on(area)
-        .caption(format!("{}: precision and recall against k", input.name), ("sans-serif", 24))
+        .caption(format!("{}: {}", input.name, axis.curve_caption()), ("sans-serif", 24))
         .margin(16)
         .x_label_area_size(44)
         .y_label_area_size(56)
-        .build_cartesian_2d(0f64..f64::from(max_k.max(1)), 0f64..1.02f64)?;
+        .build_cartesian_2d(x_range.clone(), 0f64..1.02f64)?;
     chart
         .configure_mesh()
-        .x_label_formatter(&|x| format!("{x:.0}"))
-        .x_desc("k (Hamming distance at most)")
+        .x_label_formatter(&|x| axis.format_x(*x))
+        .x_desc(x_desc)
         .y_desc("precision / recall / F1")
         .axis_desc_style(("sans-serif", 16))
         .label_style(("sans-serif", 14))
         .draw()?;
-    let points = input.curve.points();
-    let series = |f: fn(&neardup::quality::Counts) -> f64| {
-        points.iter().enumerate().map(move |(k, c)| (k as f64, f(c))).collect::<Vec<_>>()
-    };
+    let series = |f: fn(&Counts) -> f64| input.points.iter().map(|(x, c)| (*x, f(c))).collect::<Vec<_>>();
     for (name, color, values) in [
         ("precision", PRECISION, series(|c| c.precision())),
         ("recall", RECALL, series(|c| c.recall())),
@@ -188,18 +254,21 @@ fn precision_recall<DB: DrawingBackend>(
             .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], color.stroke_width(2)));
         chart.draw_series(values.iter().map(|&p| Circle::new(p, 3, color.filled())))?;
     }
-    let best = input.curve.at(input.best_k);
+    let (best_x, best) = input.best;
+    let best_label = match axis {
+        Axis::Radius { .. } => format!("best F1 {:.3} at k = {best_x}", best.f1()),
+        Axis::Threshold { .. } => format!("best F1 {:.3} at threshold {best_x}", best.f1()),
+    };
     let marks = input
-        .radius
+        .marks
         .iter()
         .zip(RADIUS)
-        .map(|((k, label), color)| (*k, label.clone(), color))
-        .chain([(input.best_k, format!("best F1 {:.3} at k = {}", best.f1(), input.best_k), F1)]);
-    for (k, label, color) in marks {
-        if k > max_k {
+        .map(|((x, label), color)| (*x, label.clone(), color))
+        .chain([(best_x, best_label, F1)]);
+    for (x, label, color) in marks {
+        if !x_range.contains(&x) && x != x_range.end {
             continue;
         }
-        let x = f64::from(k);
         chart
             .draw_series([PathElement::new([(x, 0.0), (x, 1.02)], color.stroke_width(2))])?
             .label(label)
@@ -212,24 +281,25 @@ fn precision_recall<DB: DrawingBackend>(
 /// The share of label-1 and label-0 pairs at each Hamming distance.
 fn distances<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, input: &PlotInput<'_>) -> DrawResult<DB> {
     area.fill(&WHITE)?;
-    let h = input.histogram;
+    let h = &input.histogram;
     let (dups, others): (u64, u64) = (h.duplicates.iter().sum(), h.others.iter().sum());
     let share = |v: &[u64], n: u64| {
         v.iter().map(|&c| if n == 0 { 0.0 } else { c as f64 / n as f64 }).collect::<Vec<_>>()
     };
     let (a, b) = (share(&h.duplicates, dups), share(&h.others, others));
     let top = a.iter().chain(&b).copied().fold(0.0, f64::max).max(0.01) * 1.1;
-    let bits = h.duplicates.len().saturating_sub(1) as f64;
+    let axis = input.axis;
+    let (x_desc, x_range) = axis.histogram_x();
     let mut chart = ChartBuilder::on(area)
-        .caption(format!("{}: Hamming distance of labelled pairs", input.name), ("sans-serif", 24))
+        .caption(format!("{}: {}", input.name, axis.histogram_caption()), ("sans-serif", 24))
         .margin(16)
         .x_label_area_size(44)
         .y_label_area_size(56)
-        .build_cartesian_2d(-0.5f64..bits + 0.5, 0f64..top)?;
+        .build_cartesian_2d(x_range, 0f64..top)?;
     chart
         .configure_mesh()
-        .x_label_formatter(&|x| format!("{x:.0}"))
-        .x_desc("Hamming distance")
+        .x_label_formatter(&|x| axis.format_x(*x))
+        .x_desc(x_desc)
         .y_desc("share of the label's pairs")
         .axis_desc_style(("sans-serif", 16))
         .label_style(("sans-serif", 14))
@@ -240,14 +310,15 @@ fn distances<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, input: &PlotInpu
     ] {
         chart
             .draw_series(values.iter().enumerate().filter(|(_, &v)| v > 0.0).map(|(d, &v)| {
-                let x = d as f64 + offset;
-                Rectangle::new([(x, 0.0), (x + 0.4, v)], color.mix(0.8).filled())
+                let (start, width) = axis.bin(d);
+                let x = start + offset * width;
+                Rectangle::new([(x, 0.0), (x + 0.4 * width, v)], color.mix(0.8).filled())
             }))?
             .label(label)
             .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], color.mix(0.8).filled()));
     }
-    for ((k, label), color) in input.radius.iter().zip(RADIUS) {
-        let x = f64::from(*k) + 0.5;
+    for ((x, label), color) in input.marks.iter().zip(RADIUS) {
+        let x = axis.histogram_mark(*x);
         chart
             .draw_series([PathElement::new([(x, 0.0), (x, top)], color.stroke_width(2))])?
             .label(label.clone())

@@ -44,6 +44,12 @@ impl<'a, T: AsRef<str> + Sync> ShingleJaccard<'a, T> {
         ShingleJaccard { fingerprinter, texts, threshold, sets }
     }
 
+    /// The same for a MinHash pipeline: the shingles of its tokens (before
+    /// its own shingling), so both methods verify alike.
+    pub fn for_minhash(minhasher: &'a crate::minhash::MinHasher, texts: &'a [T], threshold: f64) -> Self {
+        Self::new(minhasher.stages(), texts, threshold)
+    }
+
     fn set(&self, i: u32) -> &FeatureSet {
         self.sets[i as usize].get_or_init(|| {
             FeatureSet::shingles(self.fingerprinter, self.texts[i as usize].as_ref(), SHINGLE)

@@ -87,6 +87,15 @@ impl Banding {
         h
     }
 
+    /// Whether two signatures share a band: whether banded search makes
+    /// them candidates.
+    pub fn shares_band(&self, a: &[u32], b: &[u32]) -> bool {
+        (0..self.bands).any(|band| {
+            let rows = band * self.rows..(band + 1) * self.rows;
+            a[rows.clone()] == b[rows]
+        })
+    }
+
     /// Whether this banding fits signatures of `permutations` values.
     ///
     /// # Errors

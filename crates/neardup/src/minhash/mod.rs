@@ -329,6 +329,19 @@ impl MinHasher {
         self.stages.with_features(text, |f| f.iter().map(|s| (*s).to_owned()).collect())
     }
 
+    /// The text stages (whose fingerprints are not this pipeline's).
+    pub(crate) fn stages(&self) -> &Fingerprinter {
+        &self.stages
+    }
+
+    /// The exact Jaccard similarity of the word 3-shingles of two texts'
+    /// tokens: what verification compares, for both methods (see
+    /// [`ShingleJaccard`](crate::dedup::ShingleJaccard)).
+    pub fn shingle_jaccard(&self, a: &str, b: &str) -> f64 {
+        let set = |t: &str| crate::similarity::FeatureSet::shingles(&self.stages, t, crate::dedup::SHINGLE);
+        set(a).jaccard(&set(b))
+    }
+
     /// The exact Jaccard similarity of two texts' feature sets.
     pub fn exact_jaccard(&self, a: &str, b: &str) -> f64 {
         let set = |t: &str| {

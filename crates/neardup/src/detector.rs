@@ -1,0 +1,138 @@
+//! A loaded pipeline of either method: what front ends hold when the
+//! configuration (a preset, a file, a store's) decides between SimHash
+//! fingerprints and MinHash signatures.
+//!
+//! ```
+//! use neardup::detector::Detector;
+//! use neardup::minhash::Method;
+//!
+//! let d = Detector::preset("minhash")?;
+//! assert_eq!(d.method(), Method::Minhash);
+//! assert_eq!(d.rule(), "Jaccard ≥ 0.5 (25 bands × 5 rows of 128 values)");
+//! let d = Detector::preset("default")?.with_method(None, Some(0.6))?;
+//! assert!(d.minhasher().is_none());
+//! # Ok::<(), neardup::Error>(())
+//! ```
+
+use std::path::Path;
+
+use crate::config::PipelineConfig;
+use crate::error::{Error, Result};
+use crate::minhash::{LshConfig, Method, MinHasher};
+use crate::pipeline::Fingerprinter;
+
+/// A SimHash [`Fingerprinter`] or a MinHash [`MinHasher`], as the
+/// configuration's `method` says.
+#[derive(Clone, Debug)]
+pub enum Detector {
+    /// `method = "simhash"`: 64- or 128-bit fingerprints, a radius.
+    SimHash(Fingerprinter),
+    /// `method = "minhash"`: signatures, a Jaccard threshold, LSH bands.
+    MinHash(MinHasher),
+}
+
+impl Detector {
+    /// Loads `config` as its method says.
+    ///
+    /// # Errors
+    ///
+    /// As [`Fingerprinter::new`] and [`MinHasher::new`].
+    pub fn new(config: PipelineConfig) -> Result<Detector> {
+        Ok(match config.method {
+            Method::Simhash => Detector::SimHash(Fingerprinter::new(config)?),
+            Method::Minhash => Detector::MinHash(MinHasher::new(config)?),
+        })
+    }
+
+    /// Loads the preset `name` (see [`crate::presets`]).
+    ///
+    /// # Errors
+    ///
+    /// An unknown name.
+    pub fn preset(name: &str) -> Result<Detector> {
+        Detector::new(crate::presets::config(name)?)
+    }
+
+    /// Loads a configuration file (see [`PipelineConfig::load`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`PipelineConfig::load`] and [`new`](Self::new).
+    pub fn from_file(path: impl AsRef<Path>) -> Result<Detector> {
+        Detector::new(PipelineConfig::load(path)?)
+    }
+
+    /// Checks that this pipeline is of `method` (if given) and, for
+    /// MinHash, sets the Jaccard `threshold` (if given; a banding fixed by
+    /// the configuration stays, else it is chosen anew for the threshold).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Config`] when the method differs (saying which preset has
+    /// the wanted one), or a threshold is given to a SimHash pipeline or
+    /// lies outside (0, 1].
+    pub fn with_method(self, method: Option<Method>, threshold: Option<f64>) -> Result<Detector> {
+        if let Some(m) = method {
+            if m != self.method() {
+                let preset = if m == Method::Minhash { "minhash" } else { "default" };
+                return Err(Error::Config(format!(
+                    "this pipeline's method is {}, not {m}: use a {m} pipeline (e.g. the preset {preset}) \
+                     or leave the method out",
+                    self.method()
+                )));
+            }
+        }
+        match (self, threshold) {
+            (d, None) => Ok(d),
+            (Detector::SimHash(_), Some(_)) => Err(Error::Config(
+                "a Jaccard threshold is a MinHash setting; a SimHash pipeline takes a radius k".into(),
+            )),
+            (Detector::MinHash(m), Some(t)) => {
+                let mut config = m.config().clone();
+                let lsh = config.lsh.take().unwrap_or_default();
+                config.lsh = Some(LshConfig { threshold: t, ..lsh });
+                Ok(Detector::MinHash(MinHasher::new(config)?))
+            }
+        }
+    }
+
+    /// The whole configuration.
+    pub fn config(&self) -> &PipelineConfig {
+        match self {
+            Detector::SimHash(f) => f.config(),
+            Detector::MinHash(m) => m.config(),
+        }
+    }
+
+    /// Which method.
+    pub fn method(&self) -> Method {
+        self.config().method
+    }
+
+    /// The fingerprinter, for a SimHash pipeline.
+    pub fn fingerprinter(&self) -> Option<&Fingerprinter> {
+        match self {
+            Detector::SimHash(f) => Some(f),
+            Detector::MinHash(_) => None,
+        }
+    }
+
+    /// The MinHasher, for a MinHash pipeline.
+    pub fn minhasher(&self) -> Option<&MinHasher> {
+        match self {
+            Detector::SimHash(_) => None,
+            Detector::MinHash(m) => Some(m),
+        }
+    }
+
+    /// The near-duplicate rule in words: the radius, or the threshold and
+    /// banding.
+    pub fn rule(&self) -> String {
+        match self {
+            Detector::SimHash(f) => f.radius().to_string(),
+            Detector::MinHash(m) => {
+                format!("Jaccard ≥ {} ({} of {} values)", m.threshold(), m.banding(), m.permutations())
+            }
+        }
+    }
+}
