@@ -397,7 +397,18 @@ pub struct DedupArgs {
     /// The output directory (created if missing).
     #[arg(short, long, value_name = "OUT_DIR")]
     pub output: PathBuf,
-    /// Documents within k bits are near duplicates. By default, the
+    /// How near duplicates are found: minhash (signatures, a Jaccard
+    /// threshold) or simhash (fingerprints, a radius k). By default, the
+    /// method of --preset/--config, else minhash with --threshold, else
+    /// simhash.
+    #[arg(long, value_name = "METHOD", value_parser = method_parser())]
+    pub method: Option<Method>,
+    /// MinHash: documents whose estimated Jaccard similarity (of the
+    /// pipeline's features) is at least T are near duplicates. By default,
+    /// the pipeline's threshold (`neardup config show minhash`).
+    #[arg(long, value_name = "T", value_parser = parse_threshold, conflicts_with = "k")]
+    pub threshold: Option<f64>,
+    /// SimHash: documents within k bits are near duplicates. By default, the
     /// pipeline's radius (`neardup config show` prints it): for `default`,
     /// 8 when the shorter document has fewer than 600 features (and the
     /// longer fewer than 1,200), else 4 (docs/QUALITY.md); for other

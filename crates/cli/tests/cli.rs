@@ -403,22 +403,7 @@ fn dedup_documents_keeps_records_and_clusters_near_duplicates() {
         fps.iter().map(|r| u64::from_str_radix(r["fingerprint"].as_str().unwrap(), 16).unwrap()).collect();
     let expected = brute_clusters(v.len(), &brute_pairs(&v, 12));
     assert!(!expected.is_empty(), "testdata has near duplicates at k = 12");
-    let clusters = std::fs::read_to_string(out.join("clusters.jsonl")).unwrap();
-    let mut got: Vec<Vec<usize>> = clusters
-        .lines()
-        .map(|l| {
-            let c: Value = serde_json::from_str(l).unwrap();
-            let mut m: Vec<usize> = c["members"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|m| fps.iter().position(|r| r["id"] == m["id"]).unwrap())
-                .collect();
-            m.sort_unstable();
-            m
-        })
-        .collect();
-    got.sort();
+    let got = clusters_of(&out.join("clusters.jsonl"), |id| fps.iter().position(|r| r["id"] == *id).unwrap());
     assert_eq!(got, expected);
     // kept.jsonl holds the input lines themselves, in input order.
     let input: Vec<String> = std::fs::read_to_string(&corpus).unwrap().lines().map(str::to_owned).collect();
@@ -1222,4 +1207,224 @@ fn report_html_renders_highlights_in_headless_chromium() {
     for (k, [left, right]) in counts.iter().enumerate() {
         assert!(*left > 500 && *right > 500, "highlight colour {k}: {left} pixels in A, {right} in B");
     }
+}
+
+// ---- MinHash ----
+
+/// The labelled pairs' texts as a corpus (both languages): near duplicates
+/// by construction. Returns the corpus path and its (id, text) records.
+fn pairs_corpus(dir: &Path) -> (String, Vec<(Value, String)>) {
+    let mut seen = std::collections::HashSet::new();
+    let mut body = String::new();
+    let mut records = Vec::new();
+    for lang in ["en", "zh"] {
+        for l in std::fs::read_to_string(testdata(&format!("pairs_{lang}.jsonl"))).unwrap().lines() {
+            let p: Value = serde_json::from_str(l).unwrap();
+            for (id, text) in [("id_a", "text_a"), ("id_b", "text_b")] {
+                if seen.insert(p[id].as_str().unwrap().to_owned()) {
+                    body += &format!("{}\n", serde_json::json!({"id": p[id], "text": p[text]}));
+                    records.push((p[id].clone(), p[text].as_str().unwrap().to_owned()));
+                }
+            }
+        }
+    }
+    (write(dir, "corpus.jsonl", body.as_bytes()).display().to_string(), records)
+}
+
+/// Clusters of clusters.jsonl as sorted positions (of each member's id), sorted.
+fn clusters_of(path: &Path, position: impl Fn(&Value) -> usize) -> Vec<Vec<usize>> {
+    let mut got: Vec<Vec<usize>> = std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let c: Value = serde_json::from_str(l).unwrap();
+            let mut m: Vec<usize> =
+                c["members"].as_array().unwrap().iter().map(|m| position(&m["id"])).collect();
+            m.sort_unstable();
+            m
+        })
+        .collect();
+    got.sort();
+    got
+}
+
+#[test]
+fn dedup_minhash_equals_brute_force_over_signatures() {
+    let dir = tmp();
+    let (corpus, records) = pairs_corpus(dir.path());
+    for threshold in [0.5, 0.3] {
+        let out = format!("out{threshold}");
+        let t = threshold.to_string();
+        neardup(
+            &["dedup", &corpus, "-o", &out, "--method", "minhash", "--threshold", &t, "--pairs"],
+            dir.path(),
+            None,
+        )
+        .ok();
+        // Brute force: every pair sharing a band of the threshold's banding
+        // whose estimate reaches the threshold.
+        let m = neardup::detector::Detector::preset("minhash")
+            .unwrap()
+            .with_method(None, Some(threshold))
+            .unwrap();
+        let m = m.minhasher().unwrap();
+        let sigs: Vec<_> = records.iter().map(|r| m.signature(&r.1).unwrap()).collect();
+        let banding = m.banding();
+        let mut want = Vec::new();
+        for i in 0..sigs.len() {
+            for j in i + 1..sigs.len() {
+                let (a, b) = (sigs[i].values(), sigs[j].values());
+                if banding.shares_band(a, b) && neardup::minhash::estimate(a, b) >= threshold {
+                    want.push((i, j, 0));
+                }
+            }
+        }
+        let expected = brute_clusters(sigs.len(), &want);
+        assert!(!expected.is_empty(), "testdata has near duplicates at {threshold}");
+        assert_eq!(
+            clusters_of(&dir.path().join(&out).join("clusters.jsonl"), |id| {
+                records.iter().position(|r| r.0 == *id).unwrap()
+            }),
+            expected
+        );
+        let pairs = std::fs::read_to_string(dir.path().join(&out).join("pairs.jsonl")).unwrap();
+        let mut got: Vec<(usize, usize, u32)> = pairs
+            .lines()
+            .map(|l| {
+                let p: Value = serde_json::from_str(l).unwrap();
+                let at = |k: &str| records.iter().position(|r| r.0 == p[k]).unwrap();
+                let (i, j) = (at("a"), at("b"));
+                let s = neardup::minhash::estimate(sigs[i].values(), sigs[j].values());
+                assert!((p["similarity"].as_f64().unwrap() - s).abs() < 1e-4, "{p}");
+                (i.min(j), i.max(j), 0)
+            })
+            .collect();
+        got.sort_unstable();
+        assert_eq!(got, want, "pairs.jsonl at {threshold}");
+        let s: Value = serde_json::from_str(
+            &std::fs::read_to_string(dir.path().join(&out).join("summary.json")).unwrap(),
+        )
+        .unwrap();
+        assert_eq!((s["method"].as_str(), s["threshold"].as_f64()), (Some("minhash"), Some(threshold)));
+        assert_eq!(
+            (s["bands"].as_u64(), s["rows"].as_u64()),
+            (Some(banding.bands as u64), Some(banding.rows as u64))
+        );
+    }
+    // The preset names the method too; --verify drops pairs below an exact shingle Jaccard.
+    neardup(&["dedup", &corpus, "-o", "p", "--preset", "minhash"], dir.path(), None).ok();
+    assert_eq!(
+        std::fs::read(dir.path().join("p/clusters.jsonl")).unwrap(),
+        std::fs::read(dir.path().join("out0.5/clusters.jsonl")).unwrap()
+    );
+    neardup(&["dedup", &corpus, "-o", "v", "--preset", "minhash", "--verify", "jaccard:1"], dir.path(), None)
+        .ok();
+    let v: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("v/summary.json")).unwrap()).unwrap();
+    let p: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("p/summary.json")).unwrap()).unwrap();
+    assert!(v["duplicates_removed"].as_u64() < p["duplicates_removed"].as_u64(), "{v} {p}");
+}
+
+#[test]
+fn dedup_minhash_refuses_what_does_not_fit() {
+    let dir = tmp();
+    write(
+        dir.path(),
+        "in.jsonl",
+        b"{\"id\": 1, \"text\": \"some words here\"}\n{\"id\": 2, \"text\": \"\"}\n",
+    );
+    write(dir.path(), "fps.txt", b"0123456789abcdef\n");
+    let d = dir.path();
+    // An empty document is named, unless allowed (then it is kept, alone).
+    neardup(&["dedup", "in.jsonl", "-o", "o", "--method", "minhash"], d, None).fails(1, "in.jsonl:2");
+    neardup(&["dedup", "in.jsonl", "-o", "o", "--method", "minhash", "--allow-empty"], d, None).ok();
+    let kept = std::fs::read_to_string(d.join("o/kept.jsonl")).unwrap();
+    assert_eq!(kept.lines().count(), 2);
+    // Mixing methods, thresholds out of range, thresholds with k, MinHash of fingerprints.
+    neardup(&["dedup", "in.jsonl", "-o", "o", "--method", "simhash", "--preset", "minhash"], d, None)
+        .fails(2, "method is minhash, not simhash");
+    neardup(&["dedup", "in.jsonl", "-o", "o", "--method", "minhash", "--preset", "default"], d, None)
+        .fails(2, "the preset minhash");
+    neardup(&["dedup", "in.jsonl", "-o", "o", "--threshold", "0"], d, None).fails(2, "Jaccard threshold");
+    neardup(&["dedup", "in.jsonl", "-o", "o", "--threshold", "0.5", "--k", "3"], d, None).fails(2, "--k");
+    neardup(&["dedup", "--fingerprints", "fps.txt", "-o", "o", "--method", "minhash"], d, None)
+        .fails(2, "needs the texts");
+    // A banding that does not fit its signatures ([lsh] is the last table).
+    let config = neardup::presets::config("minhash").unwrap().to_toml() + "bands = 20\nrows = 10\n";
+    write(d, "bad.toml", config.as_bytes());
+    neardup(&["dedup", "in.jsonl", "-o", "o", "--config", "bad.toml"], d, None).fails(2, "do not fit");
+}
+
+#[test]
+fn eval_minhash_counts_by_hand() {
+    let dir = tmp();
+    let a =
+        "the quick brown fox jumps over the lazy dog near the river bank every single morning of the year";
+    let b =
+        "the quick brown fox jumps over the lazy dog near the river bank every single evening of the year";
+    let c = "完全不同的一段中文文本，讲的是做饭和洗衣服的家务事情。";
+    let lines = [
+        serde_json::json!({"text_a": a, "text_b": a, "label": 1, "edit": "format"}),
+        serde_json::json!({"text_a": a, "text_b": b, "label": 1, "edit": "sub"}),
+        serde_json::json!({"text_a": a, "text_b": c, "label": 0, "edit": "random_negative"}),
+    ];
+    let body: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    write(dir.path(), "p.jsonl", body.as_bytes());
+    neardup(
+        &["eval", "p.jsonl", "--method", "minhash", "--json", "q.json", "--plot", "plots"],
+        dir.path(),
+        None,
+    )
+    .ok();
+    let q: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("q.json")).unwrap()).unwrap();
+    let r = &q[0];
+    assert_eq!((r["method"].as_str(), r["name"].as_str()), (Some("minhash"), Some("minhash")));
+    assert_eq!(r["recommended_threshold"].as_f64(), Some(neardup::presets::MINHASH_THRESHOLD));
+    let m = neardup::minhash::MinHasher::preset("minhash").unwrap();
+    let (sa, sb, sc) = (m.signature(a).unwrap(), m.signature(b).unwrap(), m.signature(c).unwrap());
+    let curve = r["curve"].as_array().unwrap();
+    assert_eq!(curve.len(), 100);
+    for p in curve {
+        let t = p["threshold"].as_f64().unwrap();
+        let banding = neardup::minhash::Banding {
+            bands: p["bands"].as_u64().unwrap() as usize,
+            rows: p["rows"].as_u64().unwrap() as usize,
+        };
+        let found = |x: &neardup::minhash::Signature, y: &neardup::minhash::Signature| {
+            banding.shares_band(x.values(), y.values()) && x.jaccard(y) >= t
+        };
+        assert!(!found(&sa, &sc), "an unrelated pair is never found");
+        let tp = 1 + u32::from(found(&sa, &sb));
+        assert_eq!(p["recall"].as_f64().unwrap(), f64::from(tp) / 2.0, "{p}");
+        assert_eq!(p["precision"].as_f64().unwrap(), 1.0, "{p}");
+    }
+    let at = &r["at_recommended"];
+    let banding = m.banding();
+    let found_ab = banding.shares_band(sa.values(), sb.values()) && sa.jaccard(&sb) >= m.threshold();
+    assert_eq!(at["tp"].as_u64(), Some(1 + u64::from(found_ab)));
+    for chart in ["pr", "distances"] {
+        let svg = std::fs::read_to_string(dir.path().join(format!("plots/minhash-{chart}.svg"))).unwrap();
+        assert!(svg.contains("Jaccard"), "minhash-{chart}.svg");
+    }
+    // A radius is SimHash's, a threshold MinHash's.
+    neardup(&["eval", "p.jsonl", "--method", "minhash", "--k", "3"], dir.path(), None)
+        .fails(2, "--threshold");
+    neardup(&["eval", "p.jsonl", "--threshold", "0.4"], dir.path(), None).fails(2, "--k");
+    neardup(&["eval", "p.jsonl", "--method", "minhash", "--preset", "default"], dir.path(), None)
+        .fails(2, "method is simhash");
+}
+
+#[test]
+fn config_show_prints_the_banding_and_s_curve() {
+    let dir = tmp();
+    let show = neardup(&["config", "show", "minhash"], dir.path(), None).ok().stdout();
+    assert!(show.contains("25 bands × 5 rows of the 128 values"), "{show}");
+    assert!(show.contains("similarity   P(candidate)"), "{show}");
+    write(dir.path(), "m.toml", show.as_bytes());
+    let check = neardup(&["config", "check", "m.toml"], dir.path(), None).ok().stdout();
+    assert!(check.contains("same as preset minhash") && check.contains("Jaccard ≥ 0.5"), "{check}");
+    let list = neardup(&["config", "list"], dir.path(), None).ok().stdout();
+    assert!(list.lines().any(|l| l == "minhash"), "{list}");
 }

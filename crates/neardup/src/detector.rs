@@ -9,8 +9,11 @@
 //! let d = Detector::preset("minhash")?;
 //! assert_eq!(d.method(), Method::Minhash);
 //! assert_eq!(d.rule(), "Jaccard ≥ 0.5 (25 bands × 5 rows of 128 values)");
-//! let d = Detector::preset("default")?.with_method(None, Some(0.6))?;
-//! assert!(d.minhasher().is_none());
+//! let d = d.with_method(Some(Method::Minhash), Some(0.6))?;
+//! assert_eq!(d.minhasher().unwrap().threshold(), 0.6);
+//! // A threshold is MinHash's; a method must match the pipeline's.
+//! assert!(Detector::preset("default")?.with_method(None, Some(0.6)).is_err());
+//! assert!(Detector::preset("default")?.with_method(Some(Method::Minhash), None).is_err());
 //! # Ok::<(), neardup::Error>(())
 //! ```
 

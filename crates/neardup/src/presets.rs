@@ -6,7 +6,7 @@
 //! | `keywords` | jieba TF-IDF top-20 keywords hashed with FNV-1a 64 (the seeds' pipeline). |
 //! | `python-simhash` | byte-identical to the PyPI `simhash` package 2.1.2. |
 //! | `yanyiwu` | the pipeline of yanyiwu/simhash (cppjieba keywords, top 5, lookup3). |
-//! | `minhash` | `default`'s text stages, word 3-shingles, a MinHash signature of 128 values; Jaccard ≥ 0.5 by LSH banding. |
+//! | `minhash` | `default`'s text stages, word 2-shingles (jieba words for Chinese), a MinHash signature of 128 values; Jaccard ≥ 0.5 by LSH banding (25 bands × 5 rows). Chosen by the quality evaluation (docs/QUALITY.md). |
 //!
 //! Fingerprints from different presets must never be compared: they are
 //! different functions of the text.
@@ -25,6 +25,12 @@ use crate::weight::{UnknownIdf, WeightConfig, BUILTIN_IDF};
 
 /// The names of the SimHash presets.
 pub const NAMES: [&str; 4] = ["default", "keywords", "python-simhash", "yanyiwu"];
+
+/// The method `neardup dedup` uses when told none. docs/QUALITY.md
+/// measured MinHash (preset `minhash`) best; it becomes the default when
+/// Python's `dedup` and the Spark job have it too, so that every front end
+/// switches at once (issue 17).
+pub const DEDUP_METHOD: Method = Method::Simhash;
 
 /// The names of the MinHash presets.
 pub const MINHASH_NAMES: [&str; 1] = ["minhash"];
@@ -55,7 +61,7 @@ pub fn config(name: &str) -> Result<PipelineConfig> {
             minhash: Some(MinHashConfig::default()),
             lsh: Some(LshConfig::at(MINHASH_THRESHOLD)),
             tokenizer: TokenizerConfig::Shingles {
-                n: 3,
+                n: 2,
                 over: Box::new(TokenizerConfig::Words { hmm: false }),
             },
             ..fingerprint_config("default")?

@@ -147,3 +147,26 @@ fn golden_every_stage_variant() {
     out.push_str(&format!("html-text {}\n", html.fingerprint(text)));
     expect_file!["golden/stages.txt"].assert_eq(&out);
 }
+
+/// MinHash signatures are a format too: the first 8 values of each
+/// document's signature and an FNV-1a fold of all 128 (`-` for a document
+/// without features).
+#[test]
+fn golden_minhash() {
+    let minhasher = neardup::minhash::MinHasher::preset("minhash").unwrap();
+    let mut out = String::new();
+    for d in all_docs() {
+        let line = match minhasher.signature(&d.text) {
+            Ok(s) => {
+                let fold = s.values().iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &v| {
+                    (h ^ u64::from(v)).wrapping_mul(0x0000_0100_0000_01b3)
+                });
+                let head: Vec<String> = s.values()[..8].iter().map(|v| format!("{v:08x}")).collect();
+                format!("{} {fold:016x}", head.join(" "))
+            }
+            Err(_) => "-".to_owned(),
+        };
+        out.push_str(&format!("{line}\t{}\n", d.id));
+    }
+    expect_file!["golden/minhash.txt"].assert_eq(&out);
+}

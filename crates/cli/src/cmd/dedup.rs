@@ -1,27 +1,32 @@
 //! `neardup dedup`: remove near duplicates from a corpus.
 //!
-//! Batch mode: fingerprint everything (in parallel), find all pairs within
-//! k with the pigeonhole tables (identical fingerprints collapsed first),
-//! optionally verify pairs by feature Jaccard, union-find into clusters,
-//! keep one record per cluster. Online mode (`--online`): each document is
-//! kept unless it is within k of one kept before it.
+//! The core's dedup does the work (`neardup::dedup`): with a MinHash
+//! pipeline (`--method minhash`), signatures, LSH bands and a Jaccard
+//! threshold; with a SimHash one, fingerprints, pigeonhole tables and a
+//! radius. This command reads the documents, hands them over and
+//! writes kept.jsonl, clusters.jsonl, pairs.jsonl and summary.json.
 
 use std::collections::BTreeMap;
 use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
-use neardup::dedup::{Dedup, DedupResult, Keep as KeepPolicy, Records, ShingleJaccard};
+use neardup::dedup::{
+    Dedup, DedupResult, Keep as KeepPolicy, LshDedup, Records, ShingleJaccard, SignatureRecords,
+};
+use neardup::detector::Detector;
 use neardup::index::pairs::PairsOptions;
+use neardup::minhash::{estimate, MinHasher, Signature};
 use neardup::{Fingerprinter, Radius};
 use serde_json::{json, Value};
 
 use super::{batches, ErrorPolicy};
 use crate::args::{DedupArgs, Keep};
 use crate::fplist;
-use crate::input::{self, BadRecord};
+use crate::input::{self, BadRecord, Record};
 use crate::output::Output;
 use crate::UsageError;
+use neardup::minhash::Method;
 
 /// One input document, as much of it as the outputs need.
 struct Doc {
@@ -67,19 +72,73 @@ pub fn run(mut args: DedupArgs) -> Result<ExitCode> {
                 UsageError("--keep longest|shortest needs the texts, not --fingerprints".into()).into()
             );
         }
+        if args.method == Some(Method::Minhash) || args.threshold.is_some() {
+            return Err(UsageError(
+                "--fingerprints are SimHash fingerprints; MinHash (--method minhash, --threshold) needs the texts"
+                    .into(),
+            )
+            .into());
+        }
     }
     let start = Instant::now();
     let mut stages = Stages::default();
     std::fs::create_dir_all(&args.output)
         .with_context(|| format!("{}: cannot create the output directory", args.output.display()))?;
-    let fingerprinter = if args.fingerprints.is_none() { Some(args.pipeline.load()?) } else { None };
+    let detector = if args.fingerprints.is_none() { Some(load(&args)?) } else { None };
     args.input.keep_raw = true;
-
-    // 1. Documents and fingerprints.
     let errors = ErrorPolicy::new(args.input.on_error);
+    let (docs, found, total, bytes_in, rule) = match &detector {
+        Some(Detector::MinHash(m)) => minhash(&args, m, &errors, &mut stages)?,
+        Some(Detector::SimHash(f)) => simhash(&args, Some(f), &errors, &mut stages)?,
+        None => simhash(&args, None, &errors, &mut stages)?,
+    };
+    let n = docs.len();
+    let kept = found.kept_mask(n).iter().filter(|&&k| k).count() as u64;
+    let secs = start.elapsed().as_secs_f64();
+    let counts = Counts { documents: n, records_read: total, kept, input_bytes: bytes_in, seconds: secs };
+    write_summary(&args, detector.as_ref(), rule, &found, &stages, &counts)?;
+    errors.summary(total);
+    eprintln!(
+        "neardup: {n} documents, {kept} kept, {} removed in {} clusters ({secs:.2} s); see {}",
+        n as u64 - kept,
+        found.clusters.len(),
+        args.output.join("summary.json").display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The pipeline: --method, --preset/--config, --threshold; without any,
+/// the preset of the method --k or --threshold implies, else of the
+/// default method (`neardup::presets::DEDUP_METHOD`).
+fn load(args: &DedupArgs) -> Result<Detector> {
+    let p = &args.pipeline;
+    let method = args.method.or(args.k.map(|_| Method::Simhash)).or(args.threshold.map(|_| Method::Minhash));
+    let detector = match (&p.preset, &p.config) {
+        (_, Some(path)) => Detector::from_file(path),
+        (Some(name), None) => Detector::preset(name),
+        (None, None) => Detector::preset(match method.unwrap_or(neardup::presets::DEDUP_METHOD) {
+            Method::Simhash => "default",
+            Method::Minhash => "minhash",
+        }),
+    };
+    let detector = detector.and_then(|d| d.with_method(method, args.threshold));
+    detector.map_err(|e| UsageError(e.to_string()).into())
+}
+
+/// What one method's run gives: the documents, what was found, the records
+/// read, the input bytes, and the rule in words for the summary.
+type Run = (Vec<Doc>, DedupResult, u64, u64, Value);
+
+/// Deduplicates by SimHash fingerprints (of the texts, or --fingerprints).
+fn simhash(
+    args: &DedupArgs,
+    fingerprinter: Option<&Fingerprinter>,
+    errors: &ErrorPolicy,
+    stages: &mut Stages,
+) -> Result<Run> {
     let mut bytes_in = 0u64;
-    let (docs, records, texts, total) = match &args.fingerprints {
-        Some(path) => stages.time("read fingerprints", || {
+    let (docs, records, texts, total) = match (&args.fingerprints, fingerprinter) {
+        (Some(path), _) => stages.time("read fingerprints", || {
             bytes_in = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
             let (words, ids) = fplist::read(path)?;
             let docs = (0..words.len())
@@ -92,36 +151,105 @@ pub fn run(mut args: DedupArgs) -> Result<ExitCode> {
             let n = docs.len() as u64;
             Ok((docs, Records::from_words(words), Vec::new(), n))
         })?,
-        None => {
-            let fingerprinter = fingerprinter.as_ref().expect("a pipeline");
-            let pb = crate::progress::bar(|| input::total_bytes(&args.input), "fingerprinting");
-            let t = Instant::now();
-            let r = read_and_fingerprint(&args, fingerprinter, &errors, &pb, &mut bytes_in)?;
-            pb.finish_and_clear();
-            stages.0.push(("read and fingerprint", t.elapsed().as_secs_f64()));
-            r
+        (None, f) => {
+            let f = f.expect("a pipeline for texts");
+            let mut records = Records::new(f.bits());
+            let (docs, texts, total) = read_docs(
+                args,
+                errors,
+                stages,
+                &mut bytes_in,
+                "read and fingerprint",
+                |batch| super::fingerprint_records(f, batch, args.input.allow_empty),
+                |(fp, features), r| records.push(fp, features, r.text.chars().count()),
+            )?;
+            (docs, records, texts, total)
         }
     };
-
-    // 2–4. Candidate pairs, verification, clusters: the core's dedup.
-    let (radius, found) = deduplicate(&args, fingerprinter.as_ref(), &records, &texts)?;
+    let (radius, found) = deduplicate(args, fingerprinter, &records, &texts)?;
     stages.0.extend(found.timings.iter().copied());
-    let n = docs.len();
+    stages.time("write", || {
+        write_outputs(args, &docs, &found, &|a, b| {
+            ("distance", json!(records.fingerprint(a).distance(records.fingerprint(b))))
+        })
+    })?;
+    let rule = json!({ "method": "simhash", "k": radius.to_string() });
+    Ok((docs, found, total, bytes_in, rule))
+}
 
-    // 5. Outputs.
-    let kept = stages.time("write", || write_outputs(&args, &docs, &records, &found))?;
+/// Deduplicates by MinHash signatures.
+fn minhash(
+    args: &DedupArgs,
+    minhasher: &MinHasher,
+    errors: &ErrorPolicy,
+    stages: &mut Stages,
+) -> Result<Run> {
+    let mut bytes_in = 0u64;
+    let mut records = SignatureRecords::new(minhasher.permutations());
+    let none = vec![0u32; minhasher.permutations()];
+    let (docs, texts, total) = read_docs(
+        args,
+        errors,
+        stages,
+        &mut bytes_in,
+        "read and sign",
+        |batch| sign_records(minhasher, batch, args.input.allow_empty),
+        |(signature, features), r| {
+            let values = signature.as_ref().map_or(&none[..], Signature::values);
+            records.push(values, features, r.text.chars().count());
+        },
+    )?;
+    let verifier = args.verify.map(|v| ShingleJaccard::for_minhash(minhasher, &texts, v.threshold));
+    let mut dedup = LshDedup::of(minhasher).keep(args.keep.into()).pairs(args.pairs);
+    if let Some(v) = &verifier {
+        dedup = dedup.verify(v);
+    }
+    let found = find(args, || if args.online { dedup.online(&records) } else { dedup.batch(&records) })?;
+    stages.0.extend(found.timings.iter().copied());
+    stages.time("write", || {
+        write_outputs(args, &docs, &found, &|a, b| {
+            ("similarity", json!(round(estimate(records.signature(a), records.signature(b)))))
+        })
+    })?;
+    let banding = minhasher.banding();
+    let rule = json!({ "method": "minhash", "threshold": minhasher.threshold(),
+        "permutations": minhasher.permutations(), "bands": banding.bands, "rows": banding.rows });
+    Ok((docs, found, total, bytes_in, rule))
+}
 
-    let secs = start.elapsed().as_secs_f64();
-    let counts = Counts { documents: n, records_read: total, kept, input_bytes: bytes_in, seconds: secs };
-    write_summary(&args, fingerprinter.as_ref(), &radius, &found, &stages, &counts)?;
-    errors.summary(total);
-    eprintln!(
-        "neardup: {n} documents, {kept} kept, {} removed in {} clusters ({secs:.2} s); see {}",
-        n as u64 - kept,
-        found.clusters.len(),
-        args.output.join("summary.json").display()
-    );
-    Ok(ExitCode::SUCCESS)
+/// Signs a batch of records in parallel, with each one's feature count; a
+/// record without features is an error unless `allow_empty` (then it is
+/// kept and never a near duplicate).
+fn sign_records(
+    minhasher: &MinHasher,
+    batch: &[Record],
+    allow_empty: bool,
+) -> Vec<neardup::Result<(Option<Signature>, usize)>> {
+    use rayon::prelude::*;
+    batch
+        .par_iter()
+        .map(|r| match minhasher.signature_counted(&r.text) {
+            Some((s, n)) => Ok((Some(s), n)),
+            None if allow_empty => Ok((None, 0)),
+            None => Err(neardup::Error::EmptyDocument),
+        })
+        .collect()
+}
+
+/// Runs the core's dedup under a progress line; its configuration errors
+/// are usage errors.
+fn find(args: &DedupArgs, f: impl FnOnce() -> neardup::Result<DedupResult>) -> Result<DedupResult> {
+    let pb = crate::progress::stage(if args.online { "online check" } else { "finding near duplicates" });
+    let found = f();
+    pb.finish_and_clear();
+    found.map_err(|e| match e {
+        neardup::Error::Config(m) => anyhow::Error::from(UsageError(m)),
+        e => e.into(),
+    })
+}
+
+fn round(x: f64) -> f64 {
+    (x * 1e4).round() / 1e4
 }
 
 /// The core's dedup with the command line's settings: the radius (--k,
@@ -148,13 +276,7 @@ fn deduplicate(
     if let Some(v) = &verifier {
         dedup = dedup.verify(v);
     }
-    let pb = crate::progress::stage(if args.online { "online check" } else { "finding near duplicates" });
-    let found = if args.online { dedup.online(records) } else { dedup.batch(records) };
-    pb.finish_and_clear();
-    let found = found.map_err(|e| match e {
-        neardup::Error::Config(m) => anyhow::Error::from(UsageError(m)),
-        e => e.into(),
-    })?;
+    let found = find(args, || if args.online { dedup.online(records) } else { dedup.batch(records) })?;
     Ok((radius, found))
 }
 
@@ -170,8 +292,8 @@ struct Counts {
 /// Writes summary.json.
 fn write_summary(
     args: &DedupArgs,
-    fingerprinter: Option<&Fingerprinter>,
-    radius: &Radius,
+    detector: Option<&Detector>,
+    rule: Value,
     found: &DedupResult,
     stages: &Stages,
     c: &Counts,
@@ -189,17 +311,20 @@ fn write_summary(
         "duplicates_removed": n as u64 - c.kept,
         "clusters": found.clusters.len(),
         "cluster_sizes": histogram.iter().map(|(k, v)| (k.to_string(), json!(v))).collect::<serde_json::Map<_, _>>(),
-        "k": radius.to_string(),
         "mode": if args.online { "online" } else { "batch" },
         "keep": KeepPolicy::from(args.keep).to_string(),
         "verify": args.verify.map(|v| format!("jaccard:{}", v.threshold)),
-        "pipeline": fingerprinter.map(|f| format!("{:016x}", f.config().id())),
+        "pipeline": detector.map(|d| format!("{:016x}", d.config().id())),
         "layout": found.layout,
         "input_bytes": c.input_bytes,
         "seconds": { "total": c.seconds, "stages": stages.0.iter().map(|(k, v)| (k.to_string(), json!(v))).collect::<serde_json::Map<_, _>>() },
         "documents_per_second": n as f64 / c.seconds,
         "mb_per_second": c.input_bytes as f64 / 1e6 / c.seconds,
     });
+    let mut summary = summary;
+    if let (Some(to), Value::Object(rule)) = (summary.as_object_mut(), rule) {
+        to.extend(rule);
+    }
     let mut out = Output::open(Some(&args.output.join("summary.json")))?;
     serde_json::to_writer_pretty(&mut *out.writer(), &summary)?;
     out.writer().write_all(b"\n")?;
@@ -207,16 +332,21 @@ fn write_summary(
     Ok(())
 }
 
-/// Writes clusters.jsonl, kept.jsonl and (with --pairs) pairs.jsonl;
-/// returns how many records were kept.
-fn write_outputs(args: &DedupArgs, docs: &[Doc], records: &Records, found: &DedupResult) -> Result<u64> {
+/// How close two records are, as a field of clusters.jsonl and pairs.jsonl:
+/// `("distance", bits)` or `("similarity", estimate)`.
+type Closeness<'a> = dyn Fn(u32, u32) -> (&'static str, Value) + 'a;
+
+/// Writes clusters.jsonl, kept.jsonl and (with --pairs) pairs.jsonl.
+fn write_outputs(args: &DedupArgs, docs: &[Doc], found: &DedupResult, closeness: &Closeness) -> Result<()> {
     let mut out = Output::open(Some(&args.output.join("clusters.jsonl")))?;
     for (ci, c) in found.clusters.iter().enumerate() {
-        let rep = records.fingerprint(c.kept);
         let members: Vec<Value> = c
             .members
             .iter()
-            .map(|&i| json!({ "id": docs[i as usize].id, "distance": rep.distance(records.fingerprint(i)) }))
+            .map(|&i| {
+                let (name, value) = closeness(c.kept, i);
+                json!({ "id": docs[i as usize].id, name: value })
+            })
             .collect();
         let v = json!({ "cluster": ci, "representative": docs[c.kept as usize].id, "size": c.members.len(), "members": members });
         serde_json::to_writer(&mut *out.writer(), &v)?;
@@ -224,10 +354,8 @@ fn write_outputs(args: &DedupArgs, docs: &[Doc], records: &Records, found: &Dedu
     }
     out.finish()?;
     let mut out = Output::open(Some(&args.output.join("kept.jsonl")))?;
-    let mut kept = 0u64;
     for (d, keep) in docs.iter().zip(found.kept_mask(docs.len())) {
         if keep {
-            kept += 1;
             out.writer().write_all(d.raw.as_bytes())?;
             out.writer().write_all(b"\n")?;
         }
@@ -236,9 +364,9 @@ fn write_outputs(args: &DedupArgs, docs: &[Doc], records: &Records, found: &Dedu
     if args.pairs {
         let mut out = Output::open(Some(&args.output.join("pairs.jsonl")))?;
         for p in &found.pairs {
-            let mut v =
-                json!({ "a": docs[p.a as usize].id, "b": docs[p.b as usize].id, "distance": p.distance });
-            if let Some(j) = p.score {
+            let (name, value) = closeness(p.a, p.b);
+            let mut v = json!({ "a": docs[p.a as usize].id, "b": docs[p.b as usize].id, name: value });
+            if let (Some(j), Some(_)) = (p.score, args.verify) {
                 v["jaccard"] = json!(j);
             }
             serde_json::to_writer(&mut *out.writer(), &v)?;
@@ -246,31 +374,35 @@ fn write_outputs(args: &DedupArgs, docs: &[Doc], records: &Records, found: &Dedu
         }
         out.finish()?;
     }
-    Ok(kept)
+    Ok(())
 }
 
-type Loaded = (Vec<Doc>, Records, Vec<String>, u64);
-
-fn read_and_fingerprint(
+/// Reads the documents in batches, computes each batch with `compute`
+/// (in parallel) and hands each result to `push` with its record, in input
+/// order; bad records go to `errors`. Returns the documents, their texts
+/// (kept only for --verify) and how many records were read.
+fn read_docs<T>(
     args: &DedupArgs,
-    fingerprinter: &Fingerprinter,
     errors: &ErrorPolicy,
-    pb: &indicatif::ProgressBar,
+    stages: &mut Stages,
     bytes_in: &mut u64,
-) -> Result<Loaded> {
-    let allow_empty = args.input.allow_empty;
+    stage: &'static str,
+    compute: impl Fn(&[Record]) -> Vec<neardup::Result<T>>,
+    mut push: impl FnMut(T, &Record),
+) -> Result<(Vec<Doc>, Vec<String>, u64)> {
     let keep_text = args.verify.is_some();
     let mut docs = Vec::new();
     let mut texts = Vec::new();
-    let mut records = Records::new(fingerprinter.bits());
-    let total = batches(&args.input, errors, pb, |batch| {
-        let results = super::fingerprint_records(fingerprinter, batch, allow_empty);
+    let pb = crate::progress::bar(|| input::total_bytes(&args.input), "reading");
+    let t = Instant::now();
+    let total = batches(&args.input, errors, &pb, |batch| {
+        let results = compute(batch);
         for (r, res) in batch.drain(..).zip(results) {
             *bytes_in += r.raw_len;
             match res {
-                Ok((f, features)) => {
+                Ok(x) => {
+                    push(x, &r);
                     let raw = r.raw.unwrap_or_else(|| json!({ "id": r.id, "text": r.text }).to_string());
-                    records.push(f, features, r.text.chars().count());
                     docs.push(Doc { id: r.id, raw });
                     if keep_text {
                         texts.push(r.text);
@@ -281,5 +413,7 @@ fn read_and_fingerprint(
         }
         Ok(())
     })?;
-    Ok((docs, records, texts, total))
+    pb.finish_and_clear();
+    stages.0.push((stage, t.elapsed().as_secs_f64()));
+    Ok((docs, texts, total))
 }
