@@ -178,17 +178,31 @@ impl Signature {
             .map_err(|_| bad("not hex"))
     }
 
-    /// The low `b` bits of each value (b = 8 or 16), for storage: a quarter
-    /// or half the bytes. Compare with [`b_bit_jaccard`].
-    ///
-    /// # Panics
-    ///
-    /// If `b` is not 8 or 16.
-    pub fn b_bit(&self, b: u32) -> Vec<u8> {
-        match b {
-            8 => self.0.iter().map(|&v| v as u8).collect(),
-            16 => self.0.iter().flat_map(|&v| (v as u16).to_le_bytes()).collect(),
-            _ => panic!("b-bit signatures keep 8 or 16 bits, not {b}"),
+    /// The low bits of each value, for storage: a quarter or half the
+    /// bytes. Compare with [`b_bit_jaccard`].
+    pub fn b_bit(&self, bits: BBits) -> Vec<u8> {
+        match bits {
+            BBits::Eight => self.0.iter().map(|&v| v as u8).collect(),
+            BBits::Sixteen => self.0.iter().flat_map(|&v| (v as u16).to_le_bytes()).collect(),
+        }
+    }
+}
+
+/// How many low bits of each value a b-bit signature keeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BBits {
+    /// One byte per value.
+    Eight,
+    /// Two bytes per value (little-endian).
+    Sixteen,
+}
+
+impl BBits {
+    /// 8 or 16.
+    pub fn get(self) -> u32 {
+        match self {
+            BBits::Eight => 8,
+            BBits::Sixteen => 16,
         }
     }
 }
@@ -219,16 +233,17 @@ pub fn estimate(a: &[u32], b: &[u32]) -> f64 {
 ///
 /// # Panics
 ///
-/// If they differ in length, are empty, or `b` is not 8 or 16.
-pub fn b_bit_jaccard(a: &[u8], b: &[u8], bits: u32) -> f64 {
+/// If they differ in length or are empty.
+pub fn b_bit_jaccard(a: &[u8], b: &[u8], bits: BBits) -> f64 {
     assert_eq!(a.len(), b.len(), "signatures of different lengths");
     let (equal, k) = match bits {
-        8 => (a.iter().zip(b).filter(|(x, y)| x == y).count(), a.len()),
-        16 => (a.chunks_exact(2).zip(b.chunks_exact(2)).filter(|(x, y)| x == y).count(), a.len() / 2),
-        _ => panic!("b-bit signatures keep 8 or 16 bits, not {bits}"),
+        BBits::Eight => (a.iter().zip(b).filter(|(x, y)| x == y).count(), a.len()),
+        BBits::Sixteen => {
+            (a.chunks_exact(2).zip(b.chunks_exact(2)).filter(|(x, y)| x == y).count(), a.len() / 2)
+        }
     };
     assert!(k > 0, "empty signatures");
-    let chance = 0.5f64.powi(bits as i32);
+    let chance = 0.5f64.powi(bits.get() as i32);
     ((equal as f64 / k as f64 - chance) / (1.0 - chance)).clamp(0.0, 1.0)
 }
 
