@@ -10,6 +10,10 @@
 
 use std::time::Instant;
 
+#[path = "common/corpus.rs"]
+mod corpus;
+use corpus::load;
+
 use neardup::Fingerprinter;
 use rayon::prelude::*;
 
@@ -48,21 +52,6 @@ fn main() {
         texts.len(),
         bytes as f64 / 1e6 / median
     );
-}
-
-fn load(path: &str, max_bytes: usize) -> (Vec<String>, usize) {
-    let mut texts = Vec::new();
-    let mut bytes = 0;
-    for line in std::fs::read_to_string(path).expect("read corpus").lines() {
-        let v: serde_json::Value = serde_json::from_str(line).expect("JSONL");
-        let t = v["text"].as_str().expect("text field").to_owned();
-        if bytes + t.len() > max_bytes {
-            break;
-        }
-        bytes += t.len();
-        texts.push(t);
-    }
-    (texts, bytes)
 }
 
 fn scaling(args: &[String]) {

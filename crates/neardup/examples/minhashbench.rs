@@ -9,6 +9,9 @@
 
 use std::time::Instant;
 
+#[path = "common/corpus.rs"]
+mod corpus;
+
 use neardup::minhash::MinHasher;
 use neardup::Fingerprinter;
 
@@ -25,17 +28,7 @@ fn main() {
     }
     let runs: usize = args.get(2).map_or(5, |s| s.parse().expect("RUNS"));
     let max_bytes: usize = args.get(3).map_or(usize::MAX, |s| s.parse::<usize>().expect("MAX_MB") << 20);
-    let mut texts = Vec::new();
-    let mut bytes = 0;
-    for line in std::fs::read_to_string(&args[1]).expect("read corpus").lines() {
-        let v: serde_json::Value = serde_json::from_str(line).expect("JSONL");
-        let t = v["text"].as_str().expect("text field").to_owned();
-        if bytes + t.len() > max_bytes {
-            break;
-        }
-        bytes += t.len();
-        texts.push(t);
-    }
+    let (texts, bytes) = corpus::load(&args[1], max_bytes);
     let minhasher = MinHasher::preset("minhash").expect("preset");
     let simhash = Fingerprinter::preset("default").expect("preset");
     let (mut mh, mut sh) = (Vec::new(), Vec::new());

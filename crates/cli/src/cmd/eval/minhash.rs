@@ -15,7 +15,7 @@ use neardup::quality::{Counts, DistanceHistogram, ThresholdCurve};
 use rayon::prelude::*;
 use serde_json::{json, Value};
 
-use super::{groups_of, metrics, round, truncate, Evaluated, Labelled, Subject};
+use super::{groups_of, metrics, print_groups, round, Evaluated, Labelled, Subject};
 use crate::args::EvalArgs;
 use crate::cmd::plot::{Axis, PlotInput};
 
@@ -278,30 +278,8 @@ fn print_subject(
             c.fn_
         )?;
     }
-    let mut last_dim = "";
-    for ((dim, name), (c, a)) in &r.groups {
-        if *dim != last_dim {
-            writeln!(w)?;
-            writeln!(w, "  by {dim:<24} pairs   dups |  t={threshold:<4} P      R      F1 |  best t  P      R      F1")?;
-            last_dim = dim;
-        }
-        let (bt, b) = c.best();
-        let f = |x: f64, n: u64| if n == 0 { "    - ".to_owned() } else { format!("{x:>6.3}") };
-        writeln!(
-            w,
-            "  {:<27} {:>5}  {:>5} |        {} {} {} |  {:>6.2}  {} {} {}",
-            truncate(name, 27),
-            a.positives() + a.negatives(),
-            a.positives(),
-            f(a.precision(), a.tp + a.fp),
-            f(a.recall(), a.positives()),
-            f(a.f1(), a.positives()),
-            bt,
-            f(b.precision(), b.tp + b.fp),
-            f(b.recall(), b.positives()),
-            f(b.f1(), b.positives()),
-        )?;
-    }
+    let rows = r.groups.iter().map(|(key, (c, a))| (key, *a, format!("{:.2}", c.best().0), c.best().1));
+    print_groups(w, &format!("t={threshold:<4}"), "best t", rows)?;
     writeln!(w)?;
     Ok(())
 }

@@ -149,6 +149,41 @@ pub fn radius_json(r: &Radius) -> Value {
     })
 }
 
+/// Prints the per-group table: each group's pairs, its counts at the rule
+/// in use (`at`, e.g. `k=8` or `t=0.5`) and at its own best point (`best`
+/// names the column: `best k`, `best t`), a block per dimension.
+pub fn print_groups<'a>(
+    w: &mut dyn std::io::Write,
+    at: &str,
+    best: &str,
+    rows: impl Iterator<Item = (&'a (&'static str, String), Counts, String, Counts)>,
+) -> Result<()> {
+    let mut last_dim = "";
+    for ((dim, name), a, best_at, b) in rows {
+        if *dim != last_dim {
+            writeln!(w)?;
+            writeln!(w, "  by {dim:<24} pairs   dups |  {at} P      R      F1 |  {best}  P      R      F1")?;
+            last_dim = dim;
+        }
+        let f = |x: f64, n: u64| if n == 0 { "    - ".to_owned() } else { format!("{x:>6.3}") };
+        writeln!(
+            w,
+            "  {:<27} {:>5}  {:>5} |       {} {} {} |  {:>6}  {} {} {}",
+            truncate(name, 27),
+            a.positives() + a.negatives(),
+            a.positives(),
+            f(a.precision(), a.tp + a.fp),
+            f(a.recall(), a.positives()),
+            f(a.f1(), a.positives()),
+            best_at,
+            f(b.precision(), b.tp + b.fp),
+            f(b.recall(), b.positives()),
+            f(b.f1(), b.positives()),
+        )?;
+    }
+    Ok(())
+}
+
 fn truncate(s: &str, n: usize) -> String {
     if s.chars().count() <= n {
         s.to_owned()

@@ -11,7 +11,7 @@ use neardup::{Fingerprinter, Radius};
 use rayon::prelude::*;
 use serde_json::{json, Value};
 
-use super::{groups_of, metrics, radius_json, round, truncate, Evaluated, Labelled, Subject};
+use super::{groups_of, metrics, print_groups, radius_json, round, Evaluated, Labelled, Subject};
 use crate::args::EvalArgs;
 use crate::cmd::plot::{Axis, PlotInput};
 
@@ -229,32 +229,9 @@ fn print_subject(
             c.fn_
         )?;
     }
-    let mut last_dim = "";
     let at = if radius.is_fixed() { format!("k={:<2}", radius.max_k()) } else { "radius".to_owned() };
-    for ((dim, name), (c, a)) in &r.groups {
-        if *dim != last_dim {
-            writeln!(w)?;
-            writeln!(w, "  by {dim:<24} pairs   dups |  {at} P      R      F1 |  best k  P      R      F1")?;
-            last_dim = dim;
-        }
-        let (a, bk) = (*a, c.best_k());
-        let b = c.at(bk);
-        let f = |x: f64, n: u64| if n == 0 { "    - ".to_owned() } else { format!("{x:>6.3}") };
-        writeln!(
-            w,
-            "  {:<27} {:>5}  {:>5} |       {} {} {} |  {:>6}  {} {} {}",
-            truncate(name, 27),
-            a.positives() + a.negatives(),
-            a.positives(),
-            f(a.precision(), a.tp + a.fp),
-            f(a.recall(), a.positives()),
-            f(a.f1(), a.positives()),
-            bk,
-            f(b.precision(), b.tp + b.fp),
-            f(b.recall(), b.positives()),
-            f(b.f1(), b.positives()),
-        )?;
-    }
+    let rows = r.groups.iter().map(|(key, (c, a))| (key, *a, c.best_k().to_string(), c.at(c.best_k())));
+    print_groups(w, &at, "best k", rows)?;
     writeln!(w)?;
     Ok(())
 }
