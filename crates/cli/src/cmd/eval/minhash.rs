@@ -94,16 +94,16 @@ fn report(
                 .collect(),
         )
     };
-    let at = |t: f64, idx: &[usize]| -> Result<Counts> {
-        let b = banding_at(minhasher, t)?;
-        Ok(Counts::tally(idx.iter().map(|&i| (scored[i].found(&b, t), pairs[i].duplicate))))
+    let at = |t: f64, b: &Banding, idx: &[usize]| {
+        Counts::tally(idx.iter().map(|&i| (scored[i].found(b, t), pairs[i].duplicate)))
     };
+    let (chosen, recommended) =
+        (banding_at(minhasher, threshold)?, banding_at(minhasher, minhasher.threshold())?);
     let all: Vec<usize> = (0..pairs.len()).collect();
-    let mut groups = BTreeMap::new();
-    for (key, idx) in groups_of(pairs, &args.pairs) {
-        let c = at(threshold, &idx)?;
-        groups.insert(key, (curve_of(&idx), c));
-    }
+    let groups = groups_of(pairs, &args.pairs)
+        .into_iter()
+        .map(|(key, idx)| (key, (curve_of(&idx), at(threshold, &chosen, &idx))))
+        .collect();
     let histogram = DistanceHistogram::of_similarity(
         pairs.iter().zip(scored).map(|(p, s)| (s.similarity, p.duplicate)),
         BINS,
@@ -111,8 +111,8 @@ fn report(
     Ok(Report {
         curve: curve_of(&all),
         bandings: grid.iter().zip(bandings).map(|(t, b)| (t.to_bits(), b)).collect(),
-        at_threshold: at(threshold, &all)?,
-        recommended: at(minhasher.threshold(), &all)?,
+        at_threshold: at(threshold, &chosen, &all),
+        recommended: at(minhasher.threshold(), &recommended, &all),
         groups,
         histogram,
     })
