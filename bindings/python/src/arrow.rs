@@ -5,8 +5,9 @@
 //! release the array when they are collected) are held, so no Python str
 //! is made per text.
 //!
-//! Only `string`/`large_string` (formats `u`/`U`) and `int32`/`int64`
-//! (`i`/`l`) arrays and chunked arrays of them are read this way;
+//! Only `string`/`large_string` (formats `u`/`U`), `binary`/`large_binary`
+//! (`z`/`Z`) and `int32`/`int64` (`i`/`l`) arrays and chunked arrays of
+//! them are read this way;
 //! [`StringColumn::read`] answers `None` for anything else.
 
 use std::ffi::{c_char, c_void, CStr};
@@ -129,8 +130,18 @@ impl<'py> StringColumn<'py> {
     /// `Some` for a pyarrow `string`/`large_string` Array or ChunkedArray,
     /// `None` for anything else. Malformed buffers are `ValueError`s.
     pub(crate) fn read(obj: &Bound<'py, PyAny>) -> PyResult<Option<StringColumn<'py>>> {
+        StringColumn::read_of(obj, &["string", "large_string"])
+    }
+
+    /// `Some` for a pyarrow `binary`/`large_binary` Array or ChunkedArray
+    /// (read with [`bytes`](Self::bytes)), `None` for anything else.
+    pub(crate) fn read_binary(obj: &Bound<'py, PyAny>) -> PyResult<Option<StringColumn<'py>>> {
+        StringColumn::read_of(obj, &["binary", "large_binary"])
+    }
+
+    fn read_of(obj: &Bound<'py, PyAny>, types: &[&str]) -> PyResult<Option<StringColumn<'py>>> {
         let Some(ty) = arrow_type(obj)? else { return Ok(None) };
-        if ty != "string" && ty != "large_string" {
+        if !types.contains(&ty.as_str()) {
             return Ok(None);
         }
         let arrays: Vec<Bound<'py, PyAny>> = if obj.hasattr("chunks")? {
@@ -153,14 +164,20 @@ impl<'py> StringColumn<'py> {
     pub(crate) fn items(&self) -> impl Iterator<Item = Result<Option<&str>, String>> + '_ {
         self.chunks.iter().flat_map(|c| (0..c.len).map(move |i| c.get(i)))
     }
+
+    /// Every item's bytes in order (for a binary column): `Ok(None)` for a
+    /// null, `Err` for malformed offsets.
+    pub(crate) fn bytes(&self) -> impl Iterator<Item = Result<Option<&[u8]>, String>> + '_ {
+        self.chunks.iter().flat_map(|c| (0..c.len).map(move |i| c.get_bytes(i)))
+    }
 }
 
 impl Chunk {
     fn of(e: &Exported<'_>) -> PyResult<Chunk> {
         let malformed = |what: &str| PyValueError::new_err(format!("malformed Arrow string array: {what}"));
         let width = match e.format.as_str() {
-            "u" => 4,
-            "U" => 8,
+            "u" | "z" => 4,
+            "U" | "Z" => 8,
             f => return Err(malformed(&format!("format {f:?}, not a string array"))),
         };
         let a = e.array();
@@ -218,6 +235,13 @@ impl Chunk {
     }
 
     fn get(&self, i: usize) -> Result<Option<&str>, String> {
+        match self.get_bytes(i)? {
+            None => Ok(None),
+            Some(bytes) => std::str::from_utf8(bytes).map(Some).map_err(|e| format!("not valid UTF-8 ({e})")),
+        }
+    }
+
+    fn get_bytes(&self, i: usize) -> Result<Option<&[u8]>, String> {
         let j = self.offset + i;
         if !self.validity.is_null() {
             // SAFETY: the interface guarantees a bitmap of offset + len bits.
@@ -233,7 +257,7 @@ impl Chunk {
         // against the last offset, which the buffer holds).
         let bytes =
             unsafe { std::slice::from_raw_parts(self.data.add(start as usize), (end - start) as usize) };
-        std::str::from_utf8(bytes).map(Some).map_err(|e| format!("not valid UTF-8 ({e})"))
+        Ok(Some(bytes))
     }
 }
 

@@ -1,9 +1,11 @@
 //! `neardup.pairs` and `neardup.dedup`: all pairs within k, and clusters.
 
-use neardup::dedup::{Dedup, Keep, Records, ShingleJaccard};
+use neardup::dedup::{Dedup, Keep, LshDedup, Records, ShingleJaccard, SignatureRecords};
+use neardup::detector::Detector;
 use neardup::index::pairs::{all_pairs, AllPairs, PairsOptions};
+use neardup::minhash::Method;
 use neardup::Radius;
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 
@@ -68,19 +70,28 @@ pub(crate) fn pairs(
 /// them: each cluster (two or more texts linked by the rule) as a list of
 /// ids (or positions when `ids` is None), the kept text first (see
 /// `keep`), then the others in input order; clusters ordered by their
-/// first text. Texts in no cluster are unique. `fingerprinter` defaults to
-/// the `default` preset; `k` to its radius (`Fingerprinter.radius`);
-/// `verify` is a shingle-Jaccard threshold (`--verify jaccard:T`).
+/// first text. Texts in no cluster are unique.
+///
+/// The pipeline, as `neardup dedup` resolves it: `fingerprinter` (a
+/// `Fingerprinter` or a `MinHasher`), else the preset of `method`
+/// (`"simhash"`: `default`; `"minhash"`: `minhash`), of the method `k`
+/// (SimHash) or `threshold` (MinHash) implies, else of the default
+/// method. `k` defaults to the pipeline's radius, `threshold` to its
+/// Jaccard threshold; `verify` is a shingle-Jaccard threshold
+/// (`--verify jaccard:T`).
 #[pyfunction]
-#[pyo3(signature = (texts, k = None, ids = None, fingerprinter = None, keep = "first", verify = None))]
+#[pyo3(signature = (texts, k = None, ids = None, fingerprinter = None, keep = "first", verify = None, method = None, threshold = None))]
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn dedup<'py>(
     py: Python<'py>,
     texts: &Bound<'py, PyAny>,
     k: Option<u32>,
     ids: Option<&Bound<'py, PyAny>>,
-    fingerprinter: Option<PyRef<'py, crate::Fingerprinter>>,
+    fingerprinter: Option<&Bound<'py, PyAny>>,
     keep: &str,
     verify: Option<f64>,
+    method: Option<&str>,
+    threshold: Option<f64>,
 ) -> PyResult<Bound<'py, PyList>> {
     let keep: Keep = keep.parse().map_err(to_py)?;
     if let Some(t) = verify {
@@ -90,6 +101,7 @@ pub(crate) fn dedup<'py>(
             )));
         }
     }
+    let detector = detector(fingerprinter, method, k, threshold)?;
     let texts = Texts::read(texts, "texts")?;
     let owned = texts.strs("texts")?;
     if let Some(ids) = ids {
@@ -102,25 +114,30 @@ pub(crate) fn dedup<'py>(
             return Err(PyValueError::new_err(format!("{} texts but {} ids", owned.len(), ids.len())));
         }
     }
-    let default;
-    let fingerprinter = match &fingerprinter {
-        Some(f) => &f.inner,
-        None => {
-            default = neardup::Fingerprinter::preset("default").map_err(to_py)?;
-            &default
+    let found = match &detector {
+        Detector::SimHash(fingerprinter) => {
+            let radius = k.map_or_else(|| fingerprinter.radius().clone(), Radius::fixed);
+            radius.validate(fingerprinter.bits()).map_err(PyValueError::new_err)?;
+            py.allow_threads(|| {
+                let records = Records::from_texts(fingerprinter, &owned);
+                let verifier = verify.map(|t| ShingleJaccard::new(fingerprinter, &owned, t));
+                let mut dedup = Dedup::new(&radius).keep(keep);
+                if let Some(v) = &verifier {
+                    dedup = dedup.verify(v);
+                }
+                dedup.batch(&records)
+            })
         }
+        Detector::MinHash(minhasher) => py.allow_threads(|| {
+            let records = SignatureRecords::from_texts(minhasher, &owned);
+            let verifier = verify.map(|t| ShingleJaccard::for_minhash(minhasher, &owned, t));
+            let mut dedup = LshDedup::of(minhasher).keep(keep);
+            if let Some(v) = &verifier {
+                dedup = dedup.verify(v);
+            }
+            dedup.batch(&records)
+        }),
     };
-    let radius = k.map_or_else(|| fingerprinter.radius().clone(), Radius::fixed);
-    radius.validate(fingerprinter.bits()).map_err(PyValueError::new_err)?;
-    let found = py.allow_threads(|| {
-        let records = Records::from_texts(fingerprinter, &owned);
-        let verifier = verify.map(|t| ShingleJaccard::new(fingerprinter, &owned, t));
-        let mut dedup = Dedup::new(&radius).keep(keep);
-        if let Some(v) = &verifier {
-            dedup = dedup.verify(v);
-        }
-        dedup.batch(&records)
-    });
     let found = found.map_err(to_py)?;
     let out = PyList::empty(py);
     for c in found.clusters {
@@ -137,4 +154,60 @@ pub(crate) fn dedup<'py>(
         out.append(members)?;
     }
     Ok(out)
+}
+
+/// The pipeline of a dedup call (see `dedup`), resolved by the core as the
+/// command line resolves it.
+fn detector(
+    pipeline: Option<&Bound<'_, PyAny>>,
+    method: Option<&str>,
+    k: Option<u32>,
+    threshold: Option<f64>,
+) -> PyResult<Detector> {
+    let given = match pipeline {
+        None => None,
+        Some(p) => {
+            if let Ok(f) = p.downcast::<crate::Fingerprinter>() {
+                Some(Detector::SimHash(f.get().inner.clone()))
+            } else if let Ok(m) = p.downcast::<crate::minhash::MinHasher>() {
+                Some(Detector::MinHash(m.get().inner.clone()))
+            } else {
+                return Err(PyTypeError::new_err(format!(
+                    "fingerprinter must be a neardup.Fingerprinter or a neardup.MinHasher, not {}",
+                    crate::args::type_name(p)
+                )));
+            }
+        }
+    };
+    let method: Option<Method> = method.map(str::parse).transpose().map_err(to_py)?;
+    Detector::for_dedup(given, method, k, threshold).map_err(to_py)
+}
+
+/// The pipeline a deduplication runs, as `neardup dedup` resolves it (the
+/// core's `Detector::for_dedup`): `config` (a file) or `preset`, else the
+/// preset of `method`, or of the method `k` or `threshold` implies, else
+/// of the default method. A `Fingerprinter` or a `MinHasher` (with the
+/// threshold set).
+#[pyfunction]
+#[pyo3(signature = (preset = None, config = None, method = None, k = None, threshold = None))]
+pub(crate) fn pipeline_for_dedup(
+    py: Python<'_>,
+    preset: Option<&str>,
+    config: Option<std::path::PathBuf>,
+    method: Option<&str>,
+    k: Option<u32>,
+    threshold: Option<f64>,
+) -> PyResult<PyObject> {
+    let given = match (preset, config) {
+        (_, Some(path)) => Some(Detector::from_file(&path).map_err(to_py)?),
+        (Some(name), None) => Some(Detector::preset(name).map_err(to_py)?),
+        (None, None) => None,
+    };
+    let method: Option<Method> = method.map(str::parse).transpose().map_err(to_py)?;
+    Ok(match Detector::for_dedup(given, method, k, threshold).map_err(to_py)? {
+        Detector::SimHash(inner) => crate::Fingerprinter { inner }.into_pyobject(py)?.into_any().unbind(),
+        Detector::MinHash(inner) => {
+            crate::minhash::MinHasher { inner }.into_pyobject(py)?.into_any().unbind()
+        }
+    })
 }

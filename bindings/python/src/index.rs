@@ -15,13 +15,13 @@ use crate::{to_py, Name};
 
 /// An id as the index keys it: an int or a str.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-enum Key {
+pub(crate) enum Key {
     Int(i64),
     Str(String),
 }
 
 impl Key {
-    fn of(v: &Bound<'_, PyAny>, name: Name<'_>) -> PyResult<Key> {
+    pub(crate) fn of(v: &Bound<'_, PyAny>, name: Name<'_>) -> PyResult<Key> {
         if let Ok(s) = v.downcast::<PyString>() {
             let _ = s;
             return Ok(Key::Str(crate::as_text(v, name)?.into_owned()));
@@ -35,7 +35,13 @@ impl Key {
         Err(PyTypeError::new_err(format!("{name} must be str or int, not {}", type_name(v))))
     }
 
-    fn to_object(&self, py: Python<'_>) -> PyResult<PyObject> {
+    /// The ids of a batch argument `ids`, each checked and named on error.
+    pub(crate) fn all(ids: &Bound<'_, PyAny>) -> PyResult<Vec<Key>> {
+        not_one_str(ids, "ids")?;
+        ids.try_iter()?.enumerate().map(|(i, v)| Key::of(&v?, Name::Item("ids", i))).collect()
+    }
+
+    pub(crate) fn to_object(&self, py: Python<'_>) -> PyResult<PyObject> {
         Ok(match self {
             Key::Int(i) => i.into_pyobject(py)?.into_any().unbind(),
             Key::Str(s) => s.into_pyobject(py)?.into_any().unbind(),
@@ -122,12 +128,7 @@ impl Index {
 
     /// Adds many: `ids` and `fingerprints` of equal length.
     fn insert_batch(&mut self, ids: &Bound<'_, PyAny>, fingerprints: &Bound<'_, PyAny>) -> PyResult<()> {
-        not_one_str(ids, "ids")?;
-        let keys: Vec<Key> = ids
-            .try_iter()?
-            .enumerate()
-            .map(|(i, v)| Key::of(&v?, Name::Item("ids", i)))
-            .collect::<PyResult<_>>()?;
+        let keys = Key::all(ids)?;
         let fps = self.fingerprints(fingerprints)?;
         if keys.len() != fps.len() {
             return Err(PyValueError::new_err(format!("{} ids but {} fingerprints", keys.len(), fps.len())));

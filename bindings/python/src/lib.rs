@@ -10,7 +10,9 @@ mod args;
 mod arrow;
 mod batch;
 mod index;
+mod minhash;
 mod spark;
+mod spark_minhash;
 
 pub(crate) use args::{as_fingerprint, as_text, Name};
 
@@ -206,12 +208,19 @@ fn similarity(a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>, bits: u32) -> PyResult
 fn _neardup(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Fingerprinter>()?;
     m.add_class::<index::Index>()?;
+    m.add_class::<minhash::MinHasher>()?;
+    m.add_class::<minhash::MinHashIndex>()?;
+    m.add_function(wrap_pyfunction!(minhash::jaccard, m)?)?;
     m.add_function(wrap_pyfunction!(batch::pairs, m)?)?;
     m.add_function(wrap_pyfunction!(batch::dedup, m)?)?;
+    m.add_function(wrap_pyfunction!(batch::pipeline_for_dedup, m)?)?;
     m.add_function(wrap_pyfunction!(distance, m)?)?;
     m.add_class::<spark::SparkPlan>()?;
     m.add_function(wrap_pyfunction!(spark::spark_fingerprint, m)?)?;
     m.add_function(wrap_pyfunction!(spark::components, m)?)?;
+    m.add_class::<spark_minhash::MinHashPlan>()?;
+    m.add_function(wrap_pyfunction!(spark_minhash::spark_sign, m)?)?;
+    m.add_function(wrap_pyfunction!(spark_minhash::spark_similarity, m)?)?;
     m.add_function(wrap_pyfunction!(spark::recommended_radius, m)?)?;
     m.add_function(wrap_pyfunction!(similarity, m)?)?;
     m.add("NeardupError", m.py().get_type::<NeardupError>())?;

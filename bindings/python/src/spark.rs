@@ -19,7 +19,7 @@ use rayon::prelude::*;
 use crate::arrow::{read_primitive, StringColumn};
 use crate::{to_py, Fingerprinter};
 
-fn le_bytes<'py, T: Copy, const N: usize>(
+pub(crate) fn le_bytes<'py, T: Copy, const N: usize>(
     py: Python<'py>,
     values: &[T],
     to: impl Fn(T) -> [u8; N],

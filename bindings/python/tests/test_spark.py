@@ -52,19 +52,25 @@ def neardup_bin():
     return path
 
 
+def closeness(row):
+    """A cluster member's distance (SimHash) or similarity (MinHash)."""
+    return row["distance"] if "distance" in row else row["similarity"]
+
+
 def cli_dedup(inputs, out, *flags):
-    """`neardup dedup`: [(id, representative, distance)] in cluster order, kept ids."""
+    """`neardup dedup`: [(id, representative, distance or similarity)] in
+    cluster order, kept ids."""
     subprocess.run([neardup_bin(), "dedup", *map(str, inputs), "-o", out, *flags], check=True, capture_output=True)
     clusters = []
     for line in (out / "clusters.jsonl").read_text().splitlines():
         c = json.loads(line)
-        clusters += [(m["id"], c["representative"], m["distance"]) for m in c["members"]]
+        clusters += [(m["id"], c["representative"], closeness(m)) for m in c["members"]]
     kept = {json.loads(line)["id"] for line in (out / "kept.jsonl").read_text().splitlines()}
     return clusters, kept
 
 
 def spark_result(result, id_col="id"):
-    clusters = [(r["id"], r["cluster_id"], r["distance"]) for r in result.clusters.collect()]
+    clusters = [(r["id"], r["cluster_id"], closeness(r.asDict())) for r in result.clusters.collect()]
     kept = {r[0] for r in result.kept.select(id_col).collect()}
     return clusters, kept
 

@@ -99,6 +99,53 @@ impl Detector {
         }
     }
 
+    /// The pipeline a deduplication runs, as every front end resolves it:
+    /// `given` (a preset or file the caller loaded) or else the preset of
+    /// the method asked for, of the one a radius `k` (SimHash) or a
+    /// `threshold` (MinHash) implies, else of [`DEDUP_METHOD`]
+    /// (`default` or `minhash`); then checked against the method and given
+    /// the threshold as in [`with_method`](Self::with_method).
+    ///
+    /// ```
+    /// use neardup::detector::Detector;
+    /// use neardup::minhash::Method;
+    ///
+    /// assert_eq!(Detector::for_dedup(None, None, Some(4), None)?.method(), Method::Simhash);
+    /// assert_eq!(Detector::for_dedup(None, None, None, Some(0.7))?.method(), Method::Minhash);
+    /// let minhash = Detector::preset("minhash")?;
+    /// assert!(Detector::for_dedup(Some(minhash), None, Some(4), None).is_err());
+    /// # Ok::<(), neardup::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`with_method`](Self::with_method): a method (asked for, or
+    /// implied by `k` or `threshold`) that is not the pipeline's, both `k`
+    /// and `threshold`, a threshold outside (0, 1].
+    ///
+    /// [`DEDUP_METHOD`]: crate::presets::DEDUP_METHOD
+    pub fn for_dedup(
+        given: Option<Detector>,
+        method: Option<Method>,
+        k: Option<u32>,
+        threshold: Option<f64>,
+    ) -> Result<Detector> {
+        if k.is_some() && threshold.is_some() {
+            return Err(Error::Config(
+                "give a radius k (SimHash) or a Jaccard threshold (MinHash), not both".into(),
+            ));
+        }
+        let method = method.or(k.map(|_| Method::Simhash)).or(threshold.map(|_| Method::Minhash));
+        let detector = match given {
+            Some(d) => d,
+            None => Detector::preset(match method.unwrap_or(crate::presets::DEDUP_METHOD) {
+                Method::Simhash => "default",
+                Method::Minhash => "minhash",
+            })?,
+        };
+        detector.with_method(method, threshold)
+    }
+
     /// The whole configuration.
     pub fn config(&self) -> &PipelineConfig {
         match self {

@@ -304,3 +304,48 @@ fn b_bit_signatures_estimate_like_full_ones() {
     assert!(worst8 <= 0.06, "8-bit off by {worst8}");
     assert!((sum8 / f64::from(n)).abs() <= 0.01, "8-bit biased by {}", sum8 / f64::from(n));
 }
+
+/// What the Spark job does: band rows cut into partitions by (band, key),
+/// each partition's links by `band_links`, then components over all the
+/// links — the same clusters as the batch.
+#[test]
+fn band_links_over_partitions_give_the_batch_clusters() {
+    let mut rng = Rng(29);
+    let sets = families(&mut rng, 50, 4, 60);
+    let recs = records(&sets);
+    let banding = Banding::optimal(0.5, K, 0.5, 0.5);
+    let d = LshDedup::new(0.5, banding);
+    let want = clusters(&d.batch(&recs).unwrap());
+    assert!(!want.is_empty());
+    for partitions in [1u64, 3, 8] {
+        let mut parts: Vec<Vec<((u32, u64), u32)>> = vec![Vec::new(); partitions as usize];
+        for i in 0..recs.len() as u32 {
+            for band in 0..banding.bands {
+                let key = banding.key(recs.signature(i), band);
+                let p = (key ^ band as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) % partitions;
+                parts[p as usize].push(((band as u32, key), i));
+            }
+        }
+        let mut links = Vec::new();
+        for mut rows in parts {
+            let found = d.band_links(&recs, &mut rows).unwrap();
+            assert!(found.iter().all(|p| p.a < p.b && p.score.unwrap() >= 0.5));
+            links.extend(found.into_iter().map(|p| (p.a as usize, p.b as usize)));
+        }
+        assert_eq!(brute_clusters(recs.len(), links), want, "{partitions} partitions");
+    }
+    // A row naming a record beyond the records is an error, not a panic.
+    assert!(d.band_links(&recs, &mut [((0, 1), recs.len() as u32)]).is_err());
+}
+
+/// Features made elsewhere sign like the text they came from.
+#[test]
+fn signature_of_features_equals_the_texts() {
+    let m = MinHasher::preset("minhash").unwrap();
+    for text in ["the quick brown fox jumps over the lazy dog", "近似重复检测在网页去重中很常见", "one"]
+    {
+        let features = m.features(text);
+        assert_eq!(m.signature_of_features(&features), Some(m.signature(text).unwrap()), "{text}");
+    }
+    assert_eq!(m.signature_of_features(Vec::<String>::new()), None);
+}

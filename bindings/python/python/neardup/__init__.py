@@ -1,4 +1,4 @@
-"""neardup: near-duplicate text detection with SimHash.
+"""neardup: near-duplicate text detection with SimHash and MinHash.
 
 >>> import neardup
 >>> fingerprinter = neardup.Fingerprinter("default")
@@ -8,6 +8,30 @@
 True
 """
 
-from ._neardup import Fingerprinter, Index, NeardupError, dedup, distance, pairs, similarity, __version__
+from ._neardup import (
+    Fingerprinter,
+    Index,
+    MinHasher,
+    MinHashIndex,
+    NeardupError,
+    __version__,
+    dedup,
+    distance,
+    jaccard,
+    pairs,
+    similarity,
+)
 
-__all__ = ["Fingerprinter", "Index", "NeardupError", "dedup", "distance", "pairs", "similarity", "__version__"]
+__all__ = [
+    "Fingerprinter",
+    "Index",
+    "MinHashIndex",
+    "MinHasher",
+    "NeardupError",
+    "__version__",
+    "dedup",
+    "distance",
+    "jaccard",
+    "pairs",
+    "similarity",
+]

@@ -107,22 +107,20 @@ pub fn run(mut args: DedupArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The pipeline: --method, --preset/--config, --threshold; without any,
-/// the preset of the method --k or --threshold implies, else of the
-/// default method (`neardup::presets::DEDUP_METHOD`).
+/// The pipeline: --preset/--config, else the one --method, --k or
+/// --threshold implies, else the default method's
+/// (`neardup::presets::DEDUP_METHOD`), as every front end resolves it.
 fn load(args: &DedupArgs) -> Result<Detector> {
     let p = &args.pipeline;
-    let method = args.method.or(args.k.map(|_| Method::Simhash)).or(args.threshold.map(|_| Method::Minhash));
-    let detector = match (&p.preset, &p.config) {
-        (_, Some(path)) => Detector::from_file(path),
-        (Some(name), None) => Detector::preset(name),
-        (None, None) => Detector::preset(match method.unwrap_or(neardup::presets::DEDUP_METHOD) {
-            Method::Simhash => "default",
-            Method::Minhash => "minhash",
-        }),
+    let given = match (&p.preset, &p.config) {
+        (_, Some(path)) => Some(Detector::from_file(path)),
+        (Some(name), None) => Some(Detector::preset(name)),
+        (None, None) => None,
     };
-    let detector = detector.and_then(|d| d.with_method(method, args.threshold));
-    detector.map_err(|e| UsageError(e.to_string()).into())
+    given
+        .transpose()
+        .and_then(|given| Detector::for_dedup(given, args.method, args.k, args.threshold))
+        .map_err(|e| UsageError(e.to_string()).into())
 }
 
 /// What one method's run gives: the documents, what was found, the records

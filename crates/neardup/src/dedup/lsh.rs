@@ -210,7 +210,11 @@ impl<'v> LshDedup<'v> {
                 keys.par_extend(reps.par_iter().map(|&i| (self.banding.key(records.signature(i), band), i)));
                 keys.par_sort_unstable();
                 for run in keys.chunk_by(|x, y| x.0 == y.0).filter(|r| r.len() > 1) {
-                    self.link_run(records, run, &mut uf, &mut pairs);
+                    self.link_run(records, run, &mut uf, &mut |p| {
+                        if self.pairs {
+                            pairs.push(p);
+                        }
+                    });
                 }
             }
             Ok(())
@@ -235,21 +239,27 @@ impl<'v> LshDedup<'v> {
             reps.push(group[0]);
             if group.len() > 1 {
                 let run: Vec<(u64, u32)> = group.iter().map(|&i| (0, i)).collect();
-                self.link_run(records, &run, uf, pairs);
+                self.link_run(records, &run, uf, &mut |p| {
+                    if self.pairs {
+                        pairs.push(p);
+                    }
+                });
             }
         }
         reps.sort_unstable();
         reps
     }
 
-    /// Links the pairs of one run of records sharing a key, skipping pairs
-    /// already in one cluster unless pairs are collected.
-    fn link_run(
+    /// Links the pairs of one run of records sharing a key and hands each
+    /// pair that stands to `found`: every one when pairs are collected,
+    /// else only those that joined two clusters (pairs already in one
+    /// cluster are not estimated again).
+    fn link_run<K>(
         &self,
         records: &SignatureRecords,
-        run: &[(u64, u32)],
+        run: &[(K, u32)],
         uf: &mut UnionFind,
-        pairs: &mut Vec<Pair>,
+        found: &mut dyn FnMut(Pair),
     ) {
         for (x, &(_, a)) in run.iter().enumerate() {
             for &(_, b) in &run[x + 1..] {
@@ -259,12 +269,44 @@ impl<'v> LshDedup<'v> {
                 }
                 if let Some(p) = self.judge(records, a, b) {
                     uf.union(a, b);
-                    if self.pairs {
-                        pairs.push(p);
-                    }
+                    found(p);
                 }
             }
         }
+    }
+
+    /// The links among rows of band keys that a distributed job shuffled
+    /// together: `rows` are `((band, key), record)` in any order (a record
+    /// may appear under several bands); the records of each run of equal
+    /// `(band, key)` are judged as [`batch`](Self::batch) judges them.
+    /// Returns the pairs that stand: all of them when pairs are collected,
+    /// else a spanning forest (enough to give the same clusters), sorted.
+    /// Identical signatures are not collapsed here (give each once).
+    ///
+    /// # Errors
+    ///
+    /// As [`batch`](Self::batch).
+    pub fn band_links(
+        &self,
+        records: &SignatureRecords,
+        rows: &mut [((u32, u64), u32)],
+    ) -> Result<Vec<Pair>> {
+        self.check(records)?;
+        if let Some(&(_, r)) = rows.iter().find(|r| r.1 as usize >= records.len()) {
+            return Err(Error::Config(format!(
+                "band row of record {r}, beyond the {} records",
+                records.len()
+            )));
+        }
+        rows.par_sort_unstable();
+        let mut uf = UnionFind::new(records.len());
+        let mut pairs = Vec::new();
+        for run in rows.chunk_by(|x, y| x.0 == y.0).filter(|r| r.len() > 1) {
+            self.link_run(records, run, &mut uf, &mut |p| pairs.push(p));
+        }
+        pairs.sort_unstable_by_key(|p| (p.a, p.b));
+        pairs.dedup_by_key(|p| (p.a, p.b));
+        Ok(pairs)
     }
 
     /// Removes near duplicates from `records` in order: each is kept

@@ -324,6 +324,19 @@ impl MinHasher {
         any.then(|| (Signature::from_values(values), n))
     }
 
+    /// The signature of a set of features given as they are (shingles made
+    /// elsewhere), without the text stages; repeats count once. `None` for
+    /// no features.
+    pub fn signature_of_features<S: AsRef<str>>(
+        &self,
+        features: impl IntoIterator<Item = S>,
+    ) -> Option<Signature> {
+        let mut values = vec![0u32; self.config.permutations];
+        let seed = self.config.seed;
+        let hashes = features.into_iter().map(|f| sketch::feature_hash(f.as_ref(), seed));
+        sketch::one_permutation(hashes, seed, &mut values).then(|| Signature::from_values(values))
+    }
+
     /// The signature of `text`.
     ///
     /// # Errors

@@ -41,9 +41,20 @@ def parser() -> argparse.ArgumentParser:
     )
     d.add_argument("--text-col", default="text", help="the text column (default text)")
     d.add_argument("--id-col", default="id", help="the id column, string or integer (default id)")
-    d.add_argument("--k", type=int, default=None, help="radius in bits (default: the pipeline's radius, as neardup dedup)")
+    d.add_argument(
+        "--method",
+        choices=["simhash", "minhash"],
+        default=None,
+        help="simhash (fingerprints, a radius) or minhash (signatures, a Jaccard threshold); "
+        "default: the pipeline's, else the one --k or --threshold implies, else neardup dedup's default",
+    )
+    r = d.add_mutually_exclusive_group()
+    r.add_argument("--k", type=int, default=None, help="SimHash radius in bits (default: the pipeline's radius, as neardup dedup)")
+    r.add_argument(
+        "--threshold", type=float, default=None, help="MinHash Jaccard threshold in (0, 1] (default: the pipeline's)"
+    )
     g = d.add_mutually_exclusive_group()
-    g.add_argument("--preset", default="default", help="pipeline preset (default: default)")
+    g.add_argument("--preset", default=None, help="pipeline preset (default: default, or minhash for the MinHash method)")
     g.add_argument("--config", default=None, metavar="FILE", help="pipeline configuration (TOML), read on the driver")
     d.add_argument("--keep", choices=KEEP, default="first", help="which member of a cluster survives (default first)")
     d.add_argument("--on-error", choices=ON_ERROR, default="fail", help="bad records: fail naming them, or skip")
@@ -78,6 +89,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if args.k is not None and not 0 <= args.k < 64:
         print(f"neardup.spark: --k must be from 0 to 63, not {args.k}", file=sys.stderr)
         return 2
+    if args.threshold is not None and not 0 < args.threshold <= 1:
+        print(f"neardup.spark: --threshold must be in (0, 1], not {args.threshold}", file=sys.stderr)
+        return 2
     if args.config is not None and not os.path.exists(args.config):
         print(f"neardup.spark: {args.config}: no such configuration file", file=sys.stderr)
         return 2
@@ -91,6 +105,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except BadInputError as e:
         print(f"neardup.spark: {e}", file=sys.stderr)
         return 1
+    except ValueError as e:
+        # A pipeline that cannot run (a method that is not the preset's, a
+        # 128-bit pipeline): a usage error, as neardup dedup says.
+        print(f"neardup.spark: {e}", file=sys.stderr)
+        return 2
     finally:
         spark.stop()
 
@@ -158,6 +177,8 @@ def run(spark: Any, args: argparse.Namespace) -> int:
         text_col=args.text_col,
         id_col=args.id_col,
         k=args.k,
+        method=args.method,
+        threshold=args.threshold,
         preset=args.preset,
         config=args.config,
         keep=args.keep,

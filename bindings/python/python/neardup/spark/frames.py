@@ -1,12 +1,15 @@
 """The per-batch Rust calls of the Spark job, as ``mapInArrow`` functions:
-fingerprints of a text column, table keys of distinct fingerprints, and the
-pairs of a shuffled partition (``SparkPlan`` runs the core's dedup plan)."""
+fingerprints (or MinHash signatures) of a text column, table (or band)
+keys of distinct fingerprints (signatures), and the pairs of a shuffled
+partition (``SparkPlan`` runs the core's dedup plan, ``MinHashPlan`` the
+core's LSH dedup)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Iterator, Optional
 
-from .._neardup import Fingerprinter, SparkPlan, spark_fingerprint
+import array
+from .._neardup import Fingerprinter, MinHasher, MinHashPlan, SparkPlan, spark_fingerprint, spark_sign, spark_similarity
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -76,3 +79,104 @@ def _pairs_fn(plan: SparkPlan) -> Any:
         )
 
     return run
+
+
+def _binary(width: int, buf: bytes) -> Any:
+    """A binary array of values of ``width`` bytes each, from their concatenation."""
+    import pyarrow as pa
+
+    n = len(buf) // width if width else 0
+    offsets = array.array("i", range(0, (n + 1) * width, width)).tobytes()
+    return pa.Array.from_buffers(pa.binary(), n, [None, pa.py_buffer(offsets), pa.py_buffer(buf)])
+
+
+def sign_frame(df: "DataFrame", text_col: str, minhasher: MinHasher, allow_empty: bool) -> "DataFrame":
+    """``df`` with ``_nd_sig`` (binary: K little-endian u32s), ``_nd_fp``
+    (the signature's vertex, a long), ``_nd_features``, ``_nd_chars`` and
+    ``_nd_error`` added, by one Rust call per Arrow batch. A row without
+    features (under ``allow_empty``) has ``_nd_features`` 0."""
+    import pyarrow as pa
+    from pyspark.sql import types as T
+
+    names = ["_nd_sig", "_nd_fp", "_nd_features", "_nd_chars", "_nd_error"]
+    schema = T.StructType(
+        df.schema.fields
+        + [
+            T.StructField("_nd_sig", T.BinaryType()),
+            T.StructField("_nd_fp", T.LongType()),
+            T.StructField("_nd_features", T.IntegerType()),
+            T.StructField("_nd_chars", T.LongType()),
+            T.StructField("_nd_error", T.StringType()),
+        ]
+    )
+    at = df.columns.index(text_col)
+    width = 4 * minhasher.permutations
+
+    def run(batches: Any) -> Any:
+        for b in batches:
+            sigs, vertices, features, chars, errors = spark_sign(minhasher, b.column(at), allow_empty)
+            messages: list[Optional[str]] = [None] * b.num_rows
+            for i, message in errors:
+                messages[i] = message
+            extra = [
+                _binary(width, sigs),
+                _array(pa.int64(), vertices),
+                _array(pa.int32(), features),
+                _array(pa.int64(), chars),
+                pa.array(messages, pa.string()),
+            ]
+            yield pa.RecordBatch.from_arrays(list(b.columns) + extra, names=list(b.schema.names) + names)
+
+    return df.mapInArrow(run, schema)
+
+
+def _band_keys_fn(plan: MinHashPlan) -> Any:
+    """Rows ``(vertex, signature)`` → ``(band, key, vertex, signature)``,
+    one per band."""
+    import pyarrow as pa
+
+    def run(batches: Any) -> Any:
+        for b in batches:
+            band, key, row = plan.keys(b.column(1))
+            rows = _array(pa.int32(), row)
+            yield pa.RecordBatch.from_arrays(
+                [_array(pa.int32(), band), _array(pa.int64(), key), b.column(0).take(rows), b.column(1).take(rows)],
+                names=["band", "key", "vertex", "signature"],
+            )
+
+    return run
+
+
+def _links_fn(plan: MinHashPlan) -> Any:
+    """A shuffled partition of band rows → its links ``(a, b, similarity)``."""
+    import pyarrow as pa
+
+    def run(batches: Any) -> Any:
+        # The whole partition in one Rust call: runs may cross batches.
+        table = pa.Table.from_batches(list(batches))
+        if table.num_rows == 0:
+            return
+        a, b, s = plan.pairs(*(table.column(c) for c in ("band", "key", "vertex", "signature")))
+        yield pa.RecordBatch.from_arrays(
+            [_array(pa.int64(), a), _array(pa.int64(), b), _array(pa.float64(), s)], names=["a", "b", "similarity"]
+        )
+
+    return run
+
+
+def similarity_frame(df: "DataFrame", a_col: str, b_col: str, permutations: int, out_col: str) -> "DataFrame":
+    """``df`` with ``out_col``, the estimated Jaccard similarity of the
+    signatures in ``a_col`` and ``b_col`` (rounded to 4 places, as
+    ``neardup dedup`` writes it)."""
+    import pyarrow as pa
+    from pyspark.sql import types as T
+
+    schema = T.StructType(df.schema.fields + [T.StructField(out_col, T.DoubleType())])
+    ia, ib = df.columns.index(a_col), df.columns.index(b_col)
+
+    def run(batches: Any) -> Any:
+        for b in batches:
+            s = spark_similarity(b.column(ia), b.column(ib), permutations)
+            yield pa.RecordBatch.from_arrays(list(b.columns) + [_array(pa.float64(), s)], names=list(b.schema.names) + [out_col])
+
+    return df.mapInArrow(run, schema)

@@ -8,9 +8,9 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterator, Optional, Sequence
 
-from .._neardup import Fingerprinter, SparkPlan
+from .._neardup import Fingerprinter, MinHasher, MinHashPlan, SparkPlan, pipeline_for_dedup
 from . import _components
-from .frames import _keys_fn, _pairs_fn, fingerprint_frame
+from .frames import _band_keys_fn, _keys_fn, _links_fn, _pairs_fn, fingerprint_frame, sign_frame, similarity_frame
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -32,7 +32,7 @@ bitmaps of their keys (4 KB per 32,768 consecutive keys, ~125 MB for 10^9
 documents) up to this size; beyond that the anti-join shuffles the input
 once, texts included."""
 
-_HELPERS = ("_nd_key", "_nd_order", "_nd_fp", "_nd_features", "_nd_chars", "_nd_error")
+_HELPERS = ("_nd_key", "_nd_order", "_nd_fp", "_nd_sig", "_nd_features", "_nd_chars", "_nd_error")
 _INTERNAL = (
     "_nd_bucket",
     "_nd_bits",
@@ -40,6 +40,8 @@ _INTERNAL = (
     "_nd_size",
     "_nd_rank",
     "_nd_rep_fp",
+    "_nd_rep_sig",
+    "_nd_sig_max",
     "_nd_rep_id",
     "_nd_first",
     "_nd_vertex",
@@ -62,7 +64,8 @@ class DedupResult:
     clusters: "DataFrame"
     """One row per document in a cluster of two or more: ``id``,
     ``cluster_id`` (the representative's id) and ``distance`` (bits from
-    the representative's fingerprint)."""
+    the representative's fingerprint; SimHash) or ``similarity`` (the
+    estimated Jaccard similarity to the representative; MinHash)."""
     summary: dict[str, Any] = field(default_factory=dict)
     """Counts, the radius, the layout per pass, the components path and
     the time of each stage in seconds."""
@@ -86,8 +89,10 @@ def dedup(
     text_col: str = "text",
     id_col: str = "id",
     k: Optional[int] = None,
-    preset: str = "default",
+    preset: Optional[str] = None,
     config: Optional[str] = None,
+    method: Optional[str] = None,
+    threshold: Optional[float] = None,
     keep: str = "first",
     order_cols: Optional[Sequence[str]] = None,
     allow_empty: bool = False,
@@ -99,18 +104,24 @@ def dedup(
 ) -> DedupResult:
     """Deduplicates ``df`` as ``neardup dedup`` would.
 
-    - ``k``: the radius in bits; by default the pipeline's rule
+    - ``preset`` / ``config`` (a TOML pipeline file): the pipeline; by
+      default the preset of ``method``, or of the method ``k`` (SimHash) or
+      ``threshold`` (MinHash) implies, else of the default method — as
+      ``neardup dedup`` resolves it. SimHash pipelines must be 64 bits.
+    - ``method``: ``"simhash"`` or ``"minhash"`` (must be the pipeline's).
+    - ``k``: SimHash's radius in bits; by default the pipeline's rule
       (``Fingerprinter.radius``; for ``default``: 8 when the shorter
       document has fewer than 600 features, else 4), as everywhere.
-    - ``preset`` / ``config`` (a TOML pipeline file): the fingerprint
-      pipeline, 64 bits.
+    - ``threshold``: MinHash's Jaccard threshold; by default the
+      pipeline's (``minhash``: 0.5), with the banding chosen for it.
     - ``keep``: which member of a cluster survives: ``first`` (in input
       order), ``longest`` or ``shortest`` (in characters; ties: the earliest).
     - ``order_cols``: columns giving the input order (ascending; ties, and
       the order without them, go by the DataFrame's own order,
       ``monotonically_increasing_id``).
-    - ``allow_empty``: keep documents without features (they all share
-      fingerprint 0); by default they are bad records, as in the CLI.
+    - ``allow_empty``: keep documents without features (SimHash: they all
+      share fingerprint 0; MinHash: they are in no cluster); by default
+      they are bad records, as in the CLI.
     - ``on_error``: ``fail`` raises :class:`BadInputError` naming the first
       bad records (null or empty text, null id); ``skip`` leaves them out
       and counts them in the summary.
@@ -136,20 +147,24 @@ def dedup(
     if k is not None and not 0 <= k < 64:
         raise ValueError(f"k must be from 0 to 63, not {k}")
     check_columns(df, text_col, id_col, list(order_cols or []) + ([error_col] if error_col else []))
-    fingerprinter = Fingerprinter(config=config) if config is not None else Fingerprinter(preset)
-    if fingerprinter.bits != 64:
+    pipeline = pipeline_for_dedup(preset, config, method, k, threshold)
+    if isinstance(pipeline, Fingerprinter) and pipeline.bits != 64:
         raise ValueError("the Spark job needs a 64-bit pipeline (fingerprints travel as longs)")
-    # One radius rule everywhere: the pipeline's own unless k fixes it.
-    steps, rest = ([], k) if k is not None else fingerprinter.radius_steps
     spark = df.sparkSession
     timer = _Timer(spark.sparkContext)
 
-    # 1. Fingerprints, one Rust call per Arrow batch.
+    # 1. Fingerprints or signatures, one Rust call per Arrow batch.
     # _nd_key: a record's own number (the DataFrame's order), which also
     # breaks ties of order_cols.
     keyed = df.withColumn("_nd_key", F.monotonically_increasing_id())
     order = F.struct(*[F.col(c) for c in order_cols], F.col("_nd_key")) if order_cols else F.col("_nd_key")
-    fped = fingerprint_frame(keyed.withColumn("_nd_order", order), text_col, fingerprinter, allow_empty)
+    keyed = keyed.withColumn("_nd_order", order)
+    if isinstance(pipeline, MinHasher):
+        fped = sign_frame(keyed, text_col, pipeline, allow_empty)
+        # A document without features (allow_empty) is in no cluster.
+        fped = fped.withColumn("_nd_fp", F.when(F.col("_nd_features") > 0, F.col("_nd_fp")))
+    else:
+        fped = fingerprint_frame(keyed, text_col, pipeline, allow_empty)
     if error_col:
         fped = fped.withColumn("_nd_error", F.coalesce(F.col(error_col), F.col("_nd_error"))).drop(error_col)
     with _conf(spark, "spark.sql.inMemoryColumnarStorage.batchSize", str(CACHED_BATCH_ROWS)):
@@ -166,19 +181,14 @@ def dedup(
             raise BadInputError(_bad_records_message(bad, id_col, skipped, records))
         fped = fped.where(~bad_cond)
     documents = records - skipped
-
-    # 2. Collapse identical fingerprints.
-    groups = fped.groupBy("_nd_fp").agg(F.min("_nd_features").alias("_nd_features"))
-    groups = groups.persist(StorageLevel.MEMORY_AND_DISK)
-    distinct = timer.run("collapse", groups.count)
-
-    # 3–4. Table keys, shuffle, verify runs in Rust.
-    plan = SparkPlan(steps, rest, max(distinct, 1), list(blocks) if blocks else None)
-    keys = groups.mapInArrow(_keys_fn(plan), "pass int, table int, key long, permuted long, features int")
     nparts = partitions or int(spark.conf.get("spark.sql.shuffle.partitions") or 200)
-    shuffled = keys.repartition(nparts, "pass", "table", "key").sortWithinPartitions("pass", "table", "key")
-    edges = shuffled.mapInArrow(_pairs_fn(plan), "a long, b long, distance int")
-    edges = edges.persist(StorageLevel.MEMORY_AND_DISK)
+
+    # 2–4. Collapse identical values, keys, shuffle, pairs in Rust.
+    if isinstance(pipeline, MinHasher):
+        edges, rule = _minhash_edges(fped, pipeline, nparts, timer)
+    else:
+        steps, rest = ([], k) if k is not None else pipeline.radius_steps
+        edges, rule = _simhash_edges(fped, steps, rest, blocks, nparts, timer)
     edge_count = timer.run("pairs", edges.count)
 
     # 5. Connected components.
@@ -191,7 +201,8 @@ def dedup(
         path = "dataframe"
 
     # 6. Clusters and representatives.
-    clusters, dropped, members = _clusters(fped, labels, id_col, keep)
+    permutations = pipeline.permutations if isinstance(pipeline, MinHasher) else None
+    clusters, dropped, members = _clusters(fped, labels, id_col, keep, permutations)
     members = members.persist(StorageLevel.MEMORY_AND_DISK)
     sizes = timer.run(
         "clusters",
@@ -207,23 +218,98 @@ def dedup(
         "duplicates_removed": removed,
         "clusters": sum(sizes.values()),
         "cluster_sizes": {str(s): sizes[s] for s in sorted(sizes)},
-        "k": plan.radius,
+        **rule,
         "keep": keep,
-        "pipeline": fingerprinter.pipeline_id,
-        "distinct_fingerprints": distinct,
-        "passes": [
-            {"k": kk, "below_features": below, "blocks": blocks, "tables": tables}
-            for kk, below, blocks, tables in plan.describe()
-        ],
+        "pipeline": pipeline.pipeline_id,
         "edges": edge_count,
         "components": {"path": path, "rounds": rounds, "cc_threshold": cc_threshold},
         "partitions": nparts,
         "kept_by": kept_by,
         "seconds": {"stages": timer.stages, "total": timer.total()},
     }
-    for frame in (groups, edges):
-        frame.unpersist()
+    edges.unpersist()
     return DedupResult(kept=kept, clusters=clusters, summary=summary, cached=[fped, members])
+
+
+def _simhash_edges(
+    fped: "DataFrame", steps: Any, rest: Any, blocks: Optional[Sequence[int]], nparts: int, timer: "_Timer"
+) -> tuple["DataFrame", dict[str, Any]]:
+    """The edges ``(a, b, distance)`` between distinct fingerprints (the
+    core's dedup plan, its tables' keys shuffled), persisted; and the rule
+    for the summary."""
+    from pyspark import StorageLevel
+    from pyspark.sql import functions as F
+
+    # One row per distinct fingerprint, with its shortest document's features.
+    groups = fped.groupBy("_nd_fp").agg(F.min("_nd_features").alias("_nd_features"))
+    groups = groups.persist(StorageLevel.MEMORY_AND_DISK)
+    distinct = timer.run("collapse", groups.count)
+    plan = SparkPlan(steps, rest, max(distinct, 1), list(blocks) if blocks else None)
+    keys = groups.mapInArrow(_keys_fn(plan), "pass int, table int, key long, permuted long, features int")
+    shuffled = keys.repartition(nparts, "pass", "table", "key").sortWithinPartitions("pass", "table", "key")
+    edges = shuffled.mapInArrow(_pairs_fn(plan), "a long, b long, distance int")
+    edges = edges.persist(StorageLevel.MEMORY_AND_DISK)
+    rule = {
+        "method": "simhash",
+        "k": plan.radius,
+        "distinct_fingerprints": distinct,
+        "passes": [
+            {"k": kk, "below_features": below, "blocks": blocks, "tables": tables}
+            for kk, below, blocks, tables in plan.describe()
+        ],
+    }
+    groups.unpersist()
+    return edges, rule
+
+
+def _minhash_edges(
+    fped: "DataFrame", minhasher: MinHasher, nparts: int, timer: "_Timer"
+) -> tuple["DataFrame", dict[str, Any]]:
+    """The links ``(a, b, similarity)`` between distinct signatures (each
+    named by its vertex): every distinct signature emits its band keys,
+    shuffled by (band, key); each partition's runs are judged by the
+    core's LSH dedup. Persisted; and the rule for the summary."""
+    from pyspark import StorageLevel
+    from pyspark.sql import functions as F
+
+    groups = (
+        fped.where(F.col("_nd_fp").isNotNull())
+        .groupBy("_nd_fp")
+        .agg(F.min("_nd_sig").alias("_nd_sig"), F.max("_nd_sig").alias("_nd_sig_max"))
+    )
+    groups = groups.persist(StorageLevel.MEMORY_AND_DISK)
+    counts = timer.run(
+        "collapse",
+        lambda: groups.select(
+            F.count(F.lit(1)), F.coalesce(F.sum((F.col("_nd_sig") != F.col("_nd_sig_max")).cast("long")), F.lit(0))
+        ).first(),
+    )
+    distinct, collisions = counts[0], counts[1]
+    if collisions:
+        # Two different signatures with one 64-bit vertex: vanishingly
+        # rare (about n²/2^65), but merging them would be silently wrong.
+        raise RuntimeError(
+            f"{collisions} pairs of different MinHash signatures share a 64-bit vertex; "
+            "please report this (it is expected about once in 10^19 pairs)"
+        )
+    plan = MinHashPlan.of(minhasher)
+    keys = groups.select("_nd_fp", "_nd_sig").mapInArrow(
+        _band_keys_fn(plan), "band int, key long, vertex long, signature binary"
+    )
+    shuffled = keys.repartition(nparts, "band", "key")
+    edges = shuffled.mapInArrow(_links_fn(plan), "a long, b long, similarity double")
+    edges = edges.persist(StorageLevel.MEMORY_AND_DISK)
+    t, permutations, bands, rows = plan.describe()
+    rule = {
+        "method": "minhash",
+        "threshold": t,
+        "permutations": permutations,
+        "bands": bands,
+        "rows": rows,
+        "distinct_signatures": distinct,
+    }
+    groups.unpersist()
+    return edges, rule
 
 
 @contextlib.contextmanager
@@ -291,17 +377,29 @@ def _kept(fped: "DataFrame", dropped: "DataFrame", removed: int) -> tuple["DataF
     return kept, "broadcast bitmaps"
 
 
-def _clusters(fped: "DataFrame", labels: "DataFrame", id_col: str, keep: str) -> tuple[Any, Any, Any]:
+def _clusters(
+    fped: "DataFrame", labels: "DataFrame", id_col: str, keep: str, permutations: Optional[int] = None
+) -> tuple[Any, Any, Any]:
     """(clusters, the orders of dropped documents, members) from the
-    component labels of fingerprints."""
+    component labels of fingerprints (or signature vertices, when
+    ``permutations`` is given: then ``similarity`` replaces ``distance``)."""
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
-    narrow = fped.select("_nd_key", "_nd_order", id_col, "_nd_fp", "_nd_chars")
+    sig = ["_nd_sig"] if permutations else []
+    narrow = fped.select("_nd_key", "_nd_order", id_col, "_nd_fp", "_nd_chars", *sig)
     labels = labels.select(F.col("vertex").alias("_nd_vertex"), F.col("label").alias("_nd_label"))
     lab = narrow.join(labels, narrow["_nd_fp"] == labels["_nd_vertex"], "left").select(
-        "_nd_key", "_nd_order", id_col, "_nd_fp", "_nd_chars", F.coalesce("_nd_label", "_nd_fp").alias("_nd_cluster")
+        "_nd_key",
+        "_nd_order",
+        id_col,
+        "_nd_fp",
+        "_nd_chars",
+        *sig,
+        F.coalesce("_nd_label", "_nd_fp").alias("_nd_cluster"),
     )
+    # A document without a vertex (no features, MinHash) is in no cluster.
+    lab = lab.where(F.col("_nd_cluster").isNotNull())
     whole = Window.partitionBy("_nd_cluster")
     members = lab.withColumn("_nd_size", F.count(F.lit(1)).over(whole)).where("_nd_size >= 2")
     ordering = {
@@ -316,13 +414,26 @@ def _clusters(fped: "DataFrame", labels: "DataFrame", id_col: str, keep: str) ->
         .withColumn("_nd_rep_id", F.first(id_col).over(ranked))
         .withColumn("_nd_first", F.min("_nd_order").over(whole))
     )
-    clusters = members.select(
-        F.col(id_col).alias("id"),
-        F.col("_nd_rep_id").alias("cluster_id"),
-        F.bit_count(F.col("_nd_fp").bitwiseXOR(F.col("_nd_rep_fp"))).cast("int").alias("distance"),
-        "_nd_first",
-        "_nd_order",
-    )
+    if permutations:
+        members = members.withColumn("_nd_rep_sig", F.first("_nd_sig").over(ranked))
+        closeness = similarity_frame(
+            members.select(id_col, "_nd_rep_id", "_nd_sig", "_nd_rep_sig", "_nd_first", "_nd_order"),
+            "_nd_sig",
+            "_nd_rep_sig",
+            permutations,
+            "similarity",
+        )
+        clusters = closeness.select(
+            F.col(id_col).alias("id"), F.col("_nd_rep_id").alias("cluster_id"), "similarity", "_nd_first", "_nd_order"
+        )
+    else:
+        clusters = members.select(
+            F.col(id_col).alias("id"),
+            F.col("_nd_rep_id").alias("cluster_id"),
+            F.bit_count(F.col("_nd_fp").bitwiseXOR(F.col("_nd_rep_fp"))).cast("int").alias("distance"),
+            "_nd_first",
+            "_nd_order",
+        )
     clusters = clusters.orderBy("_nd_first", "_nd_order").drop("_nd_first", "_nd_order")
     dropped = members.where("_nd_rank > 1").select("_nd_key")
     return clusters, dropped, members
