@@ -17,6 +17,7 @@ import pytest
 from test_spark import ROOT, SHARED, TESTDATA, cli_dedup, neardup_bin, read_ordered, spark, spark_result  # noqa: F401
 
 import neardup
+from neardup._neardup import pipeline_for_dedup
 
 KEEPS = ("first", "longest", "shortest")
 GOLDEN = ROOT / "crates" / "neardup" / "tests" / "golden" / "minhash.txt"
@@ -236,3 +237,19 @@ def test_spark_command_line_minhash(tmp_path):
         capture_output=True, text=True,
     )
     assert bad.returncode == 2 and "method is minhash, not simhash" in bad.stderr
+
+
+def test_defaults_agree_everywhere(spark, tmp_path):  # noqa: F811
+    """With no method, threshold or pipeline, every front end runs dedup's
+    default method (MinHash, preset minhash) and finds the same clusters."""
+    from neardup.spark import dedup
+
+    path = planted(tmp_path)
+    ids, texts = read_jsonl([path])
+    want = cli_dedup([path], tmp_path / "cli")
+    summary = json.loads((tmp_path / "cli" / "summary.json").read_text())
+    assert summary["method"] == "minhash" and want[0]
+    assert python_dedup(ids, texts, neardup.MinHasher()) == want
+    result = dedup(read_ordered(spark, [path]), order_cols=["_nd_file", "_nd_row"])
+    assert spark_result(result) == want and result.summary["method"] == "minhash"
+    assert pipeline_for_dedup().pipeline_id == neardup.MinHasher().pipeline_id

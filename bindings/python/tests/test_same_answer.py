@@ -1,7 +1,8 @@
 """One job, one answer: Python's `neardup.dedup`, `neardup dedup` (the
-CLI) and the Spark job give the same clusters and kept records for the
-same input, with default settings and with k = 3, for every keep policy
-— they all call the core's dedup.
+CLI) and the Spark job give the same SimHash clusters and kept records for
+the same input, with the pipeline's radius and with k = 3, for every keep
+policy — they all call the core's dedup. (MinHash, the default method:
+test_minhash.py.)
 
 The CLI comes from NEARDUP_BIN (else target/release/neardup); the Spark
 half needs pyspark and Java (required where NEARDUP_REQUIRE_PEERS is set)."""
@@ -35,7 +36,7 @@ def python_dedup(ids, texts, **kw):
     fps = dict(zip(ids, fingerprinter.fingerprint_batch(texts)))
     position = {i: n for n, i in enumerate(ids)}
     rows, removed = [], set()
-    for c in neardup.dedup(texts, ids=ids, **kw):
+    for c in neardup.dedup(texts, ids=ids, method="simhash", **kw):
         rep = c[0]
         removed.update(c[1:])
         rows += [(m, rep, neardup.distance(fps[m], fps[rep])) for m in sorted(c, key=position.get)]
@@ -47,7 +48,7 @@ def test_python_equals_cli_on_testdata(tmp_path, keep):
     inputs = [TESTDATA / "docs_en.jsonl", TESTDATA / "docs_zh.jsonl"]
     ids, texts = read_jsonl(inputs)
     for flags, kw in (((), {}), (("-k", "3"), {"k": 3})):
-        want = cli_dedup(inputs, tmp_path / f"{keep}{len(flags)}", "--keep", keep, *flags)
+        want = cli_dedup(inputs, tmp_path / f"{keep}{len(flags)}", "--method", "simhash", "--keep", keep, *flags)
         assert python_dedup(ids, texts, keep=keep, **kw) == want, (keep, flags)
 
 
@@ -58,7 +59,7 @@ def test_python_equals_cli_on_shared_data(tmp_path, lang):
     ids, texts = read_jsonl(inputs)
     for keep in KEEPS:
         for flags, kw in (((), {}), (("-k", "3"), {"k": 3})):
-            want = cli_dedup(inputs, tmp_path / f"{keep}{len(flags)}", "--keep", keep, *flags)
+            want = cli_dedup(inputs, tmp_path / f"{keep}{len(flags)}", "--method", "simhash", "--keep", keep, *flags)
             assert want[0], "the shared corpus has clusters"
             assert python_dedup(ids, texts, keep=keep, **kw) == want, (lang, keep, flags)
 
@@ -72,8 +73,9 @@ def test_spark_equals_cli_and_python_for_every_keep(spark, tmp_path, lang):  # n
     ids, texts = read_jsonl(inputs)
     df = read_ordered(spark, inputs).cache()
     for keep in KEEPS:
-        want = cli_dedup(inputs, tmp_path / keep, "--keep", keep)
-        assert spark_result(dedup(df, order_cols=["_nd_file", "_nd_row"], keep=keep)) == want, (lang, keep)
+        want = cli_dedup(inputs, tmp_path / keep, "--method", "simhash", "--keep", keep)
+        got = dedup(df, order_cols=["_nd_file", "_nd_row"], method="simhash", keep=keep)
+        assert spark_result(got) == want, (lang, keep)
         assert python_dedup(ids, texts, keep=keep) == want, (lang, keep)
     want3 = cli_dedup(inputs, tmp_path / "k3", "-k", "3", "--keep", "longest")
     assert spark_result(dedup(df, order_cols=["_nd_file", "_nd_row"], keep="longest", k=3)) == want3

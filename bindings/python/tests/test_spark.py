@@ -112,8 +112,8 @@ def test_testdata_equals_neardup_dedup_for_every_keep(spark, tmp_path):
     inputs = [TESTDATA / "docs_en.jsonl", TESTDATA / "docs_zh.jsonl"]
     df = read_ordered(spark, inputs)
     for keep in ("first", "longest", "shortest"):
-        want = cli_dedup(inputs, tmp_path / keep, "--keep", keep)
-        result = dedup(df, order_cols=["_nd_file", "_nd_row"], keep=keep)
+        want = cli_dedup(inputs, tmp_path / keep, "--method", "simhash", "--keep", keep)
+        result = dedup(df, order_cols=["_nd_file", "_nd_row"], method="simhash", keep=keep)
         assert spark_result(result) == want, keep
         assert want[0], "the sample has a cluster"
         assert result.summary["documents"] == 64 and result.summary["kept"] == len(want[1])
@@ -141,11 +141,11 @@ def test_shared_data_both_languages_equal_neardup_dedup(spark, tmp_path):
 def test_command_line_equals_neardup_dedup(tmp_path):
     need("pyspark")
     inputs = [TESTDATA / "docs_en.jsonl", TESTDATA / "docs_zh.jsonl"]
-    want = cli_dedup(inputs, tmp_path / "cli")
+    want = cli_dedup(inputs, tmp_path / "cli", "--method", "simhash")
     out = tmp_path / "spark"
     run = subprocess.run(
         [sys.executable, "-m", "neardup.spark", "dedup", "--input", *map(str, inputs), "--output", str(out),
-         "--format", "jsonl", "--master", "local[2]", "--sort"],
+         "--format", "jsonl", "--master", "local[2]", "--sort", "--method", "simhash"],
         capture_output=True, text=True,
     )
     assert run.returncode == 0, run.stderr[-3000:]

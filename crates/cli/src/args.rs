@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use neardup::detector::Detector;
 use neardup::minhash::Method;
 use neardup::Fingerprinter;
 
@@ -105,6 +106,28 @@ impl PipelineArgs {
     /// No --preset, no --config: the default preset, or a store's own.
     pub fn none() -> PipelineArgs {
         PipelineArgs { preset: None, config: None }
+    }
+
+    /// The pipeline a dedup-like command runs (`dedup`, `compare`): the
+    /// given --preset/--config, else the one --method, --k or --threshold
+    /// implies, else the default method's (`neardup::presets::DEDUP_METHOD`)
+    /// — the core's `Detector::for_dedup`, as every front end resolves it.
+    /// Errors are usage errors.
+    pub fn detector(
+        &self,
+        method: Option<Method>,
+        k: Option<u32>,
+        threshold: Option<f64>,
+    ) -> Result<Detector> {
+        let given = match (&self.preset, &self.config) {
+            (_, Some(path)) => Some(Detector::from_file(path)),
+            (Some(name), None) => Some(Detector::preset(name)),
+            (None, None) => None,
+        };
+        given
+            .transpose()
+            .and_then(|given| Detector::for_dedup(given, method, k, threshold))
+            .map_err(|e| UsageError(e.to_string()).into())
     }
 
     /// Loads the pipeline; a bad preset or configuration is a usage error.
@@ -219,11 +242,22 @@ pub struct CompareArgs {
     /// A text to compare instead of a file (give it twice, or once with one file).
     #[arg(long, value_name = "TEXT")]
     pub text: Vec<String>,
-    /// Near duplicates differ in at most K bits. By default, the
+    /// How the two are compared, as `dedup` would: minhash (signatures, a
+    /// Jaccard threshold) or simhash (fingerprints, a radius). By default,
+    /// the method of --preset/--config, else the one --k or --threshold
+    /// implies, else dedup's default (minhash).
+    #[arg(long, value_name = "METHOD", value_parser = method_parser())]
+    pub method: Option<Method>,
+    /// SimHash: near duplicates differ in at most K bits. By default, the
     /// pipeline's radius for the two documents' lengths (the rule `dedup`
     /// clusters by; `neardup config show` prints it).
     #[arg(short, long)]
     pub k: Option<u32>,
+    /// MinHash: near duplicates have an estimated Jaccard similarity of at
+    /// least T (and share an LSH band, as `dedup` requires). By default,
+    /// the pipeline's threshold.
+    #[arg(long, value_name = "T", value_parser = parse_threshold, conflicts_with = "k")]
+    pub threshold: Option<f64>,
     /// Show the top features with weights and hashes, and the bits closest to flipping.
     #[arg(long)]
     pub explain: bool,
@@ -399,8 +433,8 @@ pub struct DedupArgs {
     pub output: PathBuf,
     /// How near duplicates are found: minhash (signatures, a Jaccard
     /// threshold) or simhash (fingerprints, a radius k). By default, the
-    /// method of --preset/--config, else minhash with --threshold, else
-    /// simhash.
+    /// method of --preset/--config, else simhash with --k, minhash with
+    /// --threshold, else minhash (docs/QUALITY.md measured it best).
     #[arg(long, value_name = "METHOD", value_parser = method_parser())]
     pub method: Option<Method>,
     /// MinHash: documents whose estimated Jaccard similarity (of the

@@ -5,7 +5,7 @@ use std::process::{Command, Stdio};
 
 use neardup_testkit::cli::{write, Run};
 use neardup_testkit::Rng;
-use serde_json::Value;
+use serde_json::{json, Value};
 
 fn neardup(args: &[&str], dir: &Path, stdin: Option<&[u8]>) -> Run {
     neardup_testkit::cli::run(Path::new(env!("CARGO_BIN_EXE_neardup")), args, dir, stdin)
@@ -187,6 +187,13 @@ fn compare_texts_and_files() {
     let d = tmp();
     let r = neardup(&["compare", "--text", EN, "--text", &format!("{EN}!"), "--json"], d.path(), None).ok();
     let v: Value = serde_json::from_str(&r.stdout()).unwrap();
+    assert_eq!(
+        (&v["method"], &v["similarity"], &v["exact_jaccard"]),
+        (&json!("minhash"), &json!(1.0), &json!(1.0))
+    );
+    assert_eq!(v["near_duplicate"], true);
+    let args = ["compare", "--text", EN, "--text", &format!("{EN}!"), "--json", "--method", "simhash"];
+    let v: Value = serde_json::from_str(&neardup(&args, d.path(), None).ok().stdout()).unwrap();
     assert_eq!(v["distance"], 0);
     assert_eq!(v["near_duplicate"], true);
     let r = neardup(
@@ -221,8 +228,13 @@ fn compare_texts_and_files() {
     neardup(&["compare", "--text", "", "--text", "x y z"], d.path(), None)
         .fails(1, "--text #1: document has no features");
     neardup(&["compare", "--text", "!!", "--text", "?"], d.path(), None).fails(1, "pass --allow-empty");
-    let r = neardup(&["compare", "--text", "", "--text", "", "--allow-empty", "--json"], d.path(), None).ok();
+    // Two empty documents: identical fingerprints (SimHash), but never
+    // near duplicates by MinHash (dedup does not link them either).
+    let args = ["compare", "--text", "", "--text", "", "--allow-empty", "--json", "--method", "simhash"];
+    let r = neardup(&args, d.path(), None).ok();
     assert!(r.stdout().contains("\"distance\": 0"), "{}", r.stdout());
+    let r = neardup(&["compare", "--text", "", "--text", "", "--allow-empty", "--json"], d.path(), None).ok();
+    assert!(r.stdout().contains("\"near_duplicate\": false"), "{}", r.stdout());
     neardup(&["compare", "a.txt", "a.txt", "--max-doc-bytes", "5"], d.path(), None)
         .fails(1, "over the limit of 5");
 }
@@ -465,6 +477,12 @@ fn dedup_online_keeps_the_first_of_each_near_duplicate() {
         serde_json::from_str(std::fs::read_to_string(dir.path().join("out/clusters.jsonl")).unwrap().trim())
             .unwrap();
     assert_eq!(c["representative"], "a");
+    assert_eq!(c["members"][1], serde_json::json!({"id": "a2", "similarity": 1.0}));
+    // SimHash's online mode keeps the same, with distances.
+    neardup(&["dedup", "--online", "--method", "simhash", "in.jsonl", "-o", "sim"], dir.path(), None).ok();
+    let c: Value =
+        serde_json::from_str(std::fs::read_to_string(dir.path().join("sim/clusters.jsonl")).unwrap().trim())
+            .unwrap();
     assert_eq!(c["members"][1], serde_json::json!({"id": "a2", "distance": 0}));
 }
 
@@ -623,7 +641,7 @@ fn dedup_default_radius_equals_brute_force_by_length() {
     }
     assert!(beyond_min > 0, "some pairs need the short-document radius");
     let expected = brute_clusters(texts.len(), &pairs);
-    neardup(&["dedup", "corpus.jsonl", "-o", "out"], dir.path(), None).ok();
+    neardup(&["dedup", "corpus.jsonl", "-o", "out", "--method", "simhash"], dir.path(), None).ok();
     let mut got: Vec<Vec<usize>> = std::fs::read_to_string(dir.path().join("out/clusters.jsonl"))
         .unwrap()
         .lines()
@@ -641,7 +659,7 @@ fn dedup_default_radius_equals_brute_force_by_length() {
         serde_json::from_str(&std::fs::read_to_string(dir.path().join("out/summary.json")).unwrap()).unwrap();
     assert_eq!(s["k"], radius.to_string());
     // Online: every removed document is within the rule of its representative.
-    neardup(&["dedup", "--online", "corpus.jsonl", "-o", "on"], dir.path(), None).ok();
+    neardup(&["dedup", "--online", "--method", "simhash", "corpus.jsonl", "-o", "on"], dir.path(), None).ok();
     for l in std::fs::read_to_string(dir.path().join("on/clusters.jsonl")).unwrap().lines() {
         let c: Value = serde_json::from_str(l).unwrap();
         let r = c["representative"].as_u64().unwrap() as usize;
@@ -653,8 +671,8 @@ fn dedup_default_radius_equals_brute_force_by_length() {
     }
 }
 
-/// One radius rule everywhere: with default settings, `compare`'s verdict
-/// on a pair is whether `dedup` links the pair (its pairs.jsonl, the
+/// One rule everywhere: with default settings (MinHash) and with SimHash's,
+/// `compare`'s verdict on a pair is whether `dedup` links the pair (its pairs.jsonl, the
 /// accept rule before clustering), on every labelled pair of testdata/ —
 /// and a pair `dedup` links ends in one cluster.
 #[test]
@@ -673,64 +691,73 @@ fn compare_verdict_equals_dedup_with_defaults() {
         }
     }
     write(dir.path(), "corpus.jsonl", body.as_bytes());
-    neardup(&["dedup", "corpus.jsonl", "-o", "out", "--pairs"], dir.path(), None).ok();
-    let linked: std::collections::HashSet<(String, String)> =
-        std::fs::read_to_string(dir.path().join("out/pairs.jsonl"))
-            .unwrap()
-            .lines()
-            .map(|l| {
-                let v: Value = serde_json::from_str(l).unwrap();
-                (v["a"].as_str().unwrap().to_owned(), v["b"].as_str().unwrap().to_owned())
-            })
-            .collect();
-    let cluster_of: std::collections::HashMap<String, u64> =
-        std::fs::read_to_string(dir.path().join("out/clusters.jsonl"))
-            .unwrap()
-            .lines()
-            .flat_map(|l| {
-                let c: Value = serde_json::from_str(l).unwrap();
-                let n = c["cluster"].as_u64().unwrap();
-                c["members"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .map(|m| (m["id"].as_str().unwrap().to_owned(), n))
-                    .collect::<Vec<_>>()
-            })
-            .collect();
-    // Two compares at a time (jieba loads in each process).
-    let verdicts: Vec<(bool, u64)> = std::thread::scope(|s| {
-        let chunks: Vec<_> = pairs
-            .chunks(pairs.len().div_ceil(2))
-            .map(|chunk| {
-                s.spawn(|| {
-                    chunk
+    // The defaults (MinHash), then SimHash.
+    for method in [&[][..], &["--method", "simhash"][..]] {
+        let out = if method.is_empty() { "out" } else { "sim" };
+        neardup(&[&["dedup", "corpus.jsonl", "-o", out, "--pairs"][..], method].concat(), dir.path(), None)
+            .ok();
+        let linked: std::collections::HashSet<(String, String)> =
+            std::fs::read_to_string(dir.path().join(out).join("pairs.jsonl"))
+                .unwrap()
+                .lines()
+                .map(|l| {
+                    let v: Value = serde_json::from_str(l).unwrap();
+                    (v["a"].as_str().unwrap().to_owned(), v["b"].as_str().unwrap().to_owned())
+                })
+                .collect();
+        let cluster_of: std::collections::HashMap<String, u64> =
+            std::fs::read_to_string(dir.path().join(out).join("clusters.jsonl"))
+                .unwrap()
+                .lines()
+                .flat_map(|l| {
+                    let c: Value = serde_json::from_str(l).unwrap();
+                    let n = c["cluster"].as_u64().unwrap();
+                    c["members"]
+                        .as_array()
+                        .unwrap()
                         .iter()
-                        .map(|(a, b)| {
-                            let r =
-                                neardup(&["compare", "--text", a, "--text", b, "--json"], dir.path(), None)
-                                    .ok();
-                            let v: Value = serde_json::from_str(&r.stdout()).unwrap();
-                            (v["near_duplicate"].as_bool().unwrap(), v["distance"].as_u64().unwrap())
-                        })
+                        .map(|m| (m["id"].as_str().unwrap().to_owned(), n))
                         .collect::<Vec<_>>()
                 })
-            })
-            .collect();
-        chunks.into_iter().flat_map(|h| h.join().unwrap()).collect()
-    });
-    let mut near = 0;
-    let mut beyond_classic = 0;
-    for (i, &(verdict, d)) in verdicts.iter().enumerate() {
-        let (a, b) = (format!("{i}a"), format!("{i}b"));
-        assert_eq!(verdict, linked.contains(&(a.clone(), b.clone())), "pair {i} (distance {d})");
-        if verdict {
-            assert_eq!(cluster_of.get(&a), cluster_of.get(&b), "pair {i}");
-            near += 1;
-            beyond_classic += usize::from(d > 3);
+                .collect();
+        // Two compares at a time (jieba loads in each process).
+        let verdicts: Vec<(bool, u64)> = std::thread::scope(|s| {
+            let chunks: Vec<_> = pairs
+                .chunks(pairs.len().div_ceil(2))
+                .map(|chunk| {
+                    s.spawn(|| {
+                        chunk
+                            .iter()
+                            .map(|(a, b)| {
+                                let r = neardup(
+                                    &[&["compare", "--text", a, "--text", b, "--json"][..], method].concat(),
+                                    dir.path(),
+                                    None,
+                                )
+                                .ok();
+                                let v: Value = serde_json::from_str(&r.stdout()).unwrap();
+                                (v["near_duplicate"].as_bool().unwrap(), v["distance"].as_u64().unwrap_or(0))
+                            })
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            chunks.into_iter().flat_map(|h| h.join().unwrap()).collect()
+        });
+        let mut near = 0;
+        let mut beyond_classic = 0;
+        for (i, &(verdict, d)) in verdicts.iter().enumerate() {
+            let (a, b) = (format!("{i}a"), format!("{i}b"));
+            assert_eq!(verdict, linked.contains(&(a.clone(), b.clone())), "pair {i} (distance {d})");
+            if verdict {
+                assert_eq!(cluster_of.get(&a), cluster_of.get(&b), "pair {i}");
+                near += 1;
+                beyond_classic += usize::from(d > 3);
+            }
         }
+        assert!(near > 10, "{near} near pairs ({method:?})");
+        assert!(method.is_empty() || beyond_classic > 0, "{beyond_classic} beyond k = 3");
     }
-    assert!(near > 10 && beyond_classic > 0, "{near} near pairs, {beyond_classic} beyond k = 3");
 }
 
 /// `index query` without --k answers by the pipeline's rule, for an index
@@ -1411,7 +1438,10 @@ fn eval_minhash_counts_by_hand() {
     // A radius is SimHash's, a threshold MinHash's.
     neardup(&["eval", "p.jsonl", "--method", "minhash", "--k", "3"], dir.path(), None)
         .fails(2, "--threshold");
-    neardup(&["eval", "p.jsonl", "--threshold", "0.4"], dir.path(), None).fails(2, "--k");
+    neardup(&["eval", "p.jsonl", "--preset", "default", "--threshold", "0.4"], dir.path(), None)
+        .fails(2, "--k");
+    // A threshold alone implies MinHash, as in dedup.
+    neardup(&["eval", "p.jsonl", "--threshold", "0.4"], dir.path(), None).ok();
     neardup(&["eval", "p.jsonl", "--method", "minhash", "--preset", "default"], dir.path(), None)
         .fails(2, "method is simhash");
 }

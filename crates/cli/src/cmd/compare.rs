@@ -1,8 +1,10 @@
-//! `neardup compare`: two documents, their distance, and why.
+//! `neardup compare`: two documents, their distance, and why (SimHash;
+//! MinHash pipelines in `compare_minhash`).
 
 use std::process::ExitCode;
 
 use anyhow::Result;
+use neardup::detector::Detector;
 use neardup::{Explanation, Radius};
 use serde_json::json;
 
@@ -12,14 +14,14 @@ use crate::UsageError;
 
 pub fn run(args: CompareArgs) -> Result<ExitCode> {
     let docs = read_two(&args)?;
-    let fingerprinter = args.pipeline.load()?;
+    let fingerprinter = match args.pipeline.detector(args.method, args.k, args.threshold)? {
+        Detector::SimHash(f) => f,
+        Detector::MinHash(m) => return super::compare_minhash::run(&args, &docs, &m),
+    };
     let ex: Vec<Explanation> = docs.iter().map(|(_, t)| fingerprinter.explain(t)).collect();
     for ((name, _), e) in docs.iter().zip(&ex) {
         if e.features.is_empty() && !args.allow_empty {
-            anyhow::bail!(
-                "{name}: document has no features (empty, blank, or only punctuation/stop words), so any two \
-                 such documents look identical; pass --allow-empty to compare anyway"
-            );
+            anyhow::bail!(no_features(name));
         }
     }
     // The rule `dedup` clusters by: the pipeline's radius for these two
@@ -35,7 +37,7 @@ pub fn run(args: CompareArgs) -> Result<ExitCode> {
 }
 
 /// The two documents to compare, as (source, text): files first, then `--text`s.
-fn read_two(args: &CompareArgs) -> Result<Vec<(String, String)>> {
+pub(super) fn read_two(args: &CompareArgs) -> Result<Vec<(String, String)>> {
     let mut docs: Vec<(String, String)> = Vec::new();
     for f in &args.files {
         match read_document(f, args.max_doc_bytes, args.allow_empty) {
@@ -55,6 +57,14 @@ fn read_two(args: &CompareArgs) -> Result<Vec<(String, String)>> {
         .into());
     }
     Ok(docs)
+}
+
+/// The error for a document without features (unless --allow-empty).
+pub(super) fn no_features(name: &str) -> String {
+    format!(
+        "{name}: document has no features (empty, blank, or only punctuation/stop words), so any two \
+         such documents look identical; pass --allow-empty to compare anyway"
+    )
 }
 
 /// The distance between the two fingerprints and what the radius rule says of it.

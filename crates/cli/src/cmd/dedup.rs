@@ -84,7 +84,11 @@ pub fn run(mut args: DedupArgs) -> Result<ExitCode> {
     let mut stages = Stages::default();
     std::fs::create_dir_all(&args.output)
         .with_context(|| format!("{}: cannot create the output directory", args.output.display()))?;
-    let detector = if args.fingerprints.is_none() { Some(load(&args)?) } else { None };
+    let detector = if args.fingerprints.is_none() {
+        Some(args.pipeline.detector(args.method, args.k, args.threshold)?)
+    } else {
+        None
+    };
     args.input.keep_raw = true;
     let errors = ErrorPolicy::new(args.input.on_error);
     let (docs, found, total, bytes_in, rule) = match &detector {
@@ -105,22 +109,6 @@ pub fn run(mut args: DedupArgs) -> Result<ExitCode> {
         args.output.join("summary.json").display()
     );
     Ok(ExitCode::SUCCESS)
-}
-
-/// The pipeline: --preset/--config, else the one --method, --k or
-/// --threshold implies, else the default method's
-/// (`neardup::presets::DEDUP_METHOD`), as every front end resolves it.
-fn load(args: &DedupArgs) -> Result<Detector> {
-    let p = &args.pipeline;
-    let given = match (&p.preset, &p.config) {
-        (_, Some(path)) => Some(Detector::from_file(path)),
-        (Some(name), None) => Some(Detector::preset(name)),
-        (None, None) => None,
-    };
-    given
-        .transpose()
-        .and_then(|given| Detector::for_dedup(given, args.method, args.k, args.threshold))
-        .map_err(|e| UsageError(e.to_string()).into())
 }
 
 /// What one method's run gives: the documents, what was found, the records

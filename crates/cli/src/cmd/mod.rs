@@ -1,6 +1,7 @@
 //! One module per subcommand.
 
 pub mod compare;
+mod compare_minhash;
 pub mod config;
 pub mod dedup;
 pub mod eval;

@@ -70,7 +70,10 @@ def _pairs_fn(plan: SparkPlan) -> Any:
 
     def run(batches: Any) -> Any:
         # The whole partition in one Rust call: runs may cross batches.
-        table = pa.Table.from_batches(list(batches))
+        whole = list(batches)
+        if not whole:
+            return
+        table = pa.Table.from_batches(whole)
         if table.num_rows == 0:
             return
         a, b, d = plan.pairs(*(table.column(c) for c in ("pass", "table", "key", "permuted", "features")))
@@ -153,7 +156,10 @@ def _links_fn(plan: MinHashPlan) -> Any:
 
     def run(batches: Any) -> Any:
         # The whole partition in one Rust call: runs may cross batches.
-        table = pa.Table.from_batches(list(batches))
+        whole = list(batches)
+        if not whole:
+            return
+        table = pa.Table.from_batches(whole)
         if table.num_rows == 0:
             return
         a, b, s = plan.pairs(*(table.column(c) for c in ("band", "key", "vertex", "signature")))

@@ -193,13 +193,19 @@ fn truncate(s: &str, n: usize) -> String {
     }
 }
 
-/// The configurations named by the flags: `default` when none (`minhash`
-/// with --method minhash); each must be of --method when it is given.
+/// The configurations named by the flags: when none, the preset `dedup`
+/// would run (of --method, or the method --k/--max-k or --threshold
+/// implies, else `neardup::presets::DEDUP_METHOD`'s); each must be of
+/// --method when it is given.
 fn subjects(args: &EvalArgs) -> Result<Vec<Subject>> {
     let mut out = Vec::new();
     let mut presets_wanted = args.presets.clone();
     if presets_wanted.is_empty() && args.configs.is_empty() {
-        let method = args.method.unwrap_or(Method::Simhash);
+        let method = args
+            .method
+            .or((args.k.is_some() || args.max_k.is_some()).then_some(Method::Simhash))
+            .or(args.threshold.map(|_| Method::Minhash))
+            .unwrap_or(neardup::presets::DEDUP_METHOD);
         presets_wanted.push(if method == Method::Minhash { "minhash" } else { "default" }.into());
     }
     let load = |d: neardup::Result<Detector>| {
