@@ -42,8 +42,8 @@ type Signed<'py> = (
     Vec<(usize, String)>,
 );
 
-/// A signed row: its values (none without features), features, characters.
-type SignedRow = (Option<Vec<u32>>, usize, usize);
+/// A signed row: its signature (none without features), features, characters.
+type SignedRow = (Option<neardup::minhash::Signature>, usize, usize);
 
 /// Signs one Arrow batch of texts on all cores with the GIL released. Rows
 /// that cannot be signed (null, invalid UTF-8, no features unless
@@ -71,7 +71,7 @@ pub(crate) fn spark_sign<'py>(
                 Ok(Some(t)) => match minhasher.signature_counted(t) {
                     None if !allow_empty => Err(neardup::Error::EmptyDocument.to_string()),
                     None => Ok((None, 0, t.chars().count())),
-                    Some((s, n)) => Ok((Some(s.values().to_vec()), n, t.chars().count())),
+                    Some((s, n)) => Ok((Some(s), n, t.chars().count())),
                 },
             })
             .collect()
@@ -83,7 +83,7 @@ pub(crate) fn spark_sign<'py>(
         let start = sigs.len();
         let (n, c) = match r {
             Ok((Some(s), n, c)) => {
-                sigs.extend(s.iter().flat_map(|v| v.to_le_bytes()));
+                sigs.extend(s.values().iter().flat_map(|v| v.to_le_bytes()));
                 (n, c)
             }
             Ok((None, n, c)) => {

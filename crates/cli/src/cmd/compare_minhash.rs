@@ -7,6 +7,7 @@ use std::collections::BTreeSet;
 use std::process::ExitCode;
 
 use anyhow::Result;
+use neardup::dedup::LshDedup;
 use neardup::minhash::{estimate, MinHasher};
 use serde_json::json;
 
@@ -37,7 +38,7 @@ pub fn run(args: &CompareArgs, docs: &[(String, String)], m: &MinHasher) -> Resu
         }
         sides.push(Side { features: m.features(text).into_iter().collect(), values });
     }
-    let v = verdict(m, &sides);
+    let v = verdict(m, docs, &sides);
     if args.json {
         print_json(args, m, docs, &sides, &v)?;
     } else {
@@ -46,18 +47,17 @@ pub fn run(args: &CompareArgs, docs: &[(String, String)], m: &MinHasher) -> Resu
     Ok(ExitCode::SUCCESS)
 }
 
-/// The rule `LshDedup` applies to a pair; a document without features is
+/// What `LshDedup` decides of the pair; a document without features is
 /// never a near duplicate.
-fn verdict(m: &MinHasher, sides: &[Side]) -> Verdict {
-    let (fa, fb) = (&sides[0].features, &sides[1].features);
-    let union = fa.union(fb).count();
-    let exact = if union == 0 { 0.0 } else { fa.intersection(fb).count() as f64 / union as f64 };
+fn verdict(m: &MinHasher, docs: &[(String, String)], sides: &[Side]) -> Verdict {
+    let exact = m.exact_jaccard(&docs[0].1, &docs[1].1);
     match (&sides[0].values, &sides[1].values) {
-        (Some(a), Some(b)) => {
-            let similarity = estimate(a, b);
-            let shares_band = m.banding().shares_band(a, b);
-            Verdict { similarity, exact, shares_band, near: shares_band && similarity >= m.threshold() }
-        }
+        (Some(a), Some(b)) => Verdict {
+            similarity: estimate(a, b),
+            exact,
+            shares_band: m.banding().shares_band(a, b),
+            near: LshDedup::of(m).links(a, b),
+        },
         _ => Verdict { similarity: 0.0, exact, shares_band: false, near: false },
     }
 }

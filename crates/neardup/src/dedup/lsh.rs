@@ -150,6 +150,12 @@ impl<'v> LshDedup<'v> {
         self
     }
 
+    /// Whether [`batch`](Self::batch) links two signatures (before any
+    /// verifier): they share a band and the estimate reaches the threshold.
+    pub fn links(&self, a: &[u32], b: &[u32]) -> bool {
+        self.banding.shares_band(a, b) && estimate(a, b) >= self.threshold
+    }
+
     fn check(&self, records: &SignatureRecords) -> Result<()> {
         if !(self.threshold > 0.0 && self.threshold <= 1.0) {
             return Err(Error::Config(format!(

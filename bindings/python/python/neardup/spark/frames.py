@@ -52,6 +52,18 @@ def _array(ty: Any, buf: bytes) -> Any:
 
     return pa.Array.from_buffers(ty, len(buf) // ty.byte_width, [None, pa.py_buffer(buf)])
 
+def _whole_partition(batches: Any) -> Any:
+    """A partition's batches as one table (runs of a key may cross
+    batches, so a partition goes to Rust in one call), or None if empty."""
+    import pyarrow as pa
+
+    whole = list(batches)
+    if not whole:
+        return None
+    table = pa.Table.from_batches(whole)
+    return table if table.num_rows else None
+
+
 def _keys_fn(plan: SparkPlan) -> Any:
     import pyarrow as pa
 
@@ -69,12 +81,8 @@ def _pairs_fn(plan: SparkPlan) -> Any:
     import pyarrow as pa
 
     def run(batches: Any) -> Any:
-        # The whole partition in one Rust call: runs may cross batches.
-        whole = list(batches)
-        if not whole:
-            return
-        table = pa.Table.from_batches(whole)
-        if table.num_rows == 0:
+        table = _whole_partition(batches)
+        if table is None:
             return
         a, b, d = plan.pairs(*(table.column(c) for c in ("pass", "table", "key", "permuted", "features")))
         yield pa.RecordBatch.from_arrays(
@@ -155,12 +163,8 @@ def _links_fn(plan: MinHashPlan) -> Any:
     import pyarrow as pa
 
     def run(batches: Any) -> Any:
-        # The whole partition in one Rust call: runs may cross batches.
-        whole = list(batches)
-        if not whole:
-            return
-        table = pa.Table.from_batches(whole)
-        if table.num_rows == 0:
+        table = _whole_partition(batches)
+        if table is None:
             return
         a, b, s = plan.pairs(*(table.column(c) for c in ("band", "key", "vertex", "signature")))
         yield pa.RecordBatch.from_arrays(
