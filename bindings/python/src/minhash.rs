@@ -3,10 +3,7 @@
 //! list of K ints (32-bit), or a numpy `uint32` array of shape (n, K) for
 //! a batch.
 
-use std::collections::HashMap;
-
-use neardup::minhash::index::LshIndex;
-use neardup::minhash::{Banding, LshConfig, Signature};
+use neardup::minhash::{Banding, KeyedLsh, LshConfig, Signature};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList};
@@ -285,24 +282,14 @@ pub(crate) fn jaccard(a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<f6
 /// replaces it.
 #[pyclass(module = "neardup")]
 pub(crate) struct MinHashIndex {
-    inner: LshIndex,
+    inner: KeyedLsh<Key>,
     permutations: usize,
     threshold: f64,
-    slots: HashMap<Key, u32>,
-    keys: Vec<Option<Key>>,
-    free: Vec<u32>,
 }
 
 impl MinHashIndex {
     fn with(banding: Banding, permutations: usize, threshold: f64) -> MinHashIndex {
-        MinHashIndex {
-            inner: LshIndex::new(banding, permutations),
-            permutations,
-            threshold,
-            slots: HashMap::new(),
-            keys: Vec::new(),
-            free: Vec::new(),
-        }
+        MinHashIndex { inner: KeyedLsh::new(banding, permutations), permutations, threshold }
     }
 
     fn threshold_of(&self, threshold: Option<f64>) -> PyResult<f64> {
@@ -313,30 +300,11 @@ impl MinHashIndex {
         Ok(t)
     }
 
-    fn put(&mut self, key: Key, values: &[u32]) {
-        let slot = match self.slots.get(&key) {
-            Some(&s) => s,
-            None => {
-                let s = self.free.pop().unwrap_or_else(|| {
-                    self.keys.push(None);
-                    (self.keys.len() - 1) as u32
-                });
-                self.keys[s as usize] = Some(key.clone());
-                self.slots.insert(key, s);
-                s
-            }
-        };
-        self.inner.insert(slot, values);
-    }
-
     fn matches(&self, py: Python<'_>, values: &[u32], threshold: f64) -> PyResult<Vec<(PyObject, f64)>> {
         self.inner
             .query(values, threshold)
             .into_iter()
-            .map(|m| {
-                let key = self.keys[m.id as usize].as_ref().expect("an indexed slot has a key");
-                Ok((key.to_object(py)?, m.similarity))
-            })
+            .map(|(key, m)| Ok((key.to_object(py)?, m.similarity)))
             .collect()
     }
 }
@@ -385,7 +353,7 @@ impl MinHashIndex {
     fn insert(&mut self, id: &Bound<'_, PyAny>, signature: &Bound<'_, PyAny>) -> PyResult<()> {
         let key = Key::of(id, Name::Arg("id"))?;
         let values = as_signature(signature, self.permutations, Name::Arg("signature"))?;
-        self.put(key, &values);
+        self.inner.insert(key, &values);
         Ok(())
     }
 
@@ -402,7 +370,7 @@ impl MinHashIndex {
             return Err(PyValueError::new_err(format!("{} ids but {} signatures", keys.len(), sigs.len())));
         }
         for (key, values) in keys.into_iter().zip(sigs) {
-            self.put(key, &values);
+            self.inner.insert(key, &values);
         }
         Ok(())
     }
@@ -410,11 +378,7 @@ impl MinHashIndex {
     /// Removes an id; returns whether it was there.
     fn remove(&mut self, id: &Bound<'_, PyAny>) -> PyResult<bool> {
         let key = Key::of(id, Name::Arg("id"))?;
-        let Some(slot) = self.slots.remove(&key) else { return Ok(false) };
-        self.inner.remove(slot);
-        self.keys[slot as usize] = None;
-        self.free.push(slot);
-        Ok(true)
+        Ok(self.inner.remove(&key))
     }
 
     /// `[(id, similarity), …]`: the entries sharing a band with
@@ -456,7 +420,7 @@ impl MinHashIndex {
     }
 
     fn __contains__(&self, id: &Bound<'_, PyAny>) -> bool {
-        Key::of(id, Name::Arg("id")).is_ok_and(|k| self.slots.contains_key(&k))
+        Key::of(id, Name::Arg("id")).is_ok_and(|k| self.inner.contains(&k))
     }
 
     fn __repr__(&self) -> String {

@@ -349,3 +349,45 @@ fn signature_of_features_equals_the_texts() {
     }
     assert_eq!(m.signature_of_features(Vec::<String>::new()), None);
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+    /// The keyed index answers like a scan over a map of its keys, after
+    /// any sequence of inserts, replacements and removals (small value
+    /// alphabets, so that bands collide, chains grow and identical
+    /// signatures repeat).
+    #[test]
+    fn keyed_lsh_answers_like_a_scan(
+        ops in proptest::collection::vec((0u8..3, 0u16..24, proptest::collection::vec(0u32..3, 8)), 1..120),
+        threshold in 0.1f64..1.0,
+    ) {
+        use neardup::minhash::KeyedLsh;
+        use std::collections::BTreeMap;
+        let banding = Banding { bands: 4, rows: 2 };
+        let mut index: KeyedLsh<u16> = KeyedLsh::new(banding, 8);
+        let mut model: BTreeMap<u16, Vec<u32>> = BTreeMap::new();
+        for (op, key, sig) in &ops {
+            if *op == 0 {
+                proptest::prop_assert_eq!(index.remove(key), model.remove(key).is_some());
+            } else {
+                index.insert(*key, sig);
+                model.insert(*key, sig.clone());
+            }
+            proptest::prop_assert_eq!(index.len(), model.len());
+            let mut want: Vec<(u16, f64)> = model
+                .iter()
+                .filter(|(_, s)| banding.shares_band(sig, s))
+                .map(|(k, s)| (*k, estimate(sig, s)))
+                .filter(|&(_, e)| e >= threshold)
+                .collect();
+            want.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+            let mut have: Vec<(u16, f64)> = index.query(sig, threshold).into_iter().map(|(k, m)| (*k, m.similarity)).collect();
+            // Equal similarities come in slot order, not key order.
+            have.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+            proptest::prop_assert_eq!(have, want);
+        }
+        let entries: BTreeMap<u16, Vec<u32>> = index.entries().map(|(k, s)| (*k, s.to_vec())).collect();
+        proptest::prop_assert_eq!(entries, model);
+    }
+}

@@ -22,12 +22,14 @@
 //! ```
 
 pub mod index;
+mod keyed;
 pub mod lsh;
 pub mod sketch;
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+pub use keyed::KeyedLsh;
 pub use lsh::{Banding, LshConfig};
 
 use crate::config::PipelineConfig;
@@ -220,10 +222,20 @@ fn truncate(s: &str) -> &str {
 ///
 /// If they differ in length or are empty.
 pub fn estimate(a: &[u32], b: &[u32]) -> f64 {
-    assert_eq!(a.len(), b.len(), "signatures of different lengths");
     assert!(!a.is_empty(), "empty signatures");
-    let equal = a.iter().zip(b).filter(|(x, y)| x == y).count();
-    equal as f64 / a.len() as f64
+    equal_values(a, b) as f64 / a.len() as f64
+}
+
+/// How many positions of two signatures hold equal values (the estimate
+/// is this over K; K minus this is their distance).
+///
+/// # Panics
+///
+/// If they differ in length.
+#[inline]
+pub fn equal_values(a: &[u32], b: &[u32]) -> usize {
+    assert_eq!(a.len(), b.len(), "signatures of different lengths");
+    a.iter().zip(b).filter(|(x, y)| x == y).count()
 }
 
 /// The Jaccard estimate from two `b`-bit signatures ([`Signature::b_bit`]):

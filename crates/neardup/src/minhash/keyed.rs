@@ -1,0 +1,206 @@
+//! [`KeyedLsh`]: an [`LshIndex`] whose entries are named by the caller's
+//! keys (document ids, Python objects), with insert, replace and remove
+//! by key.
+
+use std::borrow::Borrow;
+use std::collections::HashMap;
+use std::hash::Hash;
+
+use super::index::{LshIndex, SignatureMatch};
+use super::Banding;
+
+/// Signatures by key over an [`LshIndex`]. Each key gets a slot (an
+/// entry id of the index); a removed key's slot is reused by the next new
+/// key. Keys are hashed with foldhash under a per-process random seed, so
+/// clients cannot choose keys that collide.
+///
+/// ```
+/// use neardup::minhash::{Banding, KeyedLsh};
+///
+/// let mut index: KeyedLsh<String> = KeyedLsh::new(Banding { bands: 2, rows: 2 }, 4);
+/// index.insert("a".to_owned(), &[1, 2, 3, 4]);
+/// index.insert("b".to_owned(), &[1, 2, 9, 9]);
+/// let near: Vec<(&str, f64)> =
+///     index.query(&[1, 2, 3, 5], 0.5).into_iter().map(|(k, m)| (k.as_str(), m.similarity)).collect();
+/// assert_eq!(near, [("a", 0.75), ("b", 0.5)]);
+/// assert!(index.remove("a") && !index.contains("a"));
+/// assert_eq!(index.len(), 1);
+/// ```
+#[derive(Clone)]
+pub struct KeyedLsh<K> {
+    index: LshIndex,
+    /// Slot → key (`None` once removed).
+    keys: Vec<Option<K>>,
+    slots: HashMap<K, u32, foldhash::fast::RandomState>,
+    /// Slots freed by removals, reused first.
+    free: Vec<u32>,
+}
+
+impl<K> std::fmt::Debug for KeyedLsh<K> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("KeyedLsh").field("len", &self.index.len()).field("slots", &self.keys.len()).finish()
+    }
+}
+
+impl<K: Hash + Eq + Clone> KeyedLsh<K> {
+    /// An empty index of signatures of `permutations` values.
+    ///
+    /// # Panics
+    ///
+    /// If the banding does not fit `permutations` (see
+    /// [`Banding::validate`]).
+    pub fn new(banding: Banding, permutations: usize) -> KeyedLsh<K> {
+        KeyedLsh {
+            index: LshIndex::new(banding, permutations),
+            keys: Vec::new(),
+            slots: HashMap::default(),
+            free: Vec::new(),
+        }
+    }
+
+    /// The index by slot.
+    pub fn index(&self) -> &LshIndex {
+        &self.index
+    }
+
+    /// The banding.
+    pub fn banding(&self) -> Banding {
+        self.index.banding()
+    }
+
+    /// Values per signature (K).
+    pub fn permutations(&self) -> usize {
+        self.index.permutations()
+    }
+
+    /// How many keys.
+    pub fn len(&self) -> usize {
+        self.index.len()
+    }
+
+    /// True when there are none.
+    pub fn is_empty(&self) -> bool {
+        self.index.is_empty()
+    }
+
+    /// Bytes held, about (the index, the keys' table; not what the keys
+    /// themselves point to).
+    pub fn memory_bytes(&self) -> usize {
+        let k = std::mem::size_of::<K>();
+        self.index.memory_bytes() + self.keys.capacity() * k + self.slots.capacity() * (k + 5)
+    }
+
+    /// Room for `n` keys without growing.
+    pub fn reserve(&mut self, n: usize) {
+        self.index.reserve(n);
+        self.slots.reserve(n.saturating_sub(self.slots.len()));
+        self.keys.reserve(n.saturating_sub(self.keys.len()));
+    }
+
+    /// Whether `key` is present.
+    pub fn contains<Q>(&self, key: &Q) -> bool
+    where
+        K: Borrow<Q>,
+        Q: Hash + Eq + ?Sized,
+    {
+        self.slots.contains_key(key)
+    }
+
+    /// The signature of `key`.
+    pub fn get<Q>(&self, key: &Q) -> Option<&[u32]>
+    where
+        K: Borrow<Q>,
+        Q: Hash + Eq + ?Sized,
+    {
+        self.slots.get(key).and_then(|&s| self.index.get(s))
+    }
+
+    /// The key of a slot (as a match names it).
+    pub fn key(&self, slot: u32) -> Option<&K> {
+        self.keys.get(slot as usize).and_then(Option::as_ref)
+    }
+
+    /// Adds `key` with `signature`, replacing its signature if present.
+    ///
+    /// # Panics
+    ///
+    /// If the signature's length is not the index's, or past `u32::MAX − 1`
+    /// slots.
+    pub fn insert(&mut self, key: K, signature: &[u32]) {
+        let slot = match self.slots.get(&key) {
+            Some(&s) => s,
+            None => {
+                let s = self.free.pop().unwrap_or_else(|| {
+                    self.keys.push(None);
+                    u32::try_from(self.keys.len() - 1).expect("fewer than 2^32 - 1 slots")
+                });
+                self.keys[s as usize] = Some(key.clone());
+                self.slots.insert(key, s);
+                s
+            }
+        };
+        self.index.insert(slot, signature);
+    }
+
+    /// Removes `key`; whether it was present.
+    pub fn remove<Q>(&mut self, key: &Q) -> bool
+    where
+        K: Borrow<Q>,
+        Q: Hash + Eq + ?Sized,
+    {
+        let Some(slot) = self.slots.remove(key) else { return false };
+        self.index.remove(slot);
+        self.keys[slot as usize] = None;
+        self.free.push(slot);
+        true
+    }
+
+    /// The keys sharing a band with `signature` whose estimated similarity
+    /// is at least `threshold`, most similar first (ties: the key inserted
+    /// into the lower slot first).
+    ///
+    /// # Panics
+    ///
+    /// If the signature's length is not the index's.
+    pub fn query(&self, signature: &[u32], threshold: f64) -> Vec<(&K, SignatureMatch)> {
+        self.index
+            .query(signature, threshold)
+            .into_iter()
+            .map(|m| (self.key(m.id).expect("an indexed slot has a key"), m))
+            .collect()
+    }
+
+    /// Every key and its signature, in slot order.
+    pub fn entries(&self) -> impl Iterator<Item = (&K, &[u32])> {
+        self.keys.iter().enumerate().filter_map(|(s, k)| {
+            Some((k.as_ref()?, self.index.get(s as u32).expect("a keyed slot is indexed")))
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slots_are_reused_and_replacement_rebands() {
+        let mut index: KeyedLsh<u64> = KeyedLsh::new(Banding { bands: 4, rows: 1 }, 4);
+        index.insert(1, &[1, 2, 3, 4]);
+        index.insert(2, &[1, 2, 3, 4]);
+        index.insert(3, &[1, 2, 3, 4]);
+        assert_eq!(index.query(&[1, 2, 3, 4], 1.0).len(), 3);
+        // The middle of a chain, then its head.
+        assert!(index.remove(&2) && !index.remove(&2));
+        index.insert(3, &[9, 9, 9, 9]);
+        let near: Vec<u64> = index.query(&[1, 2, 3, 4], 0.1).into_iter().map(|(k, _)| *k).collect();
+        assert_eq!(near, [1]);
+        index.insert(4, &[9, 9, 9, 8]);
+        assert_eq!(index.key(1), Some(&4), "the freed slot is reused");
+        let m = index.query(&[9, 9, 9, 9], 0.7);
+        assert_eq!(m.len(), 2);
+        assert_eq!((*m[0].0, m[0].1.differing), (3, 0));
+        assert_eq!((*m[1].0, m[1].1.differing, m[1].1.similarity), (4, 1, 0.75));
+        assert_eq!(index.entries().count(), 3);
+        assert_eq!(index.get(&4), Some(&[9, 9, 9, 8][..]));
+    }
+}
