@@ -23,6 +23,7 @@ use crate::config::PipelineConfig;
 use crate::error::{Error, Result};
 use crate::minhash::{LshConfig, Method, MinHasher};
 use crate::pipeline::Fingerprinter;
+use crate::sketch::Sketch;
 
 /// A SimHash [`Fingerprinter`] or a MinHash [`MinHasher`], as the
 /// configuration's `method` says.
@@ -172,6 +173,19 @@ impl Detector {
         match self {
             Detector::SimHash(_) => None,
             Detector::MinHash(m) => Some(m),
+        }
+    }
+
+    /// The sketch of `text` (a fingerprint or a signature, as the method
+    /// says) and how many features it had, or `None` for a text without
+    /// features.
+    pub fn sketch_counted(&self, text: &str) -> Option<(Sketch, usize)> {
+        match self {
+            Detector::SimHash(f) => {
+                let (fp, n) = f.fingerprint_counted(text);
+                (n > 0).then_some((Sketch::Fingerprint(fp), n))
+            }
+            Detector::MinHash(m) => m.signature_counted(text).map(|(s, n)| (Sketch::Signature(s), n)),
         }
     }
 

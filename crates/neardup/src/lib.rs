@@ -55,6 +55,7 @@ pub mod quality;
 pub mod radius;
 pub mod select;
 pub mod similarity;
+pub mod sketch;
 pub mod sparse;
 pub mod tokenize;
 pub mod vote;
@@ -69,6 +70,7 @@ pub use normalize::NormalizerConfig;
 pub use pipeline::{Explanation, FeatureVote, Fingerprinter, FingerprinterBuilder};
 pub use radius::Radius;
 pub use select::SelectConfig;
+pub use sketch::Sketch;
 pub use tokenize::TokenizerConfig;
 pub use weight::WeightConfig;
 

@@ -25,6 +25,18 @@ pub enum StoreError {
         /// The requested pipeline's id.
         wanted: String,
     },
+    /// The store holds sketches of the other method (SimHash fingerprints
+    /// or MinHash signatures): one data directory holds one method.
+    #[error(
+        "this store holds {stored} sketches, not {wanted} ones (one data directory holds one method): \
+         open it with its own pipeline (leave out --preset/--config), or use a new data directory for {wanted}"
+    )]
+    MethodMismatch {
+        /// The stored pipeline's method.
+        stored: neardup::minhash::Method,
+        /// The requested pipeline's method.
+        wanted: neardup::minhash::Method,
+    },
     /// The store was written by a neardup of another fingerprint format.
     #[error(
         "this store holds fingerprints of format version {stored}, this neardup makes version \

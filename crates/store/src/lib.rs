@@ -38,17 +38,17 @@ mod pending;
 mod record;
 mod redb_store;
 
-pub use engine::{Engine, EngineStats, Found, IndexSource, Mode, NewDoc, Outcome};
+pub use engine::{Engine, EngineStats, Found, IndexSource, Mode, Near, NewDoc, Outcome};
 pub use error::{Result, StoreError};
 pub use memory::MemoryStore;
 pub use record::{DocRecord, SnapshotMark, StoreMeta, MAX_ID_BYTES};
 
-use neardup::Fingerprint;
+use neardup::Sketch;
 pub use redb_store::RedbStore;
 
-/// What [`Store::for_each_fingerprint`] calls with each document's id,
-/// fingerprint and feature count.
-pub type FingerprintVisitor<'a> = dyn FnMut(&str, Fingerprint, Option<u32>) -> Result<()> + 'a;
+/// What [`Store::for_each_sketch`] calls with each document's id, sketch
+/// and feature count.
+pub type SketchVisitor<'a> = dyn FnMut(&str, Sketch, Option<u32>) -> Result<()> + 'a;
 
 /// Where documents live. Implementations are `Send + Sync`; writes are
 /// durable when they return (for stores that persist at all), and a batch
@@ -74,10 +74,10 @@ pub trait Store: Send + Sync {
     /// Every document, in id order.
     fn for_each(&self, f: &mut dyn FnMut(DocRecord) -> Result<()>) -> Result<()>;
 
-    /// Every document's id, fingerprint and feature count, in id order
-    /// (what rebuilding the index reads; stores may skip decoding the rest).
-    fn for_each_fingerprint(&self, f: &mut FingerprintVisitor<'_>) -> Result<()> {
-        self.for_each(&mut |d| f(&d.id, d.fingerprint, d.features))
+    /// Every document's id, sketch and feature count, in id order (what
+    /// rebuilding the index reads; stores may skip decoding the rest).
+    fn for_each_sketch(&self, f: &mut SketchVisitor<'_>) -> Result<()> {
+        self.for_each(&mut |d| f(&d.id, d.sketch, d.features))
     }
 
     /// How many document writes (puts and deletes) were ever committed: it
@@ -114,8 +114,8 @@ macro_rules! forward_store {
             fn get(&self, id: &str) -> Result<Option<DocRecord>> { (**self).get(id) }
             fn delete(&self, id: &str) -> Result<bool> { (**self).delete(id) }
             fn for_each(&self, f: &mut dyn FnMut(DocRecord) -> Result<()>) -> Result<()> { (**self).for_each(f) }
-            fn for_each_fingerprint(&self, f: &mut FingerprintVisitor<'_>) -> Result<()> {
-                (**self).for_each_fingerprint(f)
+            fn for_each_sketch(&self, f: &mut SketchVisitor<'_>) -> Result<()> {
+                (**self).for_each_sketch(f)
             }
             fn generation(&self) -> Result<u64> { (**self).generation() }
             fn snapshot_mark(&self) -> Result<Option<SnapshotMark>> { (**self).snapshot_mark() }

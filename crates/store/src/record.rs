@@ -1,17 +1,18 @@
 //! What a store holds.
 
-use neardup::{Bits, Fingerprint, PipelineConfig};
+use neardup::minhash::{Signature, MAX_PERMUTATIONS};
+use neardup::{Bits, Fingerprint, PipelineConfig, Sketch};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Result, StoreError};
 
 /// One stored document.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct DocRecord {
     /// The caller's id (non-empty, at most 1,024 bytes).
     pub id: String,
-    /// Its fingerprint.
-    pub fingerprint: Fingerprint,
+    /// Its fingerprint or signature (the store's method decides which).
+    pub sketch: Sketch,
     /// When it was inserted, in milliseconds since the Unix epoch.
     pub inserted_at_ms: u64,
     /// A hash of its text (XXH3-64 of the UTF-8 bytes), when it came as text.
@@ -65,9 +66,14 @@ pub(crate) fn check_id(id: &str) -> Result<()> {
     Ok(())
 }
 
-/// The record version written: 2 adds the feature count. Version 1
-/// records (no count) are still read.
+/// The record version written for fingerprints: 2 adds the feature
+/// count. Version 1 records (no count) are still read.
 const VERSION: u8 = 2;
+
+/// The record version written for signatures: the fixed part of version
+/// 2 with width 0 and a zero fingerprint, then the number of values (u16)
+/// and the values (u32 each) before the metadata.
+const VERSION_SIGNATURE: u8 = 3;
 
 /// The feature count stored for "not known" (version 2).
 const NO_FEATURES: u32 = u32::MAX;
@@ -76,32 +82,53 @@ impl DocRecord {
     /// The value stored under the id: version byte, width byte, 16 bytes of
     /// fingerprint, inserted_at, a flag and the content hash, the feature
     /// count (u32, `u32::MAX` if not known; version 2 on), then the metadata
-    /// JSON (possibly empty). Little-endian.
+    /// JSON (possibly empty). A signature (version 3) has width 0, a zero
+    /// fingerprint, and its length (u16) and values after the feature
+    /// count. Little-endian.
     pub(crate) fn encode(&self) -> Vec<u8> {
         let meta = self.metadata.as_ref().map(|m| m.to_string()).unwrap_or_default();
-        let mut v = Vec::with_capacity(39 + meta.len());
-        v.push(VERSION);
-        v.push(self.fingerprint.bits().get() as u8);
-        v.extend_from_slice(&self.fingerprint.value().to_le_bytes());
+        let signature = self.sketch.signature().map_or(&[][..], Signature::values);
+        let mut v = Vec::with_capacity(41 + 4 * signature.len() + meta.len());
+        match &self.sketch {
+            Sketch::Fingerprint(fp) => {
+                v.push(VERSION);
+                v.push(fp.bits().get() as u8);
+                v.extend_from_slice(&fp.value().to_le_bytes());
+            }
+            Sketch::Signature(_) => {
+                v.push(VERSION_SIGNATURE);
+                v.push(0);
+                v.extend_from_slice(&0u128.to_le_bytes());
+            }
+        }
         v.extend_from_slice(&self.inserted_at_ms.to_le_bytes());
         v.push(u8::from(self.content_hash.is_some()));
         v.extend_from_slice(&self.content_hash.unwrap_or(0).to_le_bytes());
         v.extend_from_slice(&self.features.unwrap_or(NO_FEATURES).to_le_bytes());
+        if self.sketch.signature().is_some() {
+            let n = u16::try_from(signature.len()).expect("signatures have at most 4096 values");
+            v.extend_from_slice(&n.to_le_bytes());
+            for x in signature {
+                v.extend_from_slice(&x.to_le_bytes());
+            }
+        }
         v.extend_from_slice(meta.as_bytes());
         v
     }
 
-    /// The length of the fixed part of a record of version `version`.
-    fn fixed_len(version: u8) -> usize {
-        if version == 1 {
-            35
-        } else {
-            39
+    /// The length of the fixed part of a record (before the metadata),
+    /// from its first bytes (checked long enough for the fingerprint part).
+    fn fixed_len(v: &[u8]) -> usize {
+        match v[0] {
+            1 => 35,
+            VERSION_SIGNATURE if v.len() >= 41 => 41 + 4 * usize::from(u16::from_le_bytes([v[39], v[40]])),
+            VERSION_SIGNATURE => 41,
+            _ => 39,
         }
     }
 
     /// The feature count of an encoded record (checked by
-    /// [`decode_fingerprint`](Self::decode_fingerprint)).
+    /// [`decode_sketch`](Self::decode_sketch)).
     pub(crate) fn decode_features(v: &[u8]) -> Option<u32> {
         if v[0] == 1 {
             return None;
@@ -110,15 +137,24 @@ impl DocRecord {
         (n != NO_FEATURES).then_some(n)
     }
 
-    /// Only the fingerprint of an encoded record (what rebuilding the index
+    /// Only the sketch of an encoded record (what rebuilding the index
     /// needs; the metadata is not parsed).
-    pub(crate) fn decode_fingerprint(id: &str, v: &[u8]) -> Result<Fingerprint> {
+    pub(crate) fn decode_sketch(id: &str, v: &[u8]) -> Result<Sketch> {
         let bad = |message: &str| StoreError::Corrupt { id: id.to_owned(), message: message.to_owned() };
-        if v.is_empty() || !(1..=VERSION).contains(&v[0]) {
+        if v.is_empty() || !(1..=VERSION_SIGNATURE).contains(&v[0]) {
             return Err(bad("unknown record version"));
         }
-        if v.len() < Self::fixed_len(v[0]) {
+        if v.len() < 18 || v.len() < Self::fixed_len(v) {
             return Err(bad("too short"));
+        }
+        if v[0] == VERSION_SIGNATURE {
+            let n = usize::from(u16::from_le_bytes([v[39], v[40]]));
+            if v[1] != 0 || n == 0 || n > MAX_PERMUTATIONS {
+                return Err(bad("a signature record of a bad width or length"));
+            }
+            let values: Vec<u32> =
+                v[41..41 + 4 * n].chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes"))).collect();
+            return Ok(Sketch::Signature(Signature::from_values(values)));
         }
         let bits = match v[1] {
             64 => Bits::B64,
@@ -129,13 +165,13 @@ impl DocRecord {
         if bits == Bits::B64 && value >> 64 != 0 {
             return Err(bad("64-bit fingerprint with high bits set"));
         }
-        Ok(Fingerprint::new(value, bits))
+        Ok(Sketch::Fingerprint(Fingerprint::new(value, bits)))
     }
 
     /// Reads what [`encode`](Self::encode) wrote.
     pub(crate) fn decode(id: &str, v: &[u8]) -> Result<DocRecord> {
         let bad = |message: &str| StoreError::Corrupt { id: id.to_owned(), message: message.to_owned() };
-        let fingerprint = Self::decode_fingerprint(id, v)?;
+        let sketch = Self::decode_sketch(id, v)?;
         let inserted_at_ms = u64::from_le_bytes(v[18..26].try_into().expect("8 bytes"));
         let hash = u64::from_le_bytes(v[27..35].try_into().expect("8 bytes"));
         let content_hash = match v[26] {
@@ -143,14 +179,14 @@ impl DocRecord {
             1 => Some(hash),
             _ => return Err(bad("bad content-hash flag")),
         };
-        let fixed = Self::fixed_len(v[0]);
+        let fixed = Self::fixed_len(v);
         let metadata = if v.len() == fixed {
             None
         } else {
             Some(serde_json::from_slice(&v[fixed..]).map_err(|_| bad("metadata is not JSON"))?)
         };
         let features = Self::decode_features(v);
-        Ok(DocRecord { id: id.to_owned(), fingerprint, inserted_at_ms, content_hash, metadata, features })
+        Ok(DocRecord { id: id.to_owned(), sketch, inserted_at_ms, content_hash, metadata, features })
     }
 }
 
@@ -162,7 +198,7 @@ mod tests {
     fn records_round_trip_and_damage_is_named() {
         let r = DocRecord {
             id: "doc-1".into(),
-            fingerprint: Fingerprint::from_u128(u128::MAX - 5),
+            sketch: Fingerprint::from_u128(u128::MAX - 5).into(),
             inserted_at_ms: 1_700_000_000_123,
             content_hash: Some(42),
             metadata: Some(serde_json::json!({"url": "https://example.org/", "n": [1, 2]})),
@@ -172,7 +208,7 @@ mod tests {
         let plain = DocRecord {
             content_hash: None,
             metadata: None,
-            fingerprint: Fingerprint::from_u64(7),
+            sketch: Fingerprint::from_u64(7).into(),
             features: None,
             ..r.clone()
         };
@@ -181,7 +217,20 @@ mod tests {
         let mut v1 = r.encode();
         v1.drain(35..39);
         v1[0] = 1;
-        assert_eq!(DocRecord::decode("doc-1", &v1).unwrap(), DocRecord { features: None, ..r });
+        assert_eq!(DocRecord::decode("doc-1", &v1).unwrap(), DocRecord { features: None, ..r.clone() });
+        // Signatures (version 3), with and without metadata.
+        let sig = DocRecord { sketch: Signature::from_values(vec![7, u32::MAX, 0, 42]).into(), ..r.clone() };
+        assert_eq!(DocRecord::decode("doc-1", &sig.encode()).unwrap(), sig);
+        let bare = DocRecord { metadata: None, features: None, ..sig.clone() };
+        assert_eq!(DocRecord::decode("doc-1", &bare.encode()).unwrap(), bare);
+        let mut cut = sig.encode();
+        cut.truncate(50);
+        let mut empty = bare.encode();
+        empty[39..41].copy_from_slice(&0u16.to_le_bytes());
+        for bad in [cut, empty] {
+            let e = DocRecord::decode("s", &bad).unwrap_err().to_string();
+            assert!(e.contains("\"s\"") && e.contains("damaged"), "{e}");
+        }
         for bad in [&b"short"[..], &[9; 40][..]] {
             let e = DocRecord::decode("x", bad).unwrap_err().to_string();
             assert!(e.contains("\"x\"") && e.contains("damaged"), "{e}");

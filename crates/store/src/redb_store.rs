@@ -160,14 +160,14 @@ impl Store for RedbStore {
         Ok(())
     }
 
-    fn for_each_fingerprint(&self, f: &mut crate::FingerprintVisitor<'_>) -> Result<()> {
+    fn for_each_sketch(&self, f: &mut crate::SketchVisitor<'_>) -> Result<()> {
         let txn = self.db.begin_read().map_err(|e| self.err(e))?;
         let table = txn.open_table(DOCS).map_err(|e| self.err(e))?;
         for item in table.iter().map_err(|e| self.err(e))? {
             let (k, v) = item.map_err(|e| self.err(e))?;
             let id = k.value();
-            let fp = DocRecord::decode_fingerprint(id, v.value())?;
-            f(id, fp, DocRecord::decode_features(v.value()))?;
+            let sketch = DocRecord::decode_sketch(id, v.value())?;
+            f(id, sketch, DocRecord::decode_features(v.value()))?;
         }
         Ok(())
     }

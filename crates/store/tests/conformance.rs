@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use neardup::index::{HammingIndex, LinearScan};
-use neardup::{Fingerprint, Fingerprinter, PipelineConfig, Radius};
+use neardup::{Fingerprint, Fingerprinter, PipelineConfig, Radius, Sketch};
 use neardup_store::{
     DocRecord, Engine, Found, IndexSource, MemoryStore, Mode, NewDoc, RedbStore, Store, StoreError, StoreMeta,
 };
@@ -17,7 +17,7 @@ use neardup_testkit::Rng;
 fn record(id: &str, v: u64) -> DocRecord {
     DocRecord {
         id: id.into(),
-        fingerprint: Fingerprint::from_u64(v),
+        sketch: Fingerprint::from_u64(v).into(),
         inserted_at_ms: 1,
         content_hash: Some(v),
         metadata: Some(serde_json::json!({"v": v.to_string()})),
@@ -190,7 +190,7 @@ fn concurrent_writers_all_land<S: Store + 'static>(store: S) {
                             engine.submit_batch(batch.clone(), Mode::InsertIfUnique, Some(3)).unwrap();
                         assert_eq!(outcomes.len(), 5);
                         assert!(outcomes.iter().all(|o| o.inserted && o.matches.is_empty()));
-                        acked.extend(batch.into_iter().map(|d| (d.id, d.fingerprint)));
+                        acked.extend(batch.into_iter().map(|d| (d.id, d.sketch.fingerprint().unwrap())));
                     }
                     let o = engine.submit(doc.clone(), Mode::InsertIfUnique, Some(3)).unwrap();
                     assert!(o.inserted && o.matches.is_empty(), "{o:?}");
@@ -200,7 +200,7 @@ fn concurrent_writers_all_land<S: Store + 'static>(store: S) {
                         again.matches.iter().map(|f| f.id.as_str()).collect::<Vec<_>>(),
                         [doc.id.as_str()]
                     );
-                    acked.push((doc.id, doc.fingerprint));
+                    acked.push((doc.id, doc.sketch.fingerprint().unwrap()));
                 }
                 acked
             })
@@ -211,7 +211,7 @@ fn concurrent_writers_all_land<S: Store + 'static>(store: S) {
     assert_eq!(acked.len(), 6 * 90);
     assert_eq!(engine.fingerprints(), acked);
     for (id, fp) in &acked {
-        assert_eq!(engine.get(id).unwrap().unwrap().fingerprint, *fp);
+        assert_eq!(engine.get(id).unwrap().unwrap().sketch, Sketch::from(*fp));
     }
     assert!(engine.stats().commits <= acked.len() as u64);
 }
@@ -228,15 +228,15 @@ fn bulk_load_replaces_and_indexes<S: Store>(store: S) {
     assert_eq!(engine.len(), 2500);
     // The last of equal ids wins: d0..d499 come from docs[2500..].
     let mut want: Vec<(String, Fingerprint)> =
-        docs[500..].iter().map(|d| (d.id.clone(), d.fingerprint)).collect();
+        docs[500..].iter().map(|d| (d.id.clone(), d.sketch.fingerprint().unwrap())).collect();
     want.sort();
     assert_eq!(engine.fingerprints(), want);
     for (id, fp) in want.iter().step_by(50) {
         assert_eq!(
             engine.search(*fp, Some(0), None, 10).unwrap(),
-            vec![Found { id: id.clone(), distance: 0 }]
+            vec![Found { id: id.clone(), distance: 0, similarity: None }]
         );
-        assert_eq!(engine.get(id).unwrap().unwrap().fingerprint, *fp);
+        assert_eq!(engine.get(id).unwrap().unwrap().sketch, Sketch::from(*fp));
     }
     assert!(matches!(
         engine.load(vec![NewDoc::new("", Fingerprint::from_u64(1))]),
@@ -267,7 +267,7 @@ fn snapshots_are_used_only_when_current(dir: &std::path::Path, open: impl Fn() -
     engine.delete("s7").unwrap();
     engine.delete("s300").unwrap();
     let before = engine.fingerprints();
-    let mark = engine.write_snapshot(&snap).unwrap();
+    let mark = engine.write_snapshot(&snap).unwrap().unwrap();
     assert_eq!(mark.documents, 498);
     drop(engine);
 
@@ -277,7 +277,7 @@ fn snapshots_are_used_only_when_current(dir: &std::path::Path, open: impl Fn() -
     for (id, fp) in before.iter().step_by(20) {
         assert_eq!(
             engine.search(*fp, Some(3), None, 10).unwrap(),
-            vec![Found { id: id.clone(), distance: 0 }]
+            vec![Found { id: id.clone(), distance: 0, similarity: None }]
         );
     }
     assert!(engine
@@ -301,13 +301,13 @@ fn snapshots_are_used_only_when_current(dir: &std::path::Path, open: impl Fn() -
     let (engine, source) = reopen(5);
     assert!(matches!(&source, IndexSource::Rebuilt { why } if why.contains("k = 3")), "{source}");
     assert_eq!(engine.fingerprints(), after);
-    assert_eq!(engine.stats().table_k, 5);
+    assert_eq!(engine.stats().table_k, Some(5));
     engine.write_snapshot(&snap).unwrap();
     drop(engine);
     // Any radius is taken when none is asked for.
     let (engine, source) = Engine::open_with_snapshot(open(), config(), None, &snap).unwrap();
     assert_eq!(source, IndexSource::Snapshot);
-    assert_eq!(engine.stats().table_k, 5);
+    assert_eq!(engine.stats().table_k, Some(5));
     drop(engine);
 
     // A damaged snapshot is not used.
@@ -339,7 +339,7 @@ fn segments_are_merged_in_the_background<S: Store>(store: S) {
     for b in 0..40 {
         let docs: Vec<NewDoc> =
             (0..1000).map(|i| NewDoc::new(format!("g{b}-{i}"), Fingerprint::from_u64(rng.next()))).collect();
-        all.extend(docs.iter().map(|d| (d.id.clone(), d.fingerprint)));
+        all.extend(docs.iter().map(|d| (d.id.clone(), d.sketch.fingerprint().unwrap())));
         engine.submit_batch(docs, Mode::InsertIfUnique, Some(3)).unwrap();
     }
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
@@ -352,7 +352,7 @@ fn segments_are_merged_in_the_background<S: Store>(store: S) {
     for (id, fp) in all.iter().step_by(997) {
         assert_eq!(
             engine.search(*fp, Some(3), None, 10).unwrap(),
-            vec![Found { id: id.clone(), distance: 0 }]
+            vec![Found { id: id.clone(), distance: 0, similarity: None }]
         );
     }
 }
@@ -417,7 +417,7 @@ fn redb_store_persists_and_refuses_a_second_opener() {
     let engine = Engine::open(RedbStore::open(&path).unwrap(), config(), Radius::fixed(3)).unwrap();
     assert_eq!(engine.len(), 99);
     assert!(engine.get("d5").unwrap().is_none());
-    assert_eq!(engine.get("d7").unwrap().unwrap().fingerprint, Fingerprint::from_u64(7 * 0x0101_0101_0101));
+    assert_eq!(engine.get("d7").unwrap().unwrap().sketch, Fingerprint::from_u64(7 * 0x0101_0101_0101).into());
     let mut other = config();
     other.bits = neardup::Bits::B128;
     drop(engine);

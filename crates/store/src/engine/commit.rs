@@ -8,8 +8,8 @@ use super::*;
 pub(super) struct Job {
     docs: Vec<NewDoc>,
     mode: Mode,
-    /// The radius, or `None` for the engine's rule.
-    k: Option<u32>,
+    /// What counts as near.
+    near: Near,
 }
 
 /// Where a group's leader leaves a job's result.
@@ -31,31 +31,33 @@ pub(super) fn now_ms() -> u64 {
 }
 
 impl<S: Store> Engine<S> {
-    /// Submits one document (see [`Mode`]); near duplicates are those
-    /// within `k`, or by the engine's [rule](Self::radius) when `k` is `None`.
-    pub fn submit(&self, doc: NewDoc, mode: Mode, k: Option<u32>) -> Result<Outcome> {
-        Ok(self.submit_batch(vec![doc], mode, k)?.pop().expect("one outcome"))
+    /// Submits one document (see [`Mode`]); near duplicates are as `near`
+    /// says (see [`search`](Self::search); `None` is the engine's
+    /// [rule](Self::rule), `Some(k)` within k bits).
+    pub fn submit(&self, doc: NewDoc, mode: Mode, near: impl Into<Near>) -> Result<Outcome> {
+        Ok(self.submit_batch(vec![doc], mode, near)?.pop().expect("one outcome"))
     }
 
     /// Submits documents in order, as if one by one, with one durable
     /// commit for all that are stored. With [`Mode::InsertIfUnique`] a
     /// document near an earlier one of the same batch is not stored.
-    pub fn submit_batch(&self, docs: Vec<NewDoc>, mode: Mode, k: Option<u32>) -> Result<Vec<Outcome>> {
+    pub fn submit_batch(&self, docs: Vec<NewDoc>, mode: Mode, near: impl Into<Near>) -> Result<Vec<Outcome>> {
+        let near = near.into();
         for d in &docs {
             check_id(&d.id)?;
-            self.check(d.fingerprint, k)?;
+            self.check(&d.sketch, near)?;
         }
         if mode == Mode::Check {
             let state = self.state.read().expect("lock");
             return docs
                 .iter()
                 .map(|d| {
-                    let matches = state.near(d.fingerprint, k, d.features, &self.radius)?;
+                    let matches = self.near_in(&state, &d.sketch, near, d.features)?;
                     Ok(Outcome { inserted: false, matches })
                 })
                 .collect();
         }
-        self.commit_grouped(Job { docs, mode, k })
+        self.commit_grouped(Job { docs, mode, near })
     }
 
     /// Group commit: the job joins the queue; whoever holds the writer lock
@@ -99,38 +101,26 @@ impl<S: Store> Engine<S> {
     pub(super) fn apply(&self, jobs: &[(Job, Arc<Slot>)]) -> Result<Vec<Vec<Outcome>>> {
         let now = now_ms();
         let mut outcomes: Vec<Vec<Outcome>> = Vec::with_capacity(jobs.len());
-        let mut records = Vec::new();
+        let mut records: Vec<DocRecord> = Vec::new();
         // Documents of this group stored so far, to check later ones against.
-        let max_k = jobs.iter().map(|(j, _)| j.k.unwrap_or_else(|| self.radius.max_k())).max().unwrap_or(0);
-        let mut group = Pending::new(self.bits().get(), max_k);
+        let mut group = self.group(jobs);
         {
             let state = self.state.read().expect("lock");
             for (job, _) in jobs {
                 let mut job_outcomes = Vec::with_capacity(job.docs.len());
                 for d in &job.docs {
-                    let mut matches = state.near(d.fingerprint, job.k, d.features, &self.radius)?;
-                    let group_k = job.k.unwrap_or_else(|| self.radius.max_k());
-                    for (pos, distance) in group.query(d.fingerprint, group_k) {
-                        let id: &DocRecord = &records[pos];
-                        let near = job.k.is_some()
-                            || self.radius.accepts(
-                                distance,
-                                features_of(d.features),
-                                features_of(id.features),
-                            );
-                        if !near {
-                            continue;
-                        }
-                        matches.retain(|f| f.id != id.id);
-                        matches.push(Found { id: id.id.clone(), distance });
+                    let mut matches = self.near_in(&state, &d.sketch, job.near, d.features)?;
+                    for found in self.near_in_group(&group, &records, d, job.near) {
+                        matches.retain(|f| f.id != found.id);
+                        matches.push(found);
                     }
                     matches.sort_by(|a, b| a.distance.cmp(&b.distance).then_with(|| a.id.cmp(&b.id)));
                     let insert = job.mode == Mode::Insert || matches.is_empty();
                     if insert {
-                        group.push(d.fingerprint);
+                        group.push(records.len(), &d.sketch);
                         records.push(DocRecord {
                             id: d.id.clone(),
-                            fingerprint: d.fingerprint,
+                            sketch: d.sketch.clone(),
                             inserted_at_ms: now,
                             content_hash: d.content_hash,
                             metadata: d.metadata.clone(),
@@ -154,13 +144,64 @@ impl<S: Store> Engine<S> {
         Ok(outcomes)
     }
 
+    /// An empty group for `jobs`: SimHash blocks for the largest radius
+    /// any job asks for, or MinHash bands.
+    fn group(&self, jobs: &[(Job, Arc<Slot>)]) -> Group {
+        match &self.lsh {
+            Some(l) => Group::MinHash(LshIndex::new(l.banding, l.permutations)),
+            None => {
+                let max_k = jobs.iter().map(|(j, _)| j.near.k().unwrap_or_else(|| self.radius.max_k())).max();
+                Group::SimHash(Pending::new(self.bits().get(), max_k.unwrap_or(0)))
+            }
+        }
+    }
+
+    /// The documents of the group so far (`records`) near `d`, by the same
+    /// rule as the stored ones.
+    fn near_in_group(&self, group: &Group, records: &[DocRecord], d: &NewDoc, near: Near) -> Vec<Found> {
+        match (group, &d.sketch) {
+            (Group::SimHash(pending), Sketch::Fingerprint(fp)) => {
+                let k = near.k().unwrap_or_else(|| self.radius.max_k());
+                pending
+                    .query(*fp, k)
+                    .into_iter()
+                    .filter(|&(pos, distance)| {
+                        near.k().is_some()
+                            || self.radius.accepts(
+                                distance,
+                                features_of(d.features),
+                                features_of(records[pos].features),
+                            )
+                    })
+                    .map(|(pos, distance)| Found { id: records[pos].id.clone(), distance, similarity: None })
+                    .collect()
+            }
+            (Group::MinHash(index), Sketch::Signature(s)) => {
+                let t = match near {
+                    Near::AtLeast(t) => t,
+                    _ => self.lsh.map_or(1.0, |l| l.threshold),
+                };
+                index
+                    .query(s.values(), t)
+                    .into_iter()
+                    .map(|m| Found {
+                        id: records[m.id as usize].id.clone(),
+                        distance: m.differing,
+                        similarity: Some(m.similarity),
+                    })
+                    .collect()
+            }
+            _ => Vec::new(),
+        }
+    }
+
     /// Stores documents without looking for near duplicates (a bulk import;
     /// a document replaces any with its id, the last of equal ids wins), in
     /// one durable commit.
     pub fn load(&self, docs: Vec<NewDoc>) -> Result<()> {
         for d in &docs {
             check_id(&d.id)?;
-            self.check(d.fingerprint, None)?;
+            self.check(&d.sketch, Near::Rule)?;
         }
         let _writer = self.writer.lock().expect("lock");
         let now = now_ms();
@@ -168,7 +209,7 @@ impl<S: Store> Engine<S> {
             .into_iter()
             .map(|d| DocRecord {
                 id: d.id,
-                fingerprint: d.fingerprint,
+                sketch: d.sketch,
                 inserted_at_ms: now,
                 content_hash: d.content_hash,
                 metadata: d.metadata,
@@ -192,5 +233,26 @@ impl<S: Store> Engine<S> {
         let existed = self.store.delete(id)?;
         self.state.write().expect("lock").forget(id)?;
         Ok(existed)
+    }
+}
+
+/// The documents a group commit is about to store, searchable by the
+/// group's later documents: SimHash blocks, or MinHash bands over their
+/// positions in the group.
+pub(super) enum Group {
+    SimHash(Pending),
+    MinHash(LshIndex),
+}
+
+impl Group {
+    /// Adds the sketch of the group's document at `pos` (0, 1, …).
+    fn push(&mut self, pos: usize, sketch: &Sketch) {
+        match (self, sketch) {
+            (Group::SimHash(p), Sketch::Fingerprint(fp)) => p.push(*fp),
+            (Group::MinHash(index), Sketch::Signature(s)) => {
+                index.insert(u32::try_from(pos).expect("groups below 2^32 documents"), s.values())
+            }
+            _ => unreachable!("the engine checks every sketch's method"),
+        }
     }
 }

@@ -11,12 +11,20 @@ use super::*;
 pub(super) fn merge_due(state: &RwLock<State>) {
     loop {
         let mut merged_any = false;
-        let passes = state.read().expect("lock").docs.indexes().count();
+        let passes = state.read().expect("lock").simhash().map_or(0, |d| d.indexes().count());
         for i in 0..passes {
-            let plan = state.read().expect("lock").docs.indexes().nth(i).and_then(TableIndex::merge_plan);
+            let plan = state
+                .read()
+                .expect("lock")
+                .simhash()
+                .and_then(|d| d.indexes().nth(i).and_then(TableIndex::merge_plan));
             let Some(Ok(merged)) = plan.map(|p| p.build()) else { continue };
-            merged_any |=
-                state.write().expect("lock").docs.index_mut(i).is_some_and(|t| t.apply_merge(merged));
+            merged_any |= state
+                .write()
+                .expect("lock")
+                .simhash_mut()
+                .and_then(|d| d.index_mut(i))
+                .is_some_and(|t| t.apply_merge(merged));
         }
         if !merged_any {
             return;

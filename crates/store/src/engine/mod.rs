@@ -14,7 +14,9 @@ use neardup::dedup::{Plan, UNKNOWN_FEATURES};
 use neardup::index::file::{IndexFile, Names as FileNames};
 use neardup::index::{KeyedIndex, TableIndex, TableIndexBuilder};
 use neardup::meta::IndexMeta;
-use neardup::{Bits, Fingerprint, PipelineConfig, Radius, FORMAT_VERSION};
+use neardup::minhash::index::LshIndex;
+use neardup::minhash::{Banding, KeyedLsh, Method, Signature};
+use neardup::{Bits, Fingerprint, PipelineConfig, Radius, Sketch, FORMAT_VERSION};
 use serde::Serialize;
 
 use crate::error::StoreError;
@@ -44,8 +46,10 @@ pub use types::*;
 pub struct Engine<S: Store> {
     store: S,
     config: PipelineConfig,
-    /// The rule requests without a k get.
+    /// The rule requests without a k get (SimHash).
     radius: Radius,
+    /// The signatures' length, banding and threshold (MinHash).
+    lsh: Option<Lsh>,
     state: Arc<RwLock<State>>,
     /// Held by the writer applying a group of queued jobs.
     writer: Mutex<()>,
@@ -70,6 +74,9 @@ fn check_meta(store: &dyn Store, config: &PipelineConfig) -> Result<()> {
         Some(m) if m.format_version != FORMAT_VERSION => {
             Err(StoreError::FormatVersion { stored: m.format_version, current: FORMAT_VERSION })
         }
+        Some(m) if m.config.method != config.method => {
+            Err(StoreError::MethodMismatch { stored: m.config.method, wanted: config.method })
+        }
         Some(m) if !m.config.same_fingerprints(config) => Err(StoreError::ConfigMismatch {
             stored: format!("{:016x}", m.config.id()),
             wanted: format!("{:016x}", config.id()),
@@ -79,17 +86,42 @@ fn check_meta(store: &dyn Store, config: &PipelineConfig) -> Result<()> {
     }
 }
 
+/// A MinHash store's rule: signatures of `permutations` values, banded,
+/// near at `threshold` or above.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Lsh {
+    pub(super) permutations: usize,
+    pub(super) banding: Banding,
+    pub(super) threshold: f64,
+}
+
+impl Lsh {
+    /// The rule of a MinHash pipeline; `None` for SimHash.
+    fn of(config: &PipelineConfig) -> Result<Option<Lsh>> {
+        if config.method != Method::Minhash {
+            return Ok(None);
+        }
+        let permutations = config.minhash.clone().unwrap_or_default().permutations;
+        let lsh = config.lsh.clone().unwrap_or_default();
+        let banding = lsh.banding(permutations).map_err(StoreError::Invalid)?;
+        Ok(Some(Lsh { permutations, banding, threshold: lsh.threshold }))
+    }
+}
+
 impl<S: Store> Engine<S> {
-    /// Opens an engine over `store` for fingerprints of `config`, answering
-    /// requests without a k by `radius` (usually `config.radius()`, the
-    /// pipeline's rule; [`Radius::fixed`] for one k), with index tables for
-    /// each pass of its plan (other radii are answered exactly, larger ones
-    /// by a scan). A new store records `config`; a store made with another
-    /// pipeline or fingerprint format is refused.
+    /// Opens an engine over `store` for sketches of `config`. A SimHash
+    /// engine answers requests without a k by `radius` (usually
+    /// `config.radius()`, the pipeline's rule; [`Radius::fixed`] for one
+    /// k), with index tables for each pass of its plan (other radii are
+    /// answered exactly, larger ones by a scan); a MinHash engine bands the
+    /// signatures as the pipeline says and answers by its threshold
+    /// (`radius` does not apply). A new store records `config`; a store
+    /// made with another pipeline (or method) or fingerprint format is
+    /// refused.
     pub fn open(store: S, config: PipelineConfig, radius: Radius) -> Result<Engine<S>> {
         check_meta(&store, &config)?;
         let state = rebuild(&store, &config, &radius)?;
-        Ok(Engine::with_state(store, config, radius, state))
+        Engine::with_state(store, config, radius, state)
     }
 
     /// Like [`open`](Self::open), but takes the index from the snapshot
@@ -110,34 +142,43 @@ impl<S: Store> Engine<S> {
         snapshot: &Path,
     ) -> Result<(Engine<S>, IndexSource)> {
         check_meta(&store, &config)?;
-        let (state, radius, source) = match load_snapshot(&store, &config, radius.as_ref(), snapshot)? {
+        let loaded = if config.method == Method::Minhash {
+            Err("MinHash data directories rebuild their index on open".to_owned())
+        } else {
+            load_snapshot(&store, &config, radius.as_ref(), snapshot)?
+        };
+        let (state, radius, source) = match loaded {
             Ok((state, radius)) => (state, radius, IndexSource::Snapshot),
             Err(why) => {
                 let radius = radius.unwrap_or_else(|| config.radius());
                 (rebuild(&store, &config, &radius)?, radius, IndexSource::Rebuilt { why })
             }
         };
-        Ok((Engine::with_state(store, config, radius, state), source))
+        Ok((Engine::with_state(store, config, radius, state)?, source))
     }
 
-    fn with_state(store: S, config: PipelineConfig, radius: Radius, mut state: State) -> Engine<S> {
-        for i in 0.. {
-            match state.docs.index_mut(i) {
-                Some(t) => t.set_deferred_merges(true),
-                None => break,
+    fn with_state(store: S, config: PipelineConfig, radius: Radius, mut state: State) -> Result<Engine<S>> {
+        if let Some(docs) = state.simhash_mut() {
+            for i in 0.. {
+                match docs.index_mut(i) {
+                    Some(t) => t.set_deferred_merges(true),
+                    None => break,
+                }
             }
         }
+        let lsh = Lsh::of(&config)?;
         let state = Arc::new(RwLock::new(state));
-        Engine {
+        Ok(Engine {
             store,
             config,
             radius,
+            lsh,
             merger: Merger::start(state.clone()),
             state,
             writer: Mutex::new(()),
             queue: Mutex::default(),
             commits: AtomicU64::new(0),
-        }
+        })
     }
 
     /// The pipeline its fingerprints come from.
@@ -145,9 +186,35 @@ impl<S: Store> Engine<S> {
         &self.config
     }
 
-    /// The rule requests without a k get.
+    /// The rule SimHash requests without a k get.
     pub fn radius(&self) -> &Radius {
         &self.radius
+    }
+
+    /// Which method the stored sketches are of.
+    pub fn method(&self) -> Method {
+        self.config.method
+    }
+
+    /// The rule requests without a k or threshold get, in words: the
+    /// radius (SimHash), or the threshold and banding (MinHash).
+    pub fn rule(&self) -> String {
+        match &self.lsh {
+            None => self.radius.to_string(),
+            Some(l) => format!("Jaccard ≥ {} ({} of {} values)", l.threshold, l.banding, l.permutations),
+        }
+    }
+
+    /// The rule a request was answered by, in words.
+    pub fn rule_of(&self, near: Near) -> String {
+        match near {
+            Near::Rule => self.rule(),
+            Near::Within(k) => format!("k = {k}"),
+            Near::AtLeast(t) => match &self.lsh {
+                Some(l) => format!("Jaccard ≥ {t} ({} of {} values)", l.banding, l.permutations),
+                None => format!("Jaccard ≥ {t}"),
+            },
+        }
     }
 
     /// The store.
@@ -159,36 +226,78 @@ impl<S: Store> Engine<S> {
         self.config.bits
     }
 
-    fn check(&self, fp: Fingerprint, k: Option<u32>) -> Result<()> {
-        if fp.bits() != self.bits() {
-            return Err(StoreError::Invalid(format!(
-                "a {}-bit fingerprint, but this store holds {}-bit ones",
-                fp.bits(),
-                self.bits()
-            )));
+    /// Checks that a request's sketch and rule are of this store's method
+    /// and fit it.
+    fn check(&self, sketch: &Sketch, near: Near) -> Result<()> {
+        match (sketch, &self.lsh) {
+            (Sketch::Fingerprint(fp), None) if fp.bits() != self.bits() => {
+                return Err(StoreError::Invalid(format!(
+                    "a {}-bit fingerprint, but this store holds {}-bit ones",
+                    fp.bits(),
+                    self.bits()
+                )))
+            }
+            (Sketch::Signature(s), Some(l)) if s.len() != l.permutations => {
+                return Err(StoreError::Invalid(format!(
+                    "a signature of {} values, but this store holds signatures of {}",
+                    s.len(),
+                    l.permutations
+                )))
+            }
+            (Sketch::Fingerprint(_), None) | (Sketch::Signature(_), Some(_)) => {}
+            (Sketch::Signature(_), None) => {
+                return Err(StoreError::Invalid(
+                    "a MinHash signature, but this store holds SimHash fingerprints: send the text, or its fingerprint"
+                        .into(),
+                ))
+            }
+            (Sketch::Fingerprint(_), Some(_)) => {
+                return Err(StoreError::Invalid(
+                    "a SimHash fingerprint, but this store holds MinHash signatures: send the text, or its signature"
+                        .into(),
+                ))
+            }
         }
-        let k = k.unwrap_or(0);
-        if k > self.bits().get() {
-            return Err(StoreError::Invalid(format!("k = {k} is more than the {} bits", self.bits())));
+        match (near, &self.lsh) {
+            (Near::Within(k), None) if k > self.bits().get() => {
+                Err(StoreError::Invalid(format!("k = {k} is more than the {} bits", self.bits())))
+            }
+            (Near::Within(_), Some(_)) => Err(StoreError::Invalid(
+                "k is a SimHash radius, but this store holds MinHash signatures: give a threshold instead".into(),
+            )),
+            (Near::AtLeast(_), None) => Err(StoreError::Invalid(
+                "a threshold is for MinHash stores, but this one holds SimHash fingerprints: give k instead".into(),
+            )),
+            (Near::AtLeast(t), Some(_)) if !(t > 0.0 && t <= 1.0) => {
+                Err(StoreError::Invalid(format!("the threshold must be in (0, 1], not {t}")))
+            }
+            _ => Ok(()),
         }
-        Ok(())
     }
 
-    /// The stored documents near `fp`, nearest first, at most `limit`:
-    /// within `k`, or (`k` = `None`) by the engine's [rule](Self::radius)
-    /// for a document of `features` features (unknown: a long document).
+    /// The stored documents near `sketch`, nearest first, at most `limit`:
+    /// within `k` bits ([`Near::Within`]), at a Jaccard estimate of at
+    /// least `t` among those sharing a band ([`Near::AtLeast`]), or by the
+    /// engine's [rule](Self::rule) for a document of `features` features
+    /// (unknown: a long document). `None` and `Some(k)` convert to the
+    /// rule and `Near::Within(k)`.
     pub fn search(
         &self,
-        fp: Fingerprint,
-        k: Option<u32>,
+        sketch: impl Into<Sketch>,
+        near: impl Into<Near>,
         features: Option<u32>,
         limit: usize,
     ) -> Result<Vec<Found>> {
-        self.check(fp, k)?;
+        let (sketch, near) = (sketch.into(), near.into());
+        self.check(&sketch, near)?;
         let state = self.state.read().expect("lock");
-        let mut found = state.near(fp, k, features, &self.radius)?;
+        let mut found = self.near_in(&state, &sketch, near, features)?;
         found.truncate(limit);
         Ok(found)
+    }
+
+    fn near_in(&self, state: &State, sketch: &Sketch, near: Near, features: Option<u32>) -> Result<Vec<Found>> {
+        state.near(sketch, near, features, &self.radius, self.lsh.map_or(1.0, |l| l.threshold))
     }
 
     /// The stored document with this id.
@@ -198,7 +307,7 @@ impl<S: Store> Engine<S> {
 
     /// How many documents are stored.
     pub fn len(&self) -> usize {
-        self.state.read().expect("lock").docs.len()
+        self.state.read().expect("lock").len()
     }
 
     /// True when nothing is stored.
@@ -209,30 +318,31 @@ impl<S: Store> Engine<S> {
     /// Sizes and settings.
     pub fn stats(&self) -> EngineStats {
         let state = self.state.read().expect("lock");
+        let simhash = state.simhash();
         EngineStats {
-            documents: state.docs.len() as u64,
-            bits: self.bits().get(),
-            table_k: state.docs.index().layout().k,
-            radius: self.radius.to_string(),
-            index_bytes: state.docs.memory_bytes() as u64,
+            documents: state.len() as u64,
+            method: self.method(),
+            bits: simhash.map(|_| self.bits().get()),
+            table_k: simhash.map(|d| d.index().layout().k),
+            permutations: self.lsh.map(|l| l.permutations),
+            radius: self.rule(),
+            index_bytes: state.memory_bytes() as u64,
             disk_bytes: self.store.disk_bytes(),
             pipeline: format!("{:016x}", self.config.id()),
             commits: self.commits.load(Ordering::Relaxed),
-            segments: state.docs.indexes().map(|t| t.stats().segments as u64).sum(),
+            segments: simhash.map_or(0, |d| d.indexes().map(|t| t.stats().segments as u64).sum()),
         }
     }
 
-    /// Every stored (id, fingerprint), for checks against a linear scan.
-    pub fn fingerprints(&self) -> Vec<(String, Fingerprint)> {
-        let state = self.state.read().expect("lock");
-        let mut v: Vec<(String, Fingerprint)> = state
-            .docs
-            .index()
-            .entries()
-            .into_iter()
-            .filter_map(|(i, fp)| Some((state.docs.key(i)?.to_string(), fp)))
-            .collect();
-        v.sort();
+    /// Every stored (id, sketch), by id, for checks against a linear scan.
+    pub fn sketches(&self) -> Vec<(String, Sketch)> {
+        let mut v = self.state.read().expect("lock").sketches();
+        v.sort_by(|a, b| a.0.cmp(&b.0));
         v
+    }
+
+    /// Every stored (id, fingerprint), by id (none in a MinHash store).
+    pub fn fingerprints(&self) -> Vec<(String, Fingerprint)> {
+        self.sketches().into_iter().filter_map(|(id, s)| Some((id, s.fingerprint()?))).collect()
     }
 }

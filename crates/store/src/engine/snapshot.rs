@@ -6,16 +6,34 @@ use super::*;
 
 /// The index of everything in the store, from a full read.
 pub(super) fn rebuild(store: &dyn Store, config: &PipelineConfig, radius: &Radius) -> Result<State> {
+    if let Some(lsh) = Lsh::of(config)? {
+        let mut docs = KeyedLsh::new(lsh.banding, lsh.permutations);
+        docs.reserve(usize::try_from(store.len()?).unwrap_or(0));
+        store.for_each_sketch(&mut |id, sketch, _| match sketch {
+            Sketch::Signature(s) if s.len() == lsh.permutations => {
+                docs.insert(Box::from(id), s.values());
+                Ok(())
+            }
+            _ => Err(StoreError::Corrupt {
+                id: id.to_owned(),
+                message: format!("not a MinHash signature of {} values", lsh.permutations),
+            }),
+        })?;
+        return Ok(State::MinHash(docs));
+    }
     let mut names = Vec::new();
     let mut entries = Vec::new();
     let mut features = Vec::new();
-    store.for_each_fingerprint(&mut |id, fp, n| {
-        if fp.bits() != config.bits {
-            return Err(StoreError::Corrupt {
-                id: id.to_owned(),
-                message: "fingerprint of the wrong width".into(),
-            });
-        }
+    store.for_each_sketch(&mut |id, sketch, n| {
+        let fp = match sketch {
+            Sketch::Fingerprint(fp) if fp.bits() == config.bits => fp,
+            _ => {
+                return Err(StoreError::Corrupt {
+                    id: id.to_owned(),
+                    message: format!("not a {}-bit fingerprint", config.bits),
+                })
+            }
+        };
         entries.push((names.len() as u64, fp));
         names.push(Some(Box::from(id)));
         features.push(n.unwrap_or(UNKNOWN_FEATURES as u32));
@@ -23,7 +41,7 @@ pub(super) fn rebuild(store: &dyn Store, config: &PipelineConfig, radius: &Radiu
     })?;
     let builder = tables(config);
     let index = builder.clone().k(Plan::new(radius).passes()[0].k).build_from(entries)?;
-    Ok(State { docs: KeyedIndex::from_slots(index, names, Some(features))?.with_radius(radius, builder)? })
+    Ok(State::SimHash(KeyedIndex::from_slots(index, names, Some(features))?.with_radius(radius, builder)?))
 }
 
 /// How the engine's index tables are built (each pass sets its k).
@@ -78,10 +96,10 @@ pub(super) fn load_snapshot(
     let docs = KeyedIndex::from_slots(file.index, names, file.features)
         .and_then(|d| d.with_radius(radius, tables(config)));
     let state = match docs {
-        Ok(docs) => State { docs },
+        Ok(docs) => State::SimHash(docs),
         Err(e) => return Ok(Err(format!("the snapshot's index does not match its names: {e}"))),
     };
-    let live = state.docs.len();
+    let live = state.len();
     if live as u64 != mark.documents || store.len()? != mark.documents {
         return Ok(Err("the snapshot's document count does not match the store".into()));
     }
@@ -93,29 +111,33 @@ impl<S: Store> Engine<S> {
     /// store, so that [`open_with_snapshot`](Self::open_with_snapshot) can
     /// skip the rebuild. Writes wait meanwhile. Any later write to the store
     /// makes the snapshot stale (it is then ignored, never wrong).
-    pub fn write_snapshot(&self, path: &Path) -> Result<SnapshotMark> {
+    ///
+    /// A MinHash engine writes none (`None`): its index is rebuilt from
+    /// the store on open.
+    pub fn write_snapshot(&self, path: &Path) -> Result<Option<SnapshotMark>> {
         let _writer = self.writer.lock().expect("lock");
         let generation = self.store.generation()?;
         let state = self.state.read().expect("lock");
+        let Some(docs) = state.simhash() else { return Ok(None) };
         // Deleted slots keep their place (as empty names) so that the
         // index's internal ids stay the names' positions.
-        let names: Vec<&str> = state.docs.slot_keys().map(|k| k.map_or("", |k| &**k)).collect();
+        let names: Vec<&str> = docs.slot_keys().map(|k| k.map_or("", |k| &**k)).collect();
         // The pipeline with the rule this engine answers by.
         let pipeline = PipelineConfig { radius: Some(self.radius.clone()), ..self.config.clone() };
         let meta = IndexMeta { pipeline: Some(pipeline), ..IndexMeta::default() };
         let file = IndexFile {
-            index: state.docs.index().clone(),
+            index: docs.index().clone(),
             names: Some(FileNames::from_strings(&names)),
-            features: Some(state.docs.slot_features().to_vec()),
+            features: Some(docs.slot_features().to_vec()),
             meta: meta.to_value(),
         };
         file.write(path)?;
         let mark = SnapshotMark {
             generation,
             checksum: IndexFile::stored_checksum(path)?,
-            documents: state.docs.len() as u64,
+            documents: docs.len() as u64,
         };
         self.store.set_snapshot_mark(&mark)?;
-        Ok(mark)
+        Ok(Some(mark))
     }
 }

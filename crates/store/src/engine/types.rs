@@ -17,13 +17,44 @@ pub enum Mode {
     InsertIfUnique,
 }
 
+/// What counts as near for a request.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub enum Near {
+    /// The engine's rule: its radius (SimHash), or its pipeline's Jaccard
+    /// threshold (MinHash).
+    #[default]
+    Rule,
+    /// Within `k` bits (SimHash stores only).
+    Within(u32),
+    /// An estimated Jaccard similarity of at least this, among the
+    /// documents sharing a band (MinHash stores only).
+    AtLeast(f64),
+}
+
+/// `None` is the rule, `Some(k)` within k bits (what SimHash callers pass).
+impl From<Option<u32>> for Near {
+    fn from(k: Option<u32>) -> Near {
+        k.map_or(Near::Rule, Near::Within)
+    }
+}
+
+impl Near {
+    /// The request's k, if it gave one.
+    pub(crate) fn k(self) -> Option<u32> {
+        match self {
+            Near::Within(k) => Some(k),
+            _ => None,
+        }
+    }
+}
+
 /// A document to submit.
 #[derive(Clone, Debug, PartialEq)]
 pub struct NewDoc {
     /// Its id.
     pub id: String,
-    /// Its fingerprint (made with the engine's pipeline).
-    pub fingerprint: Fingerprint,
+    /// Its fingerprint or signature (made with the engine's pipeline).
+    pub sketch: Sketch,
     /// A hash of its text, if it came as text.
     pub content_hash: Option<u64>,
     /// The caller's metadata.
@@ -36,10 +67,10 @@ pub struct NewDoc {
 }
 
 impl NewDoc {
-    /// A document with an id and a fingerprint, no hash, no metadata, no
-    /// feature count.
-    pub fn new(id: impl Into<String>, fingerprint: Fingerprint) -> NewDoc {
-        NewDoc { id: id.into(), fingerprint, content_hash: None, metadata: None, features: None }
+    /// A document with an id and a fingerprint or signature, no hash, no
+    /// metadata, no feature count.
+    pub fn new(id: impl Into<String>, sketch: impl Into<Sketch>) -> NewDoc {
+        NewDoc { id: id.into(), sketch: sketch.into(), content_hash: None, metadata: None, features: None }
     }
 }
 
@@ -49,20 +80,24 @@ pub(crate) fn features_of(f: Option<u32>) -> usize {
 }
 
 /// A stored document near a query.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Found {
     /// Its id.
     pub id: String,
-    /// The Hamming distance to the query.
+    /// The distance to the query: differing bits of the fingerprints
+    /// (SimHash), differing values of the signatures (MinHash).
     pub distance: u32,
+    /// The estimated Jaccard similarity (MinHash): equal values over all.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub similarity: Option<f64>,
 }
 
 /// What [`Engine::submit`] did.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Outcome {
     /// Whether the document was stored.
     pub inserted: bool,
-    /// The stored documents within k before it was stored (sorted by
+    /// The stored documents near it before it was stored (sorted by
     /// distance, then id); for a batch, earlier documents of the same batch
     /// that were stored count too.
     pub matches: Vec<Found>,
@@ -73,13 +108,21 @@ pub struct Outcome {
 pub struct EngineStats {
     /// Stored documents.
     pub documents: u64,
-    /// The fingerprint width.
-    pub bits: u32,
-    /// The radius pass 0's index tables serve (larger ones scan).
-    pub table_k: u32,
-    /// The rule requests without a k get (the pipeline's radius unless
-    /// the engine was opened with a fixed one), e.g. `k = 8 below 600
-    /// features, else 4`.
+    /// `simhash` or `minhash`.
+    pub method: neardup::minhash::Method,
+    /// The fingerprint width (SimHash).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bits: Option<u32>,
+    /// The radius pass 0's index tables serve, larger ones scan (SimHash).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub table_k: Option<u32>,
+    /// Values per signature (MinHash).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub permutations: Option<usize>,
+    /// The rule requests without a k or threshold get: the pipeline's
+    /// radius unless the engine was opened with a fixed one, e.g. `k = 8
+    /// below 600 features, else 4`; or its threshold and banding, e.g.
+    /// `Jaccard ≥ 0.5 (25 bands × 5 rows of 128 values)`.
     pub radius: String,
     /// Bytes of the in-memory index.
     pub index_bytes: u64,
