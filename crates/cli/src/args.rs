@@ -66,10 +66,15 @@ pub struct ServeArgs {
     #[arg(long, default_value = "127.0.0.1:8080", value_name = "ADDR")]
     pub listen: std::net::SocketAddr,
     /// The radius when a request gives none (and the radius the index
-    /// tables serve). By default, the pipeline's radius rule by the
-    /// documents' lengths (`neardup config show`), as `dedup` and `compare`.
+    /// tables serve), for SimHash data directories. By default, the
+    /// pipeline's radius rule by the documents' lengths (`neardup config
+    /// show`), as `dedup` and `compare`.
     #[arg(short, long)]
     pub k: Option<u32>,
+    /// The Jaccard threshold when a request gives none, for MinHash data
+    /// directories. By default, the pipeline's.
+    #[arg(long, conflicts_with = "k", value_name = "T")]
+    pub threshold: Option<f64>,
     /// The largest radius a request may ask for.
     #[arg(long, default_value_t = 16, value_name = "K")]
     pub max_k: u32,
@@ -130,14 +135,28 @@ impl PipelineArgs {
             .map_err(|e| UsageError(e.to_string()).into())
     }
 
-    /// Loads the pipeline; a bad preset or configuration is a usage error.
-    pub fn load(&self) -> Result<Fingerprinter> {
-        let fingerprinter = match (&self.preset, &self.config) {
-            (_, Some(path)) => Fingerprinter::from_file(path),
-            (Some(name), None) => Fingerprinter::preset(name),
-            (None, None) => Fingerprinter::preset("default"),
+    /// Loads the pipeline of either method (by default, the `default`
+    /// preset); a bad preset or configuration is a usage error.
+    pub fn load_detector(&self) -> Result<Detector> {
+        let detector = match (&self.preset, &self.config) {
+            (_, Some(path)) => Detector::from_file(path),
+            (Some(name), None) => Detector::preset(name),
+            (None, None) => Detector::preset("default"),
         };
-        fingerprinter.map_err(|e| UsageError(e.to_string()).into())
+        detector.map_err(|e| UsageError(e.to_string()).into())
+    }
+
+    /// Loads a SimHash pipeline; a bad preset or configuration, or a
+    /// MinHash one, is a usage error.
+    pub fn load(&self) -> Result<Fingerprinter> {
+        match self.load_detector()? {
+            Detector::SimHash(f) => Ok(f),
+            Detector::MinHash(_) => Err(UsageError(
+                "this command makes SimHash fingerprints, but the pipeline given is a MinHash one (method = \"minhash\")"
+                    .into(),
+            )
+            .into()),
+        }
     }
 }
 
@@ -749,17 +768,23 @@ pub struct IndexQueryArgs {
     /// Query by text (repeatable).
     #[arg(long, value_name = "TEXT")]
     pub text: Vec<String>,
-    /// Query by fingerprint (repeatable).
+    /// Query by fingerprint (repeatable); for a MinHash data directory, by
+    /// signature (8 hex digits per value).
     #[arg(long, value_name = "HEX")]
     pub fingerprint: Vec<String>,
     /// Query by a fingerprint list.
     #[arg(long, value_name = "FILE")]
     pub fingerprints: Option<PathBuf>,
-    /// Largest Hamming distance of a match. By default, the pipeline's
-    /// radius rule (`neardup config show`), as `dedup` and `compare`; 3
-    /// for an index built from fingerprints.
+    /// Largest Hamming distance of a match (SimHash). By default, the
+    /// pipeline's radius rule (`neardup config show`), as `dedup` and
+    /// `compare`; 3 for an index built from fingerprints.
     #[arg(short, long)]
     pub k: Option<u32>,
+    /// Smallest estimated Jaccard similarity of a match (MinHash data
+    /// directories), among the documents sharing a band. By default, the
+    /// pipeline's threshold.
+    #[arg(long, conflicts_with = "k", value_name = "T")]
+    pub threshold: Option<f64>,
     /// Write here (atomically) instead of stdout.
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,

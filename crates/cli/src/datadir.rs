@@ -65,7 +65,7 @@ impl DataDir {
         let given = pipeline.preset.is_some() || pipeline.config.is_some();
         let config = match store.meta().map_err(|e| anyhow!("{e}"))? {
             Some(m) if !given => m.config,
-            _ => pipeline.load()?.config().clone(),
+            _ => pipeline.load_detector()?.config().clone(),
         };
         // Serving takes its rule (the pipeline's, or -k); tools that only
         // read or load take the snapshot's.
@@ -76,21 +76,23 @@ impl DataDir {
         };
         let (engine, source) = Engine::open_with_snapshot(store, config, radius, &dir.join(SNAPSHOT_FILE))
             .map_err(|e| match e {
-                e @ (StoreError::ConfigMismatch { .. } | StoreError::FormatVersion { .. }) => {
-                    UsageError(format!("{}: {e}", path.display())).into()
-                }
+                e @ (StoreError::ConfigMismatch { .. }
+                | StoreError::MethodMismatch { .. }
+                | StoreError::FormatVersion { .. }) => UsageError(format!("{}: {e}", path.display())).into(),
                 e => anyhow!("{}: {e}", path.display()),
             })?;
         Ok(DataDir { engine: Arc::new(engine), dir: dir.to_path_buf(), source, opened_in: started.elapsed() })
     }
 
-    /// Writes the index snapshot, so that the next open skips the rebuild.
-    pub fn save_snapshot(&self) -> Result<Duration> {
+    /// Writes the index snapshot, so that the next open skips the rebuild;
+    /// `None` for a MinHash data directory (its index is rebuilt on open).
+    pub fn save_snapshot(&self) -> Result<Option<Duration>> {
         let started = Instant::now();
         let path = self.dir.join(SNAPSHOT_FILE);
-        self.engine
+        let written = self
+            .engine
             .write_snapshot(&path)
             .map_err(|e| anyhow!("{}: cannot write the index snapshot: {e}", path.display()))?;
-        Ok(started.elapsed())
+        Ok(written.map(|_| started.elapsed()))
     }
 }

@@ -321,3 +321,68 @@ fn index_commands_share_the_data_directory() {
     child.kill().unwrap();
     child.wait().unwrap();
 }
+
+/// A MinHash data directory from `index build`, queried by `index query`,
+/// served by `serve` (insert-if-unique by the pipeline's threshold), and
+/// durable across `kill -9`; the other method's pipeline, k or fingerprint
+/// lists are refused with what to do instead.
+#[test]
+fn a_minhash_data_directory_is_built_queried_and_served() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("mh");
+    let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/docs_en.jsonl");
+    let run = |args: &[&str]| Command::new(env!("CARGO_BIN_EXE_neardup")).args(args).output().unwrap();
+    let (d, p) = (data.to_str().unwrap(), docs.to_str().unwrap());
+    let build = run(&["index", "build", "--preset", "minhash", p, "-o", d]);
+    assert!(build.status.success(), "{}", stderr(&build));
+    assert!(stderr(&build).contains("is a MinHash data directory"), "{}", stderr(&build));
+    // Building over it again is refused (build makes new ones).
+    let again = run(&["index", "build", "--preset", "minhash", p, "-o", d]);
+    assert_eq!(again.status.code(), Some(2), "{}", stderr(&again));
+    assert!(stderr(&again).contains("index add"), "{}", stderr(&again));
+
+    let first: Value =
+        serde_json::from_str(std::fs::read_to_string(&docs).unwrap().lines().next().unwrap()).unwrap();
+    let (text, id) = (first["text"].as_str().unwrap(), first["id"].as_str().unwrap());
+    let edited = text.replacen("the", "a", 3);
+    let q = run(&["index", "query", d, "--text", &edited]);
+    assert!(q.status.success(), "{}", stderr(&q));
+    assert!(stderr(&q).contains("Jaccard ≥ 0.5 (25 bands × 5 rows of 128 values)"), "{}", stderr(&q));
+    let v: Value = serde_json::from_slice(&q.stdout).unwrap();
+    assert_eq!(v["matches"][0]["id"], json!(id), "{v}");
+    let s = v["matches"][0]["similarity"].as_f64().unwrap();
+    assert!((0.5..1.0).contains(&s), "{v}");
+    let q = run(&["index", "query", d, "--text", &edited, "--threshold", "0.999"]);
+    let v: Value = serde_json::from_slice(&q.stdout).unwrap();
+    assert_eq!(v["matches"], json!([]), "{v}");
+
+    for (args, says) in [
+        (vec!["index", "add", d, "--preset", "default", p], "holds MinHash signatures, not SimHash"),
+        (vec!["index", "query", d, "-k", "3", "--text", text], "give a threshold"),
+        (vec!["index", "query", d, "--fingerprint", "0123456789abcdef"], "signatures of 128"),
+        (vec!["serve", "--data", d, "-k", "3"], "use --threshold"),
+    ] {
+        let o = run(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(says), "{args:?}: {}", stderr(&o));
+    }
+
+    let (mut child, addr) = start(&data, &[]);
+    let near = json!({"id": "near-copy", "text": edited});
+    let (s, v) = http(&addr, "POST", "/v1/documents", Some(&near)).unwrap();
+    assert_eq!((s, v["inserted"].as_bool(), &v["matches"][0]["id"]), (200, Some(false), &json!(id)), "{v}");
+    insert_doc_1(&addr);
+    child.kill().unwrap(); // SIGKILL: the acknowledged write must survive
+    child.wait().unwrap();
+    let (mut child, addr) = start(&data, &["--threshold", "0.3"]);
+    let (s, v) = http(&addr, "GET", "/v1/documents/doc-1", None).unwrap();
+    assert_eq!((s, v["signature"].as_str().map(str::len)), (200, Some(1024)), "{v}");
+    let (_, v) = http(&addr, "GET", "/v1/stats", None).unwrap();
+    assert_eq!((v["documents"].as_u64(), v["method"].as_str()), (Some(25), Some("minhash")), "{v}");
+    assert_eq!(v["radius"], json!("Jaccard ≥ 0.3 (25 bands × 5 rows of 128 values)"));
+    sigterm(&child);
+    assert!(child.wait().unwrap().success());
+    let st = neardup(&["index", "stats", "--json"], &data);
+    let v: Value = serde_json::from_slice(&st.stdout).unwrap();
+    assert_eq!((v["method"].as_str(), v["permutations"].as_u64()), (Some("minhash"), Some(128)), "{v}");
+}

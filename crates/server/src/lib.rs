@@ -28,8 +28,10 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use neardup::{Fingerprint, Fingerprinter};
-use neardup_store::{Engine, Mode, NewDoc, Store};
+use neardup::detector::Detector;
+use neardup::minhash::{Method, Signature};
+use neardup::{Fingerprint, Sketch};
+use neardup_store::{Engine, Mode, Near, NewDoc, Store};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -45,14 +47,18 @@ use routes::*;
 use types::*;
 
 /// Limits and defaults of the service. Defaults: the pipeline's radius
-/// rule, 10 MiB bodies, batches of 1,000, 30 s per request, search limit
-/// 100, no token.
+/// rule (SimHash) or threshold (MinHash), 10 MiB bodies, batches of 1,000,
+/// 30 s per request, search limit 100, no token.
 #[derive(Clone, Debug)]
 pub struct Settings {
-    /// The radius when a request gives none; `None` (the default): the
-    /// engine's rule ([`Engine::radius`], the pipeline's radius by the
-    /// documents' lengths), the rule `neardup dedup` and `compare` use.
+    /// The radius when a request gives none (SimHash data directories);
+    /// `None` (the default): the engine's rule ([`Engine::radius`], the
+    /// pipeline's radius by the documents' lengths), the rule `neardup
+    /// dedup` and `compare` use.
     pub default_k: Option<u32>,
+    /// The Jaccard threshold when a request gives none (MinHash data
+    /// directories); `None` (the default): the pipeline's.
+    pub default_threshold: Option<f64>,
     /// The largest radius a request may ask for.
     pub max_k: u32,
     /// The largest request body, in bytes.
@@ -71,6 +77,7 @@ impl Default for Settings {
     fn default() -> Settings {
         Settings {
             default_k: None,
+            default_threshold: None,
             max_k: 16,
             max_body_bytes: 10 << 20,
             max_batch: 1000,
@@ -84,17 +91,41 @@ impl Default for Settings {
 /// What handlers share.
 pub struct AppState<S: Store> {
     engine: Arc<Engine<S>>,
-    fingerprinter: Fingerprinter,
+    detector: Detector,
     settings: Settings,
     metrics: Metrics,
     started: Instant,
 }
 
 impl<S: Store> AppState<S> {
-    /// State over an engine; the fingerprinter is built from its pipeline.
+    /// State over an engine; the fingerprinter (SimHash) or MinHasher is
+    /// built from its pipeline.
+    ///
+    /// # Errors
+    ///
+    /// A pipeline that does not load, or a default k for a MinHash engine
+    /// (threshold for a SimHash one).
     pub fn new(engine: Arc<Engine<S>>, settings: Settings) -> Result<AppState<S>, neardup::Error> {
-        let fingerprinter = Fingerprinter::new(engine.config().clone())?;
-        Ok(AppState { engine, fingerprinter, settings, metrics: Metrics::default(), started: Instant::now() })
+        let detector = Detector::new(engine.config().clone())?;
+        match detector.method() {
+            Method::Minhash if settings.default_k.is_some() => {
+                return Err(neardup::Error::Config(
+                    "-k is a SimHash radius, but this data directory holds MinHash signatures: use --threshold"
+                        .into(),
+                ))
+            }
+            Method::Simhash if settings.default_threshold.is_some() => {
+                return Err(neardup::Error::Config(
+                    "--threshold is for MinHash data directories, but this one holds SimHash fingerprints: use -k"
+                        .into(),
+                ))
+            }
+            _ => {}
+        }
+        if let Some(t) = settings.default_threshold.filter(|t| !(*t > 0.0 && *t <= 1.0)) {
+            return Err(neardup::Error::Config(format!("--threshold must be in (0, 1], not {t}")));
+        }
+        Ok(AppState { engine, detector, settings, metrics: Metrics::default(), started: Instant::now() })
     }
 }
 

@@ -7,87 +7,130 @@ pub(crate) async fn fingerprint<S: Store + 'static>(
     State(state): State<Arc<AppState<S>>>,
     ApiJson(req): ApiJson<FingerprintReq>,
 ) -> Result<Json<Value>, ApiError> {
-    let (fp, features) = state.fingerprinter.fingerprint_counted(&req.text);
-    let mut v = json!({"fingerprint": fp, "features": features, "bits": fp.bits().get()});
+    let mut v = match &state.detector {
+        Detector::SimHash(f) => {
+            let (fp, features) = f.fingerprint_counted(&req.text);
+            json!({"fingerprint": fp, "features": features, "bits": fp.bits().get()})
+        }
+        Detector::MinHash(m) => match m.signature_counted(&req.text) {
+            Some((sig, features)) => {
+                json!({"signature": sig.to_hex(), "features": features, "permutations": sig.len()})
+            }
+            None => {
+                return Err(ApiError::bad_request(
+                    "the text has no features (empty, or only punctuation); nothing to sign",
+                ))
+            }
+        },
+    };
     if req.explain {
-        let e = state.fingerprinter.explain(&req.text);
-        let top: Vec<Value> = e
-            .features
-            .iter()
-            .take(20)
-            .map(|f| json!({"feature": f.feature, "weight": f.weight, "hash": f.hash}))
-            .collect();
-        v["explain"] = json!({"features": top, "distinct_features": e.features.len()});
+        v["explain"] = match &state.detector {
+            Detector::SimHash(f) => {
+                let e = f.explain(&req.text);
+                let top: Vec<Value> = e
+                    .features
+                    .iter()
+                    .take(20)
+                    .map(|f| json!({"feature": f.feature, "weight": f.weight, "hash": f.hash}))
+                    .collect();
+                json!({"features": top, "distinct_features": e.features.len()})
+            }
+            Detector::MinHash(m) => {
+                let mut features = m.features(&req.text);
+                features.sort_unstable();
+                features.dedup();
+                let n = features.len();
+                features.truncate(20);
+                json!({"features": features, "distinct_features": n})
+            }
+        };
     }
     Ok(Json(v))
 }
 
 impl<S: Store> AppState<S> {
-    /// The request's radius: its own `k`, else the server's `-k`, else
-    /// `None` (the engine's rule).
-    pub(crate) fn k(&self, k: Option<u32>) -> Result<Option<u32>, ApiError> {
-        match k.or(self.settings.default_k) {
-            Some(k) if k > self.settings.max_k => Err(ApiError::bad_request(format!(
+    /// What counts as near for a request: its own `k` or `threshold`, else
+    /// the server's `-k` or `--threshold`, else the engine's rule. (The
+    /// engine refuses a k for MinHash and a threshold for SimHash, saying
+    /// which to give.)
+    pub(crate) fn near(&self, k: Option<u32>, threshold: Option<f64>) -> Result<Near, ApiError> {
+        match (k, threshold) {
+            (Some(_), Some(_)) => {
+                Err(ApiError::bad_request("give k (SimHash) or threshold (MinHash), not both".to_owned()))
+            }
+            (Some(k), None) if k > self.settings.max_k => Err(ApiError::bad_request(format!(
                 "k = {k} is over this server's limit of {}",
                 self.settings.max_k
             ))),
-            k => Ok(k),
+            (Some(k), None) => Ok(Near::Within(k)),
+            (None, Some(t)) => Ok(Near::AtLeast(t)),
+            (None, None) => Ok(match (self.settings.default_k, self.settings.default_threshold) {
+                (Some(k), _) => Near::Within(k),
+                (None, Some(t)) => Near::AtLeast(t),
+                (None, None) => Near::Rule,
+            }),
         }
     }
 
-    /// The radius a request was answered by, as `neardup` prints it.
-    pub(crate) fn radius_text(&self, k: Option<u32>) -> String {
-        k.map_or_else(|| self.engine.radius().to_string(), |k| format!("k = {k}"))
-    }
-
-    /// The fingerprint of a request, from `text` or `fingerprint` (exactly
-    /// one), its content hash, and its feature count (counted from a text;
-    /// `features` may come with a fingerprint).
-    pub(crate) fn fingerprint_of(
+    /// The sketch of a request, from `text`, `fingerprint` (SimHash) or
+    /// `signature` (MinHash) — exactly one — its content hash, and its
+    /// feature count (counted from a text; `features` may come with a
+    /// fingerprint).
+    pub(crate) fn sketch_of(
         &self,
         text: Option<&str>,
-        hex: Option<&str>,
+        fingerprint: Option<&str>,
+        signature: Option<SignatureIn>,
         features: Option<u32>,
         what: &str,
-    ) -> Result<(Fingerprint, Option<u64>, Option<u32>), ApiError> {
-        match (text, hex) {
-            (Some(_), None) if features.is_some() => Err(ApiError::bad_request(format!(
+    ) -> Result<(Sketch, Option<u64>, Option<u32>), ApiError> {
+        let method = self.detector.method();
+        match (text, fingerprint, signature) {
+            (Some(_), None, None) if features.is_some() => Err(ApiError::bad_request(format!(
                 "{what}: \"features\" goes with \"fingerprint\"; a text's features are counted"
             ))),
-            (Some(t), None) => {
-                let (fp, n) = self.fingerprinter.fingerprint_counted(t);
-                if n == 0 {
+            (Some(t), None, None) => {
+                let Some((sketch, n)) = self.detector.sketch_counted(t) else {
                     return Err(ApiError::bad_request(format!(
                         "{what}: the text has no features (empty, or only punctuation); nothing to fingerprint"
                     )));
-                }
+                };
                 let n = u32::try_from(n).unwrap_or(u32::MAX - 1);
-                Ok((fp, Some(xxhash_rust::xxh3::xxh3_64(t.as_bytes())), Some(n)))
+                Ok((sketch, Some(xxhash_rust::xxh3::xxh3_64(t.as_bytes())), Some(n)))
             }
-            (None, Some(h)) => {
+            (None, Some(_), None) if method == Method::Minhash => Err(ApiError::bad_request(format!(
+                "{what}: this data directory holds MinHash signatures: send \"text\" or \"signature\", not \"fingerprint\""
+            ))),
+            (None, None, Some(_)) if method == Method::Simhash => Err(ApiError::bad_request(format!(
+                "{what}: this data directory holds SimHash fingerprints: send \"text\" or \"fingerprint\", not \"signature\""
+            ))),
+            (None, Some(h), None) => {
                 let fp: Fingerprint = h.parse().map_err(|e| ApiError::bad_request(format!("{what}: {e}")))?;
-                if fp.bits() != self.fingerprinter.bits() {
-                    return Err(ApiError::bad_request(format!(
-                        "{what}: a {}-bit fingerprint, but this store holds {}-bit ones",
-                        fp.bits(),
-                        self.fingerprinter.bits()
-                    )));
-                }
                 if features == Some(u32::MAX) {
                     return Err(ApiError::bad_request(format!("{what}: features must be below 2^32 - 1")));
                 }
-                Ok((fp, None, features))
+                Ok((fp.into(), None, features))
+            }
+            (None, None, Some(sig)) => {
+                let sig = match sig {
+                    SignatureIn::Hex(h) => {
+                        Signature::from_hex(&h).map_err(|e| ApiError::bad_request(format!("{what}: {e}")))?
+                    }
+                    SignatureIn::Values(v) => Signature::from_values(v),
+                };
+                Ok((sig.into(), None, features))
             }
             _ => Err(ApiError::bad_request(format!(
-                "{what}: give exactly one of \"text\" and \"fingerprint\""
+                "{what}: give exactly one of \"text\" and \"{}\"",
+                if method == Method::Minhash { "signature" } else { "fingerprint" }
             ))),
         }
     }
 
     pub(crate) fn new_doc(&self, d: DocumentReq, what: &str) -> Result<NewDoc, ApiError> {
-        let (fingerprint, content_hash, features) =
-            self.fingerprint_of(d.text.as_deref(), d.fingerprint.as_deref(), d.features, what)?;
-        Ok(NewDoc { id: d.id, fingerprint, content_hash, metadata: d.metadata, features })
+        let (sketch, content_hash, features) =
+            self.sketch_of(d.text.as_deref(), d.fingerprint.as_deref(), d.signature, d.features, what)?;
+        Ok(NewDoc { id: d.id, sketch, content_hash, metadata: d.metadata, features })
     }
 }
 
@@ -118,12 +161,12 @@ pub(crate) async fn submit<S: Store + 'static>(
     State(state): State<Arc<AppState<S>>>,
     ApiJson(req): ApiJson<DocumentReq>,
 ) -> Result<Response, ApiError> {
-    let k = state.k(req.k)?;
+    let near = state.near(req.k, req.threshold)?;
     let mode = req.mode.unwrap_or(Mode::InsertIfUnique);
     let doc = state.new_doc(req, "document")?;
-    let (id, fp) = (doc.id.clone(), doc.fingerprint);
+    let (id, fp) = (doc.id.clone(), doc.sketch.fingerprint());
     let engine = state.engine.clone();
-    let outcome = blocking(move || engine.submit(doc, mode, k)).await?;
+    let outcome = blocking(move || engine.submit(doc, mode, near)).await?;
     Ok(Json(OutcomeOut { id: &id, fingerprint: fp, inserted: outcome.inserted, matches: &outcome.matches })
         .into_response())
 }
@@ -132,7 +175,7 @@ pub(crate) async fn submit_batch<S: Store + 'static>(
     State(state): State<Arc<AppState<S>>>,
     ApiJson(req): ApiJson<BatchReq>,
 ) -> Result<Response, ApiError> {
-    let k = state.k(req.k)?;
+    let near = state.near(req.k, req.threshold)?;
     let mode = req.mode.unwrap_or(Mode::InsertIfUnique);
     if req.documents.len() > state.settings.max_batch {
         return Err(ApiError {
@@ -147,16 +190,17 @@ pub(crate) async fn submit_batch<S: Store + 'static>(
     }
     let mut docs = Vec::with_capacity(req.documents.len());
     for (i, d) in req.documents.into_iter().enumerate() {
-        if d.mode.is_some() || d.k.is_some() {
+        if d.mode.is_some() || d.k.is_some() || d.threshold.is_some() {
             return Err(ApiError::bad_request(format!(
-                "documents[{i}]: mode and k belong to the batch, not to its documents"
+                "documents[{i}]: mode, k and threshold belong to the batch, not to its documents"
             )));
         }
         docs.push(state.new_doc(d, &format!("documents[{i}]"))?);
     }
-    let keys: Vec<(String, Fingerprint)> = docs.iter().map(|d| (d.id.clone(), d.fingerprint)).collect();
+    let keys: Vec<(String, Option<Fingerprint>)> =
+        docs.iter().map(|d| (d.id.clone(), d.sketch.fingerprint())).collect();
     let engine = state.engine.clone();
-    let outcomes = blocking(move || engine.submit_batch(docs, mode, k)).await?;
+    let outcomes = blocking(move || engine.submit_batch(docs, mode, near)).await?;
     let results = keys
         .iter()
         .zip(&outcomes)
@@ -170,11 +214,15 @@ pub(crate) async fn get_document<S: Store + 'static>(
     Path(id): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
     match state.engine.get(&id)? {
-        Some(d) => Ok(Json(json!({
-            "id": d.id, "fingerprint": d.fingerprint, "inserted_at_ms": d.inserted_at_ms,
-            "content_hash": d.content_hash.map(|h| format!("{h:016x}")), "metadata": d.metadata,
-            "features": d.features,
-        }))),
+        Some(d) => {
+            let mut v = json!({
+                "id": d.id, "inserted_at_ms": d.inserted_at_ms,
+                "content_hash": d.content_hash.map(|h| format!("{h:016x}")), "metadata": d.metadata,
+                "features": d.features,
+            });
+            v[sketch_key(&d.sketch)] = json!(d.sketch);
+            Ok(Json(v))
+        }
         None => Err(ApiError::not_found(format!("no document {}", shown(&id)))),
     }
 }
@@ -197,20 +245,50 @@ pub(crate) async fn search<S: Store + 'static>(
     State(state): State<Arc<AppState<S>>>,
     ApiJson(req): ApiJson<SearchReq>,
 ) -> Result<Json<Value>, ApiError> {
-    let k = state.k(req.k)?;
-    let (fp, _, features) =
-        state.fingerprint_of(req.text.as_deref(), req.fingerprint.as_deref(), req.features, "search")?;
+    let near = state.near(req.k, req.threshold)?;
+    let (sketch, _, features) = state.sketch_of(
+        req.text.as_deref(),
+        req.fingerprint.as_deref(),
+        req.signature,
+        req.features,
+        "search",
+    )?;
     let limit = req.limit.unwrap_or(state.settings.default_limit);
-    let matches = state.engine.search(fp, k, features, limit)?;
-    Ok(Json(json!({"fingerprint": fp, "k": k, "radius": state.radius_text(k), "matches": matches})))
+    let key = sketch_key(&sketch);
+    let matches = state.engine.search(sketch.clone(), near, features, limit)?;
+    let mut v = json!({"radius": state.engine.rule_of(near), "matches": matches});
+    match state.engine.method() {
+        Method::Simhash => {
+            v["k"] = json!(near.k());
+            v[key] = json!(sketch);
+        }
+        Method::Minhash => {
+            let t = match near {
+                Near::AtLeast(t) => t,
+                _ => state.detector.minhasher().map_or(1.0, |m| m.threshold()),
+            };
+            v["threshold"] = json!(t);
+        }
+    }
+    Ok(Json(v))
+}
+
+/// The JSON key a sketch goes under.
+fn sketch_key(s: &Sketch) -> &'static str {
+    match s {
+        Sketch::Fingerprint(_) => "fingerprint",
+        Sketch::Signature(_) => "signature",
+    }
 }
 
 pub(crate) async fn stats<S: Store + 'static>(State(state): State<Arc<AppState<S>>>) -> Json<Value> {
     let s = state.engine.stats();
     Json(json!({
-        "documents": s.documents, "bits": s.bits, "table_k": s.table_k, "index_bytes": s.index_bytes,
+        "documents": s.documents, "method": s.method, "bits": s.bits, "table_k": s.table_k,
+        "permutations": s.permutations, "index_bytes": s.index_bytes,
         "disk_bytes": s.disk_bytes, "pipeline": s.pipeline, "default_k": state.settings.default_k,
-        "radius": state.radius_text(state.settings.default_k),
+        "default_threshold": state.settings.default_threshold,
+        "radius": state.engine.rule_of(state.near(None, None).unwrap_or_default()),
         "commits": s.commits, "segments": s.segments,
         "uptime_s": state.started.elapsed().as_secs_f64(), "version": env!("CARGO_PKG_VERSION"),
     }))

@@ -39,24 +39,37 @@ pub(crate) struct FingerprintReq {
     pub(crate) explain: bool,
 }
 
+/// A MinHash signature in a request: its hex form, or its values.
+#[derive(Deserialize)]
+#[serde(untagged)]
+pub(crate) enum SignatureIn {
+    Hex(String),
+    Values(Vec<u32>),
+}
+
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct DocumentReq {
     pub(crate) id: String,
     pub(crate) text: Option<String>,
     pub(crate) fingerprint: Option<String>,
+    pub(crate) signature: Option<SignatureIn>,
     pub(crate) mode: Option<Mode>,
     pub(crate) k: Option<u32>,
+    pub(crate) threshold: Option<f64>,
     pub(crate) metadata: Option<Value>,
     pub(crate) features: Option<u32>,
 }
 
 /// One document's answer, serialized directly (no `Value` tree: batches of
-/// a thousand are answered often).
+/// a thousand are answered often). A SimHash answer echoes the
+/// fingerprint; a MinHash one leaves out the signature (a kilobyte of hex
+/// per document; `/v1/fingerprint` and `GET /v1/documents/{id}` give it).
 #[derive(Serialize)]
 pub(crate) struct OutcomeOut<'a> {
     pub(crate) id: &'a str,
-    pub(crate) fingerprint: Fingerprint,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) fingerprint: Option<Fingerprint>,
     pub(crate) inserted: bool,
     pub(crate) matches: &'a [neardup_store::Found],
 }
@@ -72,6 +85,7 @@ pub(crate) struct BatchReq {
     pub(crate) documents: Vec<DocumentReq>,
     pub(crate) mode: Option<Mode>,
     pub(crate) k: Option<u32>,
+    pub(crate) threshold: Option<f64>,
 }
 
 #[derive(Deserialize)]
@@ -79,7 +93,9 @@ pub(crate) struct BatchReq {
 pub(crate) struct SearchReq {
     pub(crate) text: Option<String>,
     pub(crate) fingerprint: Option<String>,
+    pub(crate) signature: Option<SignatureIn>,
     pub(crate) k: Option<u32>,
+    pub(crate) threshold: Option<f64>,
     pub(crate) limit: Option<usize>,
     pub(crate) features: Option<u32>,
 }

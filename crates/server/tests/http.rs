@@ -338,3 +338,84 @@ async fn the_service_answers_by_the_pipelines_rule() {
     let (_, v) = call(&app, "GET", "/v1/stats", None).await;
     assert_eq!(v["radius"], json!("k = 8 below 600 features, else 4"));
 }
+
+/// A service over a MinHash data directory: texts or signatures in,
+/// matches with their estimated similarity out; the threshold is the
+/// request's or the pipeline's; SimHash inputs are refused, saying what to
+/// send.
+#[tokio::test]
+async fn a_minhash_store_is_served_by_threshold() {
+    let config = neardup::presets::config("minhash").unwrap();
+    let engine = Arc::new(Engine::open(MemoryStore::new(), config, Radius::fixed(3)).unwrap());
+    let app = router(Arc::new(AppState::new(engine.clone(), Settings::default()).unwrap()));
+    let long =
+        |t: &str| format!("{t} {}", "and then the story went on as stories do for a while longer".repeat(2));
+    let (a, b) = (long(TEXT), long(&TEXT.replace("single", "other")));
+    let (s, v) = call(&app, "POST", "/v1/fingerprint", Some(json!({"text": a, "explain": true}))).await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    assert_eq!((v["signature"].as_str().unwrap().len(), v["permutations"].as_u64()), (128 * 8, Some(128)));
+    assert!(v["explain"]["distinct_features"].as_u64().unwrap() > 10);
+    let signature = v["signature"].clone();
+    let (_, v) = call(&app, "POST", "/v1/documents", Some(json!({"id": "a", "text": a}))).await;
+    assert_eq!((v["inserted"].as_bool(), v.get("fingerprint")), (Some(true), None), "{v}");
+    let (_, v) = call(&app, "POST", "/v1/documents", Some(json!({"id": "b", "text": b}))).await;
+    assert_eq!(v["inserted"], json!(false), "{v}");
+    let m = &v["matches"][0];
+    let similarity = m["similarity"].as_f64().unwrap();
+    assert!(m["id"] == "a" && (0.5..1.0).contains(&similarity), "{v}");
+    assert_eq!(m["distance"].as_u64().unwrap(), 128 - (similarity * 128.0).round() as u64);
+    // A threshold above the pair's estimate: no match, and b goes in.
+    let (_, v) =
+        call(&app, "POST", "/v1/documents", Some(json!({"id": "b", "text": b, "threshold": 0.99}))).await;
+    assert_eq!((v["inserted"].as_bool(), v["matches"].as_array().unwrap().len()), (Some(true), 0), "{v}");
+    // Search by signature, as hex or as values; the stored one comes back.
+    let values: Vec<u64> = (0..128)
+        .map(|i| u64::from_str_radix(&signature.as_str().unwrap()[i * 8..i * 8 + 8], 16).unwrap())
+        .collect();
+    for sig in [signature.clone(), json!(values)] {
+        let (s, v) =
+            call(&app, "POST", "/v1/search", Some(json!({"signature": sig, "threshold": 1.0}))).await;
+        assert_eq!(s, StatusCode::OK, "{v}");
+        assert_eq!(v["matches"], json!([{"id": "a", "distance": 0, "similarity": 1.0}]), "{v}");
+        assert_eq!(v["threshold"], json!(1.0));
+    }
+    let (_, v) = call(&app, "GET", "/v1/documents/a", None).await;
+    assert_eq!(v["signature"], signature);
+    let (_, v) = call(&app, "GET", "/v1/stats", None).await;
+    assert_eq!(
+        (v["method"].as_str(), v["permutations"].as_u64(), v["documents"].as_u64()),
+        (Some("minhash"), Some(128), Some(2))
+    );
+    assert_eq!(v["radius"], json!("Jaccard ≥ 0.5 (25 bands × 5 rows of 128 values)"));
+    // Batches check against earlier documents of the same batch.
+    let (_, v) = call(
+        &app,
+        "POST",
+        "/v1/documents:batch",
+        Some(json!({"documents": [{"id": "x", "text": long(OTHER)}, {"id": "y", "text": long(OTHER)}], "threshold": 0.9})),
+    )
+    .await;
+    assert_eq!(v["results"][1]["matches"][0]["id"], json!("x"), "{v}");
+    // Refused, with the reason and what to send.
+    for (body, says) in [
+        (json!({"id": "f", "fingerprint": "0123456789abcdef"}), "send \"text\" or \"signature\""),
+        (json!({"id": "f", "text": a, "k": 3}), "give a threshold"),
+        (json!({"id": "f", "text": a, "threshold": 0}), "(0, 1]"),
+        (json!({"id": "f", "signature": [1, 2, 3]}), "3 values"),
+        (json!({"id": "f", "signature": "xyz"}), "invalid signature"),
+        (json!({"id": "f", "text": "!!!"}), "no features"),
+    ] {
+        let (s, v) = call(&app, "POST", "/v1/documents", Some(body.clone())).await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{body}: {v}");
+        assert!(v["error"]["message"].as_str().unwrap().contains(says), "{body}: {v}");
+    }
+    assert_eq!(engine.len(), 3, "a, b and x");
+    // A server-wide k makes no sense here; a threshold does.
+    let k = Settings { default_k: Some(3), ..Settings::default() };
+    assert!(AppState::new(engine.clone(), k).is_err());
+    let t = Settings { default_threshold: Some(0.99), ..Settings::default() };
+    let app = router(Arc::new(AppState::new(engine, t).unwrap()));
+    let (_, v) =
+        call(&app, "POST", "/v1/documents", Some(json!({"id": "c", "text": b, "mode": "check"}))).await;
+    assert_eq!(v["matches"].as_array().unwrap().len(), 1, "only b itself at 0.99: {v}");
+}

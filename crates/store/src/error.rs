@@ -28,8 +28,10 @@ pub enum StoreError {
     /// The store holds sketches of the other method (SimHash fingerprints
     /// or MinHash signatures): one data directory holds one method.
     #[error(
-        "this store holds {stored} sketches, not {wanted} ones (one data directory holds one method): \
-         open it with its own pipeline (leave out --preset/--config), or use a new data directory for {wanted}"
+        "this store holds {}, not {} (one data directory holds one method): open it with its own \
+         pipeline (leave out --preset/--config), or use a new data directory for {wanted}",
+        sketches(*stored),
+        sketches(*wanted)
     )]
     MethodMismatch {
         /// The stored pipeline's method.
@@ -66,6 +68,14 @@ pub enum StoreError {
     /// An error from the neardup core (index, pipeline).
     #[error(transparent)]
     Core(#[from] neardup::Error),
+}
+
+/// What sketches of a method are called.
+fn sketches(m: neardup::minhash::Method) -> &'static str {
+    match m {
+        neardup::minhash::Method::Simhash => "SimHash fingerprints",
+        neardup::minhash::Method::Minhash => "MinHash signatures",
+    }
 }
 
 /// `Result` with [`StoreError`].

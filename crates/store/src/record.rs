@@ -152,8 +152,10 @@ impl DocRecord {
             if v[1] != 0 || n == 0 || n > MAX_PERMUTATIONS {
                 return Err(bad("a signature record of a bad width or length"));
             }
-            let values: Vec<u32> =
-                v[41..41 + 4 * n].chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes"))).collect();
+            let values: Vec<u32> = v[41..41 + 4 * n]
+                .chunks_exact(4)
+                .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
+                .collect();
             return Ok(Sketch::Signature(Signature::from_values(values)));
         }
         let bits = match v[1] {

@@ -29,7 +29,9 @@ fn open<S: Store>(store: S) -> Engine<S> {
 /// `change` (percent), so members' estimates spread over 0.3–1.
 fn member(rng: &mut Rng, base: &[u32], change: u64) -> Signature {
     Signature::from_values(
-        base.iter().map(|&v| if rng.below(100) < change { rng.next() as u32 } else { v }).collect::<Vec<u32>>(),
+        base.iter()
+            .map(|&v| if rng.below(100) < change { rng.next() as u32 } else { v })
+            .collect::<Vec<u32>>(),
     )
 }
 
@@ -48,7 +50,8 @@ fn engine_equals_scan<S: Store>(store: S) {
     let engine = open(store);
     let mut rng = Rng(17);
     let sigs = families(&mut rng, 1500);
-    let docs: Vec<NewDoc> = sigs.iter().enumerate().map(|(i, s)| NewDoc::new(format!("d{i}"), s.clone())).collect();
+    let docs: Vec<NewDoc> =
+        sigs.iter().enumerate().map(|(i, s)| NewDoc::new(format!("d{i}"), s.clone())).collect();
     for chunk in docs.chunks(200) {
         engine.submit_batch(chunk.to_vec(), Mode::Insert, Near::Rule).unwrap();
     }
@@ -57,7 +60,9 @@ fn engine_equals_scan<S: Store>(store: S) {
     }
     // Replace some: their old signatures must be gone from the bands.
     for i in (1..sigs.len()).step_by(11) {
-        engine.submit(NewDoc::new(format!("d{i}"), sigs[(i * 7) % sigs.len()].clone()), Mode::Insert, None).unwrap();
+        engine
+            .submit(NewDoc::new(format!("d{i}"), sigs[(i * 7) % sigs.len()].clone()), Mode::Insert, None)
+            .unwrap();
     }
     let stored = engine.sketches();
     assert_eq!(stored.len(), engine.len());
@@ -74,8 +79,12 @@ fn engine_equals_scan<S: Store>(store: S) {
                 })
                 .collect();
             want.sort();
-            let got: Vec<(u32, String)> =
-                engine.search(q.clone(), near, None, usize::MAX).unwrap().into_iter().map(|f| (f.distance, f.id)).collect();
+            let got: Vec<(u32, String)> = engine
+                .search(q.clone(), near, None, usize::MAX)
+                .unwrap()
+                .into_iter()
+                .map(|f| (f.distance, f.id))
+                .collect();
             assert_eq!(got, want, "{near:?}");
         }
     }
@@ -100,13 +109,20 @@ fn semantics<S: Store>(store: S) {
     // A batch: the second is near the first of the same batch.
     let far_close = member(&mut rng, far.values(), 3);
     let out = engine
-        .submit_batch(vec![NewDoc::new("c", far.clone()), NewDoc::new("d", far_close)], Mode::InsertIfUnique, None)
+        .submit_batch(
+            vec![NewDoc::new("c", far.clone()), NewDoc::new("d", far_close)],
+            Mode::InsertIfUnique,
+            None,
+        )
         .unwrap();
     assert_eq!(out.iter().map(|o| o.inserted).collect::<Vec<_>>(), [true, false]);
     assert_eq!(out[1].matches[0].id, "c");
     assert_eq!(engine.get("c").unwrap().unwrap().sketch, Sketch::from(far));
     let stats = engine.stats();
-    assert_eq!((stats.method, stats.permutations, stats.bits, stats.documents), (Method::Minhash, Some(K), None, 2));
+    assert_eq!(
+        (stats.method, stats.permutations, stats.bits, stats.documents),
+        (Method::Minhash, Some(K), None, 2)
+    );
     assert_eq!(stats.radius, "Jaccard ≥ 0.5 (25 bands × 5 rows of 128 values)");
     // Bad input: the other method's sketch or rule, a short signature, a
     // threshold out of range. Each names what to send instead.
@@ -124,7 +140,8 @@ fn semantics<S: Store>(store: S) {
 fn one_winner<S: Store + 'static>(store: S) {
     let engine = Arc::new(open(store));
     let mut rng = Rng(9);
-    let bases: Arc<Vec<Vec<u32>>> = Arc::new((0..20).map(|_| (0..K).map(|_| rng.next() as u32).collect()).collect());
+    let bases: Arc<Vec<Vec<u32>>> =
+        Arc::new((0..20).map(|_| (0..K).map(|_| rng.next() as u32).collect()).collect());
     let threads: Vec<_> = (0..8u64)
         .map(|t| {
             let (engine, bases) = (engine.clone(), bases.clone());
@@ -188,11 +205,11 @@ fn signatures_survive_a_reopen_and_methods_do_not_mix() {
     let simhash = neardup::presets::config("default").unwrap();
     let e = Engine::open(RedbStore::open(&path).unwrap(), simhash.clone(), Radius::fixed(3)).unwrap_err();
     assert!(matches!(e, StoreError::MethodMismatch { .. }), "{e}");
-    assert!(e.to_string().contains("holds minhash sketches, not simhash"), "{e}");
+    assert!(e.to_string().contains("holds MinHash signatures, not SimHash fingerprints"), "{e}");
     let other = dir.path().join("simhash.redb");
     drop(Engine::open(RedbStore::open(&other).unwrap(), simhash, Radius::fixed(3)).unwrap());
     let e = Engine::open(RedbStore::open(&other).unwrap(), config(), Radius::fixed(3)).unwrap_err();
-    assert!(e.to_string().contains("holds simhash sketches, not minhash"), "{e}");
+    assert!(e.to_string().contains("holds SimHash fingerprints, not MinHash signatures"), "{e}");
     // Another K is another pipeline.
     let mut k64 = config();
     k64.minhash = Some(neardup::minhash::MinHashConfig { permutations: 64, seed: 0 });

@@ -20,7 +20,7 @@ use neardup::minhash::{estimate, MinHasher, Signature};
 use neardup::{Fingerprinter, Radius};
 use serde_json::{json, Value};
 
-use super::{batches, ErrorPolicy};
+use super::{batches, sign_records, ErrorPolicy};
 use crate::args::{DedupArgs, Keep};
 use crate::fplist;
 use crate::input::{self, BadRecord, Record};
@@ -201,25 +201,6 @@ fn minhash(
     let rule = json!({ "method": "minhash", "threshold": minhasher.threshold(),
         "permutations": minhasher.permutations(), "bands": banding.bands, "rows": banding.rows });
     Ok((docs, found, total, bytes_in, rule))
-}
-
-/// Signs a batch of records in parallel, with each one's feature count; a
-/// record without features is an error unless `allow_empty` (then it is
-/// kept and never a near duplicate).
-fn sign_records(
-    minhasher: &MinHasher,
-    batch: &[Record],
-    allow_empty: bool,
-) -> Vec<neardup::Result<(Option<Signature>, usize)>> {
-    use rayon::prelude::*;
-    batch
-        .par_iter()
-        .map(|r| match minhasher.signature_counted(&r.text) {
-            Some((s, n)) => Ok((Some(s), n)),
-            None if allow_empty => Ok((None, 0)),
-            None => Err(neardup::Error::EmptyDocument),
-        })
-        .collect()
 }
 
 /// Runs the core's dedup under a progress line; its configuration errors

@@ -81,6 +81,26 @@ pub fn fingerprint_records(
         .collect()
 }
 
+/// Signs a batch of records in parallel, with each one's feature count; a
+/// record without features is an error unless `allow_empty` (then it has
+/// no signature: kept by dedup and never a near duplicate, left out of
+/// indexes).
+pub fn sign_records(
+    minhasher: &neardup::minhash::MinHasher,
+    batch: &[Record],
+    allow_empty: bool,
+) -> Vec<neardup::Result<(Option<neardup::minhash::Signature>, usize)>> {
+    use rayon::prelude::*;
+    batch
+        .par_iter()
+        .map(|r| match minhasher.signature_counted(&r.text) {
+            Some((s, n)) => Ok((Some(s), n)),
+            None if allow_empty => Ok((None, 0)),
+            None => Err(neardup::Error::EmptyDocument),
+        })
+        .collect()
+}
+
 /// Reads the input in batches of records (bad records go to `errors` on the
 /// way) and hands each batch to `f`, in input order.
 pub fn batches(

@@ -28,6 +28,7 @@ pub fn run(args: ServeArgs) -> Result<ExitCode> {
     let n = data.engine.len();
     let settings = Settings {
         default_k: args.k,
+        default_threshold: args.threshold,
         max_k: args.max_k,
         max_body_bytes: usize::try_from(args.max_body.0).unwrap_or(usize::MAX),
         max_batch: args.max_batch,
@@ -35,7 +36,15 @@ pub fn run(args: ServeArgs) -> Result<ExitCode> {
         token,
         ..Settings::default()
     };
-    let state = Arc::new(AppState::new(data.engine.clone(), settings)?);
+    let state = Arc::new(
+        AppState::new(data.engine.clone(), settings)
+            .map_err(|e| UsageError(format!("{}: {e}", args.data.display())))?,
+    );
+    let rule = match (args.k, args.threshold) {
+        (Some(k), _) => format!("k = {k}"),
+        (None, Some(t)) => data.engine.rule_of(neardup_store::Near::AtLeast(t)),
+        (None, None) => data.engine.rule(),
+    };
     let app = neardup_server::router(state);
     let runtime =
         tokio::runtime::Builder::new_multi_thread().enable_all().build().context("cannot start tokio")?;
@@ -52,13 +61,17 @@ pub fn run(args: ServeArgs) -> Result<ExitCode> {
             data.dir.display(),
             data.opened_in.as_secs_f64(),
             data.source,
-            data.engine.radius(),
+            rule,
         );
         neardup_server::serve(listener, app, stop).await.context("server")?;
         anyhow::Ok(())
     })?;
     eprintln!("neardup: stopped; every acknowledged write is on disk");
-    let took = data.save_snapshot()?;
-    eprintln!("neardup: wrote the index snapshot in {:.2} s (the next start loads it)", took.as_secs_f64());
+    if let Some(took) = data.save_snapshot()? {
+        eprintln!(
+            "neardup: wrote the index snapshot in {:.2} s (the next start loads it)",
+            took.as_secs_f64()
+        );
+    }
     Ok(ExitCode::SUCCESS)
 }

@@ -263,10 +263,12 @@ impl<S: Store> Engine<S> {
                 Err(StoreError::Invalid(format!("k = {k} is more than the {} bits", self.bits())))
             }
             (Near::Within(_), Some(_)) => Err(StoreError::Invalid(
-                "k is a SimHash radius, but this store holds MinHash signatures: give a threshold instead".into(),
+                "k is a SimHash radius, but this store holds MinHash signatures: give a threshold instead"
+                    .into(),
             )),
             (Near::AtLeast(_), None) => Err(StoreError::Invalid(
-                "a threshold is for MinHash stores, but this one holds SimHash fingerprints: give k instead".into(),
+                "a threshold is for MinHash stores, but this one holds SimHash fingerprints: give k instead"
+                    .into(),
             )),
             (Near::AtLeast(t), Some(_)) if !(t > 0.0 && t <= 1.0) => {
                 Err(StoreError::Invalid(format!("the threshold must be in (0, 1], not {t}")))
@@ -296,7 +298,13 @@ impl<S: Store> Engine<S> {
         Ok(found)
     }
 
-    fn near_in(&self, state: &State, sketch: &Sketch, near: Near, features: Option<u32>) -> Result<Vec<Found>> {
+    fn near_in(
+        &self,
+        state: &State,
+        sketch: &Sketch,
+        near: Near,
+        features: Option<u32>,
+    ) -> Result<Vec<Found>> {
         state.near(sketch, near, features, &self.radius, self.lsh.map_or(1.0, |l| l.threshold))
     }
 

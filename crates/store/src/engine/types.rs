@@ -39,8 +39,8 @@ impl From<Option<u32>> for Near {
 }
 
 impl Near {
-    /// The request's k, if it gave one.
-    pub(crate) fn k(self) -> Option<u32> {
+    /// The k of [`Near::Within`].
+    pub fn k(self) -> Option<u32> {
         match self {
             Near::Within(k) => Some(k),
             _ => None,

@@ -4,12 +4,14 @@ use std::io::Write;
 use std::path::Path;
 
 use anyhow::Result;
-use neardup::{Fingerprint, Fingerprinter, PipelineConfig};
-use neardup_store::NewDoc;
+use neardup::detector::Detector;
+use neardup::minhash::Method;
+use neardup::{PipelineConfig, Sketch};
+use neardup_store::{Near, NewDoc};
 use serde_json::{json, Value};
 
 use super::{entries, Target};
-use crate::args::{IndexAddArgs, PipelineArgs};
+use crate::args::{IndexAddArgs, InputArgs, PipelineArgs};
 use crate::datadir::DataDir;
 use crate::UsageError;
 
@@ -39,76 +41,21 @@ impl Target for DataTarget {
     /// ids), committed in chunks, then a fresh snapshot so that the next
     /// `serve` starts without a rebuild.
     fn add(&mut self, args: &IndexAddArgs) -> Result<()> {
-        let (data, dir) = (&self.0, &args.index);
-        let made = match &args.fingerprints {
-            Some(path) => entries::from_list(path, 0)?,
-            None => {
-                entries::from_documents(&args.input, &Fingerprinter::new(data.engine.config().clone())?, 0)?
-            }
-        };
-        let bits = data.engine.config().bits;
-        let names = &made.names;
-        if let Some((i, (_, f))) = made.entries.iter().enumerate().find(|(_, (_, f))| f.bits() != bits) {
-            return Err(UsageError(format!(
-                "entry {} ({:?}): a {}-bit fingerprint, but {} holds {bits}-bit ones",
-                i + 1,
-                names[i],
-                f.bits(),
-                dir.display()
-            ))
-            .into());
-        }
-        if let Some((i, id)) =
-            names.iter().enumerate().find(|(_, id)| id.is_empty() || id.len() > neardup_store::MAX_ID_BYTES)
-        {
-            return Err(UsageError(format!(
-                "entry {}: a document id must be 1 to {} bytes, this one has {}; give every record an id",
-                i + 1,
-                neardup_store::MAX_ID_BYTES,
-                id.len()
-            ))
-            .into());
-        }
-        let n = made.len();
-        let known = args.fingerprints.is_none();
-        let mut docs: Vec<NewDoc> = made
-            .entries
-            .into_iter()
-            .zip(made.names)
-            .zip(made.features)
-            .map(|(((_, f), id), features)| NewDoc {
-                features: known.then_some(features),
-                ..NewDoc::new(id, f)
-            })
-            .collect();
-        while !docs.is_empty() {
-            let rest = docs.split_off(docs.len().min(DATA_CHUNK));
-            data.engine
-                .load(std::mem::replace(&mut docs, rest))
-                .map_err(|e| anyhow::anyhow!("{}: {e}", dir.display()))?;
-        }
-        data.save_snapshot()?;
-        eprintln!("neardup: added {n} documents; {} now holds {}", dir.display(), data.engine.len());
-        Ok(())
+        self.add_from(&args.input, args.fingerprints.as_deref())
     }
 
     fn prepare(&mut self, _k: Option<u32>) -> Result<()> {
         Ok(())
     }
 
-    fn query(&self, fp: Fingerprint, features: Option<u32>, k: Option<u32>) -> Result<Vec<Value>, String> {
-        Ok(self
-            .0
-            .engine
-            .search(fp, k, features, usize::MAX)
-            .map_err(|e| e.to_string())?
-            .into_iter()
-            .map(|m| json!({ "id": m.id, "distance": m.distance }))
-            .collect())
+    fn query(&self, sketch: &Sketch, features: Option<u32>, near: Near) -> Result<Vec<Value>, String> {
+        let found =
+            self.0.engine.search(sketch.clone(), near, features, usize::MAX).map_err(|e| e.to_string())?;
+        found.into_iter().map(|m| serde_json::to_value(m).map_err(|e| e.to_string())).collect()
     }
 
     fn radius(&self) -> String {
-        self.0.engine.radius().to_string()
+        self.0.engine.rule()
     }
 
     fn stats(&self, json: bool) -> Result<()> {
@@ -126,16 +73,98 @@ impl Target for DataTarget {
         } else {
             writeln!(out, "data dir:    {} (a `neardup serve` data directory)", data.dir.display())?;
             writeln!(out, "documents:   {}", s.documents)?;
-            writeln!(out, "pipeline:    {} ({}-bit)", s.pipeline, s.bits)?;
-            writeln!(out, "radius:      {} (requests without k)", s.radius)?;
+            match (s.bits, s.permutations) {
+                (Some(bits), _) => writeln!(out, "pipeline:    {} (SimHash, {bits}-bit)", s.pipeline)?,
+                (None, Some(k)) => writeln!(out, "pipeline:    {} (MinHash, {k} values)", s.pipeline)?,
+                (None, None) => writeln!(out, "pipeline:    {}", s.pipeline)?,
+            }
+            writeln!(out, "rule:        {} (requests without k or threshold)", s.radius)?;
             writeln!(out, "store:       {} bytes on disk", s.disk_bytes)?;
-            writeln!(
-                out,
-                "index:       tables for k = {} (pass 0), {} bytes in memory, {} segments",
-                s.table_k, s.index_bytes, s.segments
-            )?;
+            match s.table_k {
+                Some(k) => writeln!(
+                    out,
+                    "index:       tables for k = {k} (pass 0), {} bytes in memory, {} segments",
+                    s.index_bytes, s.segments
+                )?,
+                None => writeln!(out, "index:       LSH bands, {} bytes in memory", s.index_bytes)?,
+            }
             writeln!(out, "opened:      in {:.2} s, {source}", data.opened_in.as_secs_f64())?;
         }
+        Ok(())
+    }
+}
+
+impl DataTarget {
+    /// Adds documents (signed or fingerprinted as the directory's method
+    /// says) or a fingerprint list (SimHash only), replacing equal ids, in
+    /// commits of [`DATA_CHUNK`]; then writes the snapshot.
+    pub fn add_from(&self, input: &InputArgs, fingerprints: Option<&Path>) -> Result<()> {
+        let data = &self.0;
+        let dir = &data.dir;
+        let config = data.engine.config();
+        let (names, features, sketches): (Vec<String>, Vec<Option<u32>>, Vec<Sketch>) = match fingerprints {
+            Some(_) if config.method == Method::Minhash => {
+                return Err(UsageError(format!(
+                    "{} holds MinHash signatures; a fingerprint list holds SimHash fingerprints: add the documents instead",
+                    dir.display()
+                ))
+                .into())
+            }
+            Some(path) => {
+                let made = entries::from_list(path, 0)?;
+                let bits = config.bits;
+                if let Some((i, (_, f))) = made.entries.iter().enumerate().find(|(_, (_, f))| f.bits() != bits) {
+                    return Err(UsageError(format!(
+                        "entry {} ({:?}): a {}-bit fingerprint, but {} holds {bits}-bit ones",
+                        i + 1,
+                        made.names[i],
+                        f.bits(),
+                        dir.display()
+                    ))
+                    .into());
+                }
+                let n = made.len();
+                (made.names, vec![None; n], made.entries.into_iter().map(|(_, f)| f.into()).collect())
+            }
+            None => match Detector::new(config.clone())? {
+                Detector::SimHash(f) => {
+                    let made = entries::from_documents(input, &f, 0)?;
+                    let features = made.features.iter().map(|&n| Some(n)).collect();
+                    (made.names, features, made.entries.into_iter().map(|(_, f)| f.into()).collect())
+                }
+                Detector::MinHash(m) => {
+                    let made = entries::signed_documents(input, &m)?;
+                    let features = made.features.iter().map(|&n| Some(n)).collect();
+                    (made.names, features, made.entries.into_iter().map(|(_, s)| s.into()).collect())
+                }
+            },
+        };
+        if let Some((i, id)) =
+            names.iter().enumerate().find(|(_, id)| id.is_empty() || id.len() > neardup_store::MAX_ID_BYTES)
+        {
+            return Err(UsageError(format!(
+                "entry {}: a document id must be 1 to {} bytes, this one has {}; give every record an id",
+                i + 1,
+                neardup_store::MAX_ID_BYTES,
+                id.len()
+            ))
+            .into());
+        }
+        let n = names.len();
+        let mut docs: Vec<NewDoc> = sketches
+            .into_iter()
+            .zip(names)
+            .zip(features)
+            .map(|((sketch, id), features)| NewDoc { features, ..NewDoc::new(id, sketch) })
+            .collect();
+        while !docs.is_empty() {
+            let rest = docs.split_off(docs.len().min(DATA_CHUNK));
+            data.engine
+                .load(std::mem::replace(&mut docs, rest))
+                .map_err(|e| anyhow::anyhow!("{}: {e}", dir.display()))?;
+        }
+        data.save_snapshot()?;
+        eprintln!("neardup: added {n} documents; {} now holds {}", dir.display(), data.engine.len());
         Ok(())
     }
 }

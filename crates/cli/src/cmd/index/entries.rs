@@ -4,30 +4,37 @@ use std::path::Path;
 
 use anyhow::Result;
 use neardup::dedup::UNKNOWN_FEATURES;
-use neardup::passage::{PassageConfig, PassageEntry, PassageIndex};
+use neardup::minhash::{MinHasher, Signature};
+use neardup::passage::{PassageConfig, PassageIndex};
 use neardup::{Fingerprint, Fingerprinter};
 use rayon::prelude::*;
 use serde_json::Value;
 
 use crate::args::InputArgs;
-use crate::cmd::{batches, fingerprint_records, ErrorPolicy};
+use crate::cmd::{batches, fingerprint_records, sign_records, ErrorPolicy};
 use crate::fplist;
 use crate::input::{self, BadRecord};
 
-/// Entries to index: (entry id, fingerprint), their names and feature counts.
-#[derive(Default)]
-pub struct Entries {
-    pub entries: Vec<(u64, Fingerprint)>,
+/// Entries to index: (entry id, fingerprint or signature), their names
+/// and feature counts.
+pub struct Entries<T = Fingerprint> {
+    pub entries: Vec<(u64, T)>,
     pub names: Vec<String>,
     pub features: Vec<u32>,
 }
 
-impl Entries {
+impl<T> Default for Entries<T> {
+    fn default() -> Self {
+        Entries { entries: Vec::new(), names: Vec::new(), features: Vec::new() }
+    }
+}
+
+impl<T> Entries<T> {
     pub fn len(&self) -> usize {
         self.entries.len()
     }
 
-    fn push(&mut self, fp: Fingerprint, name: String, features: usize, first_id: u64) {
+    fn push(&mut self, fp: T, name: String, features: usize, first_id: u64) {
         self.entries.push((first_id + self.entries.len() as u64, fp));
         self.names.push(name);
         self.features.push(features.min(UNKNOWN_FEATURES) as u32);
@@ -54,6 +61,36 @@ pub fn from_documents(input: &InputArgs, fingerprinter: &Fingerprinter, first_id
             .map(|(res, r)| res.map(|(f, n)| vec![(f, id_text(&r.id), n)]))
             .collect()
     })
+}
+
+/// One signature per document, named by the record's id. Documents
+/// without features (allowed by `--allow-empty`) have none and are left
+/// out, and said so.
+pub fn signed_documents(input: &InputArgs, minhasher: &MinHasher) -> Result<Entries<Signature>> {
+    let allow_empty = input.allow_empty;
+    let unsigned = std::sync::atomic::AtomicUsize::new(0);
+    let made = entries_of(input, 0, "signing", |batch| {
+        sign_records(minhasher, batch, allow_empty)
+            .into_iter()
+            .zip(batch)
+            .map(|(res, r)| {
+                res.map(|(s, n)| match s {
+                    Some(s) => vec![(s, id_text(&r.id), n)],
+                    None => {
+                        unsigned.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        Vec::new()
+                    }
+                })
+            })
+            .collect()
+    })?;
+    let unsigned = unsigned.into_inner();
+    if unsigned > 0 {
+        eprintln!(
+            "neardup: left out {unsigned} documents without features (--allow-empty): they have no MinHash signature"
+        );
+    }
+    Ok(made)
 }
 
 /// A record's id as an entry name.
@@ -83,17 +120,17 @@ pub fn from_passages(
     })
 }
 
-/// Per-record entries: (fingerprint, name, features).
-type Made = neardup::Result<Vec<PassageEntry>>;
+/// Per-record entries: (fingerprint or signature, name, features).
+type Made<T> = neardup::Result<Vec<(T, String, usize)>>;
 
 /// Reads the input and turns each batch, by `each`, into per-record entries
 /// or an error for `--on-error`.
-fn entries_of(
+fn entries_of<T>(
     input: &InputArgs,
     first_id: u64,
     what: &str,
-    each: impl Fn(&[input::Record]) -> Vec<Made>,
-) -> Result<Entries> {
+    each: impl Fn(&[input::Record]) -> Vec<Made<T>>,
+) -> Result<Entries<T>> {
     let errors = ErrorPolicy::new(input.on_error);
     let pb = crate::progress::bar(|| input::total_bytes(input), what);
     let mut out = Entries::default();

@@ -8,7 +8,8 @@ use neardup::dedup::UNKNOWN_FEATURES;
 use neardup::index::file::{IndexFile, Names};
 use neardup::index::{HammingIndex, KeyedIndex, Match, TableIndex};
 use neardup::meta::IndexMeta;
-use neardup::{Bits, Fingerprint, Fingerprinter, PipelineConfig, Radius};
+use neardup::{Bits, Fingerprinter, PipelineConfig, Radius, Sketch};
+use neardup_store::Near;
 use serde_json::{json, Value};
 
 use super::{entries, Target};
@@ -125,7 +126,16 @@ impl Target for FileTarget {
         Ok(())
     }
 
-    fn query(&self, fp: Fingerprint, features: Option<u32>, k: Option<u32>) -> Result<Vec<Value>, String> {
+    fn query(&self, sketch: &Sketch, features: Option<u32>, near: Near) -> Result<Vec<Value>, String> {
+        let Some(fp) = sketch.fingerprint() else {
+            return Err("index files hold SimHash fingerprints, not MinHash signatures".into());
+        };
+        let k = match near {
+            Near::AtLeast(_) => {
+                return Err("--threshold is for MinHash data directories; an index file takes --k".into())
+            }
+            near => near.k(),
+        };
         let found = match (k, &self.passes) {
             (Some(k), _) => self.file.index.query(fp, k),
             (None, Some(p)) => {
@@ -193,7 +203,7 @@ pub fn check_pipeline(meta: &IndexMeta, args: &PipelineArgs) -> Result<()> {
     if args.preset.is_none() && args.config.is_none() {
         return Ok(());
     }
-    let wanted = args.load()?;
+    let wanted = args.load_detector()?;
     meta.check_pipeline(wanted.config()).map_err(|e| UsageError(e.to_string()).into())
 }
 

@@ -11,11 +11,14 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::Result;
+use neardup::detector::Detector;
 use neardup::index::file::{IndexFile, Names};
 use neardup::index::TableIndex;
 use neardup::meta::IndexMeta;
+use neardup::minhash::Method;
 use neardup::passage::PassageConfig;
-use neardup::{Fingerprint, Fingerprinter, PipelineConfig};
+use neardup::{PipelineConfig, Sketch};
+use neardup_store::Near;
 use rayon::prelude::*;
 use serde_json::{json, Value};
 
@@ -48,11 +51,12 @@ trait Target: Sync {
     /// Prepares for queries by `k` (`None`: the index's radius rule).
     fn prepare(&mut self, k: Option<u32>) -> Result<()>;
 
-    /// The matches of one query as `{"id", "distance"}`, nearest first:
-    /// within `k`, or by the rule for a document of `features` features.
-    fn query(&self, fp: Fingerprint, features: Option<u32>, k: Option<u32>) -> Result<Vec<Value>, String>;
+    /// The matches of one query as `{"id", "distance"}` (and
+    /// `"similarity"` for MinHash), nearest first: as `near` says, by the
+    /// rule for a document of `features` features.
+    fn query(&self, sketch: &Sketch, features: Option<u32>, near: Near) -> Result<Vec<Value>, String>;
 
-    /// The radius queries without a k get, as `neardup` prints it.
+    /// The rule queries without a k or threshold get, as `neardup` prints it.
     fn radius(&self) -> String;
 
     /// Prints sizes and settings.
@@ -84,6 +88,9 @@ fn build(a: IndexBuildArgs) -> Result<()> {
             a.output.display()
         ))
         .into());
+    }
+    if a.fingerprints.is_none() && a.pipeline.load_detector()?.method() == Method::Minhash {
+        return build_data_dir(&a);
     }
     let fingerprinter = if a.fingerprints.is_none() { Some(a.pipeline.load()?) } else { None };
     let cfg = a.passages.then(|| a.passage.over(PassageConfig::default()));
@@ -124,11 +131,43 @@ fn build(a: IndexBuildArgs) -> Result<()> {
     Ok(())
 }
 
+/// `index build` with a MinHash pipeline: a new data directory at `-o`
+/// (index files hold SimHash tables), filled as `index add` fills one.
+fn build_data_dir(a: &IndexBuildArgs) -> Result<()> {
+    if a.passages || a.k.is_some() || a.layout.blocks.is_some() {
+        return Err(UsageError(
+            "--passages, --k and --blocks build SimHash index files; a MinHash pipeline builds a data directory"
+                .into(),
+        )
+        .into());
+    }
+    let out = &a.output;
+    let empty_dir = out.is_dir() && std::fs::read_dir(out).is_ok_and(|mut d| d.next().is_none());
+    if out.exists() && !empty_dir {
+        return Err(UsageError(format!(
+            "{} exists: a MinHash index is a data directory, and -o must name a new (or empty) one;              to add to an existing one, use `neardup index add {} …`",
+            out.display(),
+            out.display()
+        ))
+        .into());
+    }
+    let target = data::DataTarget::open(out, &a.pipeline, true)?;
+    target.add_from(&a.input, None)?;
+    eprintln!(
+        "neardup: {} is a MinHash data directory (query it with `neardup index query {} …`, serve it with          `neardup serve --data {}`)",
+        out.display(),
+        out.display(),
+        out.display()
+    );
+    Ok(())
+}
+
 fn query(a: IndexQueryArgs) -> Result<()> {
     let mut target = target(&a.index, &a.pipeline, a.no_verify, false)?;
-    let pipeline = || -> Result<Fingerprinter> {
+    let method = target.pipeline().map_or(Method::Simhash, |c| c.method);
+    let pipeline = || -> Result<Detector> {
         match target.pipeline() {
-            Some(c) => Ok(Fingerprinter::new(c.clone())?),
+            Some(c) => Ok(Detector::new(c.clone())?),
             None => Err(UsageError(format!(
                 "{}: this index was built from fingerprints and knows no pipeline; query with --fingerprint(s)",
                 a.index.display()
@@ -136,30 +175,56 @@ fn query(a: IndexQueryArgs) -> Result<()> {
             .into()),
         }
     };
-    // The queries: (query as shown, fingerprint, feature count if known).
-    let mut queries: Vec<(Value, Fingerprint, Option<u32>)> = Vec::new();
+    // The queries: (query as shown, sketch, feature count if known).
+    let mut queries: Vec<(Value, Sketch, Option<u32>)> = Vec::new();
     for h in &a.fingerprint {
-        let f: Fingerprint = h.parse().map_err(|e: neardup::Error| UsageError(e.to_string()))?;
+        let f = Sketch::parse(h, method).map_err(|e| UsageError(e.to_string()))?;
         queries.push((json!(h), f, None));
     }
+    if a.fingerprints.is_some() && method == Method::Minhash {
+        return Err(UsageError(format!(
+            "{} holds MinHash signatures; --fingerprints lists SimHash fingerprints: query by --text or documents",
+            a.index.display()
+        ))
+        .into());
+    }
     if !a.text.is_empty() {
-        let fingerprinter = pipeline()?;
+        let detector = pipeline()?;
         for t in &a.text {
-            let (f, n) = fingerprinter.fingerprint_counted(t);
-            queries.push((json!(t), f, Some(u32::try_from(n).unwrap_or(u32::MAX - 1))));
+            let (sketch, n) = match &detector {
+                Detector::SimHash(f) => {
+                    let (fp, n) = f.fingerprint_counted(t);
+                    (fp.into(), n)
+                }
+                Detector::MinHash(_) => detector.sketch_counted(t).ok_or_else(|| {
+                    UsageError(format!(
+                        "--text {t:?} has no features (empty, or only punctuation): nothing to sign"
+                    ))
+                })?,
+            };
+            queries.push((json!(t), sketch, Some(u32::try_from(n).unwrap_or(u32::MAX - 1))));
         }
     }
     if let Some(path) = &a.fingerprints {
         let (words, ids) = fplist::read(path)?;
         for i in 0..words.len() {
-            queries.push((ids.get(i), words.get(i), None));
+            queries.push((ids.get(i), words.get(i).into(), None));
         }
     }
     if !a.input.paths.is_empty() {
-        let fingerprinter = pipeline()?;
-        let docs = entries::from_documents(&a.input, &fingerprinter, 0)?;
-        for (((_, f), name), n) in docs.entries.into_iter().zip(docs.names).zip(docs.features) {
-            queries.push((json!(name), f, Some(n)));
+        match pipeline()? {
+            Detector::SimHash(f) => {
+                let docs = entries::from_documents(&a.input, &f, 0)?;
+                for (((_, f), name), n) in docs.entries.into_iter().zip(docs.names).zip(docs.features) {
+                    queries.push((json!(name), f.into(), Some(n)));
+                }
+            }
+            Detector::MinHash(m) => {
+                let docs = entries::signed_documents(&a.input, &m)?;
+                for (((_, s), name), n) in docs.entries.into_iter().zip(docs.names).zip(docs.features) {
+                    queries.push((json!(name), s.into(), Some(n)));
+                }
+            }
         }
     }
     if queries.is_empty() {
@@ -168,17 +233,26 @@ fn query(a: IndexQueryArgs) -> Result<()> {
         )
         .into());
     }
+    let near = match (a.k, a.threshold) {
+        (Some(k), _) => Near::Within(k),
+        (None, Some(t)) => Near::AtLeast(t),
+        (None, None) => Near::Rule,
+    };
     target.prepare(a.k)?;
-    if a.k.is_none() {
-        eprintln!("neardup: near duplicates by the index's radius: {}", target.radius());
+    if near == Near::Rule {
+        eprintln!("neardup: near duplicates by the index's rule: {}", target.radius());
     }
     let target = &*target;
     let results: Vec<Result<Vec<Value>, String>> =
-        queries.par_iter().map(|&(_, f, n)| target.query(f, n, a.k)).collect();
+        queries.par_iter().map(|(_, s, n)| target.query(s, *n, near)).collect();
     let mut out = Output::open(a.output.as_deref())?;
-    for ((q, f, _), res) in queries.iter().zip(results) {
+    for ((q, s, _), res) in queries.iter().zip(results) {
         let matches = res.map_err(|e| UsageError(format!("query {q}: {e}")))?;
-        let v = json!({ "query": q, "fingerprint": f, "matches": matches });
+        // A signature is not echoed (a kilobyte of hex per query).
+        let v = match s.fingerprint() {
+            Some(f) => json!({ "query": q, "fingerprint": f, "matches": matches }),
+            None => json!({ "query": q, "matches": matches }),
+        };
         serde_json::to_writer(&mut *out.writer(), &v)?;
         out.writer().write_all(b"\n")?;
     }
