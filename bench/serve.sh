@@ -4,6 +4,7 @@
 # 10^6 and 10^7 from the snapshot and from a rebuild — one run, one table.
 #
 #   bash bench/serve.sh [--docs N] [--startup-docs N] [--seconds S]
+#   bash bench/serve.sh --minhash [--docs N] [--words W] [--seconds S]   # a MinHash data directory (bench/serve_minhash.py)
 #
 # Installs wrk (and GNU time) with apt-get when missing (as root). Writes bench/out/serve.jsonl.
 set -euo pipefail
@@ -17,4 +18,8 @@ if ! command -v wrk >/dev/null || [ ! -x /usr/bin/time ]; then
   fi
 fi
 cargo build --release --quiet -p neardup-cli
+if [ "${1:-}" = --minhash ]; then
+  shift
+  exec python3 bench/serve_minhash.py "$@"
+fi
 exec python3 bench/serve.py "$@"

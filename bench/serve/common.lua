@@ -24,3 +24,19 @@ function random_hex()
   return string.format("%04x%04x%04x%04x", math.random(0, 65535), math.random(0, 65535),
     math.random(0, 65535), math.random(0, 65535))
 end
+
+-- One insert-if-unique request: a single document from doc() (with `extra`,
+-- JSON fields starting with a comma, added to it), or with batch > 1 a
+-- /v1/documents:batch of that many (`extra` then the batch's fields).
+function insert_request(doc, batch, extra)
+  if batch == 1 then
+    local d = doc()
+    return wrk.format(nil, "/v1/documents", nil, d:sub(1, -2) .. ', "mode": "insert-if-unique"' .. extra .. '}')
+  end
+  local docs = {}
+  for i = 1, batch do
+    docs[i] = doc()
+  end
+  return wrk.format(nil, "/v1/documents:batch", nil,
+    '{"mode": "insert-if-unique"' .. extra .. ', "documents": [' .. table.concat(docs, ",") .. ']}')
+end

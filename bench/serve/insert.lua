@@ -24,16 +24,7 @@ local function doc()
 end
 
 function request()
-  if batch == 1 then
-    local d = doc()
-    return wrk.format(nil, "/v1/documents", nil, d:sub(1, -2) .. ', "mode": "insert-if-unique"' .. kfield .. '}')
-  end
-  local docs = {}
-  for i = 1, batch do
-    docs[i] = doc()
-  end
-  return wrk.format(nil, "/v1/documents:batch", nil,
-    '{"mode": "insert-if-unique"' .. kfield .. ', "documents": [' .. table.concat(docs, ",") .. ']}')
+  return insert_request(doc, batch, kfield)
 end
 
 function done(summary, latency, requests)

@@ -351,10 +351,10 @@ fn signature_of_features_equals_the_texts() {
 }
 
 proptest::proptest! {
-    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
 
     /// The keyed index answers like a scan over a map of its keys, after
-    /// any sequence of inserts, replacements and removals (small value
+    /// any sequence of inserts, batch inserts, replacements and removals (small value
     /// alphabets, so that bands collide, chains grow and identical
     /// signatures repeat).
     #[test]
@@ -370,6 +370,13 @@ proptest::proptest! {
         for (op, key, sig) in &ops {
             if *op == 0 {
                 proptest::prop_assert_eq!(index.remove(key), model.remove(key).is_some());
+            } else if *op == 2 {
+                // A batch: a repeated key (the last wins) and a neighbour.
+                let other: Vec<u32> = sig.iter().map(|v| (v + 1) % 3).collect();
+                let next = (key + 1) % 24;
+                index.insert_batch([(*key, &other[..]), (next, &other[..]), (*key, &sig[..])]);
+                model.insert(next, other.clone());
+                model.insert(*key, sig.clone());
             } else {
                 index.insert(*key, sig);
                 model.insert(*key, sig.clone());

@@ -106,6 +106,13 @@ impl<S: Store> AppState<S> {
             ))),
             (None, Some(h), None) => {
                 let fp: Fingerprint = h.parse().map_err(|e| ApiError::bad_request(format!("{what}: {e}")))?;
+                let bits = self.detector.config().bits;
+                if fp.bits() != bits {
+                    return Err(ApiError::bad_request(format!(
+                        "{what}: a {}-bit fingerprint, but this store holds {bits}-bit ones",
+                        fp.bits()
+                    )));
+                }
                 if features == Some(u32::MAX) {
                     return Err(ApiError::bad_request(format!("{what}: features must be below 2^32 - 1")));
                 }
@@ -118,6 +125,13 @@ impl<S: Store> AppState<S> {
                     }
                     SignatureIn::Values(v) => Signature::from_values(v),
                 };
+                let k = self.detector.minhasher().map_or(0, |m| m.permutations());
+                if sig.len() != k {
+                    return Err(ApiError::bad_request(format!(
+                        "{what}: a signature of {} values, but this store holds signatures of {k}",
+                        sig.len()
+                    )));
+                }
                 Ok((sig.into(), None, features))
             }
             _ => Err(ApiError::bad_request(format!(

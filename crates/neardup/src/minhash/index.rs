@@ -25,6 +25,9 @@ pub struct SignatureMatch {
     pub differing: u32,
 }
 
+/// A band's table: key → the newest entry with it.
+type Table = HashMap<u64, u32, FxBuildHasher>;
+
 /// No entry: the end of a chain.
 const NONE: u32 = u32::MAX;
 
@@ -38,7 +41,7 @@ pub struct LshIndex {
     values: Vec<u32>,
     present: Vec<bool>,
     /// Per band: band key → the newest entry with it.
-    heads: Vec<HashMap<u64, u32, FxBuildHasher>>,
+    heads: Vec<Table>,
     /// Per band: entry → the next older entry with the same key, or `NONE`.
     next: Vec<Vec<u32>>,
     len: usize,
@@ -135,6 +138,58 @@ impl LshIndex {
             self.next[band][i] = std::mem::replace(head, id);
         }
         self.len += 1;
+    }
+
+    /// Adds (or replaces) many entries, the bands filled in parallel (one
+    /// thread per band at most); as [`insert`](Self::insert) one by one
+    /// (of equal ids, the last wins).
+    ///
+    /// # Panics
+    ///
+    /// As [`insert`](Self::insert).
+    pub fn insert_batch(&mut self, items: &[(u32, &[u32])]) {
+        use rayon::prelude::*;
+        let k = self.permutations;
+        // The last of equal ids wins: earlier ones are skipped.
+        let mut last = rustc_hash::FxHashMap::default();
+        for (pos, &(id, sig)) in items.iter().enumerate() {
+            assert_eq!(sig.len(), k, "a signature of the index's length");
+            assert_ne!(id, NONE, "entry ids are below u32::MAX");
+            last.insert(id, pos);
+        }
+        let items: Vec<(u32, &[u32])> =
+            items.iter().enumerate().filter(|(pos, (id, _))| last[id] == *pos).map(|(_, &it)| it).collect();
+        for &(id, _) in &items {
+            self.remove(id);
+        }
+        let top = items.iter().map(|&(id, _)| id as usize + 1).max().unwrap_or(0);
+        if self.present.len() < top {
+            self.present.resize(top, false);
+            self.values.resize(top * k, 0);
+            for c in &mut self.next {
+                c.resize(top, NONE);
+            }
+        }
+        for &(id, sig) in &items {
+            let i = id as usize;
+            self.values[i * k..(i + 1) * k].copy_from_slice(sig);
+            self.present[i] = true;
+        }
+        let banding = self.banding;
+        let fill = |(band, (heads, next)): (usize, (&mut Table, &mut Vec<u32>))| {
+            heads.reserve(items.len());
+            for &(id, sig) in &items {
+                let head = heads.entry(banding.key(sig, band)).or_insert(NONE);
+                next[id as usize] = std::mem::replace(head, id);
+            }
+        };
+        // Threads pay off past a few dozen entries.
+        if items.len() >= 64 {
+            self.heads.par_iter_mut().zip(self.next.par_iter_mut()).enumerate().for_each(fill);
+        } else {
+            self.heads.iter_mut().zip(self.next.iter_mut()).enumerate().for_each(fill);
+        }
+        self.len += items.len();
     }
 
     /// Removes entry `id`; whether it was present.

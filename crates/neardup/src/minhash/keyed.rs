@@ -127,7 +127,25 @@ impl<K: Hash + Eq + Clone> KeyedLsh<K> {
     /// If the signature's length is not the index's, or past `u32::MAX − 1`
     /// slots.
     pub fn insert(&mut self, key: K, signature: &[u32]) {
-        let slot = match self.slots.get(&key) {
+        let slot = self.slot_for(key);
+        self.index.insert(slot, signature);
+    }
+
+    /// Adds (or replaces) many keys, the bands filled in parallel; as
+    /// [`insert`](Self::insert) one by one (of equal keys, the last wins).
+    ///
+    /// # Panics
+    ///
+    /// As [`insert`](Self::insert).
+    pub fn insert_batch<'a>(&mut self, items: impl IntoIterator<Item = (K, &'a [u32])>) {
+        let slotted: Vec<(u32, &[u32])> =
+            items.into_iter().map(|(key, sig)| (self.slot_for(key), sig)).collect();
+        self.index.insert_batch(&slotted);
+    }
+
+    /// The slot of `key`, given one if new.
+    fn slot_for(&mut self, key: K) -> u32 {
+        match self.slots.get(&key) {
             Some(&s) => s,
             None => {
                 let s = self.free.pop().unwrap_or_else(|| {
@@ -138,8 +156,7 @@ impl<K: Hash + Eq + Clone> KeyedLsh<K> {
                 self.slots.insert(key, s);
                 s
             }
-        };
-        self.index.insert(slot, signature);
+        }
     }
 
     /// Removes `key`; whether it was present.

@@ -3,6 +3,7 @@
 
 #[allow(unused_imports)]
 use super::*;
+use rayon::prelude::*;
 
 /// A write waiting in the group-commit queue.
 pub(super) struct Job {
@@ -106,10 +107,22 @@ impl<S: Store> Engine<S> {
         let mut group = self.group(jobs);
         {
             let state = self.state.read().expect("lock");
-            for (job, _) in jobs {
+            // The stored documents near each, looked up in parallel (the
+            // index does not change under the read lock); then the group's
+            // own, in order.
+            let stored: Vec<Vec<Result<Vec<Found>>>> = jobs
+                .iter()
+                .map(|(job, _)| {
+                    job.docs
+                        .par_iter()
+                        .map(|d| self.near_in(&state, &d.sketch, job.near, d.features))
+                        .collect()
+                })
+                .collect();
+            for ((job, _), stored) in jobs.iter().zip(stored) {
                 let mut job_outcomes = Vec::with_capacity(job.docs.len());
-                for d in &job.docs {
-                    let mut matches = self.near_in(&state, &d.sketch, job.near, d.features)?;
+                for (d, found) in job.docs.iter().zip(stored) {
+                    let mut matches = found?;
                     for found in self.near_in_group(&group, &records, d, job.near) {
                         matches.retain(|f| f.id != found.id);
                         matches.push(found);
@@ -137,8 +150,15 @@ impl<S: Store> Engine<S> {
             self.store.put(&records)?;
             self.commits.fetch_add(1, Ordering::Relaxed);
             let mut state = self.state.write().expect("lock");
-            for r in &records {
-                state.add(r)?;
+            match &mut *state {
+                // Bands are filled in parallel.
+                State::MinHash(_) => state.add_many(&records)?,
+                // Segments as single inserts make them (merged in the background).
+                State::SimHash(_) => {
+                    for r in &records {
+                        state.add(r)?;
+                    }
+                }
             }
         }
         Ok(outcomes)

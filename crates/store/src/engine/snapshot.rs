@@ -9,9 +9,18 @@ pub(super) fn rebuild(store: &dyn Store, config: &PipelineConfig, radius: &Radiu
     if let Some(lsh) = Lsh::of(config)? {
         let mut docs = KeyedLsh::new(lsh.banding, lsh.permutations);
         docs.reserve(usize::try_from(store.len()?).unwrap_or(0));
+        // In chunks, each banded in parallel.
+        let mut chunk: Vec<(Box<str>, Signature)> = Vec::new();
+        let flush = |docs: &mut KeyedLsh<Box<str>>, chunk: &mut Vec<(Box<str>, Signature)>| {
+            docs.insert_batch(chunk.iter().map(|(id, s)| (id.clone(), s.values())));
+            chunk.clear();
+        };
         store.for_each_sketch(&mut |id, sketch, _| match sketch {
             Sketch::Signature(s) if s.len() == lsh.permutations => {
-                docs.insert(Box::from(id), s.values());
+                chunk.push((Box::from(id), s));
+                if chunk.len() == 65_536 {
+                    flush(&mut docs, &mut chunk);
+                }
                 Ok(())
             }
             _ => Err(StoreError::Corrupt {
@@ -19,6 +28,7 @@ pub(super) fn rebuild(store: &dyn Store, config: &PipelineConfig, radius: &Radiu
                 message: format!("not a MinHash signature of {} values", lsh.permutations),
             }),
         })?;
+        flush(&mut docs, &mut chunk);
         return Ok(State::MinHash(docs));
     }
     let mut names = Vec::new();

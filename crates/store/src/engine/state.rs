@@ -39,7 +39,8 @@ impl State {
         }
     }
 
-    /// Adds many committed documents (SimHash: one bulk load of the index).
+    /// Adds many committed documents (SimHash: one bulk load of the index;
+    /// MinHash: the bands filled in parallel).
     pub(super) fn add_many(&mut self, records: &[DocRecord]) -> Result<()> {
         match self {
             State::SimHash(docs) => {
@@ -52,7 +53,16 @@ impl State {
                     .collect::<Result<_>>()?;
                 Ok(docs.insert_batch(items)?)
             }
-            State::MinHash(_) => records.iter().try_for_each(|r| self.add(r)),
+            State::MinHash(docs) => {
+                let items = records
+                    .iter()
+                    .map(|r| {
+                        Ok((Box::from(r.id.as_str()), r.sketch.signature().ok_or_else(unchecked)?.values()))
+                    })
+                    .collect::<Result<Vec<_>>>()?;
+                docs.insert_batch(items);
+                Ok(())
+            }
         }
     }
 
