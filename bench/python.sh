@@ -9,8 +9,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/venv.sh
-bench_venv py-bench-venv "maturin, simhash, numpy, gaoya, datasketch, pyarrow" \
-  'maturin>=1.7,<2' 'simhash==2.1.2' 'numpy<2' 'pyarrow<17' gaoya datasketch
+bench_venv py-bench-venv "maturin, simhash, numpy, gaoya, datasketch, pyarrow, rensa" \
+  'maturin>=1.7,<2' 'simhash==2.1.2' 'numpy<2' 'pyarrow<17' gaoya datasketch rensa
 cargo build --release --quiet --example indexbench -p neardup
 rm -rf "$tdir/bench-wheels"
 (cd bindings/python && "$venv/bin/maturin" build --release --quiet -o "$tdir/bench-wheels")

@@ -78,6 +78,26 @@ fn signatures_out<'py>(
     Ok(out.into_any())
 }
 
+impl MinHasher {
+    /// The feature hashes of a collection of str (a list read in place),
+    /// each hashed as it is read; a non-str names its position.
+    fn read_hashes(&self, v: &Bound<'_, PyAny>, arg: &str) -> PyResult<Vec<u64>> {
+        not_one_str(v, arg)?;
+        if let Ok(list) = v.downcast::<PyList>() {
+            let mut out = Vec::with_capacity(list.len());
+            for (i, x) in list.iter().enumerate() {
+                out.push(self.inner.feature_hash(&as_text(&x, Name::Item(arg, i))?));
+            }
+            return Ok(out);
+        }
+        let mut out = Vec::with_capacity(v.len().unwrap_or(0));
+        for (i, x) in v.try_iter()?.enumerate() {
+            out.push(self.inner.feature_hash(&as_text(&x?, Name::Item(arg, i))?));
+        }
+        Ok(out)
+    }
+}
+
 #[pymethods]
 impl MinHasher {
     /// `MinHasher(preset="minhash", config=None, threshold=None)`:
@@ -178,8 +198,8 @@ impl MinHasher {
         py: Python<'py>,
         features: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyList>> {
-        let feats = read_features(features, "features")?;
-        let sig = self.inner.signature_of_features(&feats).ok_or_else(|| {
+        let hashes = self.read_hashes(features, "features")?;
+        let sig = self.inner.signature_of_hashes(hashes).ok_or_else(|| {
             PyValueError::new_err("features is empty: a signature needs at least one feature")
         })?;
         PyList::new(py, sig.values())
@@ -195,14 +215,15 @@ impl MinHasher {
         numpy: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
         not_one_str(feature_sets, "feature_sets")?;
-        let mut sets: Vec<Vec<String>> = Vec::new();
-        let items: Vec<Bound<'py, PyAny>> = feature_sets.try_iter()?.collect::<PyResult<_>>()?;
-        for (i, set) in items.iter().enumerate() {
-            sets.push(read_features(set, &format!("feature_sets[{i}]"))?);
+        // Each feature is hashed as it is read (no copy of it is kept); the
+        // signatures are then made on all cores without the GIL.
+        let mut sets: Vec<Vec<u64>> = Vec::new();
+        for (i, set) in feature_sets.try_iter()?.enumerate() {
+            sets.push(self.read_hashes(&set?, &format!("feature_sets[{i}]"))?);
         }
         let sigs = py.allow_threads(|| {
             use rayon::prelude::*;
-            sets.par_iter().map(|s| self.inner.signature_of_features(s)).collect::<Vec<_>>()
+            sets.into_par_iter().map(|s| self.inner.signature_of_hashes(s)).collect::<Vec<_>>()
         });
         signatures_out(py, sigs, self.inner.permutations(), numpy, "feature_sets")
     }
@@ -247,16 +268,6 @@ impl MinHasher {
         let from_toml = py.get_type::<MinHasher>().getattr("from_toml")?.unbind();
         Ok((from_toml, (self.config_toml(),)))
     }
-}
-
-/// A list (or iterable) of str features, copied out.
-fn read_features(v: &Bound<'_, PyAny>, arg: &str) -> PyResult<Vec<String>> {
-    not_one_str(v, arg)?;
-    let mut out = Vec::with_capacity(v.len().unwrap_or(0));
-    for (i, x) in v.try_iter()?.enumerate() {
-        out.push(as_text(&x?, Name::Item(arg, i))?.into_owned());
-    }
-    Ok(out)
 }
 
 /// The estimated Jaccard similarity of two signatures: the share of

@@ -343,10 +343,23 @@ impl MinHasher {
         &self,
         features: impl IntoIterator<Item = S>,
     ) -> Option<Signature> {
+        self.signature_of_hashes(features.into_iter().map(|f| self.feature_hash(f.as_ref())))
+    }
+
+    /// The 64-bit hash a feature enters this pipeline's signatures with
+    /// (XXH3 under the pipeline's seed): for callers that hash features as
+    /// they read them and sign with [`signature_of_hashes`](Self::signature_of_hashes).
+    #[inline]
+    pub fn feature_hash(&self, feature: &str) -> u64 {
+        sketch::feature_hash(feature, self.config.seed)
+    }
+
+    /// The signature of features given by their
+    /// [`feature_hash`](Self::feature_hash)es; repeats count once. `None`
+    /// for none.
+    pub fn signature_of_hashes(&self, hashes: impl IntoIterator<Item = u64>) -> Option<Signature> {
         let mut values = vec![0u32; self.config.permutations];
-        let seed = self.config.seed;
-        let hashes = features.into_iter().map(|f| sketch::feature_hash(f.as_ref(), seed));
-        sketch::one_permutation(hashes, seed, &mut values).then(|| Signature::from_values(values))
+        sketch::one_permutation(hashes, self.config.seed, &mut values).then(|| Signature::from_values(values))
     }
 
     /// The signature of `text`.
