@@ -39,14 +39,19 @@ def log(rec, out):
 def fingerprints(n, seed):
     """A list of n random (id, fingerprint) lines, made once and kept."""
     path = os.path.join(WORK, f"fps-{n}-{seed}.tsv")
+    rng = random.Random(seed)
+    return made_once(path, ("d%d\t%016x\n" % (i, rng.getrandbits(64)) for i in range(n)))
+
+
+def made_once(path, lines):
+    """`path`, written from `lines` (in chunks, atomically) unless it exists."""
     if not os.path.exists(path):
-        rng = random.Random(seed)
         tmp = path + ".tmp"
         with open(tmp, "w") as f:
             chunk = []
-            for i in range(n):
-                chunk.append("d%d\t%016x\n" % (i, rng.getrandbits(64)))
-                if len(chunk) == 100_000:
+            for line in lines:
+                chunk.append(line)
+                if len(chunk) == 50_000:
                     f.write("".join(chunk))
                     chunk = []
             f.write("".join(chunk))

@@ -33,21 +33,10 @@ OUT = os.path.join(ROOT, "bench", "out", "serve_minhash.jsonl")
 def documents(n, words, seed):
     """n random documents as JSONL, made once and kept."""
     path = os.path.join(serve.WORK, f"mh-docs-{n}-{words}-{seed}.jsonl")
-    if not os.path.exists(path):
-        rng = random.Random(seed)
-        vocab = ["w%x" % i for i in range(50_000)]
-        tmp = path + ".tmp"
-        with open(tmp, "w") as f:
-            chunk = []
-            for i in range(n):
-                text = " ".join(rng.choices(vocab, k=words))
-                chunk.append('{"id": "d%d", "text": "%s"}\n' % (i, text))
-                if len(chunk) == 50_000:
-                    f.write("".join(chunk))
-                    chunk = []
-            f.write("".join(chunk))
-        os.replace(tmp, path)
-    return path
+    rng = random.Random(seed)
+    vocab = ["w%x" % i for i in range(50_000)]
+    texts = (" ".join(rng.choices(vocab, k=words)) for _ in range(n))
+    return serve.made_once(path, ('{"id": "d%d", "text": "%s"}\n' % (i, t) for i, t in enumerate(texts)))
 
 
 def main():

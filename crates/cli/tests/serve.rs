@@ -336,6 +336,15 @@ fn a_minhash_data_directory_is_built_queried_and_served() {
     let build = run(&["index", "build", "--preset", "minhash", p, "-o", d]);
     assert!(build.status.success(), "{}", stderr(&build));
     assert!(stderr(&build).contains("is a MinHash data directory"), "{}", stderr(&build));
+    // A build that fails (an empty document) leaves no directory behind.
+    let bad = dir.path().join("bad");
+    let empty = dir.path().join("empty.jsonl");
+    std::fs::write(&empty, "{\"id\": \"a\", \"text\": \"\"}\n").unwrap();
+    let failed =
+        run(&["index", "build", "--preset", "minhash", empty.to_str().unwrap(), "-o", bad.to_str().unwrap()]);
+    assert_eq!(failed.status.code(), Some(1), "{}", stderr(&failed));
+    assert!(stderr(&failed).contains("empty document"), "{}", stderr(&failed));
+    assert!(!bad.exists(), "a failed build left {}", bad.display());
     // Building over it again is refused (build makes new ones).
     let again = run(&["index", "build", "--preset", "minhash", p, "-o", d]);
     assert_eq!(again.status.code(), Some(2), "{}", stderr(&again));

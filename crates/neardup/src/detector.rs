@@ -194,9 +194,7 @@ impl Detector {
     pub fn rule(&self) -> String {
         match self {
             Detector::SimHash(f) => f.radius().to_string(),
-            Detector::MinHash(m) => {
-                format!("Jaccard ≥ {} ({} of {} values)", m.threshold(), m.banding(), m.permutations())
-            }
+            Detector::MinHash(m) => m.banding().rule(m.threshold(), m.permutations()),
         }
     }
 }

@@ -276,13 +276,7 @@ pub(crate) async fn search<S: Store + 'static>(
             v["k"] = json!(near.k());
             v[key] = json!(sketch);
         }
-        Method::Minhash => {
-            let t = match near {
-                Near::AtLeast(t) => t,
-                _ => state.detector.minhasher().map_or(1.0, |m| m.threshold()),
-            };
-            v["threshold"] = json!(t);
-        }
+        Method::Minhash => v["threshold"] = json!(state.engine.threshold(near)),
     }
     Ok(Json(v))
 }

@@ -41,7 +41,10 @@ pub(crate) struct FingerprintReq {
 
 /// A MinHash signature in a request: its hex form, or its values.
 #[derive(Deserialize)]
-#[serde(untagged)]
+#[serde(
+    untagged,
+    expecting = "a MinHash signature: a hex string of 8 digits per value, or a list of ints from 0 to 2**32 - 1"
+)]
 pub(crate) enum SignatureIn {
     Hex(String),
     Values(Vec<u32>),

@@ -403,6 +403,7 @@ async fn a_minhash_store_is_served_by_threshold() {
         (json!({"id": "f", "text": a, "threshold": 0}), "(0, 1]"),
         (json!({"id": "f", "signature": [1, 2, 3]}), "3 values"),
         (json!({"id": "f", "signature": "xyz"}), "invalid signature"),
+        (json!({"id": "f", "signature": [-1, 2]}), "a list of ints from 0 to 2**32 - 1"),
         (json!({"id": "f", "text": "!!!"}), "no features"),
     ] {
         let (s, v) = call(&app, "POST", "/v1/documents", Some(body.clone())).await;

@@ -96,6 +96,13 @@ impl Banding {
         })
     }
 
+    /// The near-duplicate rule of this banding at `threshold` over
+    /// signatures of `permutations` values, in words, as every front end
+    /// prints it: `Jaccard ≥ 0.5 (25 bands × 5 rows of 128 values)`.
+    pub fn rule(&self, threshold: f64, permutations: usize) -> String {
+        format!("Jaccard ≥ {threshold} ({self} of {permutations} values)")
+    }
+
     /// Whether this banding fits signatures of `permutations` values.
     ///
     /// # Errors

@@ -110,19 +110,19 @@ impl<S: Store> Engine<S> {
             // The stored documents near each, looked up in parallel (the
             // index does not change under the read lock); then the group's
             // own, in order.
-            let stored: Vec<Vec<Result<Vec<Found>>>> = jobs
-                .iter()
-                .map(|(job, _)| {
-                    job.docs
-                        .par_iter()
-                        .map(|d| self.near_in(&state, &d.sketch, job.near, d.features))
-                        .collect()
-                })
-                .collect();
-            for ((job, _), stored) in jobs.iter().zip(stored) {
+            // (All the group's documents at once: a group of many single
+            // writes is one parallel pass, not one per write.)
+            let all: Vec<(&NewDoc, Near)> =
+                jobs.iter().flat_map(|(job, _)| job.docs.iter().map(move |d| (d, job.near))).collect();
+            let mut stored = all
+                .par_iter()
+                .map(|&(d, near)| self.near_in(&state, &d.sketch, near, d.features))
+                .collect::<Vec<_>>()
+                .into_iter();
+            for (job, _) in jobs {
                 let mut job_outcomes = Vec::with_capacity(job.docs.len());
-                for (d, found) in job.docs.iter().zip(stored) {
-                    let mut matches = found?;
+                for d in &job.docs {
+                    let mut matches = stored.next().expect("one lookup per document")?;
                     for found in self.near_in_group(&group, &records, d, job.near) {
                         matches.retain(|f| f.id != found.id);
                         matches.push(found);
@@ -196,21 +196,15 @@ impl<S: Store> Engine<S> {
                     .map(|(pos, distance)| Found { id: records[pos].id.clone(), distance, similarity: None })
                     .collect()
             }
-            (Group::MinHash(index), Sketch::Signature(s)) => {
-                let t = match near {
-                    Near::AtLeast(t) => t,
-                    _ => self.lsh.map_or(1.0, |l| l.threshold),
-                };
-                index
-                    .query(s.values(), t)
-                    .into_iter()
-                    .map(|m| Found {
-                        id: records[m.id as usize].id.clone(),
-                        distance: m.differing,
-                        similarity: Some(m.similarity),
-                    })
-                    .collect()
-            }
+            (Group::MinHash(index), Sketch::Signature(s)) => index
+                .query(s.values(), self.threshold(near).unwrap_or(1.0))
+                .into_iter()
+                .map(|m| Found {
+                    id: records[m.id as usize].id.clone(),
+                    distance: m.differing,
+                    similarity: Some(m.similarity),
+                })
+                .collect(),
             _ => Vec::new(),
         }
     }

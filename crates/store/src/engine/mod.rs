@@ -199,22 +199,26 @@ impl<S: Store> Engine<S> {
     /// The rule requests without a k or threshold get, in words: the
     /// radius (SimHash), or the threshold and banding (MinHash).
     pub fn rule(&self) -> String {
-        match &self.lsh {
-            None => self.radius.to_string(),
-            Some(l) => format!("Jaccard ≥ {} ({} of {} values)", l.threshold, l.banding, l.permutations),
-        }
+        self.rule_of(Near::Rule)
     }
 
     /// The rule a request was answered by, in words.
     pub fn rule_of(&self, near: Near) -> String {
-        match near {
-            Near::Rule => self.rule(),
-            Near::Within(k) => format!("k = {k}"),
-            Near::AtLeast(t) => match &self.lsh {
-                Some(l) => format!("Jaccard ≥ {t} ({} of {} values)", l.banding, l.permutations),
-                None => format!("Jaccard ≥ {t}"),
-            },
+        match (near, &self.lsh) {
+            (Near::Within(k), _) => format!("k = {k}"),
+            (_, Some(l)) => l.banding.rule(self.threshold(near).unwrap_or(l.threshold), l.permutations),
+            (Near::AtLeast(t), None) => format!("Jaccard ≥ {t}"),
+            (Near::Rule, None) => self.radius.to_string(),
         }
+    }
+
+    /// The Jaccard threshold a MinHash request is answered at: its own, or
+    /// the pipeline's; `None` for SimHash.
+    pub fn threshold(&self, near: Near) -> Option<f64> {
+        self.lsh.map(|l| match near {
+            Near::AtLeast(t) => t,
+            _ => l.threshold,
+        })
     }
 
     /// The store.
@@ -305,7 +309,7 @@ impl<S: Store> Engine<S> {
         near: Near,
         features: Option<u32>,
     ) -> Result<Vec<Found>> {
-        state.near(sketch, near, features, &self.radius, self.lsh.map_or(1.0, |l| l.threshold))
+        state.near(sketch, near, features, &self.radius, self.threshold(near).unwrap_or(1.0))
     }
 
     /// The stored document with this id.

@@ -80,8 +80,9 @@ impl State {
     }
 
     /// The stored documents near `sketch`, nearest first (ties: by id):
-    /// within `k`, by the `rule` for a document of `features` features, or
-    /// (MinHash) sharing a band at `threshold` or above.
+    /// within `k` or by the `rule` for a document of `features` features
+    /// (SimHash, as `near` says), or sharing a band at `threshold` or above
+    /// (MinHash: the request's threshold, resolved by the engine).
     pub(super) fn near(
         &self,
         sketch: &Sketch,
@@ -101,20 +102,15 @@ impl State {
                     .map(|(id, distance)| Found { id: id.to_string(), distance, similarity: None })
                     .collect()
             }
-            (State::MinHash(docs), Sketch::Signature(s)) => {
-                let t = match near {
-                    Near::AtLeast(t) => t,
-                    _ => threshold,
-                };
-                docs.query(s.values(), t)
-                    .into_iter()
-                    .map(|(id, m)| Found {
-                        id: id.to_string(),
-                        distance: m.differing,
-                        similarity: Some(m.similarity),
-                    })
-                    .collect()
-            }
+            (State::MinHash(docs), Sketch::Signature(s)) => docs
+                .query(s.values(), threshold)
+                .into_iter()
+                .map(|(id, m)| Found {
+                    id: id.to_string(),
+                    distance: m.differing,
+                    similarity: Some(m.similarity),
+                })
+                .collect(),
             _ => return Err(unchecked()),
         };
         out.sort_by(|a, b| a.distance.cmp(&b.distance).then_with(|| a.id.cmp(&b.id)));

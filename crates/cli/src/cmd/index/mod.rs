@@ -151,10 +151,21 @@ fn build_data_dir(a: &IndexBuildArgs) -> Result<()> {
         ))
         .into());
     }
-    let target = data::DataTarget::open(out, &a.pipeline, true)?;
-    target.add_from(&a.input, None)?;
+    let existed = out.exists();
+    let built = data::DataTarget::open(out, &a.pipeline, true).and_then(|t| t.add_from(&a.input, None));
+    if let Err(e) = built {
+        // A failed build leaves nothing behind: not a new directory, nor a
+        // store in the empty one given.
+        let _ = if existed {
+            std::fs::remove_file(out.join(crate::datadir::STORE_FILE))
+        } else {
+            std::fs::remove_dir_all(out)
+        };
+        return Err(e);
+    }
     eprintln!(
-        "neardup: {} is a MinHash data directory (query it with `neardup index query {} …`, serve it with          `neardup serve --data {}`)",
+        "neardup: {} is a MinHash data directory (query it with `neardup index query {} …`, serve it with \
+         `neardup serve --data {}`)",
         out.display(),
         out.display(),
         out.display()
