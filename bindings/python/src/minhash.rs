@@ -79,14 +79,61 @@ fn signatures_out<'py>(
 }
 
 impl MinHasher {
+    /// Hashes the items of `list` that are exact `str` with valid UTF-8,
+    /// from the first, into `out`, with one C call per item (the limited
+    /// API's `PyList_GetItem` is the other; the type check is a pointer
+    /// compare); returns where it stopped: the length, or the first item
+    /// that is not an exact str or has no UTF-8 form (a lone surrogate).
+    fn hash_exact_strs(&self, list: &Bound<'_, PyList>, out: &mut Vec<u64>) -> usize {
+        use pyo3::ffi;
+        let n = list.len();
+        let p = list.as_ptr();
+        for i in 0..n {
+            // SAFETY: we hold the GIL (`list` is bound to it) and run no
+            // Python code in this loop, so the list cannot change under it;
+            // the item is borrowed from the list for this iteration only.
+            // `PyList_GetItem` checks the index anyway (NULL, handled).
+            let item = unsafe { ffi::PyList_GetItem(p, i as ffi::Py_ssize_t) };
+            if item.is_null() {
+                // SAFETY: the GIL is held; the IndexError is ours to drop.
+                unsafe { ffi::PyErr_Clear() };
+                return i;
+            }
+            // SAFETY: `item` is a live object (borrowed above).
+            if unsafe { ffi::PyUnicode_CheckExact(item) } == 0 {
+                return i;
+            }
+            let mut len: ffi::Py_ssize_t = 0;
+            // SAFETY: `item` is a str; the UTF-8 buffer it returns lives
+            // as long as the str, which outlives this iteration.
+            let data = unsafe { ffi::PyUnicode_AsUTF8AndSize(item, &mut len) };
+            if data.is_null() {
+                // SAFETY: the GIL is held; the general path raises its own.
+                unsafe { ffi::PyErr_Clear() };
+                return i;
+            }
+            // SAFETY: CPython's UTF-8 form of a str is `len` bytes of valid
+            // UTF-8 at `data`.
+            let text = unsafe {
+                std::str::from_utf8_unchecked(std::slice::from_raw_parts(data.cast::<u8>(), len as usize))
+            };
+            out.push(self.inner.feature_hash(text));
+        }
+        n
+    }
+
     /// The feature hashes of a collection of str (a list read in place),
     /// each hashed as it is read; a non-str names its position.
     fn read_hashes(&self, v: &Bound<'_, PyAny>, arg: &str) -> PyResult<Vec<u64>> {
         not_one_str(v, arg)?;
         if let Ok(list) = v.downcast::<PyList>() {
             let mut out = Vec::with_capacity(list.len());
-            for (i, x) in list.iter().enumerate() {
-                out.push(self.inner.feature_hash(&as_text(&x, Name::Item(arg, i))?));
+            // The common case (every item an exact str) in place; the
+            // first item that is not goes by the general path, which names
+            // what is wrong with it.
+            let from = self.hash_exact_strs(list, &mut out);
+            for i in from..list.len() {
+                out.push(self.inner.feature_hash(&as_text(&list.get_item(i)?, Name::Item(arg, i))?));
             }
             return Ok(out);
         }

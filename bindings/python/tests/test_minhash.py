@@ -179,6 +179,24 @@ def test_bad_arguments_are_named():
         neardup.MinHashIndex(bands=40, rows=5)
 
 
+def test_features_read_in_place_or_not_sign_alike():
+    # Exact strs are read in place; anything else (a str subclass, a tuple,
+    # an item without UTF-8) goes the general way, from that item on.
+    class Sub(str):
+        pass
+
+    m = neardup.MinHasher()
+    feats = [f"shingle number {i}" for i in range(50)]
+    want = m.signature_of_features(feats)
+    assert m.signature_of_features(tuple(feats)) == want
+    assert m.signature_of_features(feats[:10] + [Sub(f) for f in feats[10:]]) == want
+    assert m.signature_of_features_batch([feats, feats[:25] + [Sub(feats[25])] + feats[26:]]) == [want, want]
+    with pytest.raises(ValueError, match=r"^features\[30\] is not valid Unicode"):
+        m.signature_of_features(feats[:30] + ["bad \udcff"] + feats[30:])
+    with pytest.raises(TypeError, match=r"^features\[49\] must be str, not bytes"):
+        m.signature_of_features(feats[:49] + [b"x"])
+
+
 def test_minhasher_pickles_and_takes_a_threshold():
     m = neardup.MinHasher(threshold=0.7)
     assert m.threshold == 0.7 and m.banding != neardup.MinHasher().banding
