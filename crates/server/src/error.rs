@@ -1,9 +1,9 @@
 //! JSON error bodies: `{"error": {"code": "...", "message": "..."}}`.
 
-use axum::http::StatusCode;
+use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use neardup_store::StoreError;
+use neardup_store::{StoreError, WriteFailure};
 
 /// An error answered as JSON with a status code.
 #[derive(Debug)]
@@ -29,21 +29,47 @@ impl ApiError {
 }
 
 impl From<StoreError> for ApiError {
+    /// Bad arguments are 400; a full disk 507 and other failures at the disk
+    /// 503 (with `Retry-After`: the store reopens itself); anything else
+    /// 500. Messages name no server paths (the log has the whole error).
     fn from(e: StoreError) -> ApiError {
-        match e {
-            StoreError::Invalid(m) => ApiError::bad_request(m),
-            e => ApiError {
-                status: StatusCode::INTERNAL_SERVER_ERROR,
-                code: "internal",
-                message: e.to_string(),
-            },
+        let message = match &e {
+            StoreError::Database { message, .. } => format!("the store failed: {message}"),
+            e => e.to_string(),
+        };
+        match (e.write_failure(), e) {
+            (_, StoreError::Invalid(m)) => ApiError::bad_request(m),
+            (Some(WriteFailure::DiskFull), _) => {
+                ApiError { status: StatusCode::INSUFFICIENT_STORAGE, code: "disk_full", message }
+            }
+            (Some(_), _) => {
+                ApiError { status: StatusCode::SERVICE_UNAVAILABLE, code: "store_unavailable", message }
+            }
+            (None, e) => {
+                eprintln!("neardup: internal error: {e}");
+                ApiError { status: StatusCode::INTERNAL_SERVER_ERROR, code: "internal", message }
+            }
         }
     }
 }
 
 impl IntoResponse for ApiError {
+    /// The JSON envelope; a 503 says when to retry (`Retry-After: 1`) and
+    /// a 401 which scheme to use (`WWW-Authenticate: Bearer`).
     fn into_response(self) -> Response {
         let body = serde_json::json!({"error": {"code": self.code, "message": self.message}});
-        (self.status, Json(body)).into_response()
+        let mut response = (self.status, Json(body)).into_response();
+        let headers = response.headers_mut();
+        match self.status {
+            StatusCode::SERVICE_UNAVAILABLE => {
+                headers.insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+            }
+            StatusCode::UNAUTHORIZED => {
+                headers
+                    .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer realm=\"neardup\""));
+            }
+            _ => {}
+        }
+        response
     }
 }

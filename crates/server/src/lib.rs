@@ -146,7 +146,8 @@ pub fn router<S: Store + 'static>(state: Arc<AppState<S>>) -> Router {
         .route_layer(middleware::from_fn_with_state(state.clone(), auth::<S>));
     Router::new()
         .merge(api)
-        .route("/healthz", get(|| async { Json(json!({"status": "ok"})) }))
+        .route("/healthz", get(healthz::<S>))
+        .route("/livez", get(|| async { Json(json!({"status": "ok"})) }))
         .fallback(|| async { ApiError::not_found("no such route; see GET /openapi.json") })
         .layer(middleware::from_fn_with_state(state.clone(), observe::<S>))
         .layer(DefaultBodyLimit::max(state.settings.max_body_bytes))

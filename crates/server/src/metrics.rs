@@ -64,7 +64,8 @@ impl Metrics {
                 writeln!(out, "neardup_http_request_duration_seconds_count{{route=\"{route}\"}} {}", h.count);
         }
         for (name, help, v) in gauges {
-            let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} gauge\n{name} {v}");
+            let kind = if name.ends_with("_total") { "counter" } else { "gauge" };
+            let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} {kind}\n{name} {v}");
         }
         out
     }

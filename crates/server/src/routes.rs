@@ -302,10 +302,29 @@ pub(crate) async fn stats<S: Store + 'static>(State(state): State<Arc<AppState<S
     }))
 }
 
+/// `/healthz`: 200 while reads and writes work; 503 (`degraded`, with
+/// why) while writes fail at the disk — reads still work then, and the
+/// check itself lets the store recover once the disk takes writes.
+pub(crate) async fn healthz<S: Store + 'static>(State(state): State<Arc<AppState<S>>>) -> Response {
+    let engine = state.engine.clone();
+    let health = tokio::task::spawn_blocking(move || engine.write_health()).await.ok().flatten();
+    match health {
+        None => Json(json!({"status": "ok", "reads": "ok", "writes": "ok"})).into_response(),
+        Some((kind, message)) => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            [(header::RETRY_AFTER, "5")],
+            Json(json!({"status": "degraded", "reads": "ok", "writes": kind.name(), "message": message})),
+        )
+            .into_response(),
+    }
+}
+
 pub(crate) async fn metrics_text<S: Store + 'static>(
     State(state): State<Arc<AppState<S>>>,
 ) -> impl IntoResponse {
     let s = state.engine.stats();
+    let (write_failures, rebuilds) = state.engine.fault_counts();
+    let writes_ok = state.engine.store().write_failing().is_none();
     let body = state.metrics.render(&[
         ("neardup_documents", "Stored documents.", s.documents as f64),
         ("neardup_index_bytes", "Bytes of the in-memory index.", s.index_bytes as f64),
@@ -315,6 +334,21 @@ pub(crate) async fn metrics_text<S: Store + 'static>(
             "neardup_index_segments",
             "Segments of the in-memory index (merged in the background).",
             s.segments as f64,
+        ),
+        (
+            "neardup_write_failures_total",
+            "Writes that failed at the disk (full, or another I/O error); none of them stored anything.",
+            write_failures as f64,
+        ),
+        (
+            "neardup_index_rebuilds_total",
+            "Index rebuilds from the store after a failed write had reached the disk after all.",
+            rebuilds as f64,
+        ),
+        (
+            "neardup_writes_healthy",
+            "1 while writes work, 0 while they fail at the disk.",
+            f64::from(u8::from(writes_ok)),
         ),
     ]);
     ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], body)

@@ -61,13 +61,83 @@ pub enum StoreError {
     /// A bad argument: empty id, wrong fingerprint width, k too large.
     #[error("{0}")]
     Invalid(String),
+    /// A write failed for want of disk space or by an I/O error; nothing
+    /// of it was stored. Reads go on working; the store reopens itself
+    /// before the next write, which succeeds once the disk takes writes
+    /// again (no restart needed).
+    #[error("{}", write_message(*kind, message))]
+    Write {
+        /// Why: the disk is full, or another I/O error.
+        kind: WriteFailure,
+        /// The operating system's words (no paths).
+        message: String,
+    },
     /// The group commit this write joined failed (the message says why);
     /// nothing of the group was stored.
-    #[error("the commit failed, nothing was stored: {0}")]
-    GroupCommit(String),
+    #[error("the commit failed, nothing was stored: {message}")]
+    GroupCommit {
+        /// Why the group's commit failed.
+        message: String,
+        /// Set when it failed as a [`Write`](StoreError::Write) failure.
+        kind: Option<WriteFailure>,
+    },
     /// An error from the neardup core (index, pipeline).
     #[error(transparent)]
     Core(#[from] neardup::Error),
+}
+
+/// Why a write failed at the disk.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum WriteFailure {
+    /// No space left on the device (or the quota or the file size limit
+    /// reached).
+    DiskFull,
+    /// Another I/O error.
+    Io,
+}
+
+impl WriteFailure {
+    /// Classifies an I/O error.
+    pub fn of(e: &std::io::Error) -> WriteFailure {
+        use std::io::ErrorKind::{FileTooLarge, QuotaExceeded, StorageFull};
+        match e.kind() {
+            StorageFull | QuotaExceeded | FileTooLarge => WriteFailure::DiskFull,
+            _ => WriteFailure::Io,
+        }
+    }
+
+    /// A stable name: `disk_full` or `io`.
+    pub fn name(self) -> &'static str {
+        match self {
+            WriteFailure::DiskFull => "disk_full",
+            WriteFailure::Io => "io",
+        }
+    }
+}
+
+fn write_message(kind: WriteFailure, message: &str) -> String {
+    match kind {
+        WriteFailure::DiskFull => format!(
+            "the disk is full ({message}); nothing of this write was stored: free space on the data \
+             directory's disk, then retry (reads go on working; no restart is needed)"
+        ),
+        WriteFailure::Io => format!(
+            "the write failed at the disk ({message}); nothing of it was stored: retry (the store \
+             reopens itself before the next write)"
+        ),
+    }
+}
+
+impl StoreError {
+    /// Why a write failed at the disk, if that is what this error is.
+    pub fn write_failure(&self) -> Option<WriteFailure> {
+        match self {
+            StoreError::Write { kind, .. } => Some(*kind),
+            StoreError::GroupCommit { kind, .. } => *kind,
+            _ => None,
+        }
+    }
 }
 
 /// What sketches of a method are called.

@@ -39,7 +39,7 @@ mod record;
 mod redb_store;
 
 pub use engine::{Engine, EngineStats, Found, IndexSource, Mode, Near, NewDoc, Outcome};
-pub use error::{Result, StoreError};
+pub use error::{Result, StoreError, WriteFailure};
 pub use memory::MemoryStore;
 pub use record::{DocRecord, SnapshotMark, StoreMeta, MAX_ID_BYTES};
 
@@ -101,6 +101,20 @@ pub trait Store: Send + Sync {
 
     /// Bytes used on disk (0 for memory).
     fn disk_bytes(&self) -> u64;
+
+    /// Why writes fail now, if they do: the last write failed at the disk
+    /// and none has succeeded since. (Stores that cannot fail so: never.)
+    fn write_failing(&self) -> Option<(WriteFailure, String)> {
+        None
+    }
+
+    /// After writes failed at the disk, makes the store writable again if
+    /// the disk takes writes (reopening it; see [`RedbStore`]); an error
+    /// says why not yet. Writes do this themselves; health checks call it
+    /// so that a store recovers while no write comes.
+    fn recover(&self) -> Result<()> {
+        Ok(())
+    }
 }
 
 /// Stores behind a `Box` or an `Arc` are stores (the engine can own a
@@ -122,6 +136,8 @@ macro_rules! forward_store {
             fn set_snapshot_mark(&self, mark: &SnapshotMark) -> Result<()> { (**self).set_snapshot_mark(mark) }
             fn len(&self) -> Result<u64> { (**self).len() }
             fn disk_bytes(&self) -> u64 { (**self).disk_bytes() }
+            fn write_failing(&self) -> Option<(WriteFailure, String)> { (**self).write_failing() }
+            fn recover(&self) -> Result<()> { (**self).recover() }
         }
     )*};
 }

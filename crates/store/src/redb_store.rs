@@ -1,10 +1,12 @@
 //! [`RedbStore`]: documents in an embedded redb database.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Mutex, RwLock};
 
 use redb::{Database, ReadableDatabase, ReadableTable, ReadableTableMetadata, TableDefinition};
 
-use crate::error::StoreError;
+use crate::error::{StoreError, WriteFailure};
 use crate::record::{check_id, DocRecord, SnapshotMark, StoreMeta};
 use crate::{Result, Store};
 
@@ -18,9 +20,24 @@ const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
 /// immediate durability (fsync) before it returns; readers never block the
 /// writer. redb locks the file, so a second process opening it fails
 /// cleanly instead of corrupting it.
+///
+/// A write that fails at the disk (full, or another I/O error) stores
+/// nothing and leaves redb refusing every later write until the database
+/// is closed and reopened (its documented recovery). The store does that
+/// itself: reads go on from the open database meanwhile, and the next
+/// write (or [`Store::recover`]) first probes the disk with a small file
+/// beside the database and, when the probe is written and synced,
+/// reopens the database (redb repairs it on open if needed) and goes on.
 pub struct RedbStore {
-    db: Database,
+    /// `None` only after a reopen failed (reads then retry the reopen).
+    db: RwLock<Option<Database>>,
     path: PathBuf,
+    /// A write failed at the disk: reopen before the next one.
+    broken: AtomicBool,
+    /// The last write failure, until a write succeeds.
+    failing: Mutex<Option<(WriteFailure, String)>>,
+    /// Reopens after failures so far.
+    reopens: AtomicU64,
 }
 
 impl std::fmt::Debug for RedbStore {
@@ -28,6 +45,9 @@ impl std::fmt::Debug for RedbStore {
         f.debug_struct("RedbStore").field("path", &self.path).finish()
     }
 }
+
+/// Bytes the disk probe writes (and syncs, then removes) before a reopen.
+const PROBE_BYTES: usize = 256 << 10;
 
 impl RedbStore {
     /// Opens the database at `path`, creating it (and its directory) if
@@ -40,14 +60,23 @@ impl RedbStore {
             })?;
         }
         let db = Database::create(path).map_err(|e| db_error(path, e))?;
-        let store = RedbStore { db, path: path.to_path_buf() };
+        let store = RedbStore {
+            db: RwLock::new(Some(db)),
+            path: path.to_path_buf(),
+            broken: AtomicBool::new(false),
+            failing: Mutex::new(None),
+            reopens: AtomicU64::new(0),
+        };
         // Create both tables up front, so readers of a new store find them.
-        let txn = store.db.begin_write().map_err(|e| store.err(e))?;
-        {
-            txn.open_table(DOCS).map_err(|e| store.err(e))?;
-            txn.open_table(META).map_err(|e| store.err(e))?;
-        }
-        txn.commit().map_err(|e| store.err(e))?;
+        store.write(|db| {
+            let txn = db.begin_write()?;
+            {
+                txn.open_table(DOCS)?;
+                txn.open_table(META)?;
+            }
+            txn.commit()?;
+            Ok(())
+        })?;
         Ok(store)
     }
 
@@ -56,27 +85,122 @@ impl RedbStore {
         &self.path
     }
 
+    /// How many times the store reopened itself after a failed write.
+    pub fn reopens(&self) -> u64 {
+        self.reopens.load(Ordering::Relaxed)
+    }
+
     fn err(&self, e: impl Into<redb::Error>) -> StoreError {
         db_error(&self.path, e)
     }
 
-    /// Bumps the generation inside a write transaction.
-    fn bump_generation(&self, txn: &redb::WriteTransaction) -> Result<()> {
-        let mut table = txn.open_table(META).map_err(|e| self.err(e))?;
-        let current = table.get(GENERATION).map_err(|e| self.err(e))?.map(|v| read_u64(v.value()));
-        let next = current.unwrap_or(0) + 1;
-        table.insert(GENERATION, next.to_le_bytes().as_slice()).map_err(|e| self.err(e))?;
+    /// Runs a read on the open database (reopening it first if a reopen
+    /// failed before).
+    fn read<T>(&self, f: impl FnOnce(&Database) -> Result<T>) -> Result<T> {
+        {
+            let db = self.db.read().expect("lock");
+            if let Some(db) = db.as_ref() {
+                return f(db);
+            }
+        }
+        self.reopen()?;
+        match self.db.read().expect("lock").as_ref() {
+            Some(db) => f(db),
+            None => Err(self.write_error(WriteFailure::Io, "the database is closed".into())),
+        }
+    }
+
+    /// Runs a write transaction's work: reopens first after a failure, and
+    /// classifies a failure at the disk (which makes the next write reopen).
+    fn write<T>(&self, f: impl FnOnce(&Database) -> Result<T, redb::Error>) -> Result<T> {
+        if self.broken.load(Ordering::Acquire) {
+            self.reopen()?;
+        }
+        let r = self.read(|db| Ok(f(db)))?;
+        match r {
+            Ok(v) => {
+                *self.failing.lock().expect("lock") = None;
+                Ok(v)
+            }
+            Err(e) => Err(self.failed(e)),
+        }
+    }
+
+    /// A write's error: failures at the disk mark the store for a reopen.
+    fn failed(&self, e: redb::Error) -> StoreError {
+        let kind = match &e {
+            redb::Error::Io(io) => WriteFailure::of(io),
+            redb::Error::PreviousIo => WriteFailure::Io,
+            _ => return self.err(e),
+        };
+        self.broken.store(true, Ordering::Release);
+        let message = match e {
+            redb::Error::Io(io) => io.to_string(),
+            e => e.to_string(),
+        };
+        self.write_error(kind, message)
+    }
+
+    fn write_error(&self, kind: WriteFailure, message: String) -> StoreError {
+        *self.failing.lock().expect("lock") = Some((kind, message.clone()));
+        StoreError::Write { kind, message }
+    }
+
+    /// Writes, syncs and removes a small file beside the database: whether
+    /// the disk takes writes again.
+    fn probe(&self) -> std::io::Result<()> {
+        use std::io::Write;
+        let probe = self.path.with_extension("probe");
+        let r = (|| {
+            let mut f = std::fs::File::create(&probe)?;
+            f.write_all(&[0u8; PROBE_BYTES])?;
+            f.sync_all()
+        })();
+        let _ = std::fs::remove_file(&probe);
+        r
+    }
+
+    /// Closes and reopens the database after a failed write, once the disk
+    /// takes writes (else says why not, keeping the open one for reads).
+    fn reopen(&self) -> Result<()> {
+        let mut db = self.db.write().expect("lock");
+        if !self.broken.load(Ordering::Acquire) && db.is_some() {
+            return Ok(()); // another thread reopened it meanwhile
+        }
+        self.probe().map_err(|e| self.write_error(WriteFailure::of(&e), e.to_string()))?;
+        if let Some(old) = db.take() {
+            // Its error is the one that broke it; the reopen below decides.
+            let _ = old.close();
+        }
+        let fresh = Database::create(&self.path).map_err(|e| match e.into() {
+            redb::Error::Io(io) => self.write_error(WriteFailure::of(&io), io.to_string()),
+            e => self.err(e),
+        })?;
+        *db = Some(fresh);
+        self.broken.store(false, Ordering::Release);
+        self.reopens.fetch_add(1, Ordering::Relaxed);
         Ok(())
     }
 
     fn meta_json<T: serde::de::DeserializeOwned>(&self, key: &str) -> Result<Option<T>> {
-        let txn = self.db.begin_read().map_err(|e| self.err(e))?;
-        let table = txn.open_table(META).map_err(|e| self.err(e))?;
-        let Some(v) = table.get(key).map_err(|e| self.err(e))? else { return Ok(None) };
-        serde_json::from_slice(v.value())
-            .map(Some)
-            .map_err(|e| StoreError::Corrupt { id: format!("(store {key})"), message: e.to_string() })
+        self.read(|db| {
+            let txn = db.begin_read().map_err(|e| self.err(e))?;
+            let table = txn.open_table(META).map_err(|e| self.err(e))?;
+            let Some(v) = table.get(key).map_err(|e| self.err(e))? else { return Ok(None) };
+            serde_json::from_slice(v.value())
+                .map(Some)
+                .map_err(|e| StoreError::Corrupt { id: format!("(store {key})"), message: e.to_string() })
+        })
     }
+}
+
+/// Bumps the generation inside a write transaction.
+fn bump_generation(txn: &redb::WriteTransaction) -> Result<(), redb::Error> {
+    let mut table = txn.open_table(META)?;
+    let current = table.get(GENERATION)?.map(|v| read_u64(v.value()));
+    let next = current.unwrap_or(0) + 1;
+    table.insert(GENERATION, next.to_le_bytes().as_slice())?;
+    Ok(())
 }
 
 const GENERATION: &str = "generation";
@@ -103,80 +227,96 @@ impl Store for RedbStore {
     }
 
     fn set_meta(&self, meta: &StoreMeta) -> Result<()> {
-        let txn = self.db.begin_write().map_err(|e| self.err(e))?;
-        {
-            let mut table = txn.open_table(META).map_err(|e| self.err(e))?;
-            if table.get("meta").map_err(|e| self.err(e))?.is_none() {
-                let json = serde_json::to_vec(meta).expect("metadata serializes");
-                table.insert("meta", json.as_slice()).map_err(|e| self.err(e))?;
+        let json = serde_json::to_vec(meta).expect("metadata serializes");
+        self.write(|db| {
+            let txn = db.begin_write()?;
+            {
+                let mut table = txn.open_table(META)?;
+                if table.get("meta")?.is_none() {
+                    table.insert("meta", json.as_slice())?;
+                }
             }
-        }
-        txn.commit().map_err(|e| self.err(e))
+            txn.commit()?;
+            Ok(())
+        })
     }
 
     fn put(&self, docs: &[DocRecord]) -> Result<()> {
         for d in docs {
             check_id(&d.id)?;
         }
-        let txn = self.db.begin_write().map_err(|e| self.err(e))?;
-        {
-            let mut table = txn.open_table(DOCS).map_err(|e| self.err(e))?;
-            for d in docs {
-                table.insert(d.id.as_str(), d.encode().as_slice()).map_err(|e| self.err(e))?;
+        self.write(|db| {
+            let txn = db.begin_write()?;
+            {
+                let mut table = txn.open_table(DOCS)?;
+                for d in docs {
+                    table.insert(d.id.as_str(), d.encode().as_slice())?;
+                }
             }
-        }
-        self.bump_generation(&txn)?;
-        txn.commit().map_err(|e| self.err(e))
+            bump_generation(&txn)?;
+            txn.commit()?;
+            Ok(())
+        })
     }
 
     fn get(&self, id: &str) -> Result<Option<DocRecord>> {
-        let txn = self.db.begin_read().map_err(|e| self.err(e))?;
-        let table = txn.open_table(DOCS).map_err(|e| self.err(e))?;
-        let v = table.get(id).map_err(|e| self.err(e))?;
-        v.map(|v| DocRecord::decode(id, v.value())).transpose()
+        self.read(|db| {
+            let txn = db.begin_read().map_err(|e| self.err(e))?;
+            let table = txn.open_table(DOCS).map_err(|e| self.err(e))?;
+            let v = table.get(id).map_err(|e| self.err(e))?;
+            v.map(|v| DocRecord::decode(id, v.value())).transpose()
+        })
     }
 
     fn delete(&self, id: &str) -> Result<bool> {
-        let txn = self.db.begin_write().map_err(|e| self.err(e))?;
-        let existed = {
-            let mut table = txn.open_table(DOCS).map_err(|e| self.err(e))?;
-            let removed = table.remove(id).map_err(|e| self.err(e))?;
-            removed.is_some()
-        };
-        if existed {
-            self.bump_generation(&txn)?;
-        }
-        txn.commit().map_err(|e| self.err(e))?;
-        Ok(existed)
+        self.write(|db| {
+            let txn = db.begin_write()?;
+            let existed = {
+                let mut table = txn.open_table(DOCS)?;
+                let removed = table.remove(id)?;
+                removed.is_some()
+            };
+            if existed {
+                bump_generation(&txn)?;
+            }
+            txn.commit()?;
+            Ok(existed)
+        })
     }
 
     fn for_each(&self, f: &mut dyn FnMut(DocRecord) -> Result<()>) -> Result<()> {
-        let txn = self.db.begin_read().map_err(|e| self.err(e))?;
-        let table = txn.open_table(DOCS).map_err(|e| self.err(e))?;
-        for item in table.iter().map_err(|e| self.err(e))? {
-            let (k, v) = item.map_err(|e| self.err(e))?;
-            f(DocRecord::decode(k.value(), v.value())?)?;
-        }
-        Ok(())
+        self.read(|db| {
+            let txn = db.begin_read().map_err(|e| self.err(e))?;
+            let table = txn.open_table(DOCS).map_err(|e| self.err(e))?;
+            for item in table.iter().map_err(|e| self.err(e))? {
+                let (k, v) = item.map_err(|e| self.err(e))?;
+                f(DocRecord::decode(k.value(), v.value())?)?;
+            }
+            Ok(())
+        })
     }
 
     fn for_each_sketch(&self, f: &mut crate::SketchVisitor<'_>) -> Result<()> {
-        let txn = self.db.begin_read().map_err(|e| self.err(e))?;
-        let table = txn.open_table(DOCS).map_err(|e| self.err(e))?;
-        for item in table.iter().map_err(|e| self.err(e))? {
-            let (k, v) = item.map_err(|e| self.err(e))?;
-            let id = k.value();
-            let sketch = DocRecord::decode_sketch(id, v.value())?;
-            f(id, sketch, DocRecord::decode_features(v.value()))?;
-        }
-        Ok(())
+        self.read(|db| {
+            let txn = db.begin_read().map_err(|e| self.err(e))?;
+            let table = txn.open_table(DOCS).map_err(|e| self.err(e))?;
+            for item in table.iter().map_err(|e| self.err(e))? {
+                let (k, v) = item.map_err(|e| self.err(e))?;
+                let id = k.value();
+                let sketch = DocRecord::decode_sketch(id, v.value())?;
+                f(id, sketch, DocRecord::decode_features(v.value()))?;
+            }
+            Ok(())
+        })
     }
 
     fn generation(&self) -> Result<u64> {
-        let txn = self.db.begin_read().map_err(|e| self.err(e))?;
-        let table = txn.open_table(META).map_err(|e| self.err(e))?;
-        let v = table.get(GENERATION).map_err(|e| self.err(e))?;
-        Ok(v.map_or(0, |v| read_u64(v.value())))
+        self.read(|db| {
+            let txn = db.begin_read().map_err(|e| self.err(e))?;
+            let table = txn.open_table(META).map_err(|e| self.err(e))?;
+            let v = table.get(GENERATION).map_err(|e| self.err(e))?;
+            Ok(v.map_or(0, |v| read_u64(v.value())))
+        })
     }
 
     fn snapshot_mark(&self) -> Result<Option<SnapshotMark>> {
@@ -184,22 +324,39 @@ impl Store for RedbStore {
     }
 
     fn set_snapshot_mark(&self, mark: &SnapshotMark) -> Result<()> {
-        let txn = self.db.begin_write().map_err(|e| self.err(e))?;
-        {
-            let mut table = txn.open_table(META).map_err(|e| self.err(e))?;
-            let json = serde_json::to_vec(mark).expect("a mark serializes");
-            table.insert("snapshot", json.as_slice()).map_err(|e| self.err(e))?;
-        }
-        txn.commit().map_err(|e| self.err(e))
+        let json = serde_json::to_vec(mark).expect("a mark serializes");
+        self.write(|db| {
+            let txn = db.begin_write()?;
+            {
+                let mut table = txn.open_table(META)?;
+                table.insert("snapshot", json.as_slice())?;
+            }
+            txn.commit()?;
+            Ok(())
+        })
     }
 
     fn len(&self) -> Result<u64> {
-        let txn = self.db.begin_read().map_err(|e| self.err(e))?;
-        let table = txn.open_table(DOCS).map_err(|e| self.err(e))?;
-        table.len().map_err(|e| self.err(e))
+        self.read(|db| {
+            let txn = db.begin_read().map_err(|e| self.err(e))?;
+            let table = txn.open_table(DOCS).map_err(|e| self.err(e))?;
+            table.len().map_err(|e| self.err(e))
+        })
     }
 
     fn disk_bytes(&self) -> u64 {
         std::fs::metadata(&self.path).map(|m| m.len()).unwrap_or(0)
+    }
+
+    fn write_failing(&self) -> Option<(WriteFailure, String)> {
+        self.failing.lock().expect("lock").clone()
+    }
+
+    fn recover(&self) -> Result<()> {
+        if self.broken.load(Ordering::Acquire) {
+            self.reopen()?;
+            *self.failing.lock().expect("lock") = None;
+        }
+        Ok(())
     }
 }

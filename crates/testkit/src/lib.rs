@@ -11,6 +11,7 @@
 #![deny(missing_docs)]
 
 pub mod cli;
+pub mod tmpfs;
 
 /// SplitMix64 (Steele, Lea & Flood 2014): deterministic test data, so a
 /// failure reproduces from its seed.

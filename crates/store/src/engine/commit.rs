@@ -83,9 +83,9 @@ impl<S: Store> Engine<S> {
                     }
                 }
                 Err(e) => {
-                    let message = e.to_string();
+                    let (message, kind) = (e.to_string(), e.write_failure());
                     for (_, s) in &jobs {
-                        s.set(Err(StoreError::GroupCommit(message.clone())));
+                        s.set(Err(StoreError::GroupCommit { message: message.clone(), kind }));
                     }
                     slot.set(Err(e));
                 }
@@ -147,8 +147,13 @@ impl<S: Store> Engine<S> {
         }
         if !records.is_empty() {
             // Durable first; the index sees the documents only once committed.
-            self.store.put(&records)?;
+            let put = self.store.put(&records);
+            let rebuilt = self.after_write(&put, 1)?;
+            put?;
             self.commits.fetch_add(1, Ordering::Relaxed);
+            if rebuilt {
+                return Ok(outcomes);
+            }
             let mut state = self.state.write().expect("lock");
             match &mut *state {
                 // Bands are filled in parallel.
@@ -233,8 +238,13 @@ impl<S: Store> Engine<S> {
         if records.is_empty() {
             return Ok(());
         }
-        self.store.put(&records)?;
+        let put = self.store.put(&records);
+        let rebuilt = self.after_write(&put, 1)?;
+        put?;
         self.commits.fetch_add(1, Ordering::Relaxed);
+        if rebuilt {
+            return Ok(());
+        }
         self.state.write().expect("lock").add_many(&records)?;
         // A bulk import merges as it goes (no reader is waiting).
         merge_due(&self.state);
@@ -244,8 +254,13 @@ impl<S: Store> Engine<S> {
     /// Deletes a document; returns whether it existed.
     pub fn delete(&self, id: &str) -> Result<bool> {
         let _writer = self.writer.lock().expect("lock");
-        let existed = self.store.delete(id)?;
-        self.state.write().expect("lock").forget(id)?;
+        let deleted = self.store.delete(id);
+        let moved = deleted.as_ref().map_or(0, |&existed| u64::from(existed));
+        let rebuilt = self.after_write(&deleted, moved)?;
+        let existed = deleted?;
+        if !rebuilt {
+            self.state.write().expect("lock").forget(id)?;
+        }
         Ok(existed)
     }
 }

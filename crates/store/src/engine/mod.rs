@@ -4,7 +4,7 @@
 //! `commit.rs` (group commit, loads, deletes), `merger.rs` (background
 //! merges), `snapshot.rs` (open from a snapshot or rebuild; write one).
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{mpsc, Arc, Mutex, RwLock};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -59,6 +59,15 @@ pub struct Engine<S: Store> {
     commits: AtomicU64,
     /// Wakes the thread that merges index segments.
     merger: Merger,
+    /// The store's generation the index holds (see [`Store::generation`]).
+    generation: AtomicU64,
+    /// A write failed at the disk: before trusting the index again, check
+    /// the store's generation (a commit whose acknowledgement failed may
+    /// have reached the disk after all).
+    suspect: AtomicBool,
+    /// Writes that failed at the disk, and index rebuilds they caused.
+    write_failures: AtomicU64,
+    rebuilds: AtomicU64,
 }
 
 impl<S: Store> std::fmt::Debug for Engine<S> {
@@ -83,6 +92,18 @@ fn check_meta(store: &dyn Store, config: &PipelineConfig) -> Result<()> {
         }),
         Some(_) => Ok(()),
         None => store.set_meta(&StoreMeta { format_version: FORMAT_VERSION, config: config.clone() }),
+    }
+}
+
+/// Index tables merge their segments on the merger thread, not inline.
+fn defer_merges(state: &mut State) {
+    if let Some(docs) = state.simhash_mut() {
+        for i in 0.. {
+            match docs.index_mut(i) {
+                Some(t) => t.set_deferred_merges(true),
+                None => break,
+            }
+        }
     }
 }
 
@@ -158,15 +179,9 @@ impl<S: Store> Engine<S> {
     }
 
     fn with_state(store: S, config: PipelineConfig, radius: Radius, mut state: State) -> Result<Engine<S>> {
-        if let Some(docs) = state.simhash_mut() {
-            for i in 0.. {
-                match docs.index_mut(i) {
-                    Some(t) => t.set_deferred_merges(true),
-                    None => break,
-                }
-            }
-        }
+        defer_merges(&mut state);
         let lsh = Lsh::of(&config)?;
+        let generation = AtomicU64::new(store.generation()?);
         let state = Arc::new(RwLock::new(state));
         Ok(Engine {
             store,
@@ -178,7 +193,63 @@ impl<S: Store> Engine<S> {
             writer: Mutex::new(()),
             queue: Mutex::default(),
             commits: AtomicU64::new(0),
+            generation,
+            suspect: AtomicBool::new(false),
+            write_failures: AtomicU64::new(0),
+            rebuilds: AtomicU64::new(0),
         })
+    }
+
+    /// Called with the writer lock held after a store write's result:
+    /// counts a failure at the disk (and marks the index suspect), or, for
+    /// a success that moved the generation by `moved`, checks a suspect
+    /// index against the store and rebuilds it from the store when the
+    /// store holds more than the index knows. Returns whether it rebuilt
+    /// (the new state then already holds the write).
+    fn after_write<T>(&self, r: &Result<T>, moved: u64) -> Result<bool> {
+        match r {
+            Err(e) => {
+                if e.write_failure().is_some() {
+                    self.write_failures.fetch_add(1, Ordering::Relaxed);
+                    self.suspect.store(true, Ordering::Release);
+                }
+                Ok(false)
+            }
+            Ok(_) => {
+                let expected = self.generation.load(Ordering::Acquire) + moved;
+                if !self.suspect.swap(false, Ordering::AcqRel) {
+                    self.generation.store(expected, Ordering::Release);
+                    return Ok(false);
+                }
+                let actual = self.store.generation()?;
+                self.generation.store(actual, Ordering::Release);
+                if actual == expected {
+                    return Ok(false);
+                }
+                let mut fresh = rebuild(&self.store, &self.config, &self.radius)?;
+                defer_merges(&mut fresh);
+                *self.state.write().expect("lock") = fresh;
+                self.rebuilds.fetch_add(1, Ordering::Relaxed);
+                Ok(true)
+            }
+        }
+    }
+
+    /// Why writes fail now, if they do (the store's last write failed at
+    /// the disk and none has succeeded since); first tries to make the
+    /// store writable again ([`Store::recover`]), so that a health check
+    /// sees a disk that was freed while no write came.
+    pub fn write_health(&self) -> Option<(crate::WriteFailure, String)> {
+        if self.store.write_failing().is_some() {
+            let _ = self.store.recover();
+        }
+        self.store.write_failing()
+    }
+
+    /// Writes that failed at the disk since the engine opened, and index
+    /// rebuilds after them (see [`Engine::write_health`]).
+    pub fn fault_counts(&self) -> (u64, u64) {
+        (self.write_failures.load(Ordering::Relaxed), self.rebuilds.load(Ordering::Relaxed))
     }
 
     /// The pipeline its fingerprints come from.
