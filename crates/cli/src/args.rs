@@ -62,9 +62,23 @@ pub struct ServeArgs {
     /// The data directory (created if missing).
     #[arg(long, value_name = "DIR")]
     pub data: PathBuf,
-    /// Address to listen on. Loopback by default: say 0.0.0.0:PORT to serve others.
+    /// Address to listen on. Loopback by default: say 0.0.0.0:PORT to serve
+    /// others (with --token-file, or --allow-unauthenticated).
     #[arg(long, default_value = "127.0.0.1:8080", value_name = "ADDR")]
     pub listen: std::net::SocketAddr,
+    /// Serve an address other than loopback without a token: anyone who
+    /// reaches it can insert and delete. Refused without this flag.
+    #[arg(long)]
+    pub allow_unauthenticated: bool,
+    /// Seconds a connection may take to send a whole request head, from
+    /// when it connects or got its last answer: closes half-sent headers
+    /// and idle keep-alive connections alike.
+    #[arg(long, default_value_t = 10, value_name = "SECONDS")]
+    pub header_timeout: u64,
+    /// The most connections served at once; more are answered 503 and
+    /// closed (keep it below `ulimit -n`).
+    #[arg(long, default_value_t = 2048, value_name = "N")]
+    pub max_connections: usize,
     /// The radius when a request gives none (and the radius the index
     /// tables serve), for SimHash data directories. By default, the
     /// pipeline's radius rule by the documents' lengths (`neardup config
@@ -78,7 +92,8 @@ pub struct ServeArgs {
     /// The largest radius a request may ask for.
     #[arg(long, default_value_t = 16, value_name = "K")]
     pub max_k: u32,
-    /// A file holding the bearer token every route but /healthz requires.
+    /// A file holding the bearer token every route but /healthz and /livez
+    /// requires (16 bytes or more; shorter ones are warned about).
     #[arg(long, value_name = "FILE")]
     pub token_file: Option<PathBuf>,
     /// The largest request body.

@@ -51,6 +51,14 @@ impl DataDir {
     fn open_with(dir: &Path, pipeline: &PipelineArgs, k: Option<u32>, create: bool) -> Result<DataDir> {
         let started = Instant::now();
         let path = dir.join(STORE_FILE);
+        if dir.exists() && !dir.is_dir() {
+            return Err(UsageError(format!(
+                "{} is a file, not a data directory: --data takes a directory (an empty or new one becomes \
+                 a data directory)",
+                dir.display()
+            ))
+            .into());
+        }
         if !create && !path.exists() {
             return Err(UsageError(format!(
                 "{} is a directory without {STORE_FILE}, not a neardup data directory \
@@ -76,9 +84,11 @@ impl DataDir {
         };
         let (engine, source) = Engine::open_with_snapshot(store, config, radius, &dir.join(SNAPSHOT_FILE))
             .map_err(|e| match e {
-                e @ (StoreError::ConfigMismatch { .. }
-                | StoreError::MethodMismatch { .. }
-                | StoreError::FormatVersion { .. }) => UsageError(format!("{}: {e}", path.display())).into(),
+                // The wrong --preset/--config for this store: usage (2);
+                // a store of another format or damaged: input (1).
+                e @ (StoreError::ConfigMismatch { .. } | StoreError::MethodMismatch { .. }) => {
+                    UsageError(format!("{}: {e}", path.display())).into()
+                }
                 e => anyhow!("{}: {e}", path.display()),
             })?;
         Ok(DataDir { engine: Arc::new(engine), dir: dir.to_path_buf(), source, opened_in: started.elapsed() })

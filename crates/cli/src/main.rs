@@ -39,6 +39,22 @@ impl std::fmt::Display for InputFailed {
 
 impl std::error::Error for InputFailed {}
 
+/// An error and its causes, `: `-joined as `{:#}` does, leaving out a
+/// cause the message already says (an I/O error a library quoted).
+fn message_of(e: &anyhow::Error) -> String {
+    let mut out = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if out.is_empty() {
+            out = text;
+        } else if !out.contains(&text) {
+            out.push_str(": ");
+            out.push_str(&text);
+        }
+    }
+    out
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     if let Some(j) = cli.threads {
@@ -74,7 +90,7 @@ fn main() -> ExitCode {
             if e.downcast_ref::<InputFailed>().is_some() {
                 return ExitCode::from(1);
             }
-            eprintln!("neardup: {e:#}");
+            eprintln!("neardup: {}", message_of(&e));
             if e.downcast_ref::<UsageError>().is_some() {
                 ExitCode::from(2)
             } else {

@@ -571,18 +571,20 @@ fn index_build_add_query_stats() {
 
 #[test]
 fn index_files_that_are_damaged_or_mismatched_are_refused() {
+    // Damaged and foreign files are input errors (1); the wrong pipeline,
+    // width or arguments for a good file are usage errors (2).
     let dir = tmp();
     let en = testdata("docs_en.jsonl");
     neardup(&["index", "build", &en, "-o", "en.ndx"], dir.path(), None).ok();
     let bytes = std::fs::read(dir.path().join("en.ndx")).unwrap();
     write(dir.path(), "cut.ndx", &bytes[..bytes.len() / 2]);
-    neardup(&["index", "stats", "cut.ndx"], dir.path(), None).fails(2, "truncated");
+    neardup(&["index", "stats", "cut.ndx"], dir.path(), None).fails(1, "truncated");
     let mut flipped = bytes.clone();
     flipped[bytes.len() / 2] ^= 0x10;
     write(dir.path(), "bad.ndx", &flipped);
-    neardup(&["index", "query", "bad.ndx", "--text", "x"], dir.path(), None).fails(2, "checksum");
+    neardup(&["index", "query", "bad.ndx", "--text", "x"], dir.path(), None).fails(1, "checksum");
     write(dir.path(), "not.ndx", b"hello world, this is not an index file at all");
-    neardup(&["index", "stats", "not.ndx"], dir.path(), None).fails(2, "not a neardup index");
+    neardup(&["index", "stats", "not.ndx"], dir.path(), None).fails(1, "not a neardup index");
     neardup(&["index", "stats", "absent.ndx"], dir.path(), None).fails(1, "absent.ndx");
     neardup(&["index", "query", "en.ndx", "--text", "x", "--preset", "keywords"], dir.path(), None)
         .fails(2, "rebuild the index");

@@ -395,3 +395,111 @@ fn a_minhash_data_directory_is_built_queried_and_served() {
     let v: Value = serde_json::from_slice(&st.stdout).unwrap();
     assert_eq!((v["method"].as_str(), v["permutations"].as_u64()), (Some("minhash"), Some(128)), "{v}");
 }
+
+#[test]
+fn serving_other_machines_needs_a_token_and_short_tokens_are_warned_about() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let data = data.to_str().unwrap();
+    for listen in ["0.0.0.0:0", "[::]:0"] {
+        let o = Command::new(env!("CARGO_BIN_EXE_neardup"))
+            .args(["serve", "--data", data, "--listen", listen])
+            .output()
+            .unwrap();
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(err.contains("--token-file") && err.contains("--allow-unauthenticated"), "{err}");
+    }
+    // A 3-byte token: served, with a warning first.
+    let token = dir.path().join("token");
+    std::fs::write(&token, "abc\n").unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_neardup"))
+        .args(["serve", "--data", data, "--listen", "127.0.0.1:0", "--token-file"])
+        .arg(&token)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let first = lines.next().unwrap().unwrap();
+    assert!(first.contains("warning") && first.contains("3 bytes") && first.contains("16"), "{first}");
+    let second = lines.next().unwrap().unwrap();
+    assert!(second.contains("serving"), "{second}");
+    sigterm(&child);
+    assert!(child.wait().unwrap().success());
+}
+
+/// Runs neardup with `args` to completion.
+fn run(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_neardup")).args(args).output().unwrap()
+}
+
+/// A damaged store, a damaged snapshot, a read-only data directory, a file
+/// for a directory: each a clear start-up message (or a rebuild that says
+/// why), never a panic.
+#[test]
+fn damaged_or_unwritable_data_directories_are_refused_clearly() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = dir.path().join("good");
+    std::fs::create_dir(&good).unwrap();
+    let docs = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/docs_en.jsonl");
+    let o = run(&["index", "add", good.to_str().unwrap(), docs]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let copy = |name: &str| {
+        let to = dir.path().join(name);
+        std::fs::create_dir(&to).unwrap();
+        for f in ["store.redb", "index.ndx"] {
+            std::fs::copy(good.join(f), to.join(f)).unwrap();
+        }
+        to
+    };
+    // Pages of the store's committed trees overwritten: refused at open by
+    // the integrity check (a plain open of this file panics inside redb).
+    let bad = copy("bad-store");
+    let mut bytes = std::fs::read(bad.join("store.redb")).unwrap();
+    for b in &mut bytes[4096..65536] {
+        *b ^= 0x5a;
+    }
+    std::fs::write(bad.join("store.redb"), bytes).unwrap();
+    let o = run(&["serve", "--data", bad.to_str().unwrap(), "--listen", "127.0.0.1:0"]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("damaged") && err.contains("backup") && !err.contains("panicked"), "{err}");
+    // Not a store at all.
+    let foreign = copy("foreign");
+    std::fs::write(foreign.join("store.redb"), b"not a database").unwrap();
+    let o = run(&["serve", "--data", foreign.to_str().unwrap(), "--listen", "127.0.0.1:0"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("not a neardup store"), "{}", stderr(&o));
+    // A damaged snapshot: the index is rebuilt from the store, saying why.
+    let snap = copy("bad-snapshot");
+    let mut bytes = std::fs::read(snap.join("index.ndx")).unwrap();
+    let mid = bytes.len() / 2;
+    bytes[mid] ^= 1;
+    std::fs::write(snap.join("index.ndx"), bytes).unwrap();
+    let (child, _) = start(&snap, &[]);
+    sigterm(&child);
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let o = run(&["index", "stats", snap.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // A file where the directory should be.
+    let file = dir.path().join("a-file");
+    std::fs::write(&file, "x").unwrap();
+    let o = run(&["serve", "--data", file.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("is a file, not a data directory"), "{}", stderr(&o));
+    // A read-only filesystem (a tmpfs remounted read-only; root only).
+    let mnt = dir.path().join("ro");
+    std::fs::create_dir(&mnt).unwrap();
+    if let Some(fs) = neardup_testkit::tmpfs::Tmpfs::mount(&mnt, "16m") {
+        let data = fs.path().join("data");
+        std::fs::create_dir(&data).unwrap();
+        let o = run(&["index", "add", data.to_str().unwrap(), docs]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let status = Command::new("mount").args(["-o", "remount,ro"]).arg(fs.path()).status().unwrap();
+        assert!(status.success());
+        let o = run(&["serve", "--data", data.to_str().unwrap(), "--listen", "127.0.0.1:0"]);
+        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+        assert!(stderr(&o).contains("read-only filesystem"), "{}", stderr(&o));
+    }
+}

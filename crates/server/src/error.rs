@@ -22,6 +22,15 @@ impl ApiError {
         ApiError { status: StatusCode::BAD_REQUEST, code: "bad_request", message: message.into() }
     }
 
+    /// 413 with code `payload_too_large`: over `--max-body`.
+    pub fn too_large() -> ApiError {
+        ApiError {
+            status: StatusCode::PAYLOAD_TOO_LARGE,
+            code: "payload_too_large",
+            message: "the request body is over the server's limit (--max-body); send smaller batches".into(),
+        }
+    }
+
     /// 404 with code `not_found`.
     pub fn not_found(message: impl Into<String>) -> ApiError {
         ApiError { status: StatusCode::NOT_FOUND, code: "not_found", message: message.into() }

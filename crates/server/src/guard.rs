@@ -45,6 +45,15 @@ pub(crate) async fn observe<S: Store + 'static>(
 ) -> Response {
     let route = req.extensions().get::<MatchedPath>().map_or("unmatched", |p| p.as_str()).to_owned();
     let start = Instant::now();
+    // A body announced over the limit is refused before a byte of it is
+    // read (the connection then closes: the body is never drained).
+    let announced =
+        req.headers().get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
+    if announced.is_some_and(|n| n > state.settings.max_body_bytes as u64) {
+        let response = ApiError::too_large().into_response();
+        state.metrics.record(&route, response.status().as_u16(), start.elapsed().as_secs_f64());
+        return response;
+    }
     let response = match tokio::time::timeout(state.settings.timeout, next.run(req)).await {
         Ok(r) => r,
         Err(_) => ApiError {
@@ -57,6 +66,45 @@ pub(crate) async fn observe<S: Store + 'static>(
         }
         .into_response(),
     };
+    let response = enveloped(response).await;
     state.metrics.record(&route, response.status().as_u16(), start.elapsed().as_secs_f64());
     response
+}
+
+/// Errors the framework answers itself (405 with an empty body, a path
+/// that is not UTF-8, …) in the JSON envelope every other error has,
+/// keeping their headers (`Allow`).
+async fn enveloped(response: Response) -> Response {
+    let status = response.status();
+    let is_json = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
+    if status.as_u16() < 400 || is_json {
+        return response;
+    }
+    let (mut parts, body) = response.into_parts();
+    let text = axum::body::to_bytes(body, 64 << 10).await.unwrap_or_default();
+    let code = match status {
+        StatusCode::BAD_REQUEST => "bad_request",
+        StatusCode::NOT_FOUND => "not_found",
+        StatusCode::METHOD_NOT_ALLOWED => "method_not_allowed",
+        StatusCode::PAYLOAD_TOO_LARGE => "payload_too_large",
+        StatusCode::UNSUPPORTED_MEDIA_TYPE => "unsupported_media_type",
+        _ => "error",
+    };
+    let mut message = String::from_utf8_lossy(&text).trim().to_owned();
+    if message.is_empty() {
+        message = match parts.headers.get(header::ALLOW).and_then(|v| v.to_str().ok()) {
+            Some(allow) if status == StatusCode::METHOD_NOT_ALLOWED => {
+                format!("this route takes {allow}; see GET /openapi.json")
+            }
+            _ => status.canonical_reason().unwrap_or("error").to_owned(),
+        };
+    }
+    let fresh = ApiError { status, code, message }.into_response();
+    parts.headers.remove(header::CONTENT_LENGTH);
+    let (fresh_parts, body) = fresh.into_parts();
+    parts.headers.extend(fresh_parts.headers);
+    Response::from_parts(parts, body)
 }

@@ -12,6 +12,7 @@
 
 mod error;
 mod guard;
+mod listen;
 mod metrics;
 mod openapi;
 mod routes;
@@ -37,6 +38,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 pub use error::ApiError;
+pub use listen::{serve_with, ConnLimits};
 pub use metrics::Metrics;
 
 #[allow(unused_imports)]
@@ -155,14 +157,14 @@ pub fn router<S: Store + 'static>(state: Arc<AppState<S>>) -> Router {
 }
 
 /// Serves `app` on `listener` until `shutdown` resolves (see
-/// [`shutdown_signal`]); requests in flight (writes included) finish before
-/// it returns.
+/// [`shutdown_signal`]), with the default [`ConnLimits`]; requests in
+/// flight (writes included) finish before it returns.
 pub async fn serve(
     listener: tokio::net::TcpListener,
     app: Router,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    axum::serve(listener, app).with_graceful_shutdown(shutdown).await
+    serve_with(listener, app, shutdown, ConnLimits::default()).await
 }
 
 /// Binds `addr` (port 0 picks a free one).

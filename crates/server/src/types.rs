@@ -19,12 +19,9 @@ impl<T: DeserializeOwned, St: Send + Sync> FromRequest<St> for ApiJson<T> {
                     code: "unsupported_media_type",
                     message: "send JSON with Content-Type: application/json".into(),
                 },
-                JsonRejection::BytesRejection(b) if b.status() == StatusCode::PAYLOAD_TOO_LARGE => ApiError {
-                    status: StatusCode::PAYLOAD_TOO_LARGE,
-                    code: "payload_too_large",
-                    message: "the request body is over the server's limit (--max-body); send smaller batches"
-                        .into(),
-                },
+                JsonRejection::BytesRejection(b) if b.status() == StatusCode::PAYLOAD_TOO_LARGE => {
+                    ApiError::too_large()
+                }
                 e => ApiError { status: StatusCode::BAD_REQUEST, code: "bad_json", message: e.body_text() },
             }),
         }

@@ -224,6 +224,7 @@ async fn socket_auth_and_concurrent_insert_if_unique() {
         }
         let resp = r.send().await.unwrap();
         assert_eq!(resp.status(), 401, "{auth:?}");
+        assert_eq!(resp.headers()["www-authenticate"], "Bearer realm=\"neardup\"");
         let v: Value = resp.json().await.unwrap();
         assert_eq!(v["error"]["code"], json!("unauthorized"));
     }

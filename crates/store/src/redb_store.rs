@@ -51,15 +51,35 @@ const PROBE_BYTES: usize = 256 << 10;
 
 impl RedbStore {
     /// Opens the database at `path`, creating it (and its directory) if
-    /// missing.
+    /// missing, and verifies it: the checksum of every page is checked
+    /// (redb's integrity check, which reads the whole file), so that a
+    /// damaged file is refused with [`StoreError::Database`] saying so,
+    /// where trusting it could fail later or worse.
     pub fn open(path: &Path) -> Result<RedbStore> {
+        RedbStore::open_with(path, true)
+    }
+
+    /// Opens the database at `path` like [`open`](Self::open) but without
+    /// the integrity check (faster on large stores; a damaged file may then
+    /// fail on first use instead).
+    pub fn open_unverified(path: &Path) -> Result<RedbStore> {
+        RedbStore::open_with(path, false)
+    }
+
+    fn open_with(path: &Path, verify: bool) -> Result<RedbStore> {
+        if path.is_dir() {
+            return Err(StoreError::Database {
+                path: path.to_path_buf(),
+                message: "is a directory, not a database file".into(),
+            });
+        }
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(|e| StoreError::Database {
                 path: dir.to_path_buf(),
                 message: format!("cannot create the directory: {e}"),
             })?;
         }
-        let db = Database::create(path).map_err(|e| db_error(path, e))?;
+        let db = builder(verify).create(path).map_err(|e| db_error(path, e))?;
         let store = RedbStore {
             db: RwLock::new(Some(db)),
             path: path.to_path_buf(),
@@ -172,7 +192,7 @@ impl RedbStore {
             // Its error is the one that broke it; the reopen below decides.
             let _ = old.close();
         }
-        let fresh = Database::create(&self.path).map_err(|e| match e.into() {
+        let fresh = builder(false).create(&self.path).map_err(|e| match e.into() {
             redb::Error::Io(io) => self.write_error(WriteFailure::of(&io), io.to_string()),
             e => self.err(e),
         })?;
@@ -209,13 +229,34 @@ fn read_u64(v: &[u8]) -> u64 {
     v.try_into().map_or(0, u64::from_le_bytes)
 }
 
+/// redb's builder; `verify` checks every page's checksum on open.
+fn builder(verify: bool) -> redb::Builder {
+    let mut b = Database::builder();
+    b.set_check_integrity_on_open(verify);
+    b
+}
+
 fn db_error(path: &Path, e: impl Into<redb::Error>) -> StoreError {
     let e: redb::Error = e.into();
     let hint = match &e {
         redb::Error::DatabaseAlreadyOpen => {
             "; another process (a running `neardup serve`?) has it open: stop it first"
         }
-        redb::Error::Corrupted(_) => "; restore the data directory from a backup",
+        redb::Error::Corrupted(_) => {
+            "; the database file is damaged: restore the data directory from a backup, or rebuild it \
+             from the documents"
+        }
+        redb::Error::Io(io) if io.kind() == std::io::ErrorKind::ReadOnlyFilesystem => {
+            "; the data directory is on a read-only filesystem, and the store needs to write: mount it \
+             read-write (or work on a copy)"
+        }
+        redb::Error::Io(io) if io.kind() == std::io::ErrorKind::PermissionDenied => {
+            "; this user may not write the database file: fix its permissions or run as its owner"
+        }
+        redb::Error::Io(io) if io.to_string().contains("magic number") => {
+            "; this is not a neardup store (or its header is damaged): point --data at a data directory, \
+             or restore it from a backup"
+        }
         _ => "",
     };
     StoreError::Database { path: path.to_path_buf(), message: format!("{e}{hint}") }

@@ -156,8 +156,8 @@ fn pair_report(args: &ReportArgs, b_path: &std::path::Path) -> Result<Report> {
 
 fn index_report(args: &ReportArgs, path: &std::path::Path) -> Result<Report> {
     let in_file = |e: neardup::Error| match e {
-        neardup::Error::Config(m) => UsageError(format!("{}: {m}", path.display())),
-        e => UsageError(format!("{}: {e}", path.display())),
+        neardup::Error::Config(m) => UsageError(format!("{}: {m}", path.display())).into(),
+        e => anyhow::anyhow!("{}: {e}", path.display()),
     };
     let file = super::index::open(path, args.no_verify)?;
     super::index::check_pipeline(&IndexMeta::of(&file).map_err(in_file)?, &args.pipeline)?;

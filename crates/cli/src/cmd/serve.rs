@@ -11,6 +11,9 @@ use crate::args::ServeArgs;
 use crate::datadir::DataDir;
 use crate::UsageError;
 
+/// Tokens shorter than this are warned about.
+const MIN_TOKEN_BYTES: usize = 16;
+
 pub fn run(args: ServeArgs) -> Result<ExitCode> {
     let token = match &args.token_file {
         Some(path) => {
@@ -20,10 +23,28 @@ pub fn run(args: ServeArgs) -> Result<ExitCode> {
             if t.is_empty() {
                 return Err(UsageError(format!("{}: the token file is empty", path.display())).into());
             }
+            if t.len() < MIN_TOKEN_BYTES {
+                eprintln!(
+                    "neardup: warning: {}: the token is {} bytes; use {MIN_TOKEN_BYTES} or more random bytes \
+                     (for example `head -c 32 /dev/urandom | base64 > {}`)",
+                    path.display(),
+                    t.len(),
+                    path.display()
+                );
+            }
             Some(t)
         }
         None => None,
     };
+    if token.is_none() && !args.listen.ip().is_loopback() && !args.allow_unauthenticated {
+        return Err(UsageError(format!(
+            "--listen {} serves other machines, but there is no --token-file: anyone who reaches it could \
+             insert and delete documents. Give --token-file FILE, or --allow-unauthenticated if a firewall \
+             or proxy guards it",
+            args.listen
+        ))
+        .into());
+    }
     let data = DataDir::open(&args.data, &args.pipeline, args.k)?;
     let n = data.engine.len();
     let settings = Settings {
@@ -63,7 +84,11 @@ pub fn run(args: ServeArgs) -> Result<ExitCode> {
             data.source,
             rule,
         );
-        neardup_server::serve(listener, app, stop).await.context("server")?;
+        let limits = neardup_server::ConnLimits {
+            header_timeout: Duration::from_secs(args.header_timeout.max(1)),
+            max_connections: args.max_connections.max(1),
+        };
+        neardup_server::serve_with(listener, app, stop, limits).await.context("server")?;
         anyhow::Ok(())
     })?;
     eprintln!("neardup: stopped; every acknowledged write is on disk");

@@ -39,7 +39,8 @@ pub struct FileTarget {
 impl FileTarget {
     pub fn open(path: &Path, pipeline: &PipelineArgs, no_verify: bool) -> Result<FileTarget> {
         let file = open(path, no_verify)?;
-        let meta = IndexMeta::of(&file).map_err(|e| UsageError(format!("{}: {e}", path.display())))?;
+        let meta =
+            IndexMeta::of(&file).with_context(|| format!("{}: unreadable metadata", path.display()))?;
         check_pipeline(&meta, pipeline)?;
         let rule = rule(&meta, file.index.bits());
         Ok(FileTarget { path: path.to_owned(), file, meta, rule, passes: None })
@@ -207,12 +208,9 @@ pub fn check_pipeline(meta: &IndexMeta, args: &PipelineArgs) -> Result<()> {
     meta.check_pipeline(wanted.config()).map_err(|e| UsageError(e.to_string()).into())
 }
 
-/// Opens an index file; a damaged or foreign file is a usage error naming it.
+/// Opens an index file; a missing, damaged or foreign file is an input
+/// error (exit 1) naming it.
 pub fn open(path: &Path, no_verify: bool) -> Result<IndexFile> {
     let r = if no_verify { IndexFile::open_unverified(path) } else { IndexFile::open(path) };
-    r.map_err(|e| match e {
-        neardup::Error::Io { .. } => anyhow::Error::new(e),
-        e => UsageError(e.to_string()).into(),
-    })
-    .with_context(|| format!("cannot open the index {}", path.display()))
+    r.map_err(anyhow::Error::new).with_context(|| format!("cannot open the index {}", path.display()))
 }
