@@ -2,7 +2,8 @@
 # Every test: the Rust workspace (unit, integration, golden, property and
 # doc tests, README examples included), the differential tests against the
 # real peers (PyPI `simhash`, cppjieba), and the Python package's tests
-# (every ```python block of the READMEs included).
+# (every ```python block of the READMEs included), and the HTTP API against
+# its own OpenAPI description (schemathesis).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo test --workspace
@@ -23,3 +24,10 @@ python3 -m venv --clear "$venv"
 CARGO_TARGET_DIR="$tdir" "$venv/bin/pip" install "${pip_q[@]}" ./bindings/python
 # The Spark tests (local[2], Java 17) compare with this build of the CLI.
 NEARDUP_BIN="$tdir/release/neardup" NEARDUP_REQUIRE_PEERS=1 "$venv/bin/python" -m pytest -q -p no:cacheprovider bindings/python/tests
+
+# The API contract: schemathesis (every check, about a minute) against a
+# live `neardup serve`, with and without a token, SimHash and MinHash.
+st_venv="$tdir/api-test-venv"
+python3 -m venv --clear "$st_venv"
+"$st_venv/bin/pip" install "${pip_q[@]}" 'schemathesis==4.32.5'
+tests/api/schemathesis.sh "$tdir/release/neardup" "$st_venv/bin/schemathesis"

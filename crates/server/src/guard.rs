@@ -45,11 +45,18 @@ pub(crate) async fn observe<S: Store + 'static>(
 ) -> Response {
     let route = req.extensions().get::<MatchedPath>().map_or("unmatched", |p| p.as_str()).to_owned();
     let start = Instant::now();
-    // A body announced over the limit is refused before a byte of it is
-    // read (the connection then closes: the body is never drained).
+    // A body announced over the limit is refused without reading it into
+    // a request: up to twice the limit it is read and dropped first (so
+    // that a client still sending it reads the 413 instead of a broken
+    // pipe); beyond, it is refused at once and the connection closed.
+    let max = state.settings.max_body_bytes;
     let announced =
         req.headers().get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
-    if announced.is_some_and(|n| n > state.settings.max_body_bytes as u64) {
+    if let Some(n) = announced.filter(|&n| n > max as u64) {
+        if n <= max.saturating_mul(2) as u64 {
+            let drain = axum::body::to_bytes(req.into_body(), max.saturating_mul(2));
+            let _ = tokio::time::timeout(state.settings.timeout, drain).await;
+        }
         let response = ApiError::too_large().into_response();
         state.metrics.record(&route, response.status().as_u16(), start.elapsed().as_secs_f64());
         return response;

@@ -131,6 +131,20 @@ impl<S: Store> AppState<S> {
     }
 }
 
+impl<S: Store> AppState<S> {
+    /// What `/openapi.json` describes: this server's method, widths and limits.
+    fn contract(&self) -> openapi::Contract {
+        openapi::Contract {
+            token: self.settings.token.is_some(),
+            method: self.detector.method(),
+            bits: self.detector.config().bits.get(),
+            permutations: self.detector.minhasher().map_or(0, |m| m.permutations()),
+            max_k: self.settings.max_k,
+            max_batch: self.settings.max_batch,
+        }
+    }
+}
+
 /// The whole service as a router (no socket): every route, the limits,
 /// the token check, the timeout and the metrics.
 pub fn router<S: Store + 'static>(state: Arc<AppState<S>>) -> Router {
@@ -144,12 +158,13 @@ pub fn router<S: Store + 'static>(state: Arc<AppState<S>>) -> Router {
         .route("/v1/search", post(search::<S>))
         .route("/v1/stats", get(stats::<S>))
         .route("/metrics", get(metrics_text::<S>))
-        .route("/openapi.json", get(|| async { Json(openapi::document()) }))
         .route_layer(middleware::from_fn_with_state(state.clone(), auth::<S>));
+    let spec = Json(openapi::document(&state.contract()));
     Router::new()
         .merge(api)
         .route("/healthz", get(healthz::<S>))
         .route("/livez", get(|| async { Json(json!({"status": "ok"})) }))
+        .route("/openapi.json", get(move || async move { spec.clone() }))
         .fallback(|| async { ApiError::not_found("no such route; see GET /openapi.json") })
         .layer(middleware::from_fn_with_state(state.clone(), observe::<S>))
         .layer(DefaultBodyLimit::max(state.settings.max_body_bytes))

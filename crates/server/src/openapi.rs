@@ -1,71 +1,306 @@
-//! `GET /openapi.json`: an OpenAPI 3 description of the service.
+//! `GET /openapi.json`: an OpenAPI 3.0 description of **this** server: its
+//! method's request fields (SimHash: `fingerprint`, `k`; MinHash:
+//! `signature`, `threshold`), its widths and limits (`--max-k`,
+//! `--max-batch`), every status it answers, and bearer security only when
+//! it runs with a token. schemathesis checks it against the running server
+//! in `tests/all.sh` (`tests/api/schemathesis.sh`).
 
-use serde_json::{json, Value};
+use neardup::minhash::Method;
+use serde_json::{json, Map, Value};
+
+/// What the description depends on.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Contract {
+    /// Whether requests need a bearer token.
+    pub(crate) token: bool,
+    /// The data directory's method.
+    pub(crate) method: Method,
+    /// Fingerprint width (SimHash).
+    pub(crate) bits: u32,
+    /// Signature length (MinHash).
+    pub(crate) permutations: usize,
+    /// The largest `k` a request may give.
+    pub(crate) max_k: u32,
+    /// The most documents in one batch.
+    pub(crate) max_batch: usize,
+}
+
+/// The status codes an operation can answer, each the JSON error envelope
+/// but 200.
+fn responses(c: &Contract, ok: Value, errors: &[u16]) -> Value {
+    let mut r = Map::new();
+    r.insert("200".into(), ok);
+    let mut codes: Vec<u16> = errors.to_vec();
+    if c.token {
+        codes.push(401);
+    }
+    codes.sort_unstable();
+    for code in codes {
+        let what = match code {
+            400 => "Bad request: the message says what is wrong",
+            401 => "Missing or wrong bearer token",
+            404 => "No such document",
+            413 => "Body over the server's --max-body, or a batch over --max-batch",
+            415 => "Not sent as Content-Type: application/json",
+            500 => "Internal error",
+            503 => "Timed out (--timeout), or the store failed at the disk and reopens itself: retry (Retry-After)",
+            507 => "The disk is full: nothing was stored; reads go on; retry once space is freed",
+            _ => "Error",
+        };
+        let mut resp = json!({"description": what, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}});
+        if code == 503 {
+            resp["headers"] =
+                json!({"Retry-After": {"description": "Seconds to wait", "schema": {"type": "integer"}}});
+        }
+        if code == 401 {
+            resp["headers"] =
+                json!({"WWW-Authenticate": {"description": "Bearer", "schema": {"type": "string"}}});
+        }
+        r.insert(code.to_string(), resp);
+    }
+    Value::Object(r)
+}
+
+fn ok(schema: &str, what: &str) -> Value {
+    json!({"description": what, "content": {"application/json": {"schema": {"$ref": format!("#/components/schemas/{schema}")}}}})
+}
 
 fn body(schema: &str) -> Value {
     json!({"required": true, "content": {"application/json": {"schema": {"$ref": format!("#/components/schemas/{schema}")}}}})
 }
 
-fn ok(schema: &str, what: &str) -> Value {
-    json!({
-        "200": {"description": what, "content": {"application/json": {"schema": {"$ref": format!("#/components/schemas/{schema}")}}}},
-        "400": {"$ref": "#/components/responses/Error"},
-        "401": {"$ref": "#/components/responses/Error"},
-        "413": {"$ref": "#/components/responses/Error"}
-    })
-}
+/// The statuses of a JSON POST that reads (and, with `writes`, writes).
+const POST_READ: &[u16] = &[400, 413, 415, 500, 503];
+const POST_WRITE: &[u16] = &[400, 413, 415, 500, 503, 507];
 
 /// The document.
-pub fn document() -> Value {
-    let hex = json!({"type": "string", "pattern": "^[0-9a-f]{16}([0-9a-f]{16})?$",
-        "description": "A fingerprint: 16 (64-bit) or 32 (128-bit) lower-case hex digits."});
-    let k = json!({"type": "integer", "minimum": 0, "description": "SimHash data directories: largest Hamming distance of a near duplicate (default: the server's -k, else the pipeline's radius rule by the documents' lengths, as neardup dedup and compare)."});
-    let threshold = json!({"type": "number", "exclusiveMinimum": 0, "maximum": 1, "description": "MinHash data directories: smallest estimated Jaccard similarity of a near duplicate, among the documents sharing an LSH band (default: the server's --threshold, else the pipeline's)."});
-    let signature = json!({"oneOf": [{"type": "string", "pattern": "^([0-9a-f]{8})+$"}, {"type": "array", "items": {"type": "integer", "minimum": 0, "maximum": 4_294_967_295u64}}],
-        "description": "A MinHash signature (MinHash data directories): 8 lower-case hex digits per value, or the values; as many as the pipeline's permutations."});
+pub(crate) fn document(c: &Contract) -> Value {
+    let simhash = c.method == Method::Simhash;
+    // The sketch a request may send instead of a text, as the server parses it.
+    let (sketch_key, sketch) = if simhash {
+        let digits = c.bits / 4;
+        (
+            "fingerprint",
+            json!({"type": "string", "pattern": format!("^[0-9a-fA-F]{{{digits}}}$"),
+            "description": format!("A {}-bit SimHash fingerprint: {digits} hex digits.", c.bits)}),
+        )
+    } else {
+        let k = c.permutations;
+        (
+            "signature",
+            json!({"oneOf": [
+            {"type": "string", "pattern": format!("^[0-9a-fA-F]{{{}}}$", 8 * k)},
+            {"type": "array", "minItems": k, "maxItems": k, "items": {"type": "integer", "minimum": 0, "maximum": 4_294_967_295u64}}],
+            "description": format!("A MinHash signature of {k} values: 8 hex digits per value, or the values.")}),
+        )
+    };
+    let (near_key, near) = if simhash {
+        (
+            "k",
+            json!({"type": "integer", "minimum": 0, "maximum": c.max_k,
+            "description": "Largest Hamming distance of a near duplicate (default: the server's -k, else the pipeline's radius rule by the documents' lengths, as neardup dedup and compare); at most the server's --max-k."}),
+        )
+    } else {
+        (
+            "threshold",
+            json!({"type": "number", "minimum": 0, "exclusiveMinimum": true, "maximum": 1,
+            "description": "Smallest estimated Jaccard similarity of a near duplicate among the documents sharing an LSH band (default: the server's --threshold, else the pipeline's)."}),
+        )
+    };
+    let features = json!({"type": "integer", "minimum": 0, "maximum": 4_294_967_294u64,
+        "description": format!("With {sketch_key} only: how many features the document had (the length the radius rule needs); without it the document counts as long. A text's are counted.")});
+    let text = json!({"type": "string", "description": "The document's text. A text without features (empty, only punctuation or stop words) is a 400."});
     let mode = json!({"type": "string", "enum": ["insert", "check", "insert-if-unique"], "default": "insert-if-unique",
         "description": "insert: store and report near duplicates; check: only report; insert-if-unique: store only when there is none, atomically."});
-    json!({
+    let id = json!({"type": "string", "minLength": 1, "maxLength": neardup_store::MAX_ID_CHARS,
+        "description": "Unique per document: 1 to 1024 characters (Unicode scalar values)."});
+    // Exactly one of text and the sketch; `features` only with the sketch.
+    let one_of = json!([
+        {"required": ["text"], "not": {"anyOf": [{"required": [sketch_key]}, {"required": ["features"]}]}},
+        {"required": [sketch_key], "not": {"required": ["text"]}}
+    ]);
+    let object = |required: &[&str], props: Vec<(&str, Value)>, with_one_of: bool| {
+        let mut o = json!({"type": "object", "additionalProperties": false, "properties": Map::from_iter(props.into_iter().map(|(k, v)| (k.to_owned(), v)))});
+        if !required.is_empty() {
+            o["required"] = json!(required);
+        }
+        if with_one_of {
+            o["oneOf"] = one_of.clone();
+        }
+        o
+    };
+    let doc_props = |batch: bool| {
+        let mut p = vec![
+            ("id", id.clone()),
+            ("text", text.clone()),
+            (sketch_key, sketch.clone()),
+            ("features", features.clone()),
+            ("metadata", json!({"description": "Any JSON, stored with the document.", "nullable": true})),
+        ];
+        if !batch {
+            p.push(("mode", mode.clone()));
+            p.push((near_key, near.clone()));
+        }
+        p
+    };
+    let document_request = object(&["id"], doc_props(false), true);
+    let batch_document = object(&["id"], doc_props(true), true);
+    let batch_request = object(
+        &["documents"],
+        vec![
+            (
+                "documents",
+                json!({"type": "array", "maxItems": c.max_batch, "items": {"$ref": "#/components/schemas/BatchDocument"},
+                "description": "At most the server's --max-batch; mode and the rule are the batch's, not its documents'."}),
+            ),
+            ("mode", mode.clone()),
+            (near_key, near.clone()),
+        ],
+        false,
+    );
+    let search_request = object(
+        &[],
+        vec![
+            ("text", text.clone()),
+            (sketch_key, sketch.clone()),
+            ("features", features.clone()),
+            (near_key, near.clone()),
+            (
+                "limit",
+                json!({"type": "integer", "minimum": 0, "maximum": u64::MAX, "default": 100, "description": "The most matches to return."}),
+            ),
+        ],
+        true,
+    );
+    let fingerprint_request = object(
+        &["text"],
+        vec![("text", text.clone()), ("explain", json!({"type": "boolean", "default": false}))],
+        false,
+    );
+    let explain = json!({"type": "object", "required": ["features", "distinct_features"], "properties": {"features": {"type": "array"}, "distinct_features": {"type": "integer"}}});
+    let fingerprint_response = if simhash {
+        json!({"type": "object", "required": ["fingerprint", "features", "bits"], "properties": {
+            "fingerprint": {"type": "string"}, "features": {"type": "integer"}, "bits": {"type": "integer"}, "explain": explain}})
+    } else {
+        json!({"type": "object", "required": ["signature", "features", "permutations"], "properties": {
+            "signature": {"type": "string"}, "features": {"type": "integer"}, "permutations": {"type": "integer"}, "explain": explain}})
+    };
+    let matches = json!({"type": "array", "items": {"$ref": "#/components/schemas/Match"}});
+    let outcome = {
+        let mut o = json!({"type": "object", "required": ["id", "inserted", "matches"], "properties": {
+            "id": {"type": "string"}, "inserted": {"type": "boolean"}, "matches": matches}});
+        if simhash {
+            o["required"] = json!(["id", "fingerprint", "inserted", "matches"]);
+            o["properties"]["fingerprint"] = json!({"type": "string"});
+        }
+        o
+    };
+    let search_response = if simhash {
+        json!({"type": "object", "required": ["radius", "matches", "k", "fingerprint"], "properties": {
+            "radius": {"type": "string", "description": "The rule used, as neardup prints it, e.g. k = 8 below 600 features, else 4."},
+            "matches": matches, "fingerprint": {"type": "string"},
+            "k": {"type": "integer", "nullable": true, "description": "The request's or the server's fixed k; null: the pipeline's radius rule."}}})
+    } else {
+        json!({"type": "object", "required": ["radius", "matches", "threshold"], "properties": {
+            "radius": {"type": "string", "description": "The rule used, e.g. Jaccard ≥ 0.5 (25 bands × 5 rows of 128 values)."},
+            "matches": matches, "threshold": {"type": "number"}}})
+    };
+    let stored = json!({"type": "object", "required": ["id", sketch_key, "inserted_at_ms"], "properties": {
+        "id": {"type": "string"}, sketch_key: {"type": "string"}, "inserted_at_ms": {"type": "integer"},
+        "content_hash": {"type": "string", "nullable": true}, "metadata": {"nullable": true},
+        "features": {"type": "integer", "nullable": true}}});
+    let id_param = json!([{"name": "id", "in": "path", "required": true,
+        "description": "The document id, percent-encoded (slashes may also be sent raw: everything after /v1/documents/ is the id)",
+        "schema": {"type": "string"}}]);
+    let public = |op: Value| {
+        let mut op = op;
+        if c.token {
+            op["security"] = json!([]);
+        }
+        op
+    };
+    let mut doc = json!({
         "openapi": "3.0.3",
         "info": {"title": "neardup", "version": env!("CARGO_PKG_VERSION"),
-            "description": "Near-duplicate detection with SimHash or MinHash (a data directory holds one): check-and-insert documents, search by text, fingerprint (SimHash) or signature (MinHash). Errors are {\"error\": {\"code\", \"message\"}}."},
-        "security": [{"bearer": []}],
+            "description": format!("Near-duplicate detection with {} (this data directory's method): check-and-insert documents, search by text or {sketch_key}. Errors are {{\"error\": {{\"code\", \"message\"}}}}.", if simhash { "SimHash" } else { "MinHash" })},
         "paths": {
-            "/v1/fingerprint": {"post": {"summary": "Fingerprint a text", "requestBody": body("FingerprintRequest"), "responses": ok("FingerprintResponse", "The fingerprint")}},
-            "/v1/documents": {"post": {"summary": "Check and/or insert one document", "requestBody": body("DocumentRequest"), "responses": ok("Outcome", "What was done")}},
-            "/v1/documents:batch": {"post": {"summary": "Check and/or insert documents, one durable commit", "requestBody": body("BatchRequest"), "responses": ok("BatchResponse", "One outcome per document, in order")}},
+            "/v1/fingerprint": {"post": {"summary": format!("The {sketch_key} of a text"), "requestBody": body("FingerprintRequest"),
+                "responses": responses(c, ok("FingerprintResponse", "The sketch"), POST_READ)}},
+            "/v1/documents": {"post": {"summary": "Check and/or insert one document", "requestBody": body("DocumentRequest"),
+                "responses": responses(c, ok("Outcome", "What was done"), POST_WRITE)}},
+            "/v1/documents:batch": {"post": {"summary": "Check and/or insert documents, one durable commit", "requestBody": body("BatchRequest"),
+                "responses": responses(c, ok("BatchResponse", "One outcome per document, in order"), POST_WRITE)}},
             "/v1/documents/{id}": {
-                "parameters": [{"name": "id", "in": "path", "required": true, "description": "The document id, percent-encoded (slashes may also be sent raw: everything after /v1/documents/ is the id)", "schema": {"type": "string"}}],
-                "get": {"summary": "A stored document", "responses": {"200": {"description": "The document", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/StoredDocument"}}}}, "404": {"$ref": "#/components/responses/Error"}}},
-                "delete": {"summary": "Delete a document", "responses": {"200": {"description": "Deleted"}, "404": {"$ref": "#/components/responses/Error"}}}
+                "parameters": id_param,
+                "get": {"summary": "A stored document", "responses": responses(c, ok("StoredDocument", "The document"), &[400, 404, 500, 503])},
+                "delete": {"summary": "Delete a document", "responses": responses(c, ok("Deleted", "Deleted"), &[400, 404, 500, 503, 507])}
             },
-            "/v1/search": {"post": {"summary": "Stored documents near a text or fingerprint", "requestBody": body("SearchRequest"), "responses": ok("SearchResponse", "Matches, nearest first")}},
-            "/v1/stats": {"get": {"summary": "Sizes and settings", "responses": {"200": {"description": "Stats"}}}},
-            "/healthz": {"get": {"summary": "Liveness (no token needed)", "security": [], "responses": {"200": {"description": "ok"}}}},
-            "/metrics": {"get": {"summary": "Prometheus metrics (text format)", "responses": {"200": {"description": "Metrics", "content": {"text/plain": {}}}}}},
-            "/openapi.json": {"get": {"summary": "This document", "responses": {"200": {"description": "OpenAPI 3"}}}}
+            "/v1/search": {"post": {"summary": format!("Stored documents near a text or {sketch_key}"), "requestBody": body("SearchRequest"),
+                "responses": responses(c, ok("SearchResponse", "Matches, nearest first"), POST_READ)}},
+            "/v1/stats": {"get": {"summary": "Sizes and settings", "responses": responses(c, ok("Stats", "Stats"), &[503])}},
+            "/metrics": {"get": {"summary": "Prometheus metrics (text format)", "responses": responses(c, json!({"description": "Metrics", "content": {"text/plain": {"schema": {"type": "string"}}}}), &[503])}},
+            "/healthz": {"get": public(json!({"summary": "Health: 503 while writes fail at the disk (reads still work); use /livez for liveness", "responses": {
+                "200": ok("Health", "Reads and writes work"), "503": ok("Health", "Degraded: writes fail (the body says why)")}}))},
+            "/livez": {"get": public(json!({"summary": "Liveness: 200 while the process serves", "responses": {"200": ok("Status", "Serving")}}))},
+            "/openapi.json": {"get": public(json!({"summary": "This document", "responses": {"200": {"description": "OpenAPI 3.0", "content": {"application/json": {"schema": {"type": "object"}}}}}}))}
         },
         "components": {
-            "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer", "description": "Only when the server was started with --token-file."}},
-            "responses": {"Error": {"description": "An error", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}},
             "schemas": {
                 "Error": {"type": "object", "required": ["error"], "properties": {"error": {"type": "object", "required": ["code", "message"], "properties": {"code": {"type": "string"}, "message": {"type": "string"}}}}},
-                "Fingerprint": hex,
-                "FingerprintRequest": {"type": "object", "required": ["text"], "additionalProperties": false, "properties": {"text": {"type": "string"}, "explain": {"type": "boolean", "default": false}}},
-                "Signature": signature,
-                "FingerprintResponse": {"type": "object", "description": "fingerprint and bits (SimHash), or signature and permutations (MinHash).", "properties": {"fingerprint": {"$ref": "#/components/schemas/Fingerprint"}, "signature": {"type": "string"}, "features": {"type": "integer"}, "bits": {"type": "integer"}, "permutations": {"type": "integer"}, "explain": {"type": "object"}}},
-                "DocumentRequest": {"type": "object", "required": ["id"], "additionalProperties": false, "description": "Exactly one of text and fingerprint (SimHash) or signature (MinHash).",
-                    "properties": {"id": {"type": "string", "minLength": 1, "maxLength": 1024}, "text": {"type": "string"}, "fingerprint": {"$ref": "#/components/schemas/Fingerprint"}, "signature": {"$ref": "#/components/schemas/Signature"}, "mode": mode, "k": k, "threshold": threshold, "metadata": {"description": "Any JSON, stored with the document."}, "features": {"type": "integer", "minimum": 0, "maximum": 4_294_967_294u64, "description": "With fingerprint only: how many features voted (the length the radius rule needs); without it the document counts as long. A text's are counted."}}},
-                "BatchRequest": {"type": "object", "required": ["documents"], "additionalProperties": false,
-                    "properties": {"documents": {"type": "array", "items": {"$ref": "#/components/schemas/DocumentRequest"}, "description": "Without mode, k or threshold (those are the batch's); at most the server's --max-batch."}, "mode": mode, "k": k, "threshold": threshold}},
-                "Match": {"type": "object", "properties": {"id": {"type": "string"}, "distance": {"type": "integer", "description": "Differing bits (SimHash) or differing signature values (MinHash)."}, "similarity": {"type": "number", "description": "MinHash only: the estimated Jaccard similarity."}}},
-                "Outcome": {"type": "object", "properties": {"id": {"type": "string"}, "fingerprint": {"$ref": "#/components/schemas/Fingerprint", "description": "SimHash only (a MinHash answer leaves the signature out)."}, "inserted": {"type": "boolean"}, "matches": {"type": "array", "items": {"$ref": "#/components/schemas/Match"}}}},
-                "BatchResponse": {"type": "object", "properties": {"results": {"type": "array", "items": {"$ref": "#/components/schemas/Outcome"}}}},
-                "SearchRequest": {"type": "object", "additionalProperties": false, "description": "Exactly one of text and fingerprint (SimHash) or signature (MinHash).",
-                    "properties": {"text": {"type": "string"}, "fingerprint": {"$ref": "#/components/schemas/Fingerprint"}, "signature": {"$ref": "#/components/schemas/Signature"}, "k": k, "threshold": threshold, "limit": {"type": "integer", "minimum": 0, "default": 100}, "features": {"type": "integer", "minimum": 0, "maximum": 4_294_967_294u64, "description": "With fingerprint only: how many features voted (the length the radius rule needs); without it the document counts as long. A text's are counted."}}},
-                "SearchResponse": {"type": "object", "properties": {"fingerprint": {"$ref": "#/components/schemas/Fingerprint"}, "k": {"type": "integer", "nullable": true, "description": "SimHash: the request's or the server's fixed k; null: the pipeline's radius rule."}, "threshold": {"type": "number", "description": "MinHash: the threshold used."}, "radius": {"type": "string", "description": "The rule used, as neardup prints it, e.g. k = 8 below 600 features, else 4; or Jaccard ≥ 0.5 (25 bands × 5 rows of 128 values)."}, "matches": {"type": "array", "items": {"$ref": "#/components/schemas/Match"}}}},
-                "StoredDocument": {"type": "object", "properties": {"id": {"type": "string"}, "fingerprint": {"$ref": "#/components/schemas/Fingerprint"}, "signature": {"type": "string", "description": "MinHash data directories, instead of fingerprint."}, "inserted_at_ms": {"type": "integer"}, "content_hash": {"type": "string", "nullable": true}, "metadata": {}, "features": {"type": "integer", "nullable": true}}}
+                "FingerprintRequest": fingerprint_request,
+                "FingerprintResponse": fingerprint_response,
+                "DocumentRequest": document_request,
+                "BatchDocument": batch_document,
+                "BatchRequest": batch_request,
+                "Match": {"type": "object", "required": ["id", "distance"], "properties": {"id": {"type": "string"},
+                    "distance": {"type": "integer", "description": "Differing bits (SimHash) or differing signature values (MinHash)."},
+                    "similarity": {"type": "number", "description": "MinHash only: the estimated Jaccard similarity."}}},
+                "Outcome": outcome,
+                "BatchResponse": {"type": "object", "required": ["results"], "properties": {"results": {"type": "array", "items": {"$ref": "#/components/schemas/Outcome"}}}},
+                "SearchRequest": search_request,
+                "SearchResponse": search_response,
+                "StoredDocument": stored,
+                "Deleted": {"type": "object", "required": ["id", "deleted"], "properties": {"id": {"type": "string"}, "deleted": {"type": "boolean"}}},
+                "Stats": {"type": "object", "required": ["documents", "method"], "properties": {"documents": {"type": "integer"}, "method": {"type": "string"}}},
+                "Health": {"type": "object", "required": ["status", "reads", "writes"], "properties": {"status": {"type": "string", "enum": ["ok", "degraded"]},
+                    "reads": {"type": "string"}, "writes": {"type": "string", "description": "ok, disk_full or io"}, "message": {"type": "string"}}},
+                "Status": {"type": "object", "required": ["status"], "properties": {"status": {"type": "string"}}}
             }
         }
-    })
+    });
+    if c.token {
+        doc["security"] = json!([{"bearer": []}]);
+        doc["components"]["securitySchemes"] = json!({"bearer": {"type": "http", "scheme": "bearer", "description": "The server's --token-file."}});
+    }
+    doc
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn contract(token: bool, method: Method) -> Contract {
+        Contract { token, method, bits: 64, permutations: 128, max_k: 16, max_batch: 1000 }
+    }
+
+    #[test]
+    fn security_only_with_a_token_and_fields_by_method() {
+        let open = document(&contract(false, Method::Simhash));
+        assert!(open.get("security").is_none() && open["components"].get("securitySchemes").is_none());
+        assert!(open["paths"]["/v1/stats"]["get"]["responses"].get("401").is_none());
+        let guarded = document(&contract(true, Method::Simhash));
+        assert_eq!(guarded["security"], json!([{"bearer": []}]));
+        assert!(guarded["paths"]["/v1/stats"]["get"]["responses"].get("401").is_some());
+        assert_eq!(guarded["paths"]["/healthz"]["get"]["security"], json!([]));
+        let props = &open["components"]["schemas"]["DocumentRequest"]["properties"];
+        assert!(props.get("fingerprint").is_some() && props.get("signature").is_none());
+        assert_eq!(props["k"]["maximum"], json!(16));
+        let batch = &open["components"]["schemas"]["BatchDocument"]["properties"];
+        assert!(batch.get("mode").is_none() && batch.get("k").is_none());
+        let mh = document(&contract(false, Method::Minhash));
+        let props = &mh["components"]["schemas"]["DocumentRequest"]["properties"];
+        assert!(
+            props.get("signature").is_some() && props.get("k").is_none() && props.get("threshold").is_some()
+        );
+    }
 }

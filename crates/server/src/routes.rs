@@ -62,6 +62,15 @@ impl<S: Store> AppState<S> {
                 "k = {k} is over this server's limit of {}",
                 self.settings.max_k
             ))),
+            (Some(_), None) if self.detector.method() == Method::Minhash => Err(ApiError::bad_request(
+                "k is a SimHash radius, but this data directory holds MinHash signatures: give a threshold",
+            )),
+            (None, Some(_)) if self.detector.method() == Method::Simhash => Err(ApiError::bad_request(
+                "threshold is for MinHash data directories, but this one holds SimHash fingerprints: give a k",
+            )),
+            (None, Some(t)) if !(t > 0.0 && t <= 1.0) => {
+                Err(ApiError::bad_request(format!("threshold must be in (0, 1], not {t}")))
+            }
             (Some(k), None) => Ok(Near::Within(k)),
             (None, Some(t)) => Ok(Near::AtLeast(t)),
             (None, None) => Ok(match (self.settings.default_k, self.settings.default_threshold) {
@@ -85,6 +94,9 @@ impl<S: Store> AppState<S> {
         what: &str,
     ) -> Result<(Sketch, Option<u64>, Option<u32>), ApiError> {
         let method = self.detector.method();
+        if features == Some(u32::MAX) {
+            return Err(ApiError::bad_request(format!("{what}: features must be below 2^32 - 1")));
+        }
         match (text, fingerprint, signature) {
             (Some(_), None, None) if features.is_some() => Err(ApiError::bad_request(format!(
                 "{what}: \"features\" goes with \"fingerprint\"; a text's features are counted"
@@ -105,16 +117,20 @@ impl<S: Store> AppState<S> {
                 "{what}: this data directory holds SimHash fingerprints: send \"text\" or \"fingerprint\", not \"signature\""
             ))),
             (None, Some(h), None) => {
-                let fp: Fingerprint = h.parse().map_err(|e| ApiError::bad_request(format!("{what}: {e}")))?;
                 let bits = self.detector.config().bits;
+                // Exactly the digits (no 0x, no spaces): what /openapi.json says.
+                if !h.bytes().all(|b| b.is_ascii_hexdigit()) {
+                    return Err(ApiError::bad_request(format!(
+                        "{what}: a fingerprint is {} hex digits, nothing else",
+                        bits.get() / 4
+                    )));
+                }
+                let fp: Fingerprint = h.parse().map_err(|e| ApiError::bad_request(format!("{what}: {e}")))?;
                 if fp.bits() != bits {
                     return Err(ApiError::bad_request(format!(
                         "{what}: a {}-bit fingerprint, but this store holds {bits}-bit ones",
                         fp.bits()
                     )));
-                }
-                if features == Some(u32::MAX) {
-                    return Err(ApiError::bad_request(format!("{what}: features must be below 2^32 - 1")));
                 }
                 Ok((fp.into(), None, features))
             }

@@ -28,6 +28,12 @@ impl<T: DeserializeOwned, St: Send + Sync> FromRequest<St> for ApiJson<T> {
     }
 }
 
+/// An optional field that, when given, must be a value: `null` is refused
+/// (as `/openapi.json` says) instead of read as absent.
+fn present<'de, D: serde::Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<T>, D::Error> {
+    T::deserialize(d).map(Some)
+}
+
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct FingerprintReq {
@@ -51,13 +57,20 @@ pub(crate) enum SignatureIn {
 #[serde(deny_unknown_fields)]
 pub(crate) struct DocumentReq {
     pub(crate) id: String,
+    #[serde(default, deserialize_with = "present")]
     pub(crate) text: Option<String>,
+    #[serde(default, deserialize_with = "present")]
     pub(crate) fingerprint: Option<String>,
+    #[serde(default, deserialize_with = "present")]
     pub(crate) signature: Option<SignatureIn>,
+    #[serde(default, deserialize_with = "present")]
     pub(crate) mode: Option<Mode>,
+    #[serde(default, deserialize_with = "present")]
     pub(crate) k: Option<u32>,
+    #[serde(default, deserialize_with = "present")]
     pub(crate) threshold: Option<f64>,
     pub(crate) metadata: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
     pub(crate) features: Option<u32>,
 }
 
@@ -83,19 +96,29 @@ pub(crate) struct BatchOut<'a> {
 #[serde(deny_unknown_fields)]
 pub(crate) struct BatchReq {
     pub(crate) documents: Vec<DocumentReq>,
+    #[serde(default, deserialize_with = "present")]
     pub(crate) mode: Option<Mode>,
+    #[serde(default, deserialize_with = "present")]
     pub(crate) k: Option<u32>,
+    #[serde(default, deserialize_with = "present")]
     pub(crate) threshold: Option<f64>,
 }
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct SearchReq {
+    #[serde(default, deserialize_with = "present")]
     pub(crate) text: Option<String>,
+    #[serde(default, deserialize_with = "present")]
     pub(crate) fingerprint: Option<String>,
+    #[serde(default, deserialize_with = "present")]
     pub(crate) signature: Option<SignatureIn>,
+    #[serde(default, deserialize_with = "present")]
     pub(crate) k: Option<u32>,
+    #[serde(default, deserialize_with = "present")]
     pub(crate) threshold: Option<f64>,
+    #[serde(default, deserialize_with = "present")]
     pub(crate) limit: Option<usize>,
+    #[serde(default, deserialize_with = "present")]
     pub(crate) features: Option<u32>,
 }

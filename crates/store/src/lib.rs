@@ -41,7 +41,7 @@ mod redb_store;
 pub use engine::{Engine, EngineStats, Found, IndexSource, Mode, Near, NewDoc, Outcome};
 pub use error::{Result, StoreError, WriteFailure};
 pub use memory::MemoryStore;
-pub use record::{DocRecord, SnapshotMark, StoreMeta, MAX_ID_BYTES};
+pub use record::{DocRecord, SnapshotMark, StoreMeta, MAX_ID_CHARS};
 
 use neardup::Sketch;
 pub use redb_store::RedbStore;

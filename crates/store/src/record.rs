@@ -50,17 +50,20 @@ pub struct SnapshotMark {
 }
 
 /// The longest id accepted, in bytes.
-pub const MAX_ID_BYTES: usize = 1024;
+pub const MAX_ID_CHARS: usize = 1024;
 
-/// Checks an id: non-empty, at most [`MAX_ID_BYTES`].
+/// Checks an id: non-empty, at most [`MAX_ID_CHARS`] characters (Unicode
+/// scalar values, as JSON Schema's `maxLength` counts them).
 pub(crate) fn check_id(id: &str) -> Result<()> {
     if id.is_empty() {
         return Err(StoreError::Invalid("a document id must not be empty".into()));
     }
-    if id.len() > MAX_ID_BYTES {
+    // More bytes than 4 per character cannot be; fewer than the limit in
+    // bytes cannot be over it.
+    if id.len() > MAX_ID_CHARS && id.chars().count() > MAX_ID_CHARS {
         return Err(StoreError::Invalid(format!(
-            "a document id must be at most {MAX_ID_BYTES} bytes; this one has {}",
-            id.len()
+            "a document id must be at most {MAX_ID_CHARS} characters; this one has {}",
+            id.chars().count()
         )));
     }
     Ok(())
@@ -242,7 +245,8 @@ mod tests {
     #[test]
     fn ids_are_checked() {
         assert!(check_id("").is_err());
-        assert!(check_id(&"x".repeat(MAX_ID_BYTES + 1)).is_err());
+        assert!(check_id(&"x".repeat(MAX_ID_CHARS + 1)).is_err());
+        assert!(check_id(&"文".repeat(MAX_ID_CHARS)).is_ok(), "characters, not bytes");
         assert!(check_id("文档-1").is_ok());
     }
 }

@@ -169,7 +169,7 @@ impl Signature {
     /// non-hex digit.
     pub fn from_hex(s: &str) -> Result<Signature> {
         let bad = |reason| Error::ParseSignature { input: truncate(s).to_owned(), reason };
-        if s.is_empty() || !s.len().is_multiple_of(8) || !s.is_ascii() {
+        if s.is_empty() || !s.len().is_multiple_of(8) || !s.bytes().all(|b| b.is_ascii_hexdigit()) {
             return Err(bad("expected 8 hex digits per value"));
         }
         s.as_bytes()

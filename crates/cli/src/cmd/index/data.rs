@@ -139,14 +139,16 @@ impl DataTarget {
                 }
             },
         };
-        if let Some((i, id)) =
-            names.iter().enumerate().find(|(_, id)| id.is_empty() || id.len() > neardup_store::MAX_ID_BYTES)
+        if let Some((i, id)) = names
+            .iter()
+            .enumerate()
+            .find(|(_, id)| id.is_empty() || id.chars().count() > neardup_store::MAX_ID_CHARS)
         {
             return Err(UsageError(format!(
-                "entry {}: a document id must be 1 to {} bytes, this one has {}; give every record an id",
+                "entry {}: a document id must be 1 to {} characters, this one has {}; give every record an id",
                 i + 1,
-                neardup_store::MAX_ID_BYTES,
-                id.len()
+                neardup_store::MAX_ID_CHARS,
+                id.chars().count()
             ))
             .into());
         }
