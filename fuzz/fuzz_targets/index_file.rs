@@ -37,6 +37,7 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     let _ = IndexMeta::of(&file);
-    let keys: Vec<Option<u64>> = (0..file.names.as_ref().map_or(0, |n| n.len())).map(|i| Some(i as u64)).collect();
+    let keys: Vec<Option<u64>> =
+        (0..file.names.as_ref().map_or(0, |n| n.len())).map(|i| Some(i as u64)).collect();
     let _ = KeyedIndex::from_slots(file.index.clone(), keys, file.features.clone());
 });

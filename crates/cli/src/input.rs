@@ -145,15 +145,31 @@ pub fn read_all(args: &InputArgs, mut sink: impl FnMut(Item) -> Result<()>) -> R
                 }
             },
         };
-        match format {
-            InputFormat::Text | InputFormat::Auto => {
-                sink(read_text(reader, &name, args.max_doc_bytes, args.allow_empty))?
-            }
-            InputFormat::Lines | InputFormat::Jsonl => read_lines(reader, &name, format, args, &mut sink)?,
-            InputFormat::Csv => read_csv(reader, &name, args, &mut sink)?,
-        }
+        read_from(reader, &name, format, args, &mut sink)?;
     }
     Ok(())
+}
+
+/// Reads the records of one input, `name` (for messages), in `format`
+/// (`Auto` reads one text), handing each to `sink`.
+///
+/// # Errors
+///
+/// Whatever `sink` returns.
+pub fn read_from(
+    reader: Box<dyn Read>,
+    name: &str,
+    format: InputFormat,
+    args: &InputArgs,
+    sink: &mut impl FnMut(Item) -> Result<()>,
+) -> Result<()> {
+    match format {
+        InputFormat::Text | InputFormat::Auto => {
+            sink(read_text(reader, name, args.max_doc_bytes, args.allow_empty))
+        }
+        InputFormat::Lines | InputFormat::Jsonl => read_lines(reader, name, format, args, sink),
+        InputFormat::Csv => read_csv(reader, name, args, sink),
+    }
 }
 
 const EMPTY: &str =
@@ -314,10 +330,18 @@ fn parse_jsonl(line: &[u8], origin: String, args: &InputArgs) -> Item {
         bad(format!("invalid UTF-8 at byte {} of the line; convert the input to UTF-8", e.valid_up_to()))
     })?;
     let raw = args.keep_raw.then(|| line.to_owned());
-    let value: Value = serde_json::from_str(line)
-        .map_err(|e| bad(format!("malformed JSON ({e}); each line must be one JSON object")))?;
-    let Value::Object(mut obj) = value else {
-        return Err(bad(format!("expected a JSON object, found {}", kind(&value))));
+    // As a map, not a `Value`: with serde_json's raw_value feature (which
+    // axum turns on), a `Value` object whose first key is serde_json's
+    // private RawValue token would be read as raw JSON text (a fuzzer found
+    // a CSV header of that name that made kept.jsonl unreadable).
+    let mut obj: serde_json::Map<String, Value> = match serde_json::from_str(line) {
+        Ok(obj) => obj,
+        Err(e) => {
+            return Err(bad(match serde_json::from_str::<Value>(line) {
+                Ok(value) => format!("expected a JSON object, found {}", kind(&value)),
+                Err(_) => format!("malformed JSON ({e}); each line must be one JSON object"),
+            }))
+        }
     };
     let text_field = args.text_field.as_deref().unwrap_or("text");
     let text = match obj.remove(text_field) {

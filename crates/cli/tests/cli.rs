@@ -1460,3 +1460,17 @@ fn config_show_prints_the_banding_and_s_curve() {
     let list = neardup(&["config", "list"], dir.path(), None).ok().stdout();
     assert!(list.lines().any(|l| l == "minhash"), "{list}");
 }
+
+#[test]
+fn a_csv_column_named_like_serde_jsons_raw_value_token_round_trips() {
+    // Found by fuzz/fuzz_targets/input.rs: with serde_json's raw_value
+    // feature on, an object whose first key is this token was read as raw
+    // JSON text, so such a CSV's kept.jsonl could not be read back.
+    let dir = tmp();
+    let csv = "$serde_json::private::RawValue,text\n\"1,e\",a text long enough to have some features in it\n";
+    write(dir.path(), "in.csv", csv.as_bytes());
+    neardup(&["dedup", "in.csv", "-o", "out"], dir.path(), None).ok();
+    let kept = std::fs::read_to_string(dir.path().join("out/kept.jsonl")).unwrap();
+    write(dir.path(), "again.jsonl", kept.as_bytes());
+    neardup(&["fingerprint", "again.jsonl"], dir.path(), None).ok();
+}

@@ -1,0 +1,50 @@
+//! Arbitrary bytes as a JSONL, CSV or lines input to the CLI's readers
+//! (`neardup_cli::input::read_from`), with the first byte choosing the
+//! format and the flags (`--text-field`, `--id-field`, `--allow-empty`, a
+//! tiny `--max-doc-bytes`, raw records kept): every record is either read
+//! or a bad record that names where it is and what is wrong — never a
+//! panic, and a kept raw record is always one JSON object.
+#![no_main]
+
+use std::io::Cursor;
+
+use libfuzzer_sys::fuzz_target;
+use neardup_cli::args::{InputArgs, InputFormat, OnError};
+use neardup_cli::input::read_from;
+
+fuzz_target!(|data: &[u8]| {
+    let Some((&sel, body)) = data.split_first() else { return };
+    let format = match sel % 3 {
+        0 => InputFormat::Jsonl,
+        1 => InputFormat::Csv,
+        _ => InputFormat::Lines,
+    };
+    let args = InputArgs {
+        paths: Vec::new(),
+        input_format: format,
+        text_field: (sel & 4 != 0).then(|| "body".to_owned()),
+        id_field: (sel & 8 != 0).then(|| "key".to_owned()),
+        on_error: OnError::Skip,
+        allow_empty: sel & 16 != 0,
+        max_doc_bytes: if sel & 32 != 0 { 64 } else { 1 << 20 },
+        keep_raw: sel & 64 != 0,
+    };
+    let reader = Box::new(Cursor::new(body.to_vec()));
+    let _ = read_from(reader, "fuzz.in", format, &args, &mut |item| {
+        match item {
+            Ok(r) => {
+                assert!(r.origin.starts_with("fuzz.in"), "{}", r.origin);
+                if let Some(raw) = &r.raw {
+                    // Read back the way the JSONL reader reads a line.
+                    let _: serde_json::Map<String, serde_json::Value> =
+                        serde_json::from_str(raw).expect("a kept raw record is one JSON object");
+                }
+            }
+            Err(bad) => {
+                assert!(bad.origin.starts_with("fuzz.in"), "{}", bad.origin);
+                assert!(!bad.message.is_empty());
+            }
+        }
+        Ok(())
+    });
+});
