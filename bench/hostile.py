@@ -57,11 +57,12 @@ def main():
     idle = int(sys.argv[2]) if len(sys.argv) > 2 else 1500
     half = int(sys.argv[3]) if len(sys.argv) > 3 else 500
     over = 200
+    cap = 2048
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
     data = tempfile.mkdtemp()
     p = subprocess.Popen([binary, "serve", "--data", data, "--listen", "127.0.0.1:0",
-                          "--header-timeout", "5", "--max-connections", "2048"],
+                          "--header-timeout", "5", "--max-connections", str(cap)],
                          stderr=subprocess.PIPE, text=True)
     line = p.stderr.readline()
     host, port = re.search(r"http://([0-9.]+):(\d+)", line).groups()
@@ -85,7 +86,10 @@ def main():
     # Under the cap: normal requests are served meanwhile.
     during = [get(addr) for _ in range(20)]
     rss_peak = rss_mb(p.pid)
-    # Over the cap: one more connection each gets a 503 and is closed.
+    # Fill the cap with idle connections, then every connection over it
+    # gets a 503 and is closed.
+    socks += [socket.create_connection(addr, timeout=5) for _ in range(cap - len(socks))]
+    time.sleep(0.3)
     extra = [socket.create_connection(addr, timeout=5) for _ in range(over)]
     time.sleep(0.3)
     over_statuses = {}
@@ -113,7 +117,7 @@ def main():
         "idle": idle, "half_heads": half, "connect_refused": refused,
         "served_meanwhile": sum(1 for d in during if d[0] == 200), "of": len(during),
         "served_meanwhile_ms_median": round(statistics.median(d[1] for d in during) * 1e3, 2),
-        "over_cap_connections": over, "over_cap_answers": over_statuses,
+        "cap": cap, "over_cap_connections": over, "over_cap_answers": over_statuses,
         "all_closed_after_s": round(all_closed_s, 2), "still_open": open_now,
         "healthz_ms_median_before": round(statistics.median(baseline) * 1e3, 2),
         "healthz_ms_median_after": round(statistics.median(after) * 1e3, 2),

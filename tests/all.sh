@@ -6,7 +6,11 @@
 # its own OpenAPI description (schemathesis).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Each suite's start, with the time so far.
+suite() { echo "== tests/all.sh: $* [$((SECONDS / 60))m$((SECONDS % 60))s]"; }
+suite "the Rust workspace (cargo test)"
 cargo test --workspace
+suite "differential tests against PyPI simhash and cppjieba (release build)"
 cargo build --release -p neardup-cli
 tests/compat/run.sh "${CARGO_TARGET_DIR:-target}/release/neardup"
 
@@ -18,6 +22,7 @@ tdir="${CARGO_TARGET_DIR:-target}"
 case "$tdir" in /*) ;; *) tdir="$PWD/$tdir" ;; esac
 venv="$tdir/py-test-venv"
 pip_q=(--quiet --disable-pip-version-check)
+suite "the Python package (pip install ./bindings/python, pytest, Spark)"
 python3 -m venv --clear "$venv"
 "$venv/bin/pip" install "${pip_q[@]}" 'pytest>=7' 'simhash==2.1.2' 'numpy>=1.24' 'pyarrow>=14' 'mypy==2.4.1' \
   'pyspark==4.3.0' 'pandas>=2.2,<3'
@@ -27,7 +32,9 @@ NEARDUP_BIN="$tdir/release/neardup" NEARDUP_REQUIRE_PEERS=1 "$venv/bin/python" -
 
 # The API contract: schemathesis (every check, about a minute) against a
 # live `neardup serve`, with and without a token, SimHash and MinHash.
+suite "the HTTP API against its OpenAPI document (schemathesis)"
 st_venv="$tdir/api-test-venv"
 python3 -m venv --clear "$st_venv"
 "$st_venv/bin/pip" install "${pip_q[@]}" 'schemathesis==4.32.5'
 tests/api/schemathesis.sh "$tdir/release/neardup" "$st_venv/bin/schemathesis"
+suite "done"

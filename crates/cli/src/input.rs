@@ -4,9 +4,11 @@
 //! is (`FILE` or `FILE:LINE`) and what to do; the caller decides whether it
 //! stops the run (`--on-error`).
 
+use std::cell::Cell;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
 use anyhow::Result;
 use serde_json::Value;
@@ -378,8 +380,10 @@ fn read_csv(
     args: &InputArgs,
     sink: &mut impl FnMut(Item) -> Result<()>,
 ) -> Result<()> {
+    let quotes = Rc::new(Cell::new(0u64));
+    let counted = QuoteCounter { inner: reader, quotes: Rc::clone(&quotes) };
     let mut r =
-        csv::ReaderBuilder::new().flexible(false).from_reader(BufReader::with_capacity(1 << 16, reader));
+        csv::ReaderBuilder::new().flexible(false).from_reader(BufReader::with_capacity(1 << 16, counted));
     let columns = match r.headers() {
         Ok(h) => CsvColumns::find(h, args),
         Err(e) => Err(format!("cannot read the CSV header ({e}); the first row must name the columns")),
@@ -388,13 +392,26 @@ fn read_csv(
         Ok(c) => c,
         Err(message) => return sink(Err(BadRecord { origin: format!("{name}:1"), message })),
     };
-    let mut rec = csv::StringRecord::new();
+    // Each row goes to the sink when the next one has been read: the csv
+    // crate takes a quote that is never closed as a field running to the end
+    // of the input, which only the end of the input shows.
+    let (mut rec, mut held) = (csv::StringRecord::new(), csv::StringRecord::new());
+    let mut held_origin: Option<String> = None;
     loop {
         let origin = format!("{name}:{}", r.position().line());
         match r.read_record(&mut rec) {
-            Ok(false) => return Ok(()),
-            Ok(true) => sink(columns.record(&rec, origin, args))?,
+            Ok(false) => break,
+            Ok(true) => {
+                if let Some(o) = held_origin.take() {
+                    sink(columns.record(&held, o, args))?;
+                }
+                std::mem::swap(&mut rec, &mut held);
+                held_origin = Some(origin);
+            }
             Err(e) => {
+                if let Some(o) = held_origin.take() {
+                    sink(columns.record(&held, o, args))?;
+                }
                 let fatal = matches!(e.kind(), csv::ErrorKind::Io(_));
                 sink(Err(BadRecord { origin, message: csv_error_message(&e) }))?;
                 if fatal {
@@ -402,6 +419,34 @@ fn read_csv(
                 }
             }
         }
+    }
+    if let Some(origin) = held_origin {
+        let runs_to_the_end = held.iter().next_back().is_some_and(|f| f.contains('\n'));
+        if quotes.get() % 2 == 1 && runs_to_the_end {
+            let message = "a quoted field opened in this row is never closed, so it runs to the end of \
+                           the input; close the quote (a quote inside a quoted field is written \"\")"
+                .to_string();
+            return sink(Err(BadRecord { origin, message }));
+        }
+        sink(columns.record(&held, origin, args))?;
+    }
+    Ok(())
+}
+
+/// Counts the quote characters a CSV reader reads: an odd count at the end
+/// means a quote was left open (or a bare quote sits inside an unquoted
+/// field, which the csv crate reads as text).
+struct QuoteCounter {
+    inner: Box<dyn Read>,
+    quotes: Rc<Cell<u64>>,
+}
+
+impl Read for QuoteCounter {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        let found = buf[..n].iter().filter(|&&b| b == b'"').count() as u64;
+        self.quotes.set(self.quotes.get() + found);
+        Ok(n)
     }
 }
 

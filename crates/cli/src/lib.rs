@@ -51,8 +51,14 @@ fn message_of(e: &anyhow::Error) -> String {
         if out.is_empty() {
             out = text;
         } else if !out.contains(&text) {
+            // "cannot open the index a.ndx" + "a.ndx: checksum mismatch"
+            // reads "cannot open the index a.ndx: checksum mismatch".
+            let text = match text.split_once(": ") {
+                Some((subject, rest)) if out.ends_with(subject) => rest,
+                _ => &text,
+            };
             out.push_str(": ");
-            out.push_str(&text);
+            out.push_str(text);
         }
     }
     out
@@ -102,5 +108,22 @@ pub fn run() -> ExitCode {
                 ExitCode::from(1)
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::message_of;
+    use anyhow::anyhow;
+
+    #[test]
+    fn a_message_names_each_thing_once() {
+        let e = anyhow!("a.ndx: checksum mismatch").context("cannot open the index a.ndx");
+        assert_eq!(message_of(&e), "cannot open the index a.ndx: checksum mismatch");
+        let e = anyhow!("No such file or directory (os error 2)")
+            .context("x.txt: No such file or directory (os error 2)");
+        assert_eq!(message_of(&e), "x.txt: No such file or directory (os error 2)");
+        let e = anyhow!("line 3: bad JSON").context("reading in.jsonl");
+        assert_eq!(message_of(&e), "reading in.jsonl: line 3: bad JSON");
     }
 }

@@ -506,6 +506,23 @@ fn dedup_reads_csv_and_names_bad_rows() {
 }
 
 #[test]
+fn a_csv_quote_left_open_is_named_not_swallowed() {
+    // The csv crate reads an unclosed quote as a field running to the end
+    // of the input: here row 3 would silently swallow rows 4 and 5.
+    let dir = tmp();
+    let csv = "id,text\n1,\"first row of text\"\n2,\"second row, opened\n3,third row\n4,\"fourth\"\n";
+    write(dir.path(), "open.csv", csv.as_bytes());
+    neardup(&["fingerprint", "open.csv"], dir.path(), None)
+        .fails(1, "open.csv:3: a quoted field opened in this row is never closed");
+    // Quoted line breaks, doubled quotes and a bare quote in an unquoted
+    // field are all fine.
+    let csv = "id,text\n1,\"multi\nline\"\n2,\"a 5\"\" screen\"\n3,a 5\" screen\n";
+    write(dir.path(), "ok.csv", csv.as_bytes());
+    let out = neardup(&["fingerprint", "ok.csv"], dir.path(), None).ok();
+    assert_eq!(out.jsonl().len(), 3, "{}", out.stdout());
+}
+
+#[test]
 fn dedup_and_pairs_refuse_bad_arguments_and_lists() {
     let dir = tmp();
     write(dir.path(), "fps.tsv", b"a\t0123456789abcdef\nb\tnot-hex\n");
@@ -583,9 +600,15 @@ fn index_files_that_are_damaged_or_mismatched_are_refused() {
     flipped[bytes.len() / 2] ^= 0x10;
     write(dir.path(), "bad.ndx", &flipped);
     neardup(&["index", "query", "bad.ndx", "--text", "x"], dir.path(), None).fails(1, "checksum");
+    let mut newer = bytes.clone();
+    newer[8..12].copy_from_slice(&2u32.to_le_bytes());
+    write(dir.path(), "newer.ndx", &newer);
+    neardup(&["index", "stats", "newer.ndx"], dir.path(), None)
+        .fails(1, "index file version 2, this neardup reads version 1");
     write(dir.path(), "not.ndx", b"hello world, this is not an index file at all");
     neardup(&["index", "stats", "not.ndx"], dir.path(), None).fails(1, "not a neardup index");
-    neardup(&["index", "stats", "absent.ndx"], dir.path(), None).fails(1, "absent.ndx");
+    neardup(&["index", "stats", "absent.ndx"], dir.path(), None).fails(1, "absent.ndx does not exist");
+    neardup(&["index", "add", "absent", &en], dir.path(), None).fails(1, "`mkdir absent` first");
     neardup(&["index", "query", "en.ndx", "--text", "x", "--preset", "keywords"], dir.path(), None)
         .fails(2, "rebuild the index");
     neardup(

@@ -67,8 +67,7 @@ pub async fn serve_with(
             () = &mut shutdown => break,
         };
         let Ok(slot) = slots.clone().try_acquire_owned() else {
-            // Best effort and never blocking; dropping the stream closes it.
-            let _ = stream.try_write(BUSY);
+            refuse(stream);
             continue;
         };
         let _ = stream.set_nodelay(true);
@@ -85,6 +84,27 @@ pub async fn serve_with(
     drop(listener);
     graceful.shutdown().await;
     Ok(())
+}
+
+/// Answers a connection over the cap with [`BUSY`] and closes it, never
+/// blocking the accept loop. The stream leaves the reactor first: a stream
+/// just accepted has no write readiness yet, so tokio's `try_write` refused
+/// about a quarter of them and those clients saw a bare close. A fresh
+/// socket's send buffer takes the whole answer. What the client already
+/// sent is read off before the close, so the kernel sends FIN, not a reset
+/// that could discard the answer.
+fn refuse(stream: tokio::net::TcpStream) {
+    use std::io::{Read, Write};
+    let Ok(mut socket) = stream.into_std() else { return };
+    let _ = socket.write_all(BUSY);
+    let _ = socket.shutdown(std::net::Shutdown::Write);
+    let mut sink = [0u8; 4096];
+    for _ in 0..16 {
+        match socket.read(&mut sink) {
+            Ok(n) if n > 0 => continue,
+            _ => break,
+        }
+    }
 }
 
 #[cfg(test)]

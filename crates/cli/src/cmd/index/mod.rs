@@ -70,6 +70,17 @@ fn target(
     no_verify: bool,
     create: bool,
 ) -> Result<Box<dyn Target>> {
+    if !path.exists() {
+        let what = if create {
+            format!(
+                "a data directory (`mkdir {}` first: an empty directory becomes one) or an index file from `neardup index build`",
+                path.display()
+            )
+        } else {
+            "an index file from `neardup index build` or a data directory".to_string()
+        };
+        return Err(anyhow::anyhow!("{} does not exist: give {what}", path.display()));
+    }
     Ok(if is_data_dir(path) {
         Box::new(data::DataTarget::open(path, pipeline, create)?)
     } else {
