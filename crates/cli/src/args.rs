@@ -499,6 +499,10 @@ pub struct DedupArgs {
     /// before it (input order), instead of clustering the whole corpus.
     #[arg(long)]
     pub online: bool,
+    /// How many clusters to show at the end (the kept document and the
+    /// removed ones, by id and title); 0 shows none.
+    #[arg(long, value_name = "N", default_value_t = 5)]
+    pub show: usize,
     /// Read precomputed fingerprints (`HEX`, `ID<TAB>HEX` or fingerprint JSONL)
     /// instead of documents.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["paths", "preset", "config"])]

@@ -1497,3 +1497,90 @@ fn a_csv_column_named_like_serde_jsons_raw_value_token_round_trips() {
     write(dir.path(), "again.jsonl", kept.as_bytes());
     neardup(&["fingerprint", "again.jsonl"], dir.path(), None).ok();
 }
+
+/// Token 3-shingles as `../shared/data/textsim.py` defines them for the
+/// labels: NFKC, lower case, each CJK ideograph one token, every other
+/// run of letters and digits one token.
+fn shingles3(text: &str) -> std::collections::HashSet<String> {
+    use unicode_normalization::UnicodeNormalization;
+    let cjk =
+        |c: char| matches!(c, '\u{3400}'..='\u{4dbf}' | '\u{4e00}'..='\u{9fff}' | '\u{f900}'..='\u{faff}');
+    let mut tokens: Vec<String> = Vec::new();
+    let mut run = String::new();
+    for c in text.nfkc().flat_map(char::to_lowercase) {
+        if c.is_alphanumeric() && !cjk(c) {
+            run.push(c);
+            continue;
+        }
+        if !run.is_empty() {
+            tokens.push(std::mem::take(&mut run));
+        }
+        if cjk(c) {
+            tokens.push(c.to_string());
+        }
+    }
+    if !run.is_empty() {
+        tokens.push(run);
+    }
+    tokens.windows(3).map(|w| w.join("\u{1f}")).collect()
+}
+
+fn jaccard3(a: &str, b: &str) -> f64 {
+    let (a, b) = (shingles3(a), shingles3(b));
+    a.intersection(&b).count() as f64 / a.union(&b).count() as f64
+}
+
+#[test]
+fn the_readme_demo_removes_real_near_duplicates_and_nothing_else() {
+    // The README's first command, as written there.
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
+    let command =
+        "dedup testdata/docs_en.jsonl testdata/docs_zh.jsonl testdata/copies.jsonl -o target/sample-dedup";
+    assert!(readme.lines().take(12).any(|l| l.ends_with(command)), "the README's first command changed");
+    let dir = tmp();
+    let files = ["docs_en.jsonl", "docs_zh.jsonl", "copies.jsonl"].map(testdata);
+    let run = neardup(&["dedup", &files[0], &files[1], &files[2], "-o", "out"], dir.path(), None).ok();
+    let shown = run.stderr();
+    assert!(shown.contains("70 documents, 65 kept, 5 removed in 5 clusters"), "{shown}");
+    assert!(shown.contains("removed, similarity 0.74  en/blog/heinous-dvd-pirates"), "{shown}");
+    assert!(shown.contains("第 10 章 Debian 和内核 (转载)"), "titles are shown: {shown}");
+    let records: Vec<Value> = files
+        .iter()
+        .flat_map(|f| {
+            std::fs::read_to_string(f)
+                .unwrap()
+                .lines()
+                .map(|l| serde_json::from_str(l).unwrap())
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let text =
+        |id: &Value| records.iter().find(|r| &r["id"] == id).unwrap()["text"].as_str().unwrap().to_owned();
+    // Removed: exactly the records that say they repeat another, each with
+    // a token 3-shingle Jaccard of at least 0.5 to another cluster member.
+    let clusters: Vec<Value> = std::fs::read_to_string(dir.path().join("out/clusters.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let mut removed = Vec::new();
+    for c in &clusters {
+        let members: Vec<&Value> = c["members"].as_array().unwrap().iter().map(|m| &m["id"]).collect();
+        for &m in members.iter().filter(|&&m| m != &c["representative"]) {
+            let best =
+                members.iter().filter(|&&o| o != m).map(|o| jaccard3(&text(m), &text(o))).fold(0.0, f64::max);
+            assert!(best >= 0.5, "{m} is removed with a 3-shingle Jaccard of {best:.3}");
+            removed.push(m.as_str().unwrap().to_owned());
+        }
+    }
+    let mut copies: Vec<String> = records
+        .iter()
+        .filter(|r| r.get("copy_of").is_some())
+        .map(|r| r["id"].as_str().unwrap().to_owned())
+        .collect();
+    removed.sort();
+    copies.sort();
+    assert_eq!(removed, copies);
+    let kept = std::fs::read_to_string(dir.path().join("out/kept.jsonl")).unwrap();
+    assert_eq!(kept.lines().count(), 65);
+}

@@ -20,6 +20,7 @@ use neardup::minhash::{estimate, MinHasher, Signature};
 use neardup::{Fingerprinter, Radius};
 use serde_json::{json, Value};
 
+use super::cluster_view::{self, Shown, ShownCluster};
 use super::{batches, sign_records, ErrorPolicy};
 use crate::args::{DedupArgs, Keep};
 use crate::fplist;
@@ -91,7 +92,7 @@ pub fn run(mut args: DedupArgs) -> Result<ExitCode> {
     };
     args.input.keep_raw = true;
     let errors = ErrorPolicy::new(args.input.on_error);
-    let (docs, found, total, bytes_in, rule) = match &detector {
+    let (docs, found, total, bytes_in, rule, shown) = match &detector {
         Some(Detector::MinHash(m)) => minhash(&args, m, &errors, &mut stages)?,
         Some(Detector::SimHash(f)) => simhash(&args, Some(f), &errors, &mut stages)?,
         None => simhash(&args, None, &errors, &mut stages)?,
@@ -102,18 +103,40 @@ pub fn run(mut args: DedupArgs) -> Result<ExitCode> {
     let counts = Counts { documents: n, records_read: total, kept, input_bytes: bytes_in, seconds: secs };
     write_summary(&args, detector.as_ref(), rule, &found, &stages, &counts)?;
     errors.summary(total);
+    for line in &shown {
+        eprintln!("{line}");
+    }
+    let clusters = found.clusters.len();
+    if clusters > args.show && args.show > 0 {
+        eprintln!(
+            "(the first {} of {clusters} clusters; all of them in {})",
+            args.show,
+            args.output.join("clusters.jsonl").display()
+        );
+    }
     eprintln!(
-        "neardup: {n} documents, {kept} kept, {} removed in {} clusters ({secs:.2} s); see {}",
+        "neardup: {n} {}, {kept} kept, {} removed in {clusters} {} ({secs:.2} s); kept records in {}, counts in summary.json",
+        plural(n as u64, "document", "documents"),
         n as u64 - kept,
-        found.clusters.len(),
-        args.output.join("summary.json").display()
+        plural(clusters as u64, "cluster", "clusters"),
+        args.output.join("kept.jsonl").display()
     );
     Ok(ExitCode::SUCCESS)
 }
 
+/// `one` or `many` as `n` asks.
+fn plural<'a>(n: u64, one: &'a str, many: &'a str) -> &'a str {
+    if n == 1 {
+        one
+    } else {
+        many
+    }
+}
+
 /// What one method's run gives: the documents, what was found, the records
-/// read, the input bytes, and the rule in words for the summary.
-type Run = (Vec<Doc>, DedupResult, u64, u64, Value);
+/// read, the input bytes, the rule in words for the summary, and the first
+/// clusters as shown to a person.
+type Run = (Vec<Doc>, DedupResult, u64, u64, Value, Vec<String>);
 
 /// Deduplicates by SimHash fingerprints (of the texts, or --fingerprints).
 fn simhash(
@@ -154,13 +177,15 @@ fn simhash(
     };
     let (radius, found) = deduplicate(args, fingerprinter, &records, &texts)?;
     stages.0.extend(found.timings.iter().copied());
-    stages.time("write", || {
+    let shown = stages.time("write", || {
         write_outputs(args, &docs, &found, &|a, b| {
             ("distance", json!(records.fingerprint(a).distance(records.fingerprint(b))))
         })
     })?;
-    let rule = json!({ "method": "simhash", "k": radius.to_string() });
-    Ok((docs, found, total, bytes_in, rule))
+    // {"k": 3}, or {"k": 4, "steps": [{"below": 48, "k": 2}, …]} by length.
+    let mut rule = serde_json::to_value(&radius)?;
+    rule["method"] = json!("simhash");
+    Ok((docs, found, total, bytes_in, rule, shown))
 }
 
 /// Deduplicates by MinHash signatures.
@@ -192,7 +217,7 @@ fn minhash(
     }
     let found = find(args, || if args.online { dedup.online(&records) } else { dedup.batch(&records) })?;
     stages.0.extend(found.timings.iter().copied());
-    stages.time("write", || {
+    let shown = stages.time("write", || {
         write_outputs(args, &docs, &found, &|a, b| {
             ("similarity", json!(round(estimate(records.signature(a), records.signature(b)))))
         })
@@ -200,7 +225,7 @@ fn minhash(
     let banding = minhasher.banding();
     let rule = json!({ "method": "minhash", "threshold": minhasher.threshold(),
         "permutations": minhasher.permutations(), "bands": banding.bands, "rows": banding.rows });
-    Ok((docs, found, total, bytes_in, rule))
+    Ok((docs, found, total, bytes_in, rule, shown))
 }
 
 /// Runs the core's dedup under a progress line; its configuration errors
@@ -303,8 +328,14 @@ fn write_summary(
 /// `("distance", bits)` or `("similarity", estimate)`.
 type Closeness<'a> = dyn Fn(u32, u32) -> (&'static str, Value) + 'a;
 
-/// Writes clusters.jsonl, kept.jsonl and (with --pairs) pairs.jsonl.
-fn write_outputs(args: &DedupArgs, docs: &[Doc], found: &DedupResult, closeness: &Closeness) -> Result<()> {
+/// Writes clusters.jsonl, kept.jsonl and (with --pairs) pairs.jsonl;
+/// returns the first `--show` clusters as lines for a person.
+fn write_outputs(
+    args: &DedupArgs,
+    docs: &[Doc],
+    found: &DedupResult,
+    closeness: &Closeness,
+) -> Result<Vec<String>> {
     let mut out = Output::open(Some(&args.output.join("clusters.jsonl")))?;
     for (ci, c) in found.clusters.iter().enumerate() {
         let members: Vec<Value> = c
@@ -341,7 +372,35 @@ fn write_outputs(args: &DedupArgs, docs: &[Doc], found: &DedupResult, closeness:
         }
         out.finish()?;
     }
-    Ok(())
+    Ok(show(args, docs, found, closeness))
+}
+
+/// The first `--show` clusters, as lines for a person.
+fn show(args: &DedupArgs, docs: &[Doc], found: &DedupResult, closeness: &Closeness) -> Vec<String> {
+    let doc = |i: u32| Shown { id: &docs[i as usize].id, raw: &docs[i as usize].raw };
+    let clusters: Vec<ShownCluster> = found
+        .clusters
+        .iter()
+        .take(args.show)
+        .map(|c| ShownCluster {
+            kept: doc(c.kept),
+            removed: c
+                .members
+                .iter()
+                .filter(|&&i| i != c.kept)
+                .map(|&i| {
+                    let (name, value) = closeness(c.kept, i);
+                    let value = value
+                        .as_f64()
+                        .filter(|_| value.is_f64())
+                        .map_or(value.to_string(), |v| format!("{v:.2}"));
+                    (doc(i), format!("{name} {value}"))
+                })
+                .collect(),
+            size: c.members.len(),
+        })
+        .collect();
+    cluster_view::lines(&clusters, found.clusters.len(), args.input.text_field.as_deref().unwrap_or("text"))
 }
 
 /// Reads the documents in batches, computes each batch with `compute`

@@ -1,5 +1,6 @@
 //! One module per subcommand.
 
+mod cluster_view;
 pub mod compare;
 mod compare_minhash;
 pub mod config;
