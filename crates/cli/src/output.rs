@@ -74,3 +74,13 @@ pub fn temp_file_in(dir: &Path, suffix: &str) -> Result<tempfile::NamedTempFile>
     }
     b.tempfile_in(dir).with_context(|| format!("{}: cannot create a file in this folder", dir.display()))
 }
+
+/// `n` and the noun, in the plural unless `n` is 1: "1 document",
+/// "5 documents".
+pub fn count(n: u64, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}

@@ -67,7 +67,7 @@ pub use filter::FilterConfig;
 pub use fingerprint::{Bits, Fingerprint};
 pub use hash::HashConfig;
 pub use normalize::NormalizerConfig;
-pub use pipeline::{Explanation, FeatureVote, Fingerprinter, FingerprinterBuilder};
+pub use pipeline::{Explanation, FeatureChange, FeatureVote, Fingerprinter, FingerprinterBuilder};
 pub use radius::Radius;
 pub use select::SelectConfig;
 pub use sketch::Sketch;

@@ -72,7 +72,45 @@ pub struct Explanation {
     pub feature_count: usize,
 }
 
+/// A feature whose weight differs between two documents (see
+/// [`Explanation::changes`]).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct FeatureChange {
+    /// The feature text.
+    pub feature: String,
+    /// Its weight in the first document (0 where it is absent).
+    pub weight_a: f64,
+    /// Its weight in the second document (0 where it is absent).
+    pub weight_b: f64,
+}
+
 impl Explanation {
+    /// The features whose weights differ between this document (a) and
+    /// `other` (b), the largest difference first (ties by feature text):
+    /// what moved one fingerprint away from the other. Features with equal
+    /// weights in both are left out.
+    pub fn changes(&self, other: &Explanation) -> Vec<FeatureChange> {
+        let mut weights: std::collections::HashMap<&str, (f64, f64)> = std::collections::HashMap::new();
+        for v in &self.features {
+            weights.entry(&v.feature).or_default().0 += v.weight;
+        }
+        for v in &other.features {
+            weights.entry(&v.feature).or_default().1 += v.weight;
+        }
+        let mut changes: Vec<FeatureChange> = weights
+            .into_iter()
+            .filter(|(_, (a, b))| a != b)
+            .map(|(f, (a, b))| FeatureChange { feature: f.to_owned(), weight_a: a, weight_b: b })
+            .collect();
+        changes.sort_by(|x, y| {
+            (y.weight_a - y.weight_b)
+                .abs()
+                .total_cmp(&(x.weight_a - x.weight_b).abs())
+                .then_with(|| x.feature.cmp(&y.feature))
+        });
+        changes
+    }
+
     /// How far bit `j` was from flipping, as a share of the total weight in
     /// `[0, 1]`: 0 means a tie, 1 means every feature agreed.
     pub fn margin(&self, j: usize) -> f64 {

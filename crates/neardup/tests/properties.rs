@@ -55,6 +55,29 @@ proptest! {
     }
 
     #[test]
+    fn changes_are_exactly_the_features_whose_weights_differ(a in text(), b in text()) {
+        let f = Fingerprinter::preset("default").unwrap();
+        let (ea, eb) = (f.explain(&a), f.explain(&b));
+        let changes = ea.changes(&eb);
+        prop_assert!(ea.changes(&ea).is_empty());
+        let weight = |e: &neardup::Explanation, name: &str| {
+            e.features.iter().filter(|v| v.feature == name).map(|v| v.weight).sum::<f64>()
+        };
+        for c in &changes {
+            prop_assert_eq!(c.weight_a, weight(&ea, &c.feature));
+            prop_assert_eq!(c.weight_b, weight(&eb, &c.feature));
+            prop_assert!(c.weight_a != c.weight_b);
+        }
+        let gaps: Vec<f64> = changes.iter().map(|c| (c.weight_a - c.weight_b).abs()).collect();
+        prop_assert!(gaps.windows(2).all(|w| w[0] >= w[1]), "largest first");
+        let named: std::collections::HashSet<&str> = changes.iter().map(|c| c.feature.as_str()).collect();
+        for v in ea.features.iter().chain(&eb.features) {
+            let differs = weight(&ea, &v.feature) != weight(&eb, &v.feature);
+            prop_assert_eq!(differs, named.contains(v.feature.as_str()), "{}", v.feature);
+        }
+    }
+
+    #[test]
     fn sparse_api_equals_text_pipeline(t in text()) {
         for fingerprinter in presets() {
             let features = fingerprinter.features(&t);

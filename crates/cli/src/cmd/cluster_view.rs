@@ -37,7 +37,7 @@ pub fn lines(clusters: &[ShownCluster], total: usize, text_field: &str) -> Vec<S
     let mut out = Vec::new();
     for (i, c) in clusters.iter().enumerate() {
         rows.push((
-            format!("cluster {} of {total}, {} documents", i + 1, c.size),
+            format!("cluster {} of {total}, {}", i + 1, crate::output::count(c.size as u64, "document")),
             String::new(),
             String::new(),
         ));

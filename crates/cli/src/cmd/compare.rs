@@ -102,6 +102,7 @@ fn print_json(args: &CompareArgs, docs: &[(String, String)], ex: &[Explanation],
     });
     if args.explain {
         out["explain"] = json!([explain_json(&ex[0], args.top), explain_json(&ex[1], args.top)]);
+        out["feature_changes"] = json!(ex[0].changes(&ex[1]).into_iter().take(args.top).collect::<Vec<_>>());
     }
     println!("{}", serde_json::to_string_pretty(&out)?);
     Ok(())
@@ -128,9 +129,11 @@ fn print_text(args: &CompareArgs, docs: &[(String, String)], ex: &[Explanation],
         println!("verdict     different (distance {d} > k = {k}: {rule})");
     }
     if args.explain {
+        println!();
+        print_changes(&ex[0], &ex[1], args.top);
         for (i, ((name, _), e)) in docs.iter().zip(ex).enumerate() {
             println!();
-            print_explain(if i == 0 { "a" } else { "b" }, name, e, args.top);
+            print_fragile(if i == 0 { "a" } else { "b" }, name, e, args.top);
         }
         let diff: Vec<String> = (0..f).filter(|&j| a.bit(j) != b.bit(j)).map(|j| j.to_string()).collect();
         println!();
@@ -153,12 +156,30 @@ fn fragile_bits(e: &Explanation, top: usize) -> Vec<usize> {
     bits
 }
 
-fn print_explain(label: &str, name: &str, e: &Explanation, top: usize) {
-    println!("{label}: {} features voted ({name}); the heaviest:", e.features.len());
-    for fv in top_features(e, top) {
-        println!("  {:>12.4}  {}  {}", fv.weight, fv.hash, fv.feature);
+/// What differs between the two: the features whose weights differ most.
+fn print_changes(a: &Explanation, b: &Explanation, top: usize) {
+    let changes = a.changes(b);
+    if changes.is_empty() {
+        println!("features: the same in both, with the same weights");
+        return;
     }
-    println!("{label}: bits closest to flipping (lane sum, share of total weight):");
+    let shown = changes.len().min(top);
+    println!("features that differ most ({shown} of {}; weight in a, in b):", changes.len());
+    for c in &changes[..shown] {
+        let side = match (c.weight_a == 0.0, c.weight_b == 0.0) {
+            (true, _) => "only in b",
+            (_, true) => "only in a",
+            _ => "",
+        };
+        println!("  {:>10.4}  {:>10.4}  {:<9}  {}", c.weight_a, c.weight_b, side, c.feature);
+    }
+}
+
+fn print_fragile(label: &str, name: &str, e: &Explanation, top: usize) {
+    println!(
+        "{label}: {} features voted ({name}); bits closest to flipping (lane sum, share of total weight):",
+        e.features.len()
+    );
     for j in fragile_bits(e, top) {
         println!(
             "  bit {j:>3} = {}  {:>+12.4}  {:.4}",

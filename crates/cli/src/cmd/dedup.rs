@@ -25,7 +25,7 @@ use super::{batches, sign_records, ErrorPolicy};
 use crate::args::{DedupArgs, Keep};
 use crate::fplist;
 use crate::input::{self, BadRecord, Record};
-use crate::output::Output;
+use crate::output::{count, Output};
 use crate::UsageError;
 use neardup::minhash::Method;
 
@@ -115,22 +115,13 @@ pub fn run(mut args: DedupArgs) -> Result<ExitCode> {
         );
     }
     eprintln!(
-        "neardup: {n} {}, {kept} kept, {} removed in {clusters} {} ({secs:.2} s); kept records in {}, counts in summary.json",
-        plural(n as u64, "document", "documents"),
+        "neardup: {}, {kept} kept, {} removed in {} ({secs:.2} s); kept records in {}, counts in summary.json",
+        count(n as u64, "document"),
         n as u64 - kept,
-        plural(clusters as u64, "cluster", "clusters"),
+        count(clusters as u64, "cluster"),
         args.output.join("kept.jsonl").display()
     );
     Ok(ExitCode::SUCCESS)
-}
-
-/// `one` or `many` as `n` asks.
-fn plural<'a>(n: u64, one: &'a str, many: &'a str) -> &'a str {
-    if n == 1 {
-        one
-    } else {
-        many
-    }
 }
 
 /// What one method's run gives: the documents, what was found, the records

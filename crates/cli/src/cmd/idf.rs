@@ -52,6 +52,11 @@ pub fn run(args: IdfArgs) -> Result<ExitCode> {
     }
     out.finish()?;
     errors.summary(total);
-    eprintln!("neardup: wrote {} words from {} documents to {}", rows.len(), docs, output.display());
+    eprintln!(
+        "neardup: wrote {} from {} to {}",
+        crate::output::count(rows.len() as u64, "word"),
+        crate::output::count(docs, "document"),
+        output.display()
+    );
     Ok(ExitCode::SUCCESS)
 }

@@ -217,9 +217,10 @@ def run(spark: Any, args: argparse.Namespace) -> int:
     finally:
         spark.sparkContext.setJobDescription(None)
         result.unpersist()
+    n, clusters = summary["documents"], summary["clusters"]
     print(
-        f"neardup.spark: {summary['documents']} documents, {summary['kept']} kept, "
-        f"{summary['duplicates_removed']} removed in {summary['clusters']} clusters "
+        f"neardup.spark: {n} document{'s' * (n != 1)}, {summary['kept']} kept, "
+        f"{summary['duplicates_removed']} removed in {clusters} cluster{'s' * (clusters != 1)} "
         f"({summary['seconds']['total']:.1f} s); see {args.output}/summary.json",
         file=sys.stderr,
     )

@@ -251,7 +251,9 @@ def _simhash_edges(
     edges = edges.persist(StorageLevel.MEMORY_AND_DISK)
     rule = {
         "method": "simhash",
-        "k": plan.radius,
+        # As `neardup dedup` writes it: k, and the steps by length if any.
+        "k": rest,
+        **({"steps": [{"below": below, "k": kk} for below, kk in steps]} if steps else {}),
         "distinct_fingerprints": distinct,
         "passes": [
             {"k": kk, "below_features": below, "blocks": blocks, "tables": tables}

@@ -166,7 +166,12 @@ impl DataTarget {
                 .map_err(|e| anyhow::anyhow!("{}: {e}", dir.display()))?;
         }
         data.save_snapshot()?;
-        eprintln!("neardup: added {n} documents; {} now holds {}", dir.display(), data.engine.len());
+        eprintln!(
+            "neardup: added {}; {} now holds {}",
+            crate::output::count(n as u64, "document"),
+            dir.display(),
+            data.engine.len()
+        );
         Ok(())
     }
 }

@@ -87,7 +87,8 @@ pub fn signed_documents(input: &InputArgs, minhasher: &MinHasher) -> Result<Entr
     let unsigned = unsigned.into_inner();
     if unsigned > 0 {
         eprintln!(
-            "neardup: left out {unsigned} documents without features (--allow-empty): they have no MinHash signature"
+            "neardup: left out {} without features (--allow-empty): they have no MinHash signature",
+            crate::output::count(unsigned as u64, "document")
         );
     }
     Ok(made)
