@@ -77,7 +77,9 @@ def main():
     if examples:
         print('  segmentation differences, for example:\n' + '\n'.join(examples))
     ok = vote_mismatch == 0 and same_fp / n >= FLOOR
-    print(f'{int(ok)} passed, {int(not ok)} failed')
+    source = data_dir if data_dir and os.path.isdir(data_dir) else 'testdata/'
+    print(f'yanyiwu differential: {"passed" if ok else "FAILED"} ({n} documents from {source}; '
+          f'passes with no mismatch on identical keywords and at least {FLOOR:.0%} identical fingerprints)')
     sys.exit(0 if ok else 1)
 
 

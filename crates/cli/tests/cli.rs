@@ -1192,29 +1192,15 @@ fn report_refuses_bad_input_clearly() {
 }
 
 /// Headless Chromium, if installed (`CHROMIUM` names it explicitly).
-fn chromium() -> Option<PathBuf> {
-    if let Ok(p) = std::env::var("CHROMIUM") {
-        return Some(PathBuf::from(p));
-    }
-    let path = std::env::var_os("PATH")?;
-    ["chromium", "chromium-browser", "google-chrome"]
-        .iter()
-        .flat_map(|name| std::env::split_paths(&path).map(move |dir| dir.join(name)))
-        .find(|p| p.is_file())
-}
-
 #[test]
+#[cfg_attr(
+    not(neardup_chromium),
+    ignore = "needs Chromium (apt-get install chromium); NEARDUP_REQUIRE_CHROMIUM=1 requires it"
+)]
 fn report_html_renders_highlights_in_headless_chromium() {
-    let Some(browser) = chromium() else {
-        // CI installs Chromium and sets NEARDUP_REQUIRE_CHROMIUM, so this
-        // never passes there by skipping.
-        assert!(
-            std::env::var_os("NEARDUP_REQUIRE_CHROMIUM").is_none(),
-            "Chromium is required but not installed"
-        );
-        eprintln!("skipped: no chromium on PATH (apt-get install chromium)");
-        return;
-    };
+    // Built to run here (Chromium was found, or CI requires it).
+    let browser = neardup_testkit::probe::chromium()
+        .expect("Chromium is required (NEARDUP_REQUIRE_CHROMIUM) but not on PATH: apt-get install chromium");
     let dir = tmp();
     let (a, b) = (testdata("report_en_a.txt"), testdata("report_en_b.txt"));
     neardup(&["report", &a, &b, "--format", "html", "-o", "r.html"], dir.path(), None).ok();

@@ -32,9 +32,10 @@ fn open(path: &Path) -> Engine<RedbStore> {
 }
 
 #[test]
+#[cfg_attr(not(neardup_tmpfs), ignore = "needs root to mount a tmpfs; NEARDUP_REQUIRE_TMPFS=1 requires it")]
 fn a_full_disk_stores_nothing_and_writes_resume_once_space_is_freed() {
     let dir = tempfile::tempdir().unwrap();
-    let Some(fs) = Tmpfs::mount(dir.path(), "3m") else { return };
+    let fs = Tmpfs::mount(dir.path(), "3m");
     let path = fs.path().join("store.redb");
     let engine = open(&path);
     let mut rng = Rng(7);
@@ -93,9 +94,10 @@ fn a_full_disk_stores_nothing_and_writes_resume_once_space_is_freed() {
 }
 
 #[test]
+#[cfg_attr(not(neardup_tmpfs), ignore = "needs root to mount a tmpfs; NEARDUP_REQUIRE_TMPFS=1 requires it")]
 fn a_full_disk_without_writes_recovers_on_the_next_write() {
     let dir = tempfile::tempdir().unwrap();
-    let Some(fs) = Tmpfs::mount(dir.path(), "2m") else { return };
+    let fs = Tmpfs::mount(dir.path(), "2m");
     let path = fs.path().join("store.redb");
     let store = RedbStore::open(&path).unwrap();
     let mut rng = Rng(9);

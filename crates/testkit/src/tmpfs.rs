@@ -1,6 +1,7 @@
-//! A real filesystem that fills up: a small tmpfs mounted for a test
-//! (needs root; [`Tmpfs::mount`] skips with a note elsewhere, and fails
-//! where `NEARDUP_REQUIRE_TMPFS` is set, as in CI).
+//! A real filesystem that fills up: a small tmpfs mounted for a test.
+//! It needs the right to mount (root): the tests that use it carry
+//! `#[cfg_attr(not(neardup_tmpfs), ignore = …)]`, so elsewhere they are
+//! reported as ignored (see [`crate::probe`]).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -13,27 +14,23 @@ pub struct Tmpfs {
 
 impl Tmpfs {
     /// Mounts a tmpfs of `size` (as `mount -o size=` takes it: `3m`) on
-    /// `dir` (an empty directory); `None`, after a note on stderr, where
-    /// this cannot be done (not root).
+    /// `dir` (an empty directory).
     ///
     /// # Panics
-    /// When it cannot and `NEARDUP_REQUIRE_TMPFS` is set.
-    pub fn mount(dir: &Path, size: &str) -> Option<Tmpfs> {
-        let ok = Command::new("mount")
+    /// When it cannot: the test was built to run here (cfg `neardup_tmpfs`:
+    /// this process may mount, or `NEARDUP_REQUIRE_TMPFS` is set).
+    pub fn mount(dir: &Path, size: &str) -> Tmpfs {
+        let status = Command::new("mount")
             .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
             .arg(dir)
-            .status()
-            .is_ok_and(|s| s.success());
-        if ok {
-            return Some(Tmpfs { dir: dir.to_path_buf() });
-        }
+            .status();
         assert!(
-            std::env::var_os("NEARDUP_REQUIRE_TMPFS").is_none(),
-            "NEARDUP_REQUIRE_TMPFS is set but a tmpfs could not be mounted on {} (run as root)",
+            status.as_ref().is_ok_and(|s| s.success()),
+            "cannot mount a tmpfs on {} ({status:?}): the tmpfs tests need root; \
+             they were built to run here (NEARDUP_REQUIRE_TMPFS, or this build could mount)",
             dir.display()
         );
-        eprintln!("skipped: cannot mount a tmpfs here (needs root); CI runs this test");
-        None
+        Tmpfs { dir: dir.to_path_buf() }
     }
 
     /// Where it is mounted.
