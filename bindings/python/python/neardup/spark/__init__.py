@@ -30,18 +30,28 @@ The job (docs/SPARK.md has the cost model):
    representative (first, longest or shortest; ties go to the earliest).
 """
 
-from .frames import _array, _keys_fn, _pairs_fn, fingerprint_frame  # noqa: F401
-from .job import (  # noqa: F401
-    BROADCAST_BITMAP_BYTES,
-    BROADCAST_DROPPED,
-    CACHED_BATCH_ROWS,
-    KEEP,
-    ON_ERROR,
-    BadInputError,
-    DedupResult,
-    _kept,
-    check_columns,
-    dedup,
-)
+import importlib
+from typing import Any
+
+from ._requires import check as _check_requires
+
+# Loaded on first use, after checking that pyspark, pyarrow and pandas are
+# installed (`pip install 'neardup[spark]'`): a missing one is one clear
+# ImportError, and `import neardup.spark` itself always works.
+_FROM = {
+    ".frames": ("_array", "_keys_fn", "_pairs_fn", "fingerprint_frame"),
+    ".job": ("BROADCAST_BITMAP_BYTES", "BROADCAST_DROPPED", "CACHED_BATCH_ROWS", "KEEP", "ON_ERROR",
+             "BadInputError", "DedupResult", "_kept", "check_columns", "dedup"),
+}
 
 __all__ = ["BadInputError", "DedupResult", "dedup"]
+
+
+def __getattr__(name: str) -> Any:
+    for module, names in _FROM.items():
+        if name in names:
+            _check_requires()
+            value = getattr(importlib.import_module(module, __name__), name)
+            globals()[name] = value
+            return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

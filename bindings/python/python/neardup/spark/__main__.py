@@ -5,7 +5,12 @@ Also runs under ``spark-submit`` (``spark-submit --py-files ...
 print(m.__file__)') dedup ...``); see docs/SPARK.md.
 """
 
-from neardup.spark.cli import main
+import sys
 
 if __name__ == "__main__":
+    try:
+        from neardup.spark.cli import main
+    except ImportError as e:  # a missing package: one line, not a traceback
+        print(e, file=sys.stderr)
+        raise SystemExit(2) from None
     raise SystemExit(main())
