@@ -197,6 +197,8 @@ fn render(path: &Path, chart: Chart, input: &PlotInput<'_>) -> Result<()> {
 const PRECISION: RGBColor = RGBColor(0x1f, 0x77, 0xb4);
 const RECALL: RGBColor = RGBColor(0xd6, 0x27, 0x28);
 const F1: RGBColor = RGBColor(0x2c, 0xa0, 0x2c);
+/// The mark at the best F1 (not F1's own green: a line of its own).
+const BEST: RGBColor = RGBColor(0x00, 0x00, 0x00);
 /// Radius lines, one colour per length step (then repeating the last).
 const RADIUS: [RGBColor; 4] = [
     RGBColor(0xff, 0x7f, 0x0e),
@@ -264,7 +266,7 @@ fn precision_recall<DB: DrawingBackend>(
         .iter()
         .zip(RADIUS)
         .map(|((x, label), color)| (*x, label.clone(), color))
-        .chain([(best_x, best_label, F1)]);
+        .chain([(best_x, best_label, BEST)]);
     for (x, label, color) in marks {
         if !x_range.contains(&x) && x != x_range.end {
             continue;
@@ -331,6 +333,13 @@ fn distances<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, input: &PlotInpu
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_line_of_a_chart_has_its_own_colour() {
+        let all = [PRECISION, RECALL, F1, BEST].into_iter().chain(RADIUS).collect::<Vec<_>>();
+        let distinct: HashSet<(u8, u8, u8)> = all.iter().map(|c| (c.0, c.1, c.2)).collect();
+        assert_eq!(distinct.len(), all.len());
+    }
 
     #[test]
     fn slugs_are_file_names_and_unique() {
