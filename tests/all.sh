@@ -28,7 +28,7 @@ python3 -m venv --clear "$venv"
   'pyspark==4.3.0' 'pandas>=2.2,<3'
 CARGO_TARGET_DIR="$tdir" "$venv/bin/pip" install "${pip_q[@]}" ./bindings/python
 # The Spark tests (local[2], Java 17) compare with this build of the CLI.
-NEARDUP_BIN="$tdir/release/neardup" NEARDUP_REQUIRE_PEERS=1 "$venv/bin/python" -m pytest -q -rs -p no:cacheprovider bindings/python/tests
+NEARDUP_BIN="$tdir/release/neardup" NEARDUP_REQUIRE_PEERS=1 "$venv/bin/python" -m pytest -q -rs --durations=5 -p no:cacheprovider bindings/python/tests
 
 # The API contract: schemathesis (every check, about a minute) against a
 # live `neardup serve`, with and without a token, SimHash and MinHash.

@@ -31,9 +31,24 @@ The job (docs/SPARK.md has the cost model):
 """
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ._requires import check as _check_requires
+
+if TYPE_CHECKING:  # what __getattr__ below loads, for type checkers
+    from .frames import _array, _keys_fn, _pairs_fn, fingerprint_frame  # noqa: F401
+    from .job import (  # noqa: F401
+        BROADCAST_BITMAP_BYTES,
+        BROADCAST_DROPPED,
+        CACHED_BATCH_ROWS,
+        KEEP,
+        ON_ERROR,
+        BadInputError,
+        DedupResult,
+        _kept,
+        check_columns,
+        dedup,
+    )
 
 # Loaded on first use, after checking that pyspark, pyarrow and pandas are
 # installed (`pip install 'neardup[spark]'`): a missing one is one clear

@@ -7,10 +7,15 @@ print(m.__file__)') dedup ...``); see docs/SPARK.md.
 
 import sys
 
-if __name__ == "__main__":
+
+def _run() -> int:
     try:
         from neardup.spark.cli import main
     except ImportError as e:  # a missing package: one line, not a traceback
         print(e, file=sys.stderr)
-        raise SystemExit(2) from None
-    raise SystemExit(main())
+        return 2
+    return main()
+
+
+if __name__ == "__main__":
+    raise SystemExit(_run())
