@@ -1198,15 +1198,18 @@ fn report_refuses_bad_input_clearly() {
     ignore = "needs Chromium (apt-get install chromium); NEARDUP_REQUIRE_CHROMIUM=1 requires it"
 )]
 fn report_html_renders_highlights_in_headless_chromium() {
-    // Built to run here (Chromium was found, or CI requires it).
-    let browser = neardup_testkit::probe::chromium()
-        .expect("Chromium is required (NEARDUP_REQUIRE_CHROMIUM) but not on PATH: apt-get install chromium");
+    // Built to run here: build.rs found Chromium, or CI requires it.
+    let browser = env!("NEARDUP_CHROMIUM");
+    assert!(
+        !browser.is_empty(),
+        "Chromium is required (NEARDUP_REQUIRE_CHROMIUM) but not on PATH: apt-get install chromium"
+    );
     let dir = tmp();
     let (a, b) = (testdata("report_en_a.txt"), testdata("report_en_b.txt"));
     neardup(&["report", &a, &b, "--format", "html", "-o", "r.html"], dir.path(), None).ok();
     let page = dir.path().join("r.html");
     let shot = dir.path().join("shot.png");
-    let mut child = Command::new(&browser)
+    let mut child = Command::new(browser)
         .args(["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--window-size=1280,900"])
         .arg(format!("--user-data-dir={}", dir.path().join("profile").display()))
         .arg(format!("--screenshot={}", shot.display()))

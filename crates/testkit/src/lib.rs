@@ -11,11 +11,6 @@
 #![deny(missing_docs)]
 
 pub mod cli;
-/// What this machine can run (Chromium, mounting a tmpfs), read by the
-/// test crates' build scripts to mark tests that cannot run as ignored.
-pub mod probe {
-    include!("probe.rs");
-}
 pub mod tmpfs;
 
 /// SplitMix64 (Steele, Lea & Flood 2014): deterministic test data, so a

@@ -1,7 +1,7 @@
 //! A real filesystem that fills up: a small tmpfs mounted for a test.
 //! It needs the right to mount (root): the tests that use it carry
 //! `#[cfg_attr(not(neardup_tmpfs), ignore = …)]`, so elsewhere they are
-//! reported as ignored (see [`crate::probe`]).
+//! reported as ignored (the cfg comes from each such crate's build.rs).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -30,39 +30,39 @@ pub struct ShownCluster<'a> {
     pub size: usize,
 }
 
+/// A line of the view: a line of its own, or a document in three columns.
+enum Row {
+    Line(String),
+    Doc { role: String, id: String, title: String },
+}
+
 /// The lines printed for `clusters` (the first few of `total`); titles
 /// fall back on the record's `text_field`.
 pub fn lines(clusters: &[ShownCluster], total: usize, text_field: &str) -> Vec<String> {
-    let mut rows: Vec<(String, String, String)> = Vec::new();
-    let mut out = Vec::new();
+    let mut rows = Vec::new();
+    let doc = |role: String, d: &Shown| Row::Doc { role, id: id_of(d.id), title: title(d.raw, text_field) };
     for (i, c) in clusters.iter().enumerate() {
-        rows.push((
-            format!("cluster {} of {total}, {}", i + 1, crate::output::count(c.size as u64, "document")),
-            String::new(),
-            String::new(),
-        ));
-        rows.push(("  kept".into(), id_of(c.kept.id), title(c.kept.raw, text_field)));
+        let size = crate::output::count(c.size as u64, "document");
+        rows.push(Row::Line(format!("cluster {} of {total}, {size}", i + 1)));
+        rows.push(doc("  kept".into(), &c.kept));
         for (d, closeness) in c.removed.iter().take(SHOWN_MEMBERS) {
-            rows.push((format!("  removed, {closeness}"), id_of(d.id), title(d.raw, text_field)));
+            rows.push(doc(format!("  removed, {closeness}"), d));
         }
         if c.size > 1 + SHOWN_MEMBERS {
-            rows.push((
-                format!("  … and {} more removed", c.size - 1 - SHOWN_MEMBERS),
-                String::new(),
-                String::new(),
-            ));
+            rows.push(Row::Line(format!("  … and {} more removed", c.size - 1 - SHOWN_MEMBERS)));
         }
     }
-    let lead = rows.iter().filter(|r| !r.1.is_empty()).map(|r| r.0.width()).max().unwrap_or(0);
-    let ids = rows.iter().map(|r| r.1.width()).max().unwrap_or(0);
-    for (head, id, title) in rows {
-        if id.is_empty() {
-            out.push(head);
-        } else {
-            out.push(format!("{}  {}  {title}", pad(&head, lead), pad(&id, ids)));
-        }
-    }
-    out
+    let widest = |column: fn(&Row) -> Option<&String>| {
+        rows.iter().filter_map(column).map(|s| s.width()).max().unwrap_or(0)
+    };
+    let roles = widest(|r| if let Row::Doc { role, .. } = r { Some(role) } else { None });
+    let ids = widest(|r| if let Row::Doc { id, .. } = r { Some(id) } else { None });
+    rows.into_iter()
+        .map(|r| match r {
+            Row::Line(line) => line,
+            Row::Doc { role, id, title } => format!("{}  {}  {title}", pad(&role, roles), pad(&id, ids)),
+        })
+        .collect()
 }
 
 /// `s` padded with spaces to `columns` terminal columns.
@@ -72,27 +72,28 @@ fn pad(s: &str, columns: usize) -> String {
 
 /// The id as a person reads it: a string without its quotes.
 fn id_of(id: &Value) -> String {
-    let s = match id {
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
-    };
-    clip(&s, ID_COLUMNS)
+    match id {
+        Value::String(s) => clip(s, ID_COLUMNS),
+        other => clip(&other.to_string(), ID_COLUMNS),
+    }
 }
 
-/// The record's `title` field, else the first words of its text, on one
-/// line and at most [`TITLE_COLUMNS`] wide.
+/// The record's `title` field, else the first words of its text, at most
+/// [`TITLE_COLUMNS`] wide.
 fn title(raw: &str, text_field: &str) -> String {
     let record: Map<String, Value> = serde_json::from_str(raw).unwrap_or_default();
     let pick = |name: &str| record.get(name).and_then(Value::as_str).filter(|s| !s.trim().is_empty());
-    let text = pick("title").or_else(|| pick(text_field)).unwrap_or("");
-    let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    clip(&one_line, TITLE_COLUMNS)
+    clip(pick("title").or_else(|| pick(text_field)).unwrap_or(""), TITLE_COLUMNS)
 }
 
-/// `s` cut to `columns` terminal columns, with "…" where it was cut.
+/// `s` on one line (runs of whitespace become one space, other control
+/// characters, such as a terminal's escape sequences, are dropped), cut to
+/// `columns` terminal columns with "…" where it was cut.
 fn clip(s: &str, columns: usize) -> String {
+    let s: String =
+        s.split_whitespace().collect::<Vec<_>>().join(" ").chars().filter(|c| !c.is_control()).collect();
     if s.width() <= columns {
-        return s.to_string();
+        return s;
     }
     let mut out = String::new();
     let mut used = 0;
@@ -121,6 +122,15 @@ mod tests {
         );
         assert_eq!(title(r#"{"title":" ","body":"one\n two   three"}"#, "body"), "one two three");
         assert_eq!(title("not json", "text"), "");
+        assert_eq!(title(r#"{"title":"red\u001b[31m alert\u0007"}"#, "text"), "red[31m alert", "no escapes");
+        assert_eq!(title(r#"{"title":7,"text":""}"#, "text"), "");
+    }
+
+    #[test]
+    fn ids_of_any_kind_stay_on_one_line() {
+        assert_eq!(id_of(&json!("a\nb")), "a b");
+        assert_eq!(id_of(&json!(42)), "42");
+        assert_eq!(id_of(&json!("")), "");
     }
 
     #[test]

@@ -168,11 +168,10 @@ fn simhash(
     };
     let (radius, found) = deduplicate(args, fingerprinter, &records, &texts)?;
     stages.0.extend(found.timings.iter().copied());
-    let shown = stages.time("write", || {
-        write_outputs(args, &docs, &found, &|a, b| {
-            ("distance", json!(records.fingerprint(a).distance(records.fingerprint(b))))
-        })
-    })?;
+    let closeness =
+        |a: u32, b: u32| ("distance", json!(records.fingerprint(a).distance(records.fingerprint(b))));
+    stages.time("write", || write_outputs(args, &docs, &found, &closeness))?;
+    let shown = show(args, &docs, &found, &closeness);
     // {"k": 3}, or {"k": 4, "steps": [{"below": 48, "k": 2}, …]} by length.
     let mut rule = serde_json::to_value(&radius)?;
     rule["method"] = json!("simhash");
@@ -208,11 +207,10 @@ fn minhash(
     }
     let found = find(args, || if args.online { dedup.online(&records) } else { dedup.batch(&records) })?;
     stages.0.extend(found.timings.iter().copied());
-    let shown = stages.time("write", || {
-        write_outputs(args, &docs, &found, &|a, b| {
-            ("similarity", json!(round(estimate(records.signature(a), records.signature(b)))))
-        })
-    })?;
+    let closeness =
+        |a: u32, b: u32| ("similarity", json!(round(estimate(records.signature(a), records.signature(b)))));
+    stages.time("write", || write_outputs(args, &docs, &found, &closeness))?;
+    let shown = show(args, &docs, &found, &closeness);
     let banding = minhasher.banding();
     let rule = json!({ "method": "minhash", "threshold": minhasher.threshold(),
         "permutations": minhasher.permutations(), "bands": banding.bands, "rows": banding.rows });
@@ -319,14 +317,8 @@ fn write_summary(
 /// `("distance", bits)` or `("similarity", estimate)`.
 type Closeness<'a> = dyn Fn(u32, u32) -> (&'static str, Value) + 'a;
 
-/// Writes clusters.jsonl, kept.jsonl and (with --pairs) pairs.jsonl;
-/// returns the first `--show` clusters as lines for a person.
-fn write_outputs(
-    args: &DedupArgs,
-    docs: &[Doc],
-    found: &DedupResult,
-    closeness: &Closeness,
-) -> Result<Vec<String>> {
+/// Writes clusters.jsonl, kept.jsonl and (with --pairs) pairs.jsonl.
+fn write_outputs(args: &DedupArgs, docs: &[Doc], found: &DedupResult, closeness: &Closeness) -> Result<()> {
     let mut out = Output::open(Some(&args.output.join("clusters.jsonl")))?;
     for (ci, c) in found.clusters.iter().enumerate() {
         let members: Vec<Value> = c
@@ -363,7 +355,7 @@ fn write_outputs(
         }
         out.finish()?;
     }
-    Ok(show(args, docs, found, closeness))
+    Ok(())
 }
 
 /// The first `--show` clusters, as lines for a person.
@@ -381,10 +373,10 @@ fn show(args: &DedupArgs, docs: &[Doc], found: &DedupResult, closeness: &Closene
                 .filter(|&&i| i != c.kept)
                 .map(|&i| {
                     let (name, value) = closeness(c.kept, i);
-                    let value = value
-                        .as_f64()
-                        .filter(|_| value.is_f64())
-                        .map_or(value.to_string(), |v| format!("{v:.2}"));
+                    let value = match value.as_number() {
+                        Some(n) if n.is_f64() => format!("{:.2}", n.as_f64().unwrap_or(0.0)),
+                        _ => value.to_string(),
+                    };
                     (doc(i), format!("{name} {value}"))
                 })
                 .collect(),
