@@ -221,6 +221,19 @@ def test_spark_equals_cli_for_every_keep(spark, tmp_path):  # noqa: F811
     df.unpersist()
 
 
+def test_the_readme_sample_gives_the_same_clusters_everywhere(spark, tmp_path):  # noqa: F811
+    # The README's first command, with no settings: CLI, Python and Spark
+    # remove the same five copies (testdata/copies.jsonl).
+    from neardup.spark import dedup
+
+    inputs = [TESTDATA / "docs_en.jsonl", TESTDATA / "docs_zh.jsonl", TESTDATA / "copies.jsonl"]
+    ids, texts = read_jsonl(inputs)
+    want = cli_dedup(inputs, tmp_path / "cli")
+    assert len(want[1]) == 65 and len(want[0]) == 10, "five clusters of two"
+    assert python_dedup(ids, texts, neardup.MinHasher()) == want
+    assert spark_result(dedup(read_ordered(spark, inputs), order_cols=["_nd_file", "_nd_row"])) == want
+
+
 @pytest.mark.skipif(not SHARED.exists(), reason="../shared/data is not beside the repository")
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_spark_and_python_equal_cli_on_shared_data(spark, tmp_path, lang):  # noqa: F811
