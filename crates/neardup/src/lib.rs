@@ -54,6 +54,7 @@ pub mod presets;
 pub mod quality;
 pub mod radius;
 pub mod select;
+pub mod simd;
 pub mod similarity;
 pub mod sketch;
 pub mod sparse;

@@ -6,10 +6,11 @@
 //! weights (counts) are therefore exact and order-independent up to 2^53;
 //! real weights are summed in the pipeline's documented order, so a
 //! fingerprint is reproducible bit for bit. The AVX-512 and AVX2 paths,
-//! chosen at run time, add lane by lane in that same order and give the
-//! same bits as the portable one.
+//! chosen at run time ([`crate::simd`]), add lane by lane in that same
+//! order and give the same bits as the portable one.
 
 use crate::fingerprint::{Bits, Fingerprint};
+use crate::simd::{self, Level};
 
 /// One feature's contribution: its hash and its weight.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -76,16 +77,19 @@ impl Lanes {
 fn add_counts(lanes: &mut [f64], hashes: impl Iterator<Item = u64>, n: usize) {
     #[cfg(target_arch = "x86_64")]
     {
-        if std::arch::is_x86_feature_detected!("avx512bw") {
-            let mut counts = [0u32; 64];
-            // SAFETY: the CPU supports AVX-512BW, checked just above.
-            unsafe { avx512bw::count_ones(&mut counts, hashes) };
-            for (lane, &c) in lanes.iter_mut().zip(&counts) {
-                *lane += 2.0 * f64::from(c) - n as f64;
-            }
-            return;
+        let mut counts = [0u32; 64];
+        match simd::level() {
+            // SAFETY: `simd::level()` is at most what the CPU supports.
+            Level::Avx512 => unsafe { avx512bw::count_ones(&mut counts, hashes) },
+            // SAFETY: as above.
+            Level::Avx2 => unsafe { avx2::count_ones(&mut counts, hashes) },
+            Level::Portable => return add_counts_portable(lanes, hashes, n),
+        }
+        for (lane, &c) in lanes.iter_mut().zip(&counts) {
+            *lane += 2.0 * f64::from(c) - n as f64;
         }
     }
+    #[cfg(not(target_arch = "x86_64"))]
     add_counts_portable(lanes, hashes, n);
 }
 
@@ -124,20 +128,15 @@ fn add_counts_portable(lanes: &mut [f64], hashes: impl Iterator<Item = u64>, n: 
 
 /// Adds each vote to 64 lanes, taking bits `shift..shift + 64` of its hash.
 fn accumulate(lanes: &mut [f64; 64], votes: &[Vote], shift: u32) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        if std::arch::is_x86_feature_detected!("avx512f") {
-            // SAFETY: the CPU supports AVX-512F, checked just above.
-            unsafe { avx512::accumulate(lanes, votes, shift) };
-            return;
-        }
-        if std::arch::is_x86_feature_detected!("avx2") {
-            // SAFETY: the CPU supports AVX2, checked just above.
-            unsafe { avx2::accumulate(lanes, votes, shift) };
-            return;
-        }
+    match simd::level() {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `simd::level()` is at most what the CPU supports.
+        Level::Avx512 => unsafe { avx512::accumulate(lanes, votes, shift) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: as above.
+        Level::Avx2 => unsafe { avx2::accumulate(lanes, votes, shift) },
+        _ => accumulate_portable(lanes, votes, shift),
     }
-    accumulate_portable(lanes, votes, shift);
 }
 
 fn accumulate_portable(lanes: &mut [f64; 64], votes: &[Vote], shift: u32) {
@@ -201,6 +200,47 @@ mod avx2 {
                 unsafe { _mm256_storeu_pd(p.add(4 * g), *a) };
             }
         }
+    }
+
+    /// Counts, per bit position, the hashes with that bit set, as the
+    /// AVX-512BW kernel does with 32-byte registers: each half of a hash
+    /// is spread over 32 bytes (byte `i` gets byte `i / 8` of the half),
+    /// masked to bit `i % 8`, compared into 0 or −1 and subtracted from
+    /// byte counters, widened into `counts` every 255 hashes.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn count_ones(counts: &mut [u32; 64], hashes: impl Iterator<Item = u64>) {
+        let spread = _mm256_setr_epi8(
+            0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3,
+        );
+        let bit = _mm256_set1_epi64x(0x8040_2010_0804_0201_u64 as i64);
+        let expand = |half: u32| {
+            let v = _mm256_shuffle_epi8(_mm256_set1_epi32(half as i32), spread);
+            _mm256_cmpeq_epi8(_mm256_and_si256(v, bit), bit)
+        };
+        let (mut lo, mut hi) = (_mm256_setzero_si256(), _mm256_setzero_si256());
+        let mut pending = 0;
+        let flush = |lo: __m256i, hi: __m256i, counts: &mut [u32; 64]| {
+            let mut b = [0u8; 64];
+            // SAFETY: `b` is 64 bytes, the two 32-byte stores write its halves.
+            unsafe {
+                _mm256_storeu_si256(b.as_mut_ptr().cast(), lo);
+                _mm256_storeu_si256(b.as_mut_ptr().add(32).cast(), hi);
+            }
+            for (c, &x) in counts.iter_mut().zip(&b) {
+                *c += u32::from(x);
+            }
+        };
+        for h in hashes {
+            lo = _mm256_sub_epi8(lo, expand(h as u32));
+            hi = _mm256_sub_epi8(hi, expand((h >> 32) as u32));
+            pending += 1;
+            if pending == 255 {
+                flush(lo, hi, counts);
+                (lo, hi) = (_mm256_setzero_si256(), _mm256_setzero_si256());
+                pending = 0;
+            }
+        }
+        flush(lo, hi, counts);
     }
 }
 
@@ -290,23 +330,10 @@ mod tests {
         for shift in [0, 64] {
             let mut want = [0.0; 64];
             accumulate_portable(&mut want, &vs, shift);
-            let mut a = [0.0; 64];
-            accumulate(&mut a, &vs, shift);
-            assert_eq!(a.map(f64::to_bits), want.map(f64::to_bits));
-            #[cfg(target_arch = "x86_64")]
-            {
-                if std::arch::is_x86_feature_detected!("avx2") {
-                    let mut b = [0.0; 64];
-                    // SAFETY: AVX2 is present.
-                    unsafe { avx2::accumulate(&mut b, &vs, shift) };
-                    assert_eq!(b.map(f64::to_bits), want.map(f64::to_bits));
-                }
-                if std::arch::is_x86_feature_detected!("avx512f") {
-                    let mut c = [0.0; 64];
-                    // SAFETY: AVX-512F is present.
-                    unsafe { avx512::accumulate(&mut c, &vs, shift) };
-                    assert_eq!(c.map(f64::to_bits), want.map(f64::to_bits));
-                }
+            for level in simd::supported() {
+                let mut a = [0.0; 64];
+                simd::scoped(level, || accumulate(&mut a, &vs, shift));
+                assert_eq!(a.map(f64::to_bits), want.map(f64::to_bits), "{level}");
             }
         }
     }
@@ -316,12 +343,15 @@ mod tests {
         for n in [0, 1, 2, 3, 100, 70_000] {
             let vs: Vec<Vote> =
                 votes().into_iter().cycle().take(n).map(|v| Vote { weight: 1.0, ..v }).collect();
-            for bits in [Bits::B64, Bits::B128] {
+            for (bits, level) in [Bits::B64, Bits::B128]
+                .into_iter()
+                .flat_map(|b| simd::supported().into_iter().map(move |l| (b, l)))
+            {
                 let mut a = Lanes::new(bits);
                 a.add(&vs);
                 let mut b = Lanes::new(bits);
-                b.add_unit(&vs.iter().map(|v| v.hash).collect::<Vec<_>>());
-                assert_eq!(a.sums(), b.sums(), "n = {n}");
+                simd::scoped(level, || b.add_unit(&vs.iter().map(|v| v.hash).collect::<Vec<_>>()));
+                assert_eq!(a.sums(), b.sums(), "n = {n}, {level}");
                 let mut c = [0.0; 64];
                 add_counts_portable(&mut c, vs.iter().map(|v| v.hash as u64), n);
                 assert_eq!(&a.sums()[..64], &c[..], "portable, n = {n}");

@@ -1,9 +1,14 @@
-//! MD5 of up to 16 short messages at once with AVX-512 (RFC 1321).
+//! MD5 of up to 16 short messages at once (RFC 1321).
 //!
 //! The `python-simhash` preset hashes every 4-character gram with MD5; a
-//! gram fits in one 64-byte MD5 block, so sixteen grams are hashed in the
-//! sixteen 32-bit lanes of AVX-512 registers, one round function per
-//! `vpternlogd`. A test checks every length against the `md-5` crate.
+//! gram fits in one 64-byte MD5 block, so grams are hashed sixteen at a
+//! time: in the sixteen 32-bit lanes of AVX-512 registers (one round
+//! function per `vpternlogd`), in two halves of eight AVX2 lanes, or one
+//! after another by the portable kernel, as [`crate::simd::level`] says.
+//! A per-thread cache of 4-byte grams' hashes serves every level. Tests
+//! check every length and every level the CPU has against the `md-5` crate.
+
+use crate::simd::{level, Level};
 
 /// The longest message that fits in one MD5 block (64 − 1 − 8 bytes).
 pub(crate) const MAX_LEN: usize = 55;
@@ -149,8 +154,7 @@ pub(crate) fn hash_ascii_4grams(text: &str, wide: bool, mut f: impl FnMut(u128))
         let mut pending = [0u32; 16];
         let mut npending = 0;
         let flush = |pending: &[u32], cache: &mut Md5Cache, f: &mut dyn FnMut(u128)| {
-            // SAFETY: `hash_ascii_4grams` is only called when AVX-512F is present.
-            let state = unsafe { avx512_compress4(pending) };
+            let state = compress4(pending);
             for (l, &gram) in pending.iter().enumerate() {
                 let h = digest_value(&state, l);
                 cache.insert(gram, h);
@@ -176,22 +180,76 @@ pub(crate) fn hash_ascii_4grams(text: &str, wide: bool, mut f: impl FnMut(u128))
     });
 }
 
-/// MD5 of up to sixteen 4-byte messages given as little-endian words.
-///
-/// # Safety
-///
-/// The CPU must support AVX-512F.
-#[cfg(target_arch = "x86_64")]
-unsafe fn avx512_compress4(grams: &[u32]) -> [[u32; 16]; 4] {
+/// MD5 of up to sixteen 4-byte messages given as little-endian words, on
+/// this thread's SIMD level.
+fn compress4(grams: &[u32]) -> [[u32; 16]; 4] {
     let mut w0 = [0u32; 16];
     w0[..grams.len()].copy_from_slice(grams);
-    // SAFETY: the caller guarantees AVX-512F.
-    unsafe { avx512::compress4(&w0) }
+    let lanes = grams.len();
+    let block = |w: u32| {
+        let mut m = [0u32; 16];
+        m[0] = w;
+        m[1] = 0x80;
+        m[14] = 32;
+        m
+    };
+    match level() {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `level()` is at most what the CPU supports.
+        Level::Avx512 => unsafe { avx512::compress4(&w0) },
+        #[cfg(target_arch = "x86_64")]
+        Level::Avx2 => {
+            let mut out = [[0u32; 16]; 4];
+            for half in 0..lanes.div_ceil(8) {
+                let w: [u32; 8] = w0[8 * half..8 * half + 8].try_into().expect("8 words");
+                // SAFETY: `level()` is at most what the CPU supports.
+                let st = unsafe { avx2::compress4(&w) };
+                for (o, s) in out.iter_mut().zip(&st) {
+                    o[8 * half..8 * half + 8].copy_from_slice(s);
+                }
+            }
+            out
+        }
+        _ => portable_lanes(lanes, |l, g| block(w0[l])[g]),
+    }
 }
 
-#[cfg(not(target_arch = "x86_64"))]
-unsafe fn avx512_compress4(_grams: &[u32]) -> [[u32; 16]; 4] {
-    unreachable!("md5x16 needs AVX-512F")
+/// MD5 of up to sixteen padded blocks (lane `l` at bytes `64·l..64·l + 64`),
+/// `lanes` of them in use, on this thread's SIMD level.
+fn compress(blocks: &[u8; 1024], lanes: usize) -> [[u32; 16]; 4] {
+    // Word g of lane l.
+    let word = |l: usize, g: usize| {
+        u32::from_le_bytes(blocks[64 * l + 4 * g..64 * l + 4 * g + 4].try_into().expect("4 bytes"))
+    };
+    match level() {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `level()` is at most what the CPU supports.
+        Level::Avx512 => unsafe { avx512::compress(blocks) },
+        #[cfg(target_arch = "x86_64")]
+        Level::Avx2 => {
+            let mut out = [[0u32; 16]; 4];
+            for half in 0..lanes.div_ceil(8) {
+                // Word g of the eight lanes of this half, transposed.
+                let m: [[u32; 8]; 16] =
+                    std::array::from_fn(|g| std::array::from_fn(|l| word(8 * half + l, g)));
+                // SAFETY: `level()` is at most what the CPU supports.
+                let st = unsafe { avx2::compress(&m) };
+                for (o, s) in out.iter_mut().zip(&st) {
+                    o[8 * half..8 * half + 8].copy_from_slice(s);
+                }
+            }
+            out
+        }
+        _ => portable_lanes(lanes, word),
+    }
+}
+
+/// The portable kernel on the blocks of `lanes` lanes, word `g` of lane
+/// `l` given by `word(l, g)`.
+fn portable_lanes(lanes: usize, word: impl Fn(usize, usize) -> u32) -> [[u32; 16]; 4] {
+    let m: [[u32; 16]; 16] =
+        std::array::from_fn(|g| std::array::from_fn(|l| if l < lanes { word(l, g) } else { 0 }));
+    portable::compress(&m)
 }
 
 #[inline]
@@ -206,64 +264,148 @@ fn gram_of(f: &str) -> Option<u32> {
     Some(u32::from_le_bytes(b))
 }
 
-/// Whether the AVX-512 path can run here.
-pub(crate) fn available() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        std::arch::is_x86_feature_detected!("avx512f")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
-    }
-}
-
 /// The 64-bit hashes (`md5[8..16]` read big-endian) or 128-bit hashes
 /// (the digest read big-endian) of up to 16 messages of at most
-/// [`MAX_LEN`] bytes, appended to `out`.
+/// [`MAX_LEN`] bytes, appended to `out`, on this thread's SIMD level.
 ///
 /// # Panics
 ///
-/// If more than 16 messages or a longer message is given, or if the CPU
-/// lacks AVX-512F: call [`available`] first.
+/// If more than 16 messages or a longer message is given.
 pub(crate) fn hash16(msgs: &[&str], wide: bool, out: &mut Vec<u128>) {
     assert!(msgs.len() <= 16 && msgs.iter().all(|m| m.len() <= MAX_LEN));
-    #[cfg(target_arch = "x86_64")]
-    {
-        assert!(available(), "md5x16 needs AVX-512F");
-        let state = if msgs.iter().all(|m| m.len() == 4) {
-            // Four-byte messages (ASCII 4-grams, the common case): only the
-            // first word of the block differs between lanes.
-            let mut grams = [0u32; 16];
-            for (g, m) in grams.iter_mut().zip(msgs) {
-                *g = gram_of(m).expect("4 bytes");
-            }
-            // SAFETY: AVX-512F is present, asserted above.
-            unsafe { avx512_compress4(&grams[..msgs.len()]) }
-        } else {
-            // Lane l's padded block at bytes 64·l..64·l + 64.
-            let mut blocks = [0u8; 1024];
-            for (lane, m) in msgs.iter().enumerate() {
-                let b = &mut blocks[64 * lane..64 * lane + 64];
-                b[..m.len()].copy_from_slice(m.as_bytes());
-                b[m.len()] = 0x80;
-                b[56..].copy_from_slice(&((m.len() as u64) * 8).to_le_bytes());
-            }
-            // SAFETY: AVX-512F is present, asserted above.
-            unsafe { avx512::compress(&blocks) }
-        };
-        out.extend((0..msgs.len()).map(|l| width(digest_value(&state, l), wide)));
+    let state = if msgs.iter().all(|m| m.len() == 4) {
+        // Four-byte messages (ASCII 4-grams, the common case): only the
+        // first word of the block differs between lanes.
+        let mut grams = [0u32; 16];
+        for (g, m) in grams.iter_mut().zip(msgs) {
+            *g = gram_of(m).expect("4 bytes");
+        }
+        compress4(&grams[..msgs.len()])
+    } else {
+        // Lane l's padded block at bytes 64·l..64·l + 64.
+        let mut blocks = [0u8; 1024];
+        for (lane, m) in msgs.iter().enumerate() {
+            let b = &mut blocks[64 * lane..64 * lane + 64];
+            b[..m.len()].copy_from_slice(m.as_bytes());
+            b[m.len()] = 0x80;
+            b[56..].copy_from_slice(&((m.len() as u64) * 8).to_le_bytes());
+        }
+        compress(&blocks, msgs.len())
+    };
+    out.extend((0..msgs.len()).map(|l| width(digest_value(&state, l), wide)));
+}
+
+/// The MD5 initial state (a, b, c, d).
+const INIT: [u32; 4] = [0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476];
+
+/// Message word used by step `i`.
+#[inline(always)]
+const fn word_index(i: usize) -> usize {
+    match i / 16 {
+        0 => i,
+        1 => (5 * i + 1) % 16,
+        2 => (3 * i + 5) % 16,
+        _ => (7 * i) % 16,
     }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        let _ = (wide, out);
-        unreachable!("md5x16 needs AVX-512F")
+}
+
+mod portable {
+    use super::{word_index, INIT, K, S};
+
+    /// Sixteen 32-bit lanes as plain arrays: the loops below are written
+    /// lane by lane so that the compiler may vectorize them for whatever
+    /// the target has (SSE2 on any x86-64, NEON on aarch64) without a
+    /// single intrinsic.
+    type Lanes = [u32; 16];
+
+    #[inline(always)]
+    fn map3(b: &Lanes, c: &Lanes, d: &Lanes, f: impl Fn(u32, u32, u32) -> u32) -> Lanes {
+        std::array::from_fn(|l| f(b[l], c[l], d[l]))
+    }
+
+    /// One MD5 compression of sixteen blocks from the initial state, word
+    /// `g` of lane `l` at `m[g][l]`: the reference the SIMD kernels are
+    /// tested against.
+    pub(super) fn compress(m: &[Lanes; 16]) -> [Lanes; 4] {
+        let [mut a, mut b, mut c, mut d] = INIT.map(|v| [v; 16]);
+        for i in 0..64 {
+            let f = match i / 16 {
+                0 => map3(&b, &c, &d, |b, c, d| d ^ (b & (c ^ d))),
+                1 => map3(&b, &c, &d, |b, c, d| c ^ (d & (b ^ c))),
+                2 => map3(&b, &c, &d, |b, c, d| b ^ c ^ d),
+                _ => map3(&b, &c, &d, |b, c, d| c ^ (b | !d)),
+            };
+            let w = &m[word_index(i)];
+            let nb: Lanes = std::array::from_fn(|l| {
+                let sum = a[l].wrapping_add(f[l]).wrapping_add(K[i]).wrapping_add(w[l]);
+                b[l].wrapping_add(sum.rotate_left(S[i]))
+            });
+            (a, b, c, d) = (d, nb, b, c);
+        }
+        let state = [a, b, c, d];
+        std::array::from_fn(|j| state[j].map(|v| v.wrapping_add(INIT[j])))
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use super::{word_index, INIT, K, S};
+    use std::arch::x86_64::*;
+
+    /// One MD5 compression of eight blocks, given as `m[g][lane]`.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn compress(m: &[[u32; 8]; 16]) -> [[u32; 8]; 4] {
+        // SAFETY: each `m[g]` is 8 u32s, the 32 bytes an unaligned load reads.
+        let m: [__m256i; 16] = std::array::from_fn(|g| unsafe { _mm256_loadu_si256(m[g].as_ptr().cast()) });
+        rounds(&m)
+    }
+
+    /// One MD5 compression of eight 4-byte messages, given as their first
+    /// block words; the rest of each block is the fixed padding.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn compress4(w0: &[u32; 8]) -> [[u32; 8]; 4] {
+        let mut m = [_mm256_setzero_si256(); 16];
+        // SAFETY: `w0` is 8 u32s, the 32 bytes an unaligned load reads.
+        m[0] = unsafe { _mm256_loadu_si256(w0.as_ptr().cast()) };
+        m[1] = _mm256_set1_epi32(0x80);
+        m[14] = _mm256_set1_epi32(32);
+        rounds(&m)
+    }
+
+    #[target_feature(enable = "avx2")]
+    fn rounds(m: &[__m256i; 16]) -> [[u32; 8]; 4] {
+        let [mut a, mut b, mut c, mut d] = INIT.map(|v| _mm256_set1_epi32(v as i32));
+        let ones = _mm256_set1_epi32(-1);
+        for i in 0..64 {
+            let f = match i / 16 {
+                0 => _mm256_xor_si256(d, _mm256_and_si256(b, _mm256_xor_si256(c, d))),
+                1 => _mm256_xor_si256(c, _mm256_and_si256(d, _mm256_xor_si256(b, c))),
+                2 => _mm256_xor_si256(_mm256_xor_si256(b, c), d),
+                _ => _mm256_xor_si256(c, _mm256_or_si256(b, _mm256_xor_si256(d, ones))),
+            };
+            let sum = _mm256_add_epi32(
+                _mm256_add_epi32(a, f),
+                _mm256_add_epi32(_mm256_set1_epi32(K[i] as i32), m[word_index(i)]),
+            );
+            let rot = _mm256_or_si256(
+                _mm256_sllv_epi32(sum, _mm256_set1_epi32(S[i] as i32)),
+                _mm256_srlv_epi32(sum, _mm256_set1_epi32(32 - S[i] as i32)),
+            );
+            (a, b, c, d) = (d, _mm256_add_epi32(b, rot), b, c);
+        }
+        let mut out = [[0u32; 8]; 4];
+        for (j, v) in [a, b, c, d].into_iter().enumerate() {
+            let v = _mm256_add_epi32(v, _mm256_set1_epi32(INIT[j] as i32));
+            // SAFETY: `out[j]` is 8 u32s, the 32 bytes an unaligned store writes.
+            unsafe { _mm256_storeu_si256(out[j].as_mut_ptr().cast(), v) };
+        }
+        out
     }
 }
 
 #[cfg(target_arch = "x86_64")]
 mod avx512 {
-    use super::{K, S};
+    use super::{word_index, INIT, K, S};
     use std::arch::x86_64::*;
 
     /// One MD5 compression of sixteen blocks from the initial state.
@@ -294,32 +436,25 @@ mod avx512 {
 
     #[target_feature(enable = "avx512f")]
     fn rounds(m: &[__m512i; 16]) -> [[u32; 16]; 4] {
-        let init = [0x67452301u32, 0xefcdab89, 0x98badcfe, 0x10325476];
-        let (mut a, mut b, mut c, mut d) = (
-            _mm512_set1_epi32(init[0] as i32),
-            _mm512_set1_epi32(init[1] as i32),
-            _mm512_set1_epi32(init[2] as i32),
-            _mm512_set1_epi32(init[3] as i32),
-        );
+        let [mut a, mut b, mut c, mut d] = INIT.map(|v| _mm512_set1_epi32(v as i32));
         for i in 0..64 {
             // The four round functions, each one ternary-logic instruction.
-            let (f, g) = match i / 16 {
-                0 => (_mm512_ternarylogic_epi32::<0xCA>(b, c, d), i),
-                1 => (_mm512_ternarylogic_epi32::<0xE4>(b, c, d), (5 * i + 1) % 16),
-                2 => (_mm512_ternarylogic_epi32::<0x96>(b, c, d), (3 * i + 5) % 16),
-                _ => (_mm512_ternarylogic_epi32::<0x39>(b, c, d), (7 * i) % 16),
+            let f = match i / 16 {
+                0 => _mm512_ternarylogic_epi32::<0xCA>(b, c, d),
+                1 => _mm512_ternarylogic_epi32::<0xE4>(b, c, d),
+                2 => _mm512_ternarylogic_epi32::<0x96>(b, c, d),
+                _ => _mm512_ternarylogic_epi32::<0x39>(b, c, d),
             };
             let sum = _mm512_add_epi32(
                 _mm512_add_epi32(a, f),
-                _mm512_add_epi32(_mm512_set1_epi32(K[i] as i32), m[g]),
+                _mm512_add_epi32(_mm512_set1_epi32(K[i] as i32), m[word_index(i)]),
             );
             let rot = _mm512_rolv_epi32(sum, _mm512_set1_epi32(S[i] as i32));
-            let nb = _mm512_add_epi32(b, rot);
-            (a, b, c, d) = (d, nb, b, c);
+            (a, b, c, d) = (d, _mm512_add_epi32(b, rot), b, c);
         }
         let mut out = [[0u32; 16]; 4];
         for (j, v) in [a, b, c, d].into_iter().enumerate() {
-            let v = _mm512_add_epi32(v, _mm512_set1_epi32(init[j] as i32));
+            let v = _mm512_add_epi32(v, _mm512_set1_epi32(INIT[j] as i32));
             // SAFETY: `out[j]` is 16 u32s, the 64 bytes an unaligned store writes.
             unsafe { _mm512_storeu_si512(out[j].as_mut_ptr().cast(), v) };
         }
@@ -330,30 +465,69 @@ mod avx512 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::simd;
     use md5::Digest;
+    use proptest::prelude::*;
+
+    fn want(m: &[u8], wide: bool) -> u128 {
+        let d: [u8; 16] = md5::Md5::digest(m).into();
+        if wide {
+            u128::from_be_bytes(d)
+        } else {
+            u128::from(u64::from_be_bytes(d[8..].try_into().unwrap()))
+        }
+    }
 
     #[test]
-    fn equals_md5_for_every_length() {
-        if !available() {
-            return;
-        }
+    fn every_level_equals_md5_for_every_length_and_lane_count() {
         let data: String = ('a'..='z').chain('0'..='9').cycle().take(1000).collect();
-        for len in 0..=MAX_LEN {
-            for count in [1, 7, 16] {
-                let msgs: Vec<&str> = (0..count).map(|i| &data[i * 7..i * 7 + len]).collect();
-                for wide in [false, true] {
-                    let mut got = Vec::new();
-                    hash16(&msgs, wide, &mut got);
-                    for (i, m) in msgs.iter().enumerate() {
-                        let d: [u8; 16] = md5::Md5::digest(m.as_bytes()).into();
-                        let want = if wide {
-                            u128::from_be_bytes(d)
-                        } else {
-                            u128::from(u64::from_be_bytes(d[8..].try_into().unwrap()))
-                        };
-                        assert_eq!(got[i], want, "len {len} lane {i}");
+        for level in simd::supported() {
+            simd::scoped(level, || {
+                for len in 0..=MAX_LEN {
+                    for count in [1, 7, 8, 9, 16] {
+                        let msgs: Vec<&str> = (0..count).map(|i| &data[i * 7..i * 7 + len]).collect();
+                        for wide in [false, true] {
+                            let mut got = Vec::new();
+                            hash16(&msgs, wide, &mut got);
+                            for (i, m) in msgs.iter().enumerate() {
+                                assert_eq!(got[i], want(m.as_bytes(), wide), "{level}: len {len} lane {i}");
+                            }
+                        }
                     }
                 }
+            });
+        }
+    }
+
+    #[test]
+    fn every_level_hashes_ascii_windows_like_md5() {
+        let text = "The quick brown fox jumps over the lazy dog; 0123456789 _ the end.".repeat(3);
+        let mut expected: Vec<u128> = text.as_bytes().windows(4).map(|w| want(w, false)).collect();
+        expected.sort_unstable();
+        for level in simd::supported() {
+            // Twice: the second pass is served by the cache the first filled.
+            for _ in 0..2 {
+                let mut got = Vec::new();
+                simd::scoped(level, || hash_ascii_4grams(&text, false, |h| got.push(h)));
+                got.sort_unstable();
+                assert_eq!(got, expected, "{level}");
+            }
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn levels_agree_bit_for_bit(msgs in proptest::collection::vec(".{0,18}", 1..=16)) {
+            let msgs: Vec<&str> = msgs.iter().map(String::as_str).filter(|m| m.len() <= MAX_LEN).collect();
+            let mut reference = Vec::new();
+            simd::scoped(simd::Level::Portable, || hash16(&msgs, true, &mut reference));
+            for level in simd::supported() {
+                let mut got = Vec::new();
+                simd::scoped(level, || hash16(&msgs, true, &mut got));
+                prop_assert_eq!(&got, &reference, "{}", level);
+            }
+            for (m, h) in msgs.iter().zip(&reference) {
+                prop_assert_eq!(*h, want(m.as_bytes(), true));
             }
         }
     }

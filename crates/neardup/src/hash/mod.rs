@@ -94,11 +94,12 @@ impl HashConfig {
 
 impl HashConfig {
     /// Hashes every feature to `bits` bits, appending to `out`: the same
-    /// values as [`hash`](Self::hash), computed sixteen at a time where the
-    /// CPU allows (MD5 with AVX-512).
+    /// values as [`hash`](Self::hash); MD5 sixteen at a time with the SIMD
+    /// kernels of [`crate::simd::level`] and a per-thread cache of 4-byte
+    /// features.
     pub fn hash_batch(self, bits: Bits, features: &[&str], out: &mut Vec<u128>) {
         out.reserve(features.len());
-        if self == HashConfig::Md5 && md5x16::available() {
+        if self == HashConfig::Md5 {
             md5x16::hash_cached(features, bits == Bits::B128, out);
             return;
         }
@@ -110,13 +111,13 @@ impl HashConfig {
     /// Hashes every `n`-byte window of the ASCII text `text` (its character
     /// `n`-grams) and hands each hash to `f`, in an unspecified order: for
     /// callers that only count (unit votes). MD5 of 4-grams uses a per-thread
-    /// cache and sixteen-way AVX-512 where the CPU allows.
+    /// cache and the SIMD kernels of [`crate::simd::level`].
     pub fn hash_ascii_windows(self, bits: Bits, text: &str, n: usize, mut f: impl FnMut(u128)) {
         debug_assert!(text.is_ascii());
         if n == 0 || text.len() < n {
             return;
         }
-        if self == HashConfig::Md5 && n == 4 && md5x16::available() {
+        if self == HashConfig::Md5 && n == 4 {
             md5x16::hash_ascii_4grams(text, bits == Bits::B128, f);
             return;
         }
@@ -155,11 +156,6 @@ impl FeatureHasher for HashConfig {
             }
             HashConfig::Lookup3 => return None,
         })
-    }
-
-    fn is_expensive(&self) -> bool {
-        // Sixteen-way MD5 costs about as much per feature as counting it.
-        matches!(self, HashConfig::Md5) && !md5x16::available()
     }
 }
 

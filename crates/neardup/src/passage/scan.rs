@@ -50,8 +50,9 @@ pub(super) const MAX_CANDIDATES: usize = 32;
 
 /// Calls `hit(j, d)` for every `b[j]` within `k` bits of `q`.
 pub(super) fn scan64(q: u64, b: &[u64], k: u32, hit: impl FnMut(usize, u32)) {
+    // The portable level uses no x86 extension, popcnt included.
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("popcnt") {
+    if crate::simd::level() > crate::simd::Level::Portable && std::arch::is_x86_feature_detected!("popcnt") {
         // SAFETY: the CPU has popcnt, checked just above.
         return unsafe { scan64_popcnt(q, b, k, hit) };
     }

@@ -82,10 +82,8 @@ fn block_at(b: &[u8], k: usize, simd: bool) -> Block {
 /// Debug builds assert that `text` is ASCII; the result is unspecified
 /// (but memory-safe) for other text.
 pub fn ascii_words<'t>(text: &'t str, out: &mut Vec<&'t str>) {
-    #[cfg(target_arch = "x86_64")]
-    let simd = std::arch::is_x86_feature_detected!("avx2");
-    #[cfg(not(target_arch = "x86_64"))]
-    let simd = false;
+    // `Avx2` and above are only ever x86-64 levels the CPU supports.
+    let simd = crate::simd::level() >= crate::simd::Level::Avx2;
     words_with(text, out, simd);
 }
 
