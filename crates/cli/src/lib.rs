@@ -68,6 +68,17 @@ fn message_of(e: &anyhow::Error) -> String {
 /// returns the exit code (0 ok, 1 input errors, 2 usage or configuration).
 pub fn run() -> ExitCode {
     let cli = Cli::parse();
+    match neardup::simd::from_env() {
+        Err(e) => {
+            eprintln!("neardup: {e}");
+            return ExitCode::from(2);
+        }
+        Ok(Some(asked)) if !asked.is_supported() => eprintln!(
+            "neardup: NEARDUP_SIMD={asked}: this CPU does not support it; using {} (the answers are the same)",
+            neardup::simd::detected()
+        ),
+        Ok(_) => {}
+    }
     if let Some(j) = cli.threads {
         if let Err(e) = rayon::ThreadPoolBuilder::new().num_threads(j).build_global() {
             eprintln!("neardup: cannot start {j} threads: {e}");

@@ -1632,3 +1632,36 @@ fn readme_examples_print_what_the_readme_shows() {
     }
     assert!(ran >= 2, "the README's examples were found ({ran})");
 }
+
+/// `neardup` with `NEARDUP_SIMD` set to `level`.
+fn with_simd(level: &str, args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_neardup")).args(args).env("NEARDUP_SIMD", level).output().unwrap()
+}
+
+#[test]
+fn every_simd_level_gives_the_same_fingerprints_and_an_unknown_one_is_refused() {
+    let en = testdata("docs_en.jsonl");
+    let zh = testdata("docs_zh.jsonl");
+    for preset in ["python-simhash", "default", "keywords"] {
+        let args = ["fingerprint", "--preset", preset, &en, &zh];
+        let auto = with_simd("auto", &args);
+        assert!(auto.status.success(), "{}", String::from_utf8_lossy(&auto.stderr));
+        assert_eq!(String::from_utf8_lossy(&auto.stdout).lines().count(), 64);
+        // Levels this CPU lacks fall back (with a note), so every name runs.
+        for level in ["portable", "avx2", "avx512"] {
+            let out = with_simd(level, &args);
+            assert!(out.status.success(), "{level}: {}", String::from_utf8_lossy(&out.stderr));
+            assert_eq!(out.stdout, auto.stdout, "{preset} at NEARDUP_SIMD={level}");
+            let supported = level.parse::<neardup::simd::Level>().unwrap().is_supported();
+            assert_eq!(String::from_utf8_lossy(&out.stderr).contains("does not support it"), !supported);
+        }
+    }
+    let bad = with_simd("sse9", &["fingerprint", &en]);
+    assert_eq!(bad.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(
+        err.contains("NEARDUP_SIMD=\"sse9\" is not a SIMD level: use auto, avx512, avx2 or portable"),
+        "{err}"
+    );
+    assert!(bad.stdout.is_empty());
+}

@@ -351,18 +351,11 @@ impl Fingerprinter {
     /// and count unit votes, without a list of features or of hashes.
     fn ascii_ngram_votes(&self, norm: &str, n: usize) -> (Fingerprint, usize) {
         let mut lanes = Lanes::new(self.bits);
-        let mut buf: Vec<u128> = Vec::with_capacity(256);
         let mut count = 0;
-        self.hash.hash_ascii_windows(self.bits, norm, n, |h| {
-            buf.push(h);
-            if buf.len() == 256 {
-                lanes.add_unit(&buf);
-                count += buf.len();
-                buf.clear();
-            }
+        self.hash.hash_ascii_windows(self.bits, norm, n, |hashes| {
+            lanes.add_unit(hashes);
+            count += hashes.len();
         });
-        lanes.add_unit(&buf);
-        count += buf.len();
         (lanes.fingerprint(), count)
     }
 

@@ -54,6 +54,17 @@ impl Md5Cache {
             .then(|| (u128::from(self.hi[slot]) << 64) | u128::from(self.lo[slot]))
     }
 
+    /// Slot `slot`'s value cut to the width asked for, whatever its key.
+    #[inline(always)]
+    fn value(&self, slot: usize, wide: bool) -> u128 {
+        let lo = u128::from(self.lo[slot]);
+        if wide {
+            (u128::from(self.hi[slot]) << 64) | lo
+        } else {
+            lo
+        }
+    }
+
     #[inline]
     fn insert(&mut self, gram: u32, h: u128) {
         if gram != 0 {
@@ -146,36 +157,50 @@ pub(crate) fn hash_cached(features: &[&str], wide: bool, out: &mut Vec<u128>) {
     });
 }
 
+/// Windows looked up in the cache per round: their hits and misses fit in
+/// the nearest cache.
+const ROUND: usize = 256;
+
 /// The MD5 hashes of every 4-byte window of the ASCII text `text`, handed
-/// to `f` in an unspecified order (cache hits at once, misses sixteen at a
-/// time), without materializing the windows.
-pub(crate) fn hash_ascii_4grams(text: &str, wide: bool, mut f: impl FnMut(u128)) {
+/// to `f` a slice at a time in an unspecified order (a round's cache hits,
+/// then its misses sixteen at a time), without materializing the windows.
+///
+/// Lookups are branch-free: every window's slot is read and written to
+/// both the hit and the miss list, and only the right list's length
+/// advances, so a miss costs no mispredicted branch.
+pub(crate) fn hash_ascii_4grams(text: &str, wide: bool, mut f: impl FnMut(&[u128])) {
+    let bytes = text.as_bytes();
+    if bytes.len() < 4 {
+        return;
+    }
     with_cache(|cache| {
-        let mut pending = [0u32; 16];
-        let mut npending = 0;
-        let flush = |pending: &[u32], cache: &mut Md5Cache, f: &mut dyn FnMut(u128)| {
-            let state = compress4(pending);
-            for (l, &gram) in pending.iter().enumerate() {
-                let h = digest_value(&state, l);
-                cache.insert(gram, h);
-                f(width(h, wide));
+        let mut hits = [0u128; ROUND];
+        let mut misses = [0u32; ROUND];
+        let mut hashed = Vec::with_capacity(16);
+        let windows = bytes.len() - 3;
+        for start in (0..windows).step_by(ROUND) {
+            let round = &bytes[start..(start + ROUND).min(windows) + 3];
+            let (mut nh, mut nm) = (0, 0);
+            for w in round.windows(4) {
+                let gram = u32::from_le_bytes([w[0], w[1], w[2], w[3]]);
+                let slot = slot_for(gram);
+                let hit = cache.keys[slot] == gram && gram != 0;
+                hits[nh] = cache.value(slot, wide);
+                misses[nm] = gram;
+                nh += usize::from(hit);
+                nm += usize::from(!hit);
             }
-        };
-        for w in text.as_bytes().windows(4) {
-            let gram = u32::from_le_bytes([w[0], w[1], w[2], w[3]]);
-            if let Some(h) = cache.get(gram) {
-                f(width(h, wide));
-                continue;
+            f(&hits[..nh]);
+            for batch in misses[..nm].chunks(16) {
+                let state = compress4(batch);
+                hashed.clear();
+                for (l, &gram) in batch.iter().enumerate() {
+                    let h = digest_value(&state, l);
+                    cache.insert(gram, h);
+                    hashed.push(width(h, wide));
+                }
+                f(&hashed);
             }
-            pending[npending] = gram;
-            npending += 1;
-            if npending == 16 {
-                flush(&pending, cache, &mut f);
-                npending = 0;
-            }
-        }
-        if npending > 0 {
-            flush(&pending[..npending], cache, &mut f);
         }
     });
 }
@@ -309,6 +334,16 @@ const fn word_index(i: usize) -> usize {
     }
 }
 
+/// Runs `$step!(i)` for every step `i` of MD5, unrolled, so each step's
+/// constant, shift and message word are known when compiled.
+macro_rules! unroll64 {
+    ($step:ident) => {
+        unroll64!(@ $step; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30
+            31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63)
+    };
+    (@ $step:ident; $($i:literal)*) => { $( $step!($i); )* };
+}
+
 mod portable {
     use super::{word_index, INIT, K, S};
 
@@ -376,23 +411,28 @@ mod avx2 {
     fn rounds(m: &[__m256i; 16]) -> [[u32; 8]; 4] {
         let [mut a, mut b, mut c, mut d] = INIT.map(|v| _mm256_set1_epi32(v as i32));
         let ones = _mm256_set1_epi32(-1);
-        for i in 0..64 {
-            let f = match i / 16 {
-                0 => _mm256_xor_si256(d, _mm256_and_si256(b, _mm256_xor_si256(c, d))),
-                1 => _mm256_xor_si256(c, _mm256_and_si256(d, _mm256_xor_si256(b, c))),
-                2 => _mm256_xor_si256(_mm256_xor_si256(b, c), d),
-                _ => _mm256_xor_si256(c, _mm256_or_si256(b, _mm256_xor_si256(d, ones))),
-            };
-            let sum = _mm256_add_epi32(
-                _mm256_add_epi32(a, f),
-                _mm256_add_epi32(_mm256_set1_epi32(K[i] as i32), m[word_index(i)]),
-            );
-            let rot = _mm256_or_si256(
-                _mm256_sllv_epi32(sum, _mm256_set1_epi32(S[i] as i32)),
-                _mm256_srlv_epi32(sum, _mm256_set1_epi32(32 - S[i] as i32)),
-            );
-            (a, b, c, d) = (d, _mm256_add_epi32(b, rot), b, c);
+        macro_rules! step {
+            ($i:literal) => {{
+                let i: usize = $i;
+                let f = match i / 16 {
+                    0 => _mm256_xor_si256(d, _mm256_and_si256(b, _mm256_xor_si256(c, d))),
+                    1 => _mm256_xor_si256(c, _mm256_and_si256(d, _mm256_xor_si256(b, c))),
+                    2 => _mm256_xor_si256(_mm256_xor_si256(b, c), d),
+                    _ => _mm256_xor_si256(c, _mm256_or_si256(b, _mm256_xor_si256(d, ones))),
+                };
+                let sum = _mm256_add_epi32(
+                    _mm256_add_epi32(a, f),
+                    _mm256_add_epi32(_mm256_set1_epi32(K[i] as i32), m[word_index(i)]),
+                );
+                // Shifts by a count known when compiled (the unrolled step).
+                let rot = _mm256_or_si256(
+                    _mm256_sll_epi32(sum, _mm_cvtsi32_si128(S[i] as i32)),
+                    _mm256_srl_epi32(sum, _mm_cvtsi32_si128(32 - S[i] as i32)),
+                );
+                (a, b, c, d) = (d, _mm256_add_epi32(b, rot), b, c);
+            }};
         }
+        unroll64!(step);
         let mut out = [[0u32; 8]; 4];
         for (j, v) in [a, b, c, d].into_iter().enumerate() {
             let v = _mm256_add_epi32(v, _mm256_set1_epi32(INIT[j] as i32));
@@ -437,21 +477,25 @@ mod avx512 {
     #[target_feature(enable = "avx512f")]
     fn rounds(m: &[__m512i; 16]) -> [[u32; 16]; 4] {
         let [mut a, mut b, mut c, mut d] = INIT.map(|v| _mm512_set1_epi32(v as i32));
-        for i in 0..64 {
-            // The four round functions, each one ternary-logic instruction.
-            let f = match i / 16 {
-                0 => _mm512_ternarylogic_epi32::<0xCA>(b, c, d),
-                1 => _mm512_ternarylogic_epi32::<0xE4>(b, c, d),
-                2 => _mm512_ternarylogic_epi32::<0x96>(b, c, d),
-                _ => _mm512_ternarylogic_epi32::<0x39>(b, c, d),
-            };
-            let sum = _mm512_add_epi32(
-                _mm512_add_epi32(a, f),
-                _mm512_add_epi32(_mm512_set1_epi32(K[i] as i32), m[word_index(i)]),
-            );
-            let rot = _mm512_rolv_epi32(sum, _mm512_set1_epi32(S[i] as i32));
-            (a, b, c, d) = (d, _mm512_add_epi32(b, rot), b, c);
+        macro_rules! step {
+            ($i:literal) => {{
+                let i: usize = $i;
+                // The four round functions, each one ternary-logic instruction.
+                let f = match i / 16 {
+                    0 => _mm512_ternarylogic_epi32::<0xCA>(b, c, d),
+                    1 => _mm512_ternarylogic_epi32::<0xE4>(b, c, d),
+                    2 => _mm512_ternarylogic_epi32::<0x96>(b, c, d),
+                    _ => _mm512_ternarylogic_epi32::<0x39>(b, c, d),
+                };
+                let sum = _mm512_add_epi32(
+                    _mm512_add_epi32(a, f),
+                    _mm512_add_epi32(_mm512_set1_epi32(K[i] as i32), m[word_index(i)]),
+                );
+                let rot = _mm512_rolv_epi32(sum, _mm512_set1_epi32(S[i] as i32));
+                (a, b, c, d) = (d, _mm512_add_epi32(b, rot), b, c);
+            }};
         }
+        unroll64!(step);
         let mut out = [[0u32; 16]; 4];
         for (j, v) in [a, b, c, d].into_iter().enumerate() {
             let v = _mm512_add_epi32(v, _mm512_set1_epi32(INIT[j] as i32));
@@ -508,7 +552,7 @@ mod tests {
             // Twice: the second pass is served by the cache the first filled.
             for _ in 0..2 {
                 let mut got = Vec::new();
-                simd::scoped(level, || hash_ascii_4grams(&text, false, |h| got.push(h)));
+                simd::scoped(level, || hash_ascii_4grams(&text, false, |h| got.extend_from_slice(h)));
                 got.sort_unstable();
                 assert_eq!(got, expected, "{level}");
             }

@@ -109,10 +109,11 @@ impl HashConfig {
 
 impl HashConfig {
     /// Hashes every `n`-byte window of the ASCII text `text` (its character
-    /// `n`-grams) and hands each hash to `f`, in an unspecified order: for
-    /// callers that only count (unit votes). MD5 of 4-grams uses a per-thread
-    /// cache and the SIMD kernels of [`crate::simd::level`].
-    pub fn hash_ascii_windows(self, bits: Bits, text: &str, n: usize, mut f: impl FnMut(u128)) {
+    /// `n`-grams) and hands the hashes to `f` a slice at a time, in an
+    /// unspecified order: for callers that only count (unit votes). MD5 of
+    /// 4-grams uses a per-thread cache and the SIMD kernels of
+    /// [`crate::simd::level`].
+    pub fn hash_ascii_windows(self, bits: Bits, text: &str, n: usize, mut f: impl FnMut(&[u128])) {
         debug_assert!(text.is_ascii());
         if n == 0 || text.len() < n {
             return;
@@ -121,9 +122,15 @@ impl HashConfig {
             md5x16::hash_ascii_4grams(text, bits == Bits::B128, f);
             return;
         }
-        for i in 0..=text.len() - n {
-            f(self.hash(bits, &text.as_bytes()[i..i + n]));
+        let mut buf = Vec::with_capacity(256);
+        for w in text.as_bytes().windows(n) {
+            buf.push(self.hash(bits, w));
+            if buf.len() == 256 {
+                f(&buf);
+                buf.clear();
+            }
         }
+        f(&buf);
     }
 }
 
@@ -335,14 +342,19 @@ mod tests {
             "the quick brown fox jumps over the lazy dog the quick brown fox\0\0\0\0\0 again".repeat(5);
         for h in HashConfig::ALL {
             for bits in [Bits::B64, Bits::B128] {
-                for n in [1, 3, 4, 5] {
+                for (n, level) in [1, 3, 4, 5]
+                    .into_iter()
+                    .flat_map(|n| crate::simd::supported().into_iter().map(move |l| (n, l)))
+                {
                     let mut got = Vec::new();
-                    h.hash_ascii_windows(bits, &text, n, |x| got.push(x));
+                    crate::simd::scoped(level, || {
+                        h.hash_ascii_windows(bits, &text, n, |x| got.extend_from_slice(x))
+                    });
                     let mut want: Vec<u128> =
                         (0..=text.len() - n).map(|i| h.hash(bits, &text.as_bytes()[i..i + n])).collect();
                     got.sort_unstable();
                     want.sort_unstable();
-                    assert_eq!(got, want, "{h:?} {bits} n = {n}");
+                    assert_eq!(got, want, "{h:?} {bits} n = {n} {level}");
                 }
             }
         }
