@@ -4,8 +4,11 @@
 #   bash bench/fingerprint.sh [MAX_MB]     (default: the whole 16 MB of each language)
 #
 # Needs ../shared/data (the sample corpus). Installs the peers (PyPI simhash
-# 2.1.2 with numpy<2, jieba) in target/bench-venv the first time. Prints a
-# table of medians and ratios, and writes bench/out/fingerprint.json.
+# 2.1.2 with numpy<2, jieba) in target/bench-venv the first time. Prints the
+# CPU, its SIMD flags and the SIMD level neardup chose, then a table of
+# medians and ratios (python-simhash at every SIMD level the CPU has, forced
+# with NEARDUP_SIMD, and whole processes against PyPI simhash), and writes
+# bench/out/fingerprint.jsonl.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 max_mb=${1:-16}
@@ -22,8 +25,22 @@ mkdir -p bench/out
 out=bench/out/fingerprint.jsonl
 : > "$out"
 fp=target/release/examples/fpbench
+echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) cores"
+echo "SIMD flags: $(grep -m1 '^flags' /proc/cpuinfo | tr ' ' '\n' | grep -E '^(avx2|avx512f|avx512bw|bmi2|popcnt)$' | sort | tr '\n' ' ')"
+levels=()
+for level in avx512 avx2 portable; do
+  if ! NEARDUP_SIMD=$level target/release/neardup config show python-simhash 2>&1 >/dev/null | grep -q 'does not support'; then
+    levels+=("$level")
+  fi
+done
+echo "SIMD levels this CPU runs: ${levels[*]} (auto picks ${levels[0]})"
 # neardup, on the same documents as the peers (MAX_MB), then on the whole corpus.
 $fp python-simhash "$en" 1 5 "$max_mb" >> "$out"
+for level in "${levels[@]}"; do
+  NEARDUP_SIMD=$level $fp python-simhash "$en" 1 5 "$max_mb" | sed 's/^{/{"forced":true,/' >> "$out"
+done
+# Whole processes: the CLI at every level against PyPI simhash, 3 MB.
+"$venv/bin/python" bench/process_ratio.py target/release/neardup "$venv/bin/python" "$en" 3 5 >> "$out"
 $fp keywords "$zh" 1 5 "$max_mb" >> "$out"
 "$venv/bin/python" bench/peers.py "$en" "$zh" "$max_mb" >> "$out"
 $fp default "$en" 1 5 >> "$out"
@@ -69,7 +86,7 @@ python3 - "$out" "$max_mb" <<'PY'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
 def ours(preset, threads=1, sub=True):
-    c = [r for r in rows if r.get('preset') == preset and r.get('threads') == threads]
+    c = [r for r in rows if r.get('preset') == preset and r.get('threads') == threads and not r.get('forced')]
     return c[0] if sub else c[-1]
 peer = {r['peer']: r for r in rows if 'peer' in r}
 startup = [r for r in rows if 'startup' in r][0]
@@ -81,7 +98,20 @@ sc = [r for r in rows if 'scaling' in r][0]
 print(f"fingerprinting, one thread unless noted; medians of 5 passes ({sys.argv[2]} MB per language vs peers)")
 print(f"{'what':48} {'MB/s':>9} {'ratio':>9}  target")
 print(f"{'PyPI simhash 2.1.2, English':48} {py['mb_per_s']:9.2f}")
-print(f"{'neardup python-simhash, same documents':48} {ps['mb_per_s']:9.2f} {ps['mb_per_s']/py['mb_per_s']:8.0f}x  >= 100x")
+print(f"{'neardup python-simhash, same documents':48} {ps['mb_per_s']:9.2f} {ps['mb_per_s']/py['mb_per_s']:8.0f}x  >= 100x ({ps['simd']})")
+forced = [r for r in rows if r.get('forced')]
+for r in forced:
+    print(f"{'  NEARDUP_SIMD=' + r['simd']:48} {r['mb_per_s']:9.2f} {r['mb_per_s']/py['mb_per_s']:8.0f}x")
+if forced:
+    worst = min(forced, key=lambda r: r['mb_per_s'])
+    vec = [r for r in forced if r['simd'] == 'avx2']
+    if vec and worst['simd'] == 'portable':
+        print(f"{'  portable vs avx2 (slowdown)':48} {'':9} {vec[0]['mb_per_s']/worst['mb_per_s']:8.2f}x  <= 3x")
+    if len({r['check'] for r in forced}) != 1:
+        sys.exit('fingerprints differ between SIMD levels')
+for r in (r for r in rows if 'process' in r):
+    label = 'whole process: ' + r['process'] + (' -j 1' if r['process'].startswith('neardup') else '')
+    print(f"{label:48} {r['mb_per_s']:9.2f} {r['ratio_vs_pypi']:8.0f}x" + ("  >= 100x" if r['process'] != 'pypi simhash' else ''))
 print(f"{'jieba.analyse.extract_tags(topK=20), Chinese':48} {jb['mb_per_s']:9.2f}")
 print(f"{'neardup keywords, same documents':48} {kw['mb_per_s']:9.2f} {kw['mb_per_s']/jb['mb_per_s']:8.0f}x  >= 20x")
 print(f"{'neardup default, English (16 MB)':48} {d1['mb_per_s']:9.2f} {'':9}  >= 100 MB/s")

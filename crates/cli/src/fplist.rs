@@ -16,15 +16,16 @@ pub struct Ids {
     bytes: String,
     /// End of each id in `bytes`.
     ends: Vec<u64>,
-    /// The 1-based line number of each entry.
-    lines: Vec<u64>,
+    /// The 1-based line number of each entry, or `None` when entry `i` is
+    /// on line `i + 1` (no blank lines): nothing stored per entry.
+    lines: Option<Vec<u64>>,
 }
 
 impl Ids {
     /// The id of entry `i`: the one on its line, else its line number.
     pub fn get(&self, i: usize) -> serde_json::Value {
         if self.ends.is_empty() {
-            return serde_json::Value::from(self.lines[i]);
+            return serde_json::Value::from(self.line(i));
         }
         let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
         let s = &self.bytes[start..self.ends[i] as usize];
@@ -34,6 +35,11 @@ impl Ids {
         } else {
             serde_json::Value::String(s.to_owned())
         }
+    }
+
+    /// The 1-based line of entry `i`.
+    fn line(&self, i: usize) -> u64 {
+        self.lines.as_ref().map_or(i as u64 + 1, |l| l[i])
     }
 
     /// The id as text (for TSV output).
@@ -53,29 +59,70 @@ struct Parsed {
     bits: Option<(Bits, u64)>,
 }
 
-/// Reads a fingerprint list.
+/// Bytes read at a time: each block is cut at line ends and parsed on all
+/// threads, then its fingerprints are appended, so memory holds the
+/// fingerprints (8 bytes each for 64 bits) and one block, never the file.
+const BLOCK: usize = 32 << 20;
+
+/// Reads a fingerprint list, streaming it a block at a time.
 pub fn read(path: &Path) -> Result<(Words, Ids)> {
-    let data = if path.as_os_str() == "-" {
-        let mut v = Vec::new();
-        std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut v).context("stdin")?;
-        v
-    } else {
-        std::fs::read(path).with_context(|| format!("{}: cannot read", path.display()))?
-    };
     let name = path.display().to_string();
-    let (cuts, first_lines) = chunks_at_line_ends(&data);
-    let parsed: Vec<Result<Parsed>> = cuts
-        .par_windows(2)
-        .zip(first_lines)
-        .map(|(c, first)| parse_chunk(&data[c[0]..c[1]], first, &name))
-        .collect();
-    join_chunks(parsed, &name)
+    let input: Box<dyn std::io::Read> = if path.as_os_str() == "-" {
+        Box::new(std::io::stdin().lock())
+    } else {
+        Box::new(std::fs::File::open(path).with_context(|| format!("{}: cannot read", path.display()))?)
+    };
+    read_blocks(input, &name, BLOCK)
+}
+
+/// [`read`] from `input`, `block` bytes at a time.
+fn read_blocks(mut input: impl std::io::Read, name: &str, block: usize) -> Result<(Words, Ids)> {
+    let mut list = List::default();
+    let mut buf: Vec<u8> = Vec::with_capacity(block + 4096);
+    let mut carry: Vec<u8> = Vec::new();
+    let mut line = 1u64;
+    loop {
+        buf.clear();
+        buf.append(&mut carry);
+        let n = std::io::Read::read_to_end(&mut std::io::Read::take(&mut input, block as u64), &mut buf)
+            .with_context(|| format!("{name}: cannot read"))?;
+        let eof = n == 0;
+        // Parse up to the last complete line; the rest waits for the next block.
+        let end = if eof {
+            buf.len()
+        } else {
+            match buf.iter().rposition(|&b| b == b'\n') {
+                Some(i) => i + 1,
+                None => {
+                    // One line longer than a block: read on.
+                    carry = std::mem::take(&mut buf);
+                    continue;
+                }
+            }
+        };
+        carry.extend_from_slice(&buf[end..]);
+        let data = &buf[..end];
+        let (cuts, first_lines) = chunks_at_line_ends(data, line);
+        let parsed: Vec<Result<Parsed>> = cuts
+            .par_windows(2)
+            .zip(first_lines)
+            .map(|(c, first)| parse_chunk(&data[c[0]..c[1]], first, name))
+            .collect();
+        line += data.iter().filter(|&&b| b == b'\n').count() as u64;
+        for p in parsed {
+            list.append(p?, name)?;
+        }
+        if eof {
+            break;
+        }
+    }
+    Ok(list.finish())
 }
 
 /// Cuts `data` into about eight chunks a thread at line ends: the cut
 /// offsets (first 0, last `data.len()`) and the line number each chunk
-/// starts at.
-fn chunks_at_line_ends(data: &[u8]) -> (Vec<usize>, Vec<u64>) {
+/// starts at, the first being `first_line`.
+fn chunks_at_line_ends(data: &[u8], first_line: u64) -> (Vec<usize>, Vec<u64>) {
     let chunks = (rayon::current_num_threads() * 8).max(1);
     let step = data.len().div_ceil(chunks).max(1);
     let mut cuts = vec![0usize];
@@ -97,7 +144,7 @@ fn chunks_at_line_ends(data: &[u8]) -> (Vec<usize>, Vec<u64>) {
         .collect();
     let first_lines = counts
         .iter()
-        .scan(1, |acc, c| {
+        .scan(first_line, |acc, c| {
             let s = *acc;
             *acc += c;
             Some(s)
@@ -106,43 +153,92 @@ fn chunks_at_line_ends(data: &[u8]) -> (Vec<usize>, Vec<u64>) {
     (cuts, first_lines)
 }
 
-/// The chunks' fingerprints and ids in order, refusing a list that mixes
-/// widths or lines with and without ids.
-fn join_chunks(parsed: Vec<Result<Parsed>>, name: &str) -> Result<(Words, Ids)> {
-    let mut bits: Option<(Bits, u64)> = None;
-    let mut words = Vec::new();
-    let mut ids = Ids { bytes: String::new(), ends: Vec::new(), lines: Vec::new() };
-    let mut with_ids = None;
-    for p in parsed {
-        let p = p?;
-        if let (Some((a, la)), Some((b, lb))) = (bits, p.bits) {
+/// A list being read: the chunks' fingerprints and ids appended in order,
+/// refusing a list that mixes widths or lines with and without ids.
+#[derive(Default)]
+struct List {
+    bits: Option<(Bits, u64)>,
+    words64: Vec<u64>,
+    words128: Vec<u128>,
+    ids: Option<Ids>,
+    with_ids: Option<(bool, u64)>,
+}
+
+impl List {
+    fn len(&self) -> usize {
+        self.words64.len() + self.words128.len()
+    }
+
+    fn append(&mut self, p: Parsed, name: &str) -> Result<()> {
+        if let (Some((a, la)), Some((b, lb))) = (self.bits, p.bits) {
             if a != b {
                 bail!("{name}:{lb}: a {b}-bit fingerprint, but line {la} has a {a}-bit one; one list holds one width");
             }
         }
-        bits = bits.or(p.bits);
-        if !p.words.is_empty() {
-            let has = !p.ids.is_empty();
-            match with_ids {
-                None => with_ids = Some((has, p.lines[0])),
-                Some((h, l)) if h != has => bail!(
-                    "{name}:{}: some lines have ids and others (line {l}) do not; give every line an id or none",
-                    p.lines[0]
-                ),
-                _ => {}
-            }
+        self.bits = self.bits.or(p.bits);
+        if p.words.is_empty() {
+            return Ok(());
         }
+        let has = !p.ids.is_empty();
+        match self.with_ids {
+            None => self.with_ids = Some((has, p.lines[0])),
+            Some((h, l)) if h != has => bail!(
+                "{name}:{}: some lines have ids and others (line {l}) do not; give every line an id or none",
+                p.lines[0]
+            ),
+            _ => {}
+        }
+        let count = self.len() as u64;
+        let ids = self.ids.get_or_insert_with(|| Ids { bytes: String::new(), ends: Vec::new(), lines: None });
         let base = ids.bytes.len() as u64;
         ids.bytes.push_str(&p.id_bytes);
         ids.ends.extend(p.ids.iter().map(|&(_, e)| base + e as u64));
-        words.extend(p.words);
-        ids.lines.extend(p.lines);
+        // Line numbers are kept only once some entry is not on line i + 1.
+        let consecutive =
+            p.lines[0] == count + 1 && p.lines[p.lines.len() - 1] == count + p.lines.len() as u64;
+        match &mut ids.lines {
+            Some(lines) => lines.extend(p.lines),
+            None if consecutive => {}
+            None => {
+                let mut lines: Vec<u64> = (1..=count).collect();
+                lines.extend(p.lines);
+                ids.lines = Some(lines);
+            }
+        }
+        match self.bits {
+            Some((Bits::B128, _)) => self.words128.extend(p.words),
+            _ => self.words64.extend(p.words.into_iter().map(|w| w as u64)),
+        }
+        Ok(())
     }
-    let words = match bits.map(|b| b.0) {
-        Some(Bits::B128) => Words::B128(words),
-        _ => Words::B64(words.into_iter().map(|w| w as u64).collect()),
-    };
-    Ok((words, ids))
+
+    fn finish(self) -> (Words, Ids) {
+        let ids = self.ids.unwrap_or(Ids { bytes: String::new(), ends: Vec::new(), lines: None });
+        let words = match self.bits.map(|b| b.0) {
+            Some(Bits::B128) => Words::B128(self.words128),
+            _ => Words::B64(self.words64),
+        };
+        (words, ids)
+    }
+}
+
+/// The value of exactly 16 hex digits (either case), the common line.
+#[inline]
+fn hex16(b: &[u8]) -> Option<u64> {
+    if b.len() != 16 {
+        return None;
+    }
+    let mut v = 0u64;
+    for &c in b {
+        let d = match c {
+            b'0'..=b'9' => c - b'0',
+            b'a'..=b'f' => c - b'a' + 10,
+            b'A'..=b'F' => c - b'A' + 10,
+            _ => return None,
+        };
+        v = (v << 4) | u64::from(d);
+    }
+    Some(v)
 }
 
 fn parse_chunk(chunk: &[u8], first_line: u64, name: &str) -> Result<Parsed> {
@@ -151,6 +247,35 @@ fn parse_chunk(chunk: &[u8], first_line: u64, name: &str) -> Result<Parsed> {
     for (i, line) in chunk.split(|&b| b == b'\n').enumerate() {
         let lineno = first_line + i as u64;
         let line = line.strip_suffix(b"\r").unwrap_or(line);
+        // The common lines, `HEX` and `ID<TAB>HEX` with 16 digits, straight
+        // to a word; anything else takes the general path below.
+        let (id_part, hex_part) = match line.iter().rposition(|&b| b == b'\t') {
+            Some(t) => (Some(&line[..t]), &line[t + 1..]),
+            None => (None, line),
+        };
+        if let (Some(v), false) = (hex16(hex_part), line.first() == Some(&b'{')) {
+            let id_ok = id_part.map(std::str::from_utf8);
+            if !matches!(id_ok, Some(Err(_))) && p.bits.is_none_or(|(b, _)| b == Bits::B64) {
+                p.bits.get_or_insert((Bits::B64, lineno));
+                match id_ok {
+                    Some(Ok(id)) => {
+                        if p.ids.len() != p.words.len() {
+                            bail!("{name}:{lineno}: this line has an id but earlier lines do not; give every line an id or none");
+                        }
+                        let start = p.id_bytes.len();
+                        p.id_bytes.push_str(id);
+                        p.ids.push((start, p.id_bytes.len()));
+                    }
+                    _ if !p.ids.is_empty() => {
+                        bail!("{name}:{lineno}: this line has no id but earlier lines do; give every line an id or none")
+                    }
+                    _ => {}
+                }
+                p.words.push(u128::from(v));
+                p.lines.push(lineno);
+                continue;
+            }
+        }
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
@@ -199,4 +324,87 @@ fn parse_chunk(chunk: &[u8], first_line: u64, name: &str) -> Result<Parsed> {
         p.lines.push(lineno);
     }
     Ok(p)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str, block: usize) -> Result<(Vec<u128>, Vec<serde_json::Value>)> {
+        let (words, ids) = read_blocks(text.as_bytes(), "t", block)?;
+        let words: Vec<u128> = match words {
+            Words::B64(v) => v.into_iter().map(u128::from).collect(),
+            Words::B128(v) => v,
+        };
+        let ids = (0..words.len()).map(|i| ids.get(i)).collect();
+        Ok((words, ids))
+    }
+
+    #[test]
+    fn any_block_size_reads_the_same_list() {
+        for with_ids in [false, true] {
+            let mut text = String::new();
+            let mut want_words = Vec::new();
+            let mut want_ids = Vec::new();
+            for i in 0..500u64 {
+                let v = i.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+                if i % 97 == 5 {
+                    text.push_str("\n  \r\n"); // blank lines: ids are line numbers after them
+                }
+                let line = text.matches('\n').count() as u64 + 1;
+                match (with_ids, i % 3) {
+                    (true, 0) => text.push_str(&format!("id{i}\t{v:016X}\r\n")),
+                    (true, _) => text.push_str(&format!("id{i}\t{v:016x}\n")),
+                    (false, 0) => {
+                        text.push_str(&format!("{{\"id\": {line}, \"fingerprint\": \"{v:016x}\"}}\n"))
+                    }
+                    (false, _) => text.push_str(&format!("0x{v:016x}\n")),
+                }
+                want_words.push(u128::from(v));
+                want_ids.push(if with_ids {
+                    serde_json::json!(format!("id{i}"))
+                } else {
+                    serde_json::json!(line)
+                });
+            }
+            if !with_ids {
+                // JSONL lines carry their own ids: keep the list uniform.
+                text = text.lines().map(|l| l.replace("0x", "")).collect::<Vec<_>>().join("\n");
+                text = text
+                    .lines()
+                    .map(|l| {
+                        if l.starts_with('{') {
+                            serde_json::from_str::<serde_json::Value>(l).unwrap()["fingerprint"]
+                                .as_str()
+                                .unwrap()
+                                .to_owned()
+                        } else {
+                            l.to_owned()
+                        }
+                    })
+                    .collect::<Vec<_>>()
+                    .join("\n");
+            }
+            for block in [1, 7, 64, 4096, BLOCK] {
+                let (words, ids) = parse(&text, block).unwrap();
+                assert_eq!(words, want_words, "block {block}");
+                assert_eq!(ids, want_ids, "block {block}, ids {with_ids}");
+            }
+        }
+    }
+
+    #[test]
+    fn bad_lines_are_named_at_any_block_size() {
+        for block in [1, 5, BLOCK] {
+            let e = parse("0123456789abcdef\n\n0123456789abcdeg\n", block).unwrap_err();
+            assert!(format!("{e:#}").starts_with("t:3: expected HEX"), "{e:#}");
+            let e = parse("a\t0123456789abcdef\n0123456789abcdef\n", block).unwrap_err();
+            let e = format!("{e:#}");
+            assert!(e.starts_with("t:2: ") && e.contains("every line an id or none"), "{e}");
+            let e = parse("0123456789abcdef\nb\t0123456789abcdef\n", block).unwrap_err();
+            assert!(format!("{e:#}").contains("every line an id or none"), "{e:#}");
+            let e = parse("0123456789abcdef\n0123456789abcdef0123456789abcdef\n", block).unwrap_err();
+            assert!(format!("{e:#}").contains("t:2: a 128-bit fingerprint"), "{e:#}");
+        }
+    }
 }

@@ -35,6 +35,22 @@ fn read_u64s(path: &std::path::Path) -> Vec<u64> {
     std::fs::read(path).unwrap().chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())).collect()
 }
 
+/// Median GB/s (bytes read + written) of copying `bytes` bytes, three runs.
+fn memcpy_gb_per_s(bytes: usize) -> f64 {
+    let src = vec![1u8; bytes];
+    let mut dst = vec![0u8; bytes];
+    let mut rates: Vec<f64> = (0..3)
+        .map(|_| {
+            let t = Instant::now();
+            dst.copy_from_slice(std::hint::black_box(&src));
+            std::hint::black_box(&dst);
+            2.0 * bytes as f64 / t.elapsed().as_secs_f64() / 1e9
+        })
+        .collect();
+    rates.sort_by(f64::total_cmp);
+    rates[1]
+}
+
 fn peak_rss_bytes() -> u64 {
     let s = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
     s.lines()
@@ -105,6 +121,13 @@ fn main() {
             let batch_s = t.elapsed().as_secs_f64();
             let batch_hits: usize = batch.iter().map(Vec::len).sum();
             assert_eq!(batch_hits, hits);
+            // Batch on this one thread: queries' memory reads interleaved.
+            let t = Instant::now();
+            let local = index.query_batch_local(&queries, k).unwrap();
+            let local_s = t.elapsed().as_secs_f64();
+            assert_eq!(local, batch, "one thread's batch equals rayon's");
+            // The machine's memory bandwidth, for scale: a copy of 1 GiB.
+            let mem_gbs = memcpy_gb_per_s(1 << 30);
             let mut linear = serde_json::Value::Null;
             if linear_n > 0 {
                 let mut lin = LinearScan::new(neardup::Bits::B64);
@@ -128,6 +151,7 @@ fn main() {
                     "qps_1thread": queries.len() as f64 / single_s,
                     "p50_us": pct(0.5), "p99_us": pct(0.99), "max_us": lat[lat.len() - 1],
                     "qps_batch": queries.len() as f64 / batch_s, "threads": rayon::current_num_threads(),
+                    "qps_batch_1thread": queries.len() as f64 / local_s, "memcpy_gb_per_s": mem_gbs,
                     "index_bytes": bytes, "bytes_per_fp": bytes as f64 / n as f64,
                     "peak_rss_bytes": rss_after_build.max(peak_rss_bytes()), "linear": linear,
                 })
@@ -156,6 +180,7 @@ fn main() {
                     "bench": "pairs", "n": n, "k": k, "seconds": s, "pairs": ap.pair_count(),
                     "layout": ap.layout.map(|l| l.to_string()), "threads": rayon::current_num_threads(),
                     "input_bytes": n * 8, "peak_rss_bytes": peak_rss_bytes(), "rss_before": rss0,
+                    "memcpy_gb_per_s": memcpy_gb_per_s(1 << 30),
                 })
             );
         }

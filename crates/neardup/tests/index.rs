@@ -34,6 +34,19 @@ fn check_same(table: &TableIndex, linear: &LinearScan, queries: &[u128], bits: B
             );
         }
     }
+    // Batched queries (memory reads interleaved across queries) answer the
+    // same, query by query, on this thread and over rayon's.
+    let fps: Vec<Fingerprint> = queries.iter().map(|&q| Fingerprint::new(q, bits)).collect();
+    for k in 0..=max_k {
+        let want: Vec<_> = fps.iter().map(|&fp| linear.query(fp, k).unwrap()).collect();
+        assert_eq!(
+            table.query_batch_local(&fps, k).unwrap(),
+            want,
+            "batch at k = {k}, layout {}",
+            table.layout()
+        );
+        assert_eq!(table.query_batch(&fps, k).unwrap(), want, "rayon batch at k = {k}");
+    }
 }
 
 proptest! {

@@ -308,6 +308,56 @@ impl<W: Word> Segment<W> {
         }
     }
 
+    /// [`query`](Self::query) for many queries, with their memory reads
+    /// overlapped: queries go in groups of [`GROUP`], and each stage
+    /// (directory slots, then first entries, then the probes) runs for
+    /// every table of every query of the group before the next stage, so a
+    /// group has `GROUP × tables` independent cache misses in flight
+    /// instead of one query's. Calls `each(query index, id, distance)`, for
+    /// each query in order, each of its matches once.
+    pub fn query_batch(&self, qs: &[W], k: u32, mut each: impl FnMut(usize, u64, u32)) {
+        if k > self.layout.spec.k {
+            for (i, &q) in qs.iter().enumerate() {
+                self.scan(q, k, |id, d| each(i, id, d));
+            }
+            return;
+        }
+        let tables = &self.layout.tables;
+        let nt = tables.len();
+        // Per (query in group, table): permuted query, bucket, entry range.
+        let mut pqs = vec![W::default(); GROUP * nt];
+        let mut buckets = vec![0usize; GROUP * nt];
+        let mut ranges = vec![(0usize, 0usize); GROUP * nt];
+        for (g, group) in qs.chunks(GROUP).enumerate() {
+            for (j, &q) in group.iter().enumerate() {
+                for (t, plan) in tables.iter().enumerate() {
+                    let pq = plan.permute(q);
+                    let b = self.bucket(t, pq);
+                    pqs[j * nt + t] = pq;
+                    buckets[j * nt + t] = b;
+                    prefetch(&self.tables[t].dir.bytes()[4 * b..]);
+                }
+            }
+            for j in 0..group.len() {
+                for t in 0..nt {
+                    let td = &self.tables[t];
+                    let dir = td.dir.bytes();
+                    let b = buckets[j * nt + t];
+                    let (lo, hi) = (read_u32(dir, b) as usize, read_u32(dir, b + 1) as usize);
+                    ranges[j * nt + t] = (lo, hi);
+                    prefetch(&td.entries.bytes()[lo * td.entry_bytes..]);
+                }
+            }
+            for (j, &q) in group.iter().enumerate() {
+                let i = g * GROUP + j;
+                for t in 0..nt {
+                    let x = j * nt + t;
+                    self.query_table(t, q, pqs[x], buckets[x], ranges[x], k, &mut |id, d| each(i, id, d));
+                }
+            }
+        }
+    }
+
     #[inline]
     #[allow(clippy::too_many_arguments)]
     fn query_table(
@@ -380,6 +430,11 @@ impl<W: Word> Segment<W> {
             + self.tables.iter().map(|t| t.dir.len() + t.entries.len()).sum::<usize>()
     }
 }
+
+/// Queries interleaved by [`Segment::query_batch`]: enough that their
+/// misses keep the memory system busy (a core tracks a few dozen at once),
+/// few enough that the group's lines are still cached when probed.
+pub(crate) const GROUP: usize = 8;
 
 /// Asks the CPU to start loading the cache line at the start of `bytes`.
 #[inline(always)]

@@ -10,6 +10,7 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
+use rayon::prelude::*;
 use serde::Serialize;
 
 use super::blob::read_u64;
@@ -322,6 +323,45 @@ impl HammingIndex for TableIndex {
         out.sort_unstable();
         Ok(out)
     }
+
+    /// Answers in chunks spread over rayon's threads; within a chunk the
+    /// queries' memory reads overlap (see [`TableIndex::query_batch_local`]).
+    fn query_batch(&self, fps: &[Fingerprint], k: u32) -> Result<Vec<Vec<Match>>> {
+        for &fp in fps {
+            check_width(self.bits(), fp)?;
+        }
+        let chunks: Vec<Vec<Vec<Match>>> =
+            fps.par_chunks(BATCH_CHUNK).map(|c| self.query_batch_local(c, k)).collect::<Result<_>>()?;
+        Ok(chunks.into_iter().flatten().collect())
+    }
+}
+
+/// Queries per rayon task in [`TableIndex`]'s `query_batch`.
+const BATCH_CHUNK: usize = 1024;
+
+impl TableIndex {
+    /// [`query`](HammingIndex::query) for each fingerprint, on this thread,
+    /// with the memory reads of groups of queries overlapped (software
+    /// pipelining with prefetches across queries): the throughput form of
+    /// a query, for batches. The same answers as one query at a time.
+    ///
+    /// # Errors
+    /// [`Error::WidthMismatch`](crate::Error::WidthMismatch) when a fingerprint
+    /// is not [`bits`](HammingIndex::bits) wide.
+    pub fn query_batch_local(&self, fps: &[Fingerprint], k: u32) -> Result<Vec<Vec<Match>>> {
+        for &fp in fps {
+            check_width(self.bits(), fp)?;
+        }
+        let mut outs = vec![Vec::new(); fps.len()];
+        dispatch!(&self.inner, t => {
+            let qs: Vec<_> = fps.iter().map(|fp| Word::from_u128(fp.value())).collect();
+            t.query_batch(&qs, k, &mut outs)
+        });
+        for out in &mut outs {
+            out.sort_unstable();
+        }
+        Ok(outs)
+    }
 }
 
 /// A merge of the last segments, planned under a read lock and built
@@ -573,6 +613,26 @@ impl<W: Word> Tables<W> {
             let distance = w.dist(q);
             if distance <= k {
                 out.push(Match { distance, id });
+            }
+        }
+    }
+
+    /// [`query`](Self::query) for each of `qs`, the segments' reads
+    /// overlapped across queries; `outs[i]` gets query `i`'s matches.
+    fn query_batch(&self, qs: &[W], k: u32, outs: &mut [Vec<Match>]) {
+        for l in &self.segments {
+            l.seg.query_batch(qs, k, |i, id, distance| {
+                if l.dead.is_empty() || !l.dead.contains(&id) {
+                    outs[i].push(Match { distance, id });
+                }
+            });
+        }
+        for &(id, w) in &self.buffer {
+            for (out, &q) in outs.iter_mut().zip(qs) {
+                let distance = w.dist(q);
+                if distance <= k {
+                    out.push(Match { distance, id });
+                }
             }
         }
     }
