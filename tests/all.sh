@@ -10,6 +10,10 @@ cd "$(dirname "$0")/.."
 suite() { echo "== tests/all.sh: $* [$((SECONDS / 60))m$((SECONDS % 60))s]"; }
 suite "the Rust workspace (cargo test)"
 cargo test --workspace
+# The kernels' unit tests run every SIMD level the CPU has; the golden and
+# compatibility fingerprints run once more with no SIMD at all.
+suite "golden and compatibility fingerprints at NEARDUP_SIMD=portable"
+NEARDUP_SIMD=portable cargo test -q -p neardup --test tests -- golden compat
 suite "differential tests against PyPI simhash and cppjieba (release build)"
 cargo build --release -p neardup-cli
 tests/compat/run.sh "${CARGO_TARGET_DIR:-target}/release/neardup"

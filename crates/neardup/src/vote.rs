@@ -10,7 +10,7 @@
 //! order and give the same bits as the portable one.
 
 use crate::fingerprint::{Bits, Fingerprint};
-use crate::simd::{self, Level};
+use crate::simd;
 
 /// One feature's contribution: its hash and its weight.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -80,10 +80,10 @@ fn add_counts(lanes: &mut [f64], hashes: impl Iterator<Item = u64>, n: usize) {
         let mut counts = [0u32; 64];
         match simd::level() {
             // SAFETY: `simd::level()` is at most what the CPU supports.
-            Level::Avx512 => unsafe { avx512bw::count_ones(&mut counts, hashes) },
+            simd::Level::Avx512 => unsafe { avx512bw::count_ones(&mut counts, hashes) },
             // SAFETY: as above.
-            Level::Avx2 => unsafe { avx2::count_ones(&mut counts, hashes) },
-            Level::Portable => return add_counts_portable(lanes, hashes, n),
+            simd::Level::Avx2 => unsafe { avx2::count_ones(&mut counts, hashes) },
+            simd::Level::Portable => return add_counts_portable(lanes, hashes, n),
         }
         for (lane, &c) in lanes.iter_mut().zip(&counts) {
             *lane += 2.0 * f64::from(c) - n as f64;
@@ -131,10 +131,10 @@ fn accumulate(lanes: &mut [f64; 64], votes: &[Vote], shift: u32) {
     match simd::level() {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: `simd::level()` is at most what the CPU supports.
-        Level::Avx512 => unsafe { avx512::accumulate(lanes, votes, shift) },
+        simd::Level::Avx512 => unsafe { avx512::accumulate(lanes, votes, shift) },
         #[cfg(target_arch = "x86_64")]
         // SAFETY: as above.
-        Level::Avx2 => unsafe { avx2::accumulate(lanes, votes, shift) },
+        simd::Level::Avx2 => unsafe { avx2::accumulate(lanes, votes, shift) },
         _ => accumulate_portable(lanes, votes, shift),
     }
 }

@@ -8,7 +8,9 @@
 //! A per-thread cache of 4-byte grams' hashes serves every level. Tests
 //! check every length and every level the CPU has against the `md-5` crate.
 
-use crate::simd::{level, Level};
+use crate::simd::level;
+#[cfg(target_arch = "x86_64")]
+use crate::simd::Level;
 
 /// The longest message that fits in one MD5 block (64 − 1 − 8 bytes).
 pub(crate) const MAX_LEN: usize = 55;
@@ -336,6 +338,7 @@ const fn word_index(i: usize) -> usize {
 
 /// Runs `$step!(i)` for every step `i` of MD5, unrolled, so each step's
 /// constant, shift and message word are known when compiled.
+#[cfg(target_arch = "x86_64")]
 macro_rules! unroll64 {
     ($step:ident) => {
         unroll64!(@ $step; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30
