@@ -51,6 +51,48 @@ fn memcpy_gb_per_s(bytes: usize) -> f64 {
     rates[1]
 }
 
+/// Independent random 8-byte reads per second (median of three passes of
+/// 2·10^7) from a buffer of `bytes` bytes on huge pages, as the index's
+/// tables are: the most random reads a query stream could get from this
+/// machine's memory on one core.
+fn random_reads_per_s(bytes: usize) -> f64 {
+    let n = bytes / 8;
+    let mut v: Vec<u64> = Vec::with_capacity(n);
+    // SAFETY: madvise changes only the paging policy of this allocation.
+    #[cfg(target_os = "linux")]
+    unsafe {
+        libc::madvise(v.as_mut_ptr().cast(), n * 8, libc::MADV_HUGEPAGE)
+    };
+    v.extend((0..n as u64).map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15)));
+    let mut rates: Vec<f64> = (0..3)
+        .map(|pass| {
+            let mut x = 0x2545_f491_4f6c_dd1d_u64 ^ pass;
+            let mut sum = 0u64;
+            let reads = 20_000_000;
+            let t = Instant::now();
+            for _ in 0..reads {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                sum = sum.wrapping_add(v[(x % n as u64) as usize]);
+            }
+            std::hint::black_box(sum);
+            reads as f64 / t.elapsed().as_secs_f64()
+        })
+        .collect();
+    rates.sort_by(f64::total_cmp);
+    rates[1]
+}
+
+/// Bytes of this process's anonymous memory on transparent huge pages.
+fn anon_huge_bytes() -> u64 {
+    let s = std::fs::read_to_string("/proc/self/smaps_rollup").unwrap_or_default();
+    s.lines()
+        .find_map(|l| l.strip_prefix("AnonHugePages:"))
+        .and_then(|v| v.trim().trim_end_matches(" kB").trim().parse::<u64>().ok())
+        .map_or(0, |kb| kb * 1024)
+}
+
 fn peak_rss_bytes() -> u64 {
     let s = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
     s.lines()
@@ -103,6 +145,7 @@ fn main() {
                 .unwrap();
             let build_s = t.elapsed().as_secs_f64();
             let rss_after_build = peak_rss_bytes();
+            let huge = anon_huge_bytes();
             // One thread, one query at a time: latency.
             let mut lat: Vec<f64> = Vec::with_capacity(queries.len());
             let mut hits = 0usize;
@@ -126,8 +169,10 @@ fn main() {
             let local = index.query_batch_local(&queries, k).unwrap();
             let local_s = t.elapsed().as_secs_f64();
             assert_eq!(local, batch, "one thread's batch equals rayon's");
-            // The machine's memory bandwidth, for scale: a copy of 1 GiB.
+            // The machine's memory bandwidth, for scale: a copy of 1 GiB; and
+            // its random reads per second over a buffer as large as the index.
             let mem_gbs = memcpy_gb_per_s(1 << 30);
+            let random_reads = random_reads_per_s(index.memory_bytes().min(4 << 30));
             let mut linear = serde_json::Value::Null;
             if linear_n > 0 {
                 let mut lin = LinearScan::new(neardup::Bits::B64);
@@ -151,7 +196,7 @@ fn main() {
                     "qps_1thread": queries.len() as f64 / single_s,
                     "p50_us": pct(0.5), "p99_us": pct(0.99), "max_us": lat[lat.len() - 1],
                     "qps_batch": queries.len() as f64 / batch_s, "threads": rayon::current_num_threads(),
-                    "qps_batch_1thread": queries.len() as f64 / local_s, "memcpy_gb_per_s": mem_gbs,
+                    "qps_batch_1thread": queries.len() as f64 / local_s, "anon_huge_bytes": huge, "memcpy_gb_per_s": mem_gbs, "random_reads_per_s": random_reads,
                     "index_bytes": bytes, "bytes_per_fp": bytes as f64 / n as f64,
                     "peak_rss_bytes": rss_after_build.max(peak_rss_bytes()), "linear": linear,
                 })

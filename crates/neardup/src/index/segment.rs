@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use super::blob::{read_u32, read_u64, Blob};
+use super::blob::{huge_vec, read_u32, read_u64, Blob};
 use super::layout::{dir_bits, entry_bytes, Layout};
 use super::sort::sort_words;
 use super::word::Word;
@@ -58,7 +58,7 @@ impl<W: Word> Segment<W> {
         entries.par_sort_unstable_by_key(|&(id, w)| (w, id));
         let mut words: Vec<W> = Vec::with_capacity(entries.len());
         let mut offsets: Vec<u32> = Vec::with_capacity(entries.len() + 1);
-        let mut ids = Vec::with_capacity(entries.len() * 8);
+        let mut ids = huge_vec(entries.len() * 8);
         for (i, &(id, w)) in entries.iter().enumerate() {
             if words.last() != Some(&w) {
                 words.push(w);
@@ -454,8 +454,8 @@ fn pack_table<W: Word>(sorted: &[W], f: u32, d: u32) -> TableData {
     let w = entry_bytes(f, d);
     let emask = W::low_mask(rest);
     let buckets = 1usize << d;
-    let mut dir = Vec::with_capacity((buckets + 1) * 4);
-    let mut entries = Vec::with_capacity(sorted.len() * w + ENTRY_PADDING);
+    let mut dir = huge_vec((buckets + 1) * 4);
+    let mut entries = huge_vec(sorted.len() * w + ENTRY_PADDING);
     let mut next = 0usize;
     for (i, &p) in sorted.iter().enumerate() {
         let b = if d == 0 { 0 } else { p.shr(rest).low_usize() };

@@ -92,14 +92,7 @@ impl Normalizer for PythonSimhash {
             if text.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_') {
                 return Cow::Borrowed(text);
             }
-            // Branch-free: always write the lowered byte, advance only when kept.
-            let mut out = vec![0u8; text.len()];
-            let mut n = 0;
-            for b in text.bytes() {
-                out[n] = ASCII_LOWER[b as usize];
-                n += usize::from(ASCII_WORD[b as usize]);
-            }
-            out.truncate(n);
+            let out = ascii_lower_words(text.as_bytes());
             // Only ASCII bytes were written.
             return Cow::Owned(String::from_utf8(out).expect("ASCII is UTF-8"));
         }
@@ -122,9 +115,122 @@ impl Normalizer for PythonSimhash {
     }
 }
 
+/// The ASCII bytes `b` lower-cased, keeping only `[a-z0-9_]`: 32 bytes at a
+/// time with AVX2 where [`crate::simd::level`] allows, else a table per byte.
+fn ascii_lower_words(b: &[u8]) -> Vec<u8> {
+    // Eight bytes of slack: the AVX2 path stores eight bytes at a time.
+    let mut out = vec![0u8; b.len() + 8];
+    let (done, mut n) = simd_lower_words(b, &mut out);
+    // Branch-free: always write the lowered byte, advance only when kept.
+    for &c in &b[done..] {
+        out[n] = ASCII_LOWER[c as usize];
+        n += usize::from(ASCII_WORD[c as usize]);
+    }
+    out.truncate(n);
+    out
+}
+
+/// The SIMD part of [`ascii_lower_words`]: how many bytes of `b` it read
+/// and how many it wrote to `out` (none without AVX2).
+fn simd_lower_words(b: &[u8], out: &mut [u8]) -> (usize, usize) {
+    #[cfg(target_arch = "x86_64")]
+    if crate::simd::level() >= crate::simd::Level::Avx2 {
+        // SAFETY: the level is at most what the CPU supports.
+        return unsafe { avx2::lower_words(b, out) };
+    }
+    let _ = (b, out);
+    (0, 0)
+}
+
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use std::arch::x86_64::*;
+
+    /// `PACK[m]`: the shuffle that moves the bytes of an 8-byte group whose
+    /// bits are set in `m` to its front, in order.
+    static PACK: [u64; 256] = {
+        let mut t = [0u64; 256];
+        let mut m = 0;
+        while m < 256 {
+            let (mut v, mut k, mut i) = (0u64, 0, 0);
+            while i < 8 {
+                if (m >> i) & 1 == 1 {
+                    v |= (i as u64) << (8 * k);
+                    k += 1;
+                }
+                i += 1;
+            }
+            t[m] = v;
+            m += 1;
+        }
+        t
+    };
+
+    /// Lower-cases and keeps the word bytes of `b` 32 at a time (left-packing
+    /// eight bytes per shuffle); returns how many input bytes it read and
+    /// how many it wrote to `out`, which has eight bytes of slack.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn lower_words(b: &[u8], out: &mut [u8]) -> (usize, usize) {
+        let mut n = 0;
+        let mut i = 0;
+        let in_range = |v: __m256i, lo: u8, hi: u8| {
+            _mm256_and_si256(
+                _mm256_cmpgt_epi8(v, _mm256_set1_epi8(lo as i8 - 1)),
+                _mm256_cmpgt_epi8(_mm256_set1_epi8(hi as i8 + 1), v),
+            )
+        };
+        while i + 32 <= b.len() {
+            // SAFETY: bytes i..i + 32 are inside `b`.
+            let v = unsafe { _mm256_loadu_si256(b.as_ptr().add(i).cast()) };
+            // ASCII only (checked by the caller), so signed compares order bytes.
+            let upper = in_range(v, b'A', b'Z');
+            let lowered = _mm256_or_si256(v, _mm256_and_si256(upper, _mm256_set1_epi8(0x20)));
+            let keep = _mm256_or_si256(
+                _mm256_or_si256(in_range(lowered, b'a', b'z'), in_range(v, b'0', b'9')),
+                _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'_' as i8)),
+            );
+            let mask = _mm256_movemask_epi8(keep) as u32;
+            let halves = [_mm256_castsi256_si128(lowered), _mm256_extracti128_si256::<1>(lowered)];
+            for (h, &half) in halves.iter().enumerate() {
+                for g in 0..2 {
+                    let m = (mask >> (16 * h + 8 * g)) & 0xff;
+                    // Group g's indices are 8·g higher within the half.
+                    let idx = PACK[m as usize] + 0x0808_0808_0808_0808 * g as u64;
+                    let packed = _mm_shuffle_epi8(half, _mm_cvtsi64_si128(idx as i64));
+                    assert!(n + 8 <= out.len());
+                    // SAFETY: n + 8 <= out.len(), checked just above.
+                    unsafe { _mm_storel_epi64(out.as_mut_ptr().add(n).cast(), packed) };
+                    n += m.count_ones() as usize;
+                }
+            }
+            i += 32;
+        }
+        (i, n)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_simd_level_lowers_and_filters_ascii_alike() {
+        let mut text = String::new();
+        for i in 0..2000u32 {
+            text.push(char::from((i.wrapping_mul(2_654_435_761) >> 25) as u8));
+        }
+        for len in [0, 1, 31, 32, 33, 64, 100, 2000] {
+            let want: Vec<u8> = text.as_bytes()[..len]
+                .iter()
+                .filter(|b| b.is_ascii_alphanumeric() || **b == b'_')
+                .map(u8::to_ascii_lowercase)
+                .collect();
+            for level in crate::simd::supported() {
+                let got = crate::simd::scoped(level, || ascii_lower_words(&text.as_bytes()[..len]));
+                assert_eq!(got, want, "{level}, {len} bytes");
+            }
+        }
+    }
 
     #[test]
     fn python_word_characters() {
