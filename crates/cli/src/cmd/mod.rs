@@ -104,46 +104,78 @@ pub fn sign_records(
 
 /// Reads the input in batches of records (bad records go to `errors` on the
 /// way) and hands each batch to `f`, in input order.
+///
+/// Reading (decompressing, validating UTF-8, parsing JSON or CSV) runs on a
+/// thread of its own, a batch or two ahead of `f`, so that reading the next
+/// batch overlaps with working on this one; `--threads` counts the workers
+/// of `f`, not this reader.
 pub fn batches(
     args: &InputArgs,
     errors: &ErrorPolicy,
     pb: &indicatif::ProgressBar,
     mut f: impl FnMut(&mut Vec<Record>) -> Result<()>,
 ) -> Result<u64> {
+    /// What the reader hands on, in input order.
+    enum Msg {
+        Batch(Vec<Record>, usize),
+        Bad(input::BadRecord),
+    }
+    // Small batches keep both sides busy; large enough to share among threads.
     const MAX_DOCS: usize = 2048;
-    const MAX_BYTES: usize = 32 << 20; // of input, per batch
-    let mut batch: Vec<Record> = Vec::new();
-    let mut bytes = 0;
-    let mut total = 0u64;
-    input::read_all(args, |item| {
-        total += 1;
-        match item {
-            Ok(r) => {
-                bytes += r.raw_len as usize;
-                batch.push(r);
-                if batch.len() >= MAX_DOCS || bytes >= MAX_BYTES {
-                    pb.inc(bytes as u64);
-                    f(&mut batch)?;
-                    batch.clear();
-                    bytes = 0;
+    const MAX_BYTES: usize = 1 << 20; // of input, per batch
+    let fail_fast = errors.policy == OnError::Fail;
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Msg>(2);
+    std::thread::scope(|scope| {
+        let reader = scope.spawn(move || -> Result<u64> {
+            let mut batch: Vec<Record> = Vec::new();
+            let mut bytes = 0;
+            let mut total = 0u64;
+            // A send fails only when the consumer stopped: stop reading too.
+            let stopped = || anyhow::anyhow!("stopped");
+            let read = input::read_all(args, |item| {
+                total += 1;
+                match item {
+                    Ok(r) => {
+                        bytes += r.raw_len as usize;
+                        batch.push(r);
+                        if batch.len() >= MAX_DOCS || bytes >= MAX_BYTES {
+                            tx.send(Msg::Batch(std::mem::take(&mut batch), bytes)).map_err(|_| stopped())?;
+                            bytes = 0;
+                        }
+                    }
+                    Err(b) => {
+                        // Stopping there: everything before the bad record goes first.
+                        if fail_fast && !batch.is_empty() {
+                            tx.send(Msg::Batch(std::mem::take(&mut batch), bytes)).map_err(|_| stopped())?;
+                            bytes = 0;
+                        }
+                        tx.send(Msg::Bad(b)).map_err(|_| stopped())?;
+                    }
                 }
                 Ok(())
+            });
+            if read.is_ok() && !batch.is_empty() {
+                tx.send(Msg::Batch(batch, bytes)).map_err(|_| stopped())?;
             }
-            Err(b) => {
-                // Stopping here: first write out everything before the bad record.
-                if errors.policy == OnError::Fail && !batch.is_empty() {
+            read.map(|()| total)
+        });
+        let mut consumed: Result<()> = Ok(());
+        for msg in &rx {
+            consumed = match msg {
+                Msg::Batch(mut batch, bytes) => {
                     pb.inc(bytes as u64);
-                    f(&mut batch)?;
-                    batch.clear();
-                    bytes = 0;
+                    f(&mut batch)
                 }
-                errors.bad(&b)
+                Msg::Bad(b) => errors.bad(&b),
+            };
+            if consumed.is_err() {
+                break;
             }
         }
-    })?;
-    if !batch.is_empty() {
-        pb.inc(bytes as u64);
-        f(&mut batch)?;
-    }
-    Ok(total)
+        // Dropping the receiver ends a reader that is still sending.
+        drop(rx);
+        let total = reader.join().map_err(|_| anyhow::anyhow!("the input reader panicked"))?;
+        consumed?;
+        total
+    })
 }

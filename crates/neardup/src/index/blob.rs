@@ -53,21 +53,22 @@ pub(crate) fn read_u64(b: &[u8], i: usize) -> u64 {
 /// Buffers at least this large are asked to live on huge pages.
 const HUGE_MIN: usize = 4 << 20;
 
-/// An empty vector with room for `cap` bytes, which the kernel is asked to
+/// An empty vector with room for `cap` items, which the kernel is asked to
 /// back with transparent huge pages (Linux, `MADV_HUGEPAGE`) before any of
 /// it is touched. Index tables are read at random: on 4 KiB pages nearly
 /// every probe of a large index misses the TLB and waits for a page walk,
 /// which also keeps prefetches from overlapping; 2 MiB pages cover the
 /// tables with a few thousand TLB entries. Elsewhere (or if the kernel
 /// declines) it is an ordinary vector.
-pub(crate) fn huge_vec(cap: usize) -> Vec<u8> {
+pub(crate) fn huge_vec<T>(cap: usize) -> Vec<T> {
     let v = Vec::with_capacity(cap);
+    let bytes = cap * std::mem::size_of::<T>();
     #[cfg(target_os = "linux")]
-    if cap >= HUGE_MIN {
+    if bytes >= HUGE_MIN {
         const HUGE: usize = 2 << 20;
         let start = v.as_ptr() as usize;
         let first = start.next_multiple_of(HUGE);
-        let end = (start + cap) / HUGE * HUGE;
+        let end = (start + bytes) / HUGE * HUGE;
         if end > first {
             // SAFETY: madvise only changes the kernel's paging policy for
             // the range, which lies inside this vector's allocation; it

@@ -14,7 +14,8 @@
 use rayon::prelude::*;
 
 use super::layout::{self, Layout, LayoutSpec};
-use super::sort::{sort_by_top, sort_words};
+use super::sort::{group_by_key, sort_by_top};
+use super::blob::huge_vec;
 use super::word::Word;
 use crate::error::{Error, Result};
 
@@ -109,7 +110,8 @@ pub fn all_pairs<W: Word>(words: &[W], bits: u32, k: u32, opts: PairsOptions) ->
         return Err(Error::Config(format!("at most 2^32 - 1 fingerprints at once, not {}", words.len())));
     }
     // 1. Collapse identical fingerprints.
-    let mut tagged: Vec<(W, u32)> = words.par_iter().enumerate().map(|(i, &w)| (w, i as u32)).collect();
+    let mut tagged: Vec<(W, u32)> = huge_vec(words.len());
+    words.par_iter().enumerate().map(|(i, &w)| (w, i as u32)).collect_into_vec(&mut tagged);
     let shift = bits.saturating_sub(12);
     sort_by_top(&mut tagged, |(w, _)| w.shr(shift).low_usize());
     let mut distinct: Vec<W> = Vec::new();
@@ -186,12 +188,14 @@ fn distinct_pairs<W: Word>(words: &[W], layout: &Layout, k: u32, depth: u32) -> 
         let p: &[W] = if t == 0 {
             words
         } else {
-            let mut v: Vec<W> = if depth == 0 {
-                words.par_iter().map(|&w| plan.permute(w)).collect()
+            let mut v: Vec<W> = huge_vec(words.len());
+            if depth == 0 {
+                words.par_iter().map(|&w| plan.permute(w)).collect_into_vec(&mut v);
             } else {
-                words.iter().map(|&w| plan.permute(w)).collect()
-            };
-            sort_words(&mut v, f);
+                v.extend(words.iter().map(|&w| plan.permute(w)));
+            }
+            // Runs need equal keys together, not sorted words.
+            group_by_key(&mut v, f, plan.key_bits);
             permuted = v;
             &permuted
         };
@@ -269,7 +273,9 @@ pub(crate) fn run_pairs<W: Word>(
         if let Ok(sub) = sub_spec.and_then(Layout::new) {
             let mask = W::low_mask(rest);
             let key = run[0].and(mask.xor(W::low_mask(f)));
-            let low: Vec<W> = run.iter().map(|&w| w.and(mask)).collect();
+            // The finer layout's first table is `low` itself: sorted.
+            let mut low: Vec<W> = run.iter().map(|&w| w.and(mask)).collect();
+            low.sort_unstable();
             for (a, b, d) in distinct_pairs(&low, &sub, k, depth + 1) {
                 emit(key.or(a), key.or(b), d);
             }

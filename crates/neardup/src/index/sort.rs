@@ -3,6 +3,7 @@
 
 use rayon::prelude::*;
 
+use super::blob::huge_vec;
 use super::word::Word;
 
 /// Bits of the first (scatter) pass.
@@ -21,6 +22,58 @@ pub(crate) fn sort_words<W: Word>(v: &mut Vec<W>, f: u32) {
 /// standard sort; a `top` that is consistent but not monotone leaves the
 /// buckets out of order (never undefined behaviour).
 pub(crate) fn sort_by_top<T: Copy + Ord + Send + Sync>(v: &mut Vec<T>, top: impl Fn(&T) -> usize + Sync) {
+    scatter_then(v, top, <[T]>::sort_unstable);
+}
+
+/// Orders `v` (words of `f` significant bits) by their top `key_bits` bits
+/// only: words with equal keys end up next to each other, in key order,
+/// but in no particular order among themselves. Cheaper than a sort: after
+/// the scatter by the top [`RADIX_BITS`], each bucket (in cache) is
+/// counting-sorted by the rest of the key when that is at most 16 bits.
+pub(crate) fn group_by_key<W: Word>(v: &mut Vec<W>, f: u32, key_bits: u32) {
+    let shift = f.saturating_sub(RADIX_BITS);
+    let key_bits = key_bits.min(f);
+    let rest = key_bits.saturating_sub(RADIX_BITS);
+    if rest > 16 {
+        return sort_words(v, f);
+    }
+    let low = f - key_bits;
+    scatter_then(
+        v,
+        |w| w.shr(shift).low_usize(),
+        |bucket: &mut [W]| {
+            if rest == 0 || bucket.len() < 2 {
+                return;
+            }
+            if bucket.len() < 64 {
+                return bucket.sort_unstable();
+            }
+            let digit = |w: &W| w.shr(low).and(W::low_mask(rest)).low_usize();
+            let mut counts = vec![0u32; (1 << rest) + 1];
+            for w in bucket.iter() {
+                counts[digit(w) + 1] += 1;
+            }
+            for i in 1..counts.len() {
+                counts[i] += counts[i - 1];
+            }
+            let copy = bucket.to_vec();
+            for w in copy {
+                let d = digit(&w);
+                bucket[counts[d] as usize] = w;
+                counts[d] += 1;
+            }
+        },
+    );
+}
+
+/// Scatters `v` by `top` (into `2^RADIX_BITS` buckets, in parallel), then
+/// runs `finish` on each bucket in parallel; small inputs get `finish` on
+/// the whole. `finish` must leave each bucket in the order wanted.
+fn scatter_then<T: Copy + Ord + Send + Sync>(
+    v: &mut Vec<T>,
+    top: impl Fn(&T) -> usize + Sync,
+    finish: impl Fn(&mut [T]) + Sync,
+) {
     if v.len() < 1 << 16 {
         v.sort_unstable();
         return;
@@ -52,7 +105,7 @@ pub(crate) fn sort_by_top<T: Copy + Ord + Send + Sync>(v: &mut Vec<T>, top: impl
         }
     }
     bucket_start[buckets] = pos;
-    let mut out: Vec<T> = Vec::with_capacity(v.len());
+    let mut out: Vec<T> = huge_vec(v.len());
     let out_ptr = SendPtr(out.as_mut_ptr());
     let overflow = std::sync::atomic::AtomicBool::new(false);
     v.par_chunks(chunk).zip(starts.into_par_iter()).zip(hists.par_iter()).for_each(|((c, mut st), h)| {
@@ -89,7 +142,7 @@ pub(crate) fn sort_by_top<T: Copy + Ord + Send + Sync>(v: &mut Vec<T>, top: impl
         parts.push(head);
         rest = tail;
     }
-    parts.into_par_iter().for_each(|p| p.sort_unstable());
+    parts.into_par_iter().for_each(|p| finish(p));
     *v = out;
 }
 
@@ -128,6 +181,29 @@ mod tests {
         s.sort_unstable();
         sort_words(&mut v128, 128);
         assert_eq!(v128, s);
+    }
+
+    #[test]
+    fn group_by_key_groups_equal_keys_in_key_order() {
+        for (n, key_bits) in [(1000usize, 26u32), (300_000, 26), (300_000, 12), (300_000, 8), (300_000, 30), (200_000, 64)] {
+            let mut x = 0x2545_f491_4f6c_dd1du64;
+            let mut v: Vec<u64> = (0..n)
+                .map(|i| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    if i % 5 == 0 { x & !0xffff } else { x }
+                })
+                .collect();
+            let mut want = v.clone();
+            want.sort_unstable();
+            group_by_key(&mut v, 64, key_bits);
+            let key = |w: &u64| if key_bits == 64 { *w } else { w >> (64 - key_bits) };
+            assert!(v.windows(2).all(|p| key(&p[0]) <= key(&p[1])), "{n} {key_bits}: keys in order");
+            let mut got = v.clone();
+            got.sort_unstable();
+            assert_eq!(got, want, "{n} {key_bits}: a permutation");
+        }
     }
 
     /// An inconsistent `top` (another answer on every call) cannot make
