@@ -1665,3 +1665,30 @@ fn every_simd_level_gives_the_same_fingerprints_and_an_unknown_one_is_refused() 
     );
     assert!(bad.stdout.is_empty());
 }
+
+#[test]
+fn index_query_fingerprint_lists_answer_as_single_queries() {
+    // A list at a fixed k takes the index's batched query; each answer must
+    // be the one a single query gives.
+    let dir = tmp();
+    let en = testdata("docs_en.jsonl");
+    let zh = testdata("docs_zh.jsonl");
+    neardup(&["index", "build", &en, &zh, "-o", "i.ndx"], dir.path(), None).ok();
+    let fps = neardup(&["fingerprint", &en, &zh, "--format", "tsv"], dir.path(), None).ok().stdout();
+    write(dir.path(), "fps.tsv", fps.as_bytes());
+    for k in ["0", "3", "12"] {
+        let batch =
+            neardup(&["index", "query", "i.ndx", "--fingerprints", "fps.tsv", "--k", k], dir.path(), None)
+                .ok()
+                .jsonl();
+        assert_eq!(batch.len(), 64);
+        for (line, got) in fps.lines().zip(&batch).step_by(7) {
+            let fp = line.rsplit_once('\t').unwrap().1;
+            let one = neardup(&["index", "query", "i.ndx", "--fingerprint", fp, "--k", k], dir.path(), None)
+                .ok()
+                .jsonl();
+            assert_eq!(one[0]["matches"], got["matches"], "{fp} at k = {k}");
+            assert!(!got["matches"].as_array().unwrap().is_empty());
+        }
+    }
+}

@@ -13,9 +13,9 @@
 
 use rayon::prelude::*;
 
+use super::blob::huge_vec;
 use super::layout::{self, Layout, LayoutSpec};
 use super::sort::{group_by_key, sort_by_top};
-use super::blob::huge_vec;
 use super::word::Word;
 use crate::error::{Error, Result};
 

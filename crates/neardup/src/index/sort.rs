@@ -185,14 +185,20 @@ mod tests {
 
     #[test]
     fn group_by_key_groups_equal_keys_in_key_order() {
-        for (n, key_bits) in [(1000usize, 26u32), (300_000, 26), (300_000, 12), (300_000, 8), (300_000, 30), (200_000, 64)] {
+        for (n, key_bits) in
+            [(1000usize, 26u32), (300_000, 26), (300_000, 12), (300_000, 8), (300_000, 30), (200_000, 64)]
+        {
             let mut x = 0x2545_f491_4f6c_dd1du64;
             let mut v: Vec<u64> = (0..n)
                 .map(|i| {
                     x ^= x << 13;
                     x ^= x >> 7;
                     x ^= x << 17;
-                    if i % 5 == 0 { x & !0xffff } else { x }
+                    if i % 5 == 0 {
+                        x & !0xffff
+                    } else {
+                        x
+                    }
                 })
                 .collect();
             let mut want = v.clone();

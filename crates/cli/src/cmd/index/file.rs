@@ -1,5 +1,6 @@
 //! An index file as a [`Target`].
 
+use rayon::prelude::*;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -145,6 +146,19 @@ impl Target for FileTarget {
             (None, None) => self.file.index.query(fp, self.rule.max_k()),
         };
         Ok(self.named(found.map_err(|e| e.to_string())?))
+    }
+
+    /// At a fixed k, fingerprints go to the index's batched query (their
+    /// memory reads overlapped); anything else is asked one by one.
+    fn query_many(&self, queries: &[(&Sketch, Option<u32>)], near: Near) -> Vec<Result<Vec<Value>, String>> {
+        let fps: Option<Vec<neardup::Fingerprint>> = queries.iter().map(|(s, _)| s.fingerprint()).collect();
+        match (near, fps) {
+            (Near::Within(k), Some(fps)) => match self.file.index.query_batch(&fps, k) {
+                Ok(found) => found.into_iter().map(|m| Ok(self.named(m))).collect(),
+                Err(e) => vec![Err(e.to_string()); queries.len()],
+            },
+            _ => queries.par_iter().map(|&(s, n)| self.query(s, n, near)).collect(),
+        }
     }
 
     fn radius(&self) -> String {

@@ -56,6 +56,12 @@ trait Target: Sync {
     /// rule for a document of `features` features.
     fn query(&self, sketch: &Sketch, features: Option<u32>, near: Near) -> Result<Vec<Value>, String>;
 
+    /// [`query`](Self::query) for each of `queries` (sketch, features), in
+    /// order: over rayon's threads unless the target has a batched form.
+    fn query_many(&self, queries: &[(&Sketch, Option<u32>)], near: Near) -> Vec<Result<Vec<Value>, String>> {
+        queries.par_iter().map(|&(s, n)| self.query(s, n, near)).collect()
+    }
+
     /// The rule queries without a k or threshold get, as `neardup` prints it.
     fn radius(&self) -> String;
 
@@ -265,8 +271,8 @@ fn query(a: IndexQueryArgs) -> Result<()> {
         eprintln!("neardup: near duplicates by the index's rule: {}", target.radius());
     }
     let target = &*target;
-    let results: Vec<Result<Vec<Value>, String>> =
-        queries.par_iter().map(|(_, s, n)| target.query(s, *n, near)).collect();
+    let asked: Vec<(&Sketch, Option<u32>)> = queries.iter().map(|(_, s, n)| (s, *n)).collect();
+    let results = target.query_many(&asked, near);
     let mut out = Output::open(a.output.as_deref())?;
     for ((q, s, _), res) in queries.iter().zip(results) {
         let matches = res.map_err(|e| UsageError(format!("query {q}: {e}")))?;
