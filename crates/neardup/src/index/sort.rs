@@ -142,7 +142,7 @@ fn scatter_then<T: Copy + Ord + Send + Sync>(
         parts.push(head);
         rest = tail;
     }
-    parts.into_par_iter().for_each(finish);
+    parts.into_par_iter().for_each(&finish);
     *v = out;
 }
 
