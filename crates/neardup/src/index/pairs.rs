@@ -14,7 +14,7 @@
 use rayon::prelude::*;
 
 use super::blob::huge_vec;
-use super::layout::{self, Layout, LayoutSpec};
+use super::layout::{self, Layout, LayoutSpec, TablePlan};
 use super::sort::{group_by_key, sort_by_top};
 use super::word::Word;
 use crate::error::{Error, Result};
@@ -183,20 +183,25 @@ pub fn batch_layout(bits: u32, k: u32, n: usize, opts: PairsOptions) -> Result<L
 fn distinct_pairs<W: Word>(words: &[W], layout: &Layout, k: u32, depth: u32) -> Vec<(W, W, u32)> {
     let f = layout.spec.bits;
     let mut out = Vec::new();
+    // The permuted table and the grouping's scratch, reused table after
+    // table (fresh buffers would be faulted in and zeroed every time).
+    let (mut permuted, mut scratch): (Vec<W>, Vec<W>) = (Vec::new(), Vec::new());
     for (t, plan) in layout.tables.iter().enumerate() {
-        let permuted: Vec<W>;
         let p: &[W] = if t == 0 {
             words
         } else {
-            let mut v: Vec<W> = huge_vec(words.len());
+            if permuted.capacity() < words.len() {
+                permuted = huge_vec(words.len());
+            }
+            let lut = ByteLut::new(plan, f);
             if depth == 0 {
-                words.par_iter().map(|&w| plan.permute(w)).collect_into_vec(&mut v);
+                words.par_iter().map(|&w| lut.permute(plan, w)).collect_into_vec(&mut permuted);
             } else {
-                v.extend(words.iter().map(|&w| plan.permute(w)));
+                permuted.clear();
+                permuted.extend(words.iter().map(|&w| lut.permute(plan, w)));
             }
             // Runs need equal keys together, not sorted words.
-            group_by_key(&mut v, f, plan.key_bits);
-            permuted = v;
+            group_by_key(&mut permuted, &mut scratch, f, plan.key_bits);
             &permuted
         };
         let shift = f - plan.key_bits;
@@ -227,6 +232,40 @@ fn distinct_pairs<W: Word>(words: &[W], layout: &Layout, k: u32, depth: u32) -> 
         }
     }
     out
+}
+
+/// A table's permutation of 64-bit words as eight byte lookups: a bit
+/// permutation maps OR to OR, so `permute(w)` is the OR over the bytes of
+/// `w` of the permuted byte, read from 8 × 256 words (16 KiB, in L1) —
+/// fewer instructions than moving each block with shifts and masks.
+/// Wider words are permuted by the plan itself.
+struct ByteLut(Option<Box<[[u64; 256]; 8]>>);
+
+impl ByteLut {
+    fn new(plan: &TablePlan, f: u32) -> ByteLut {
+        if f != 64 {
+            return ByteLut(None);
+        }
+        let mut t = Box::new([[0u64; 256]; 8]);
+        for (i, row) in t.iter_mut().enumerate() {
+            for (b, v) in row.iter_mut().enumerate() {
+                *v = plan.permute((b as u64) << (8 * i));
+            }
+        }
+        ByteLut(Some(t))
+    }
+
+    #[inline(always)]
+    fn permute<W: Word>(&self, plan: &TablePlan, w: W) -> W {
+        match &self.0 {
+            Some(t) => {
+                let x = w.to_u128() as u64;
+                let p = (0..8).fold(0u64, |acc, i| acc | t[i][((x >> (8 * i)) & 0xff) as usize]);
+                W::from_u128(u128::from(p))
+            }
+            None => plan.permute(w),
+        }
+    }
 }
 
 /// Positions cutting `p` into about `parts` pieces, never inside a key run.

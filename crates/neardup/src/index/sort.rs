@@ -22,7 +22,7 @@ pub(crate) fn sort_words<W: Word>(v: &mut Vec<W>, f: u32) {
 /// standard sort; a `top` that is consistent but not monotone leaves the
 /// buckets out of order (never undefined behaviour).
 pub(crate) fn sort_by_top<T: Copy + Ord + Send + Sync>(v: &mut Vec<T>, top: impl Fn(&T) -> usize + Sync) {
-    scatter_then(v, top, <[T]>::sort_unstable);
+    scatter_then(v, &mut Vec::new(), top, <[T]>::sort_unstable);
 }
 
 /// Orders `v` (words of `f` significant bits) by their top `key_bits` bits
@@ -30,7 +30,10 @@ pub(crate) fn sort_by_top<T: Copy + Ord + Send + Sync>(v: &mut Vec<T>, top: impl
 /// but in no particular order among themselves. Cheaper than a sort: after
 /// the scatter by the top [`RADIX_BITS`], each bucket (in cache) is
 /// counting-sorted by the rest of the key when that is at most 16 bits.
-pub(crate) fn group_by_key<W: Word>(v: &mut Vec<W>, f: u32, key_bits: u32) {
+///
+/// `scratch` is working space: kept from call to call, it saves allocating
+/// (and the kernel zeroing) a buffer as large as `v` each time.
+pub(crate) fn group_by_key<W: Word>(v: &mut Vec<W>, scratch: &mut Vec<W>, f: u32, key_bits: u32) {
     let shift = f.saturating_sub(RADIX_BITS);
     let key_bits = key_bits.min(f);
     let rest = key_bits.saturating_sub(RADIX_BITS);
@@ -40,6 +43,7 @@ pub(crate) fn group_by_key<W: Word>(v: &mut Vec<W>, f: u32, key_bits: u32) {
     let low = f - key_bits;
     scatter_then(
         v,
+        scratch,
         |w| w.shr(shift).low_usize(),
         |bucket: &mut [W]| {
             if rest == 0 || bucket.len() < 2 {
@@ -71,6 +75,7 @@ pub(crate) fn group_by_key<W: Word>(v: &mut Vec<W>, f: u32, key_bits: u32) {
 /// the whole. `finish` must leave each bucket in the order wanted.
 fn scatter_then<T: Copy + Ord + Send + Sync>(
     v: &mut Vec<T>,
+    scratch: &mut Vec<T>,
     top: impl Fn(&T) -> usize + Sync,
     finish: impl Fn(&mut [T]) + Sync,
 ) {
@@ -105,7 +110,11 @@ fn scatter_then<T: Copy + Ord + Send + Sync>(
         }
     }
     bucket_start[buckets] = pos;
-    let mut out: Vec<T> = huge_vec(v.len());
+    let mut out: Vec<T> = std::mem::take(scratch);
+    out.clear();
+    if out.capacity() < v.len() {
+        out = huge_vec(v.len());
+    }
     let out_ptr = SendPtr(out.as_mut_ptr());
     let overflow = std::sync::atomic::AtomicBool::new(false);
     v.par_chunks(chunk).zip(starts.into_par_iter()).zip(hists.par_iter()).for_each(|((c, mut st), h)| {
@@ -143,7 +152,7 @@ fn scatter_then<T: Copy + Ord + Send + Sync>(
         rest = tail;
     }
     parts.into_par_iter().for_each(&finish);
-    *v = out;
+    *scratch = std::mem::replace(v, out);
 }
 
 #[derive(Clone, Copy)]
@@ -203,7 +212,7 @@ mod tests {
                 .collect();
             let mut want = v.clone();
             want.sort_unstable();
-            group_by_key(&mut v, 64, key_bits);
+            group_by_key(&mut v, &mut Vec::new(), 64, key_bits);
             let key = |w: &u64| if key_bits == 64 { *w } else { w >> (64 - key_bits) };
             assert!(v.windows(2).all(|p| key(&p[0]) <= key(&p[1])), "{n} {key_bits}: keys in order");
             let mut got = v.clone();
