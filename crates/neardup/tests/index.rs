@@ -318,6 +318,34 @@ fn all_pairs_equals_brute_force_on_ten_thousand() {
     }
 }
 
+/// Above 65,536 distinct fingerprints the tables are scattered by key and
+/// grouped bucket by bucket (below, sorted whole): random words are never
+/// within a few bits of each other by chance, so the pairs are exactly the
+/// planted ones, found at every radius and layout.
+#[test]
+fn all_pairs_finds_the_planted_pairs_among_two_hundred_thousand() {
+    for (k, blocks) in [(1, None), (3, None), (3, Some(6)), (6, None)] {
+        let mut rng = Rng(11 + u64::from(k));
+        let mut fps: Vec<u64> = (0..200_000).map(|_| rng.next()).collect();
+        let mut expected = Vec::new();
+        for i in 0..20_000 {
+            let d = (i % (k as usize + 2)) as u32; // 0 (a copy) ..= k + 1 (too far)
+            let j = fps.len();
+            fps.push(rng.flip(u128::from(fps[i * 9]), d, 64) as u64);
+            if d <= k {
+                expected.push((i * 9, j, d));
+            }
+        }
+        let got = all_pairs(&fps, 64, k, PairsOptions { blocks, ..PairsOptions::default() }).unwrap();
+        // Pairs of input positions; a copy is its original's pair at 0.
+        let mut pairs = Vec::new();
+        got.for_each_pair(|a, b, d| pairs.push((a as usize, b as usize, d)));
+        pairs.sort_unstable();
+        expected.sort_unstable();
+        assert_eq!(pairs, expected, "k = {k}, blocks {blocks:?}");
+    }
+}
+
 #[test]
 fn skewed_input_collapses_identical_fingerprints() {
     // One fingerprint 100,000 times plus 300 near neighbours and noise.

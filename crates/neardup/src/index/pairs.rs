@@ -15,7 +15,7 @@ use rayon::prelude::*;
 
 use super::blob::huge_vec;
 use super::layout::{self, Layout, LayoutSpec, TablePlan};
-use super::sort::{group_by_key, sort_by_top};
+use super::sort::{for_each_key_group, sort_by_top};
 use super::word::Word;
 use crate::error::{Error, Result};
 
@@ -183,27 +183,10 @@ pub fn batch_layout(bits: u32, k: u32, n: usize, opts: PairsOptions) -> Result<L
 fn distinct_pairs<W: Word>(words: &[W], layout: &Layout, k: u32, depth: u32) -> Vec<(W, W, u32)> {
     let f = layout.spec.bits;
     let mut out = Vec::new();
-    // The permuted table and the grouping's scratch, reused table after
-    // table (fresh buffers would be faulted in and zeroed every time).
-    let (mut permuted, mut scratch): (Vec<W>, Vec<W>) = (Vec::new(), Vec::new());
+    // The permuted table, its allocation reused table after table (a fresh
+    // one would be faulted in and zeroed every time).
+    let mut permuted: Vec<W> = Vec::new();
     for (t, plan) in layout.tables.iter().enumerate() {
-        let p: &[W] = if t == 0 {
-            words
-        } else {
-            if permuted.capacity() < words.len() {
-                permuted = huge_vec(words.len());
-            }
-            let lut = ByteLut::new(plan, f);
-            if depth == 0 {
-                words.par_iter().map(|&w| lut.permute(plan, w)).collect_into_vec(&mut permuted);
-            } else {
-                permuted.clear();
-                permuted.extend(words.iter().map(|&w| lut.permute(plan, w)));
-            }
-            // Runs need equal keys together, not sorted words.
-            group_by_key(&mut permuted, &mut scratch, f, plan.key_bits);
-            &permuted
-        };
         let shift = f - plan.key_bits;
         let scan = |chunk: &[W]| {
             let mut found = Vec::new();
@@ -221,14 +204,22 @@ fn distinct_pairs<W: Word>(words: &[W], layout: &Layout, k: u32, depth: u32) -> 
             }
             found
         };
-        if depth == 0 && p.len() > 1 << 16 {
-            let cuts = run_aligned_cuts(p, shift, rayon::current_num_threads() * 16);
-            let parts: Vec<Vec<(W, W, u32)>> = cuts.par_windows(2).map(|c| scan(&p[c[0]..c[1]])).collect();
-            for part in parts {
-                out.extend(part);
+        let parts: Vec<Vec<(W, W, u32)>> = if t == 0 {
+            // The words themselves, sorted: cut between key runs.
+            if depth == 0 && words.len() > 1 << 16 {
+                let cuts = run_aligned_cuts(words, shift, rayon::current_num_threads() * 16);
+                cuts.par_windows(2).map(|c| scan(&words[c[0]..c[1]])).collect()
+            } else {
+                vec![scan(words)]
             }
         } else {
-            out.extend(scan(p));
+            // Runs need equal keys together, not sorted words: permuted on
+            // the fly while scattered by key, each bucket scanned in cache.
+            let lut = ByteLut::new(plan, f);
+            for_each_key_group(words, |w| lut.permute(plan, w), &mut permuted, f, plan.key_bits, scan)
+        };
+        for part in parts {
+            out.extend(part);
         }
     }
     out

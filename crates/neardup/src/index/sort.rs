@@ -22,106 +22,145 @@ pub(crate) fn sort_words<W: Word>(v: &mut Vec<W>, f: u32) {
 /// standard sort; a `top` that is consistent but not monotone leaves the
 /// buckets out of order (never undefined behaviour).
 pub(crate) fn sort_by_top<T: Copy + Ord + Send + Sync>(v: &mut Vec<T>, top: impl Fn(&T) -> usize + Sync) {
-    scatter_then(v, &mut Vec::new(), top, <[T]>::sort_unstable);
+    let mut out = Vec::new();
+    let bounds = scatter(v, |x| x, &mut out, top);
+    buckets_mut(&mut out, &bounds).into_par_iter().for_each(<[T]>::sort_unstable);
+    *v = out;
 }
 
-/// Orders `v` (words of `f` significant bits) by their top `key_bits` bits
-/// only: words with equal keys end up next to each other, in key order,
-/// but in no particular order among themselves. Cheaper than a sort: after
-/// the scatter by the top [`RADIX_BITS`], each bucket (in cache) is
-/// counting-sorted by the rest of the key when that is at most 16 bits.
+/// Groups `map(x)` for every `x` of `src` (words of `f` significant bits)
+/// by their top `key_bits` bits, into `out`, and hands each group of
+/// buckets to `each` in parallel, collecting what it returns in key order.
 ///
-/// `scratch` is working space: kept from call to call, it saves allocating
-/// (and the kernel zeroing) a buffer as large as `v` each time.
-pub(crate) fn group_by_key<W: Word>(v: &mut Vec<W>, scratch: &mut Vec<W>, f: u32, key_bits: u32) {
-    let shift = f.saturating_sub(RADIX_BITS);
+/// Words with equal keys end up next to each other, in key order, in no
+/// particular order among themselves: cheaper than sorting. The map is
+/// applied on the fly by the scatter by the top bits (no mapped copy is
+/// written and read back), and each bucket, while in cache, is
+/// counting-sorted by the rest of the key (fully sorted when that is over
+/// 16 bits) and handed straight to `each` (so a scan of the key runs needs
+/// no pass of its own over memory). A key never spans two buckets.
+/// `out`'s allocation is reused when it is large enough.
+pub(crate) fn for_each_key_group<W: Word, R: Send>(
+    src: &[W],
+    map: impl Fn(W) -> W + Sync,
+    out: &mut Vec<W>,
+    f: u32,
+    key_bits: u32,
+    each: impl Fn(&[W]) -> R + Sync,
+) -> Vec<R> {
     let key_bits = key_bits.min(f);
-    let rest = key_bits.saturating_sub(RADIX_BITS);
-    if rest > 16 {
-        return sort_words(v, f);
-    }
+    let top_bits = key_bits.min(RADIX_BITS);
+    let rest = key_bits - top_bits;
     let low = f - key_bits;
-    scatter_then(
-        v,
-        scratch,
-        |w| w.shr(shift).low_usize(),
-        |bucket: &mut [W]| {
-            if rest == 0 || bucket.len() < 2 {
-                return;
+    let shift = f - top_bits;
+    let bounds = scatter(src, map, out, |w: &W| if top_bits == 0 { 0 } else { w.shr(shift).low_usize() });
+    // One bound pair: scatter's fallback, which sorted the words whole.
+    let sorted = bounds.len() == 2;
+    buckets_mut(out, &bounds)
+        .into_par_iter()
+        .map_init(Vec::new, |copy, bucket| {
+            if !sorted && rest > 16 {
+                bucket.sort_unstable();
+            } else if !sorted && rest > 0 && bucket.len() > 1 {
+                counting_sort(bucket, copy, |w: &W| w.shr(low).and(W::low_mask(rest)).low_usize(), rest);
             }
-            if bucket.len() < 64 {
-                return bucket.sort_unstable();
-            }
-            let digit = |w: &W| w.shr(low).and(W::low_mask(rest)).low_usize();
-            let mut counts = vec![0u32; (1 << rest) + 1];
-            for w in bucket.iter() {
-                counts[digit(w) + 1] += 1;
-            }
-            for i in 1..counts.len() {
-                counts[i] += counts[i - 1];
-            }
-            let copy = bucket.to_vec();
-            for w in copy {
-                let d = digit(&w);
-                bucket[counts[d] as usize] = w;
-                counts[d] += 1;
-            }
-        },
-    );
+            each(bucket)
+        })
+        .collect()
 }
 
-/// Scatters `v` by `top` (into `2^RADIX_BITS` buckets, in parallel), then
-/// runs `finish` on each bucket in parallel; small inputs get `finish` on
-/// the whole. `finish` must leave each bucket in the order wanted.
-fn scatter_then<T: Copy + Ord + Send + Sync>(
-    v: &mut Vec<T>,
-    scratch: &mut Vec<T>,
+/// Sorts `bucket` stably by `digit` (below `2^bits`), through `copy`.
+fn counting_sort<W: Copy>(bucket: &mut [W], copy: &mut Vec<W>, digit: impl Fn(&W) -> usize, bits: u32) {
+    if bucket.len() < 64 {
+        // Few words: an insertion-like stable sort beats clearing counters.
+        return bucket.sort_by_key(|w| digit(w));
+    }
+    let mut counts = vec![0u32; (1 << bits) + 1];
+    for w in bucket.iter() {
+        counts[digit(w) + 1] += 1;
+    }
+    for i in 1..counts.len() {
+        counts[i] += counts[i - 1];
+    }
+    copy.clear();
+    copy.extend_from_slice(bucket);
+    for w in copy.iter() {
+        let d = digit(w);
+        bucket[counts[d] as usize] = *w;
+        counts[d] += 1;
+    }
+}
+
+/// `v` cut at `bounds` (ascending, first 0, last `v.len()`), as mutable slices.
+fn buckets_mut<'a, T>(v: &'a mut [T], bounds: &[usize]) -> Vec<&'a mut [T]> {
+    let mut rest: &mut [T] = v;
+    let mut parts = Vec::with_capacity(bounds.len().saturating_sub(1));
+    for w in bounds.windows(2) {
+        let (head, tail) = rest.split_at_mut(w[1] - w[0]);
+        parts.push(head);
+        rest = tail;
+    }
+    parts
+}
+
+/// Writes `map(x)` for every `x` of `src` into `out`, scattered by `top`
+/// into `2^RADIX_BITS` buckets in parallel, and returns the buckets'
+/// bounds. Small inputs, and a `top` that answers differently on its two
+/// passes, give one bucket, sorted.
+fn scatter<S: Copy + Sync, T: Copy + Ord + Send + Sync>(
+    src: &[S],
+    map: impl Fn(S) -> T + Sync,
+    out: &mut Vec<T>,
     top: impl Fn(&T) -> usize + Sync,
-    finish: impl Fn(&mut [T]) + Sync,
-) {
-    if v.len() < 1 << 16 {
-        v.sort_unstable();
-        return;
+) -> Vec<usize> {
+    let fallback = |out: &mut Vec<T>| {
+        out.clear();
+        out.extend(src.iter().map(|&x| map(x)));
+        out.sort_unstable();
+        vec![0, out.len()]
+    };
+    if src.len() < 1 << 16 {
+        return fallback(out);
     }
     let buckets = 1usize << RADIX_BITS;
     let bucket = |w: &T| top(w).min(buckets - 1);
     let threads = rayon::current_num_threads().max(1);
-    let chunk = v.len().div_ceil(threads);
+    let chunk = src.len().div_ceil(threads);
     // Per-chunk histograms.
-    let hists: Vec<Vec<usize>> = v
+    let hists: Vec<Vec<usize>> = src
         .par_chunks(chunk)
         .map(|c| {
             let mut h = vec![0usize; buckets];
-            for w in c {
-                h[bucket(w)] += 1;
+            for &x in c {
+                h[bucket(&map(x))] += 1;
             }
             h
         })
         .collect();
     // Start of each (bucket, chunk) region in the output.
     let mut starts = vec![vec![0usize; buckets]; hists.len()];
-    let mut bucket_start = vec![0usize; buckets + 1];
+    let mut bounds = vec![0usize; buckets + 1];
     let mut pos = 0;
     for b in 0..buckets {
-        bucket_start[b] = pos;
+        bounds[b] = pos;
         for (c, h) in hists.iter().enumerate() {
             starts[c][b] = pos;
             pos += h[b];
         }
     }
-    bucket_start[buckets] = pos;
-    let mut out: Vec<T> = std::mem::take(scratch);
+    bounds[buckets] = pos;
     out.clear();
-    if out.capacity() < v.len() {
-        out = huge_vec(v.len());
+    if out.capacity() < src.len() {
+        *out = huge_vec(src.len());
     }
     let out_ptr = SendPtr(out.as_mut_ptr());
     let overflow = std::sync::atomic::AtomicBool::new(false);
-    v.par_chunks(chunk).zip(starts.into_par_iter()).zip(hists.par_iter()).for_each(|((c, mut st), h)| {
+    src.par_chunks(chunk).zip(starts.into_par_iter()).zip(hists.par_iter()).for_each(|((c, mut st), h)| {
         let p = out_ptr;
         // Where each region of this chunk ends.
         let end: Vec<usize> = st.iter().zip(h).map(|(s, n)| s + n).collect();
-        for &w in c {
+        for &x in c {
+            let w = map(x);
             let b = bucket(&w);
             if st[b] >= end[b] {
                 // `top` answered otherwise than when counting.
@@ -130,29 +169,20 @@ fn scatter_then<T: Copy + Ord + Send + Sync>(
             }
             // SAFETY: st[b] < end[b], and the regions [starts[c][b], end[b])
             // are disjoint across chunks and buckets and lie within
-            // 0..v.len() = the capacity of `out`.
+            // 0..src.len() <= the capacity of `out`.
             unsafe { p.0.add(st[b]).write(w) };
             st[b] += 1;
         }
     });
     if overflow.into_inner() {
-        // `out` is left empty (T is Copy: nothing to drop).
-        v.sort_unstable();
-        return;
+        // `out` is still empty (T is Copy: nothing to drop).
+        return fallback(out);
     }
     // SAFETY: no chunk overflowed a region, and each chunk wrote as many
     // words as its regions hold in all, so every region, hence every
-    // position 0..v.len(), was written exactly once.
-    unsafe { out.set_len(v.len()) };
-    let mut rest: &mut [T] = &mut out;
-    let mut parts = Vec::with_capacity(buckets);
-    for b in 0..buckets {
-        let (head, tail) = rest.split_at_mut(bucket_start[b + 1] - bucket_start[b]);
-        parts.push(head);
-        rest = tail;
-    }
-    parts.into_par_iter().for_each(&finish);
-    *scratch = std::mem::replace(v, out);
+    // position 0..src.len(), was written exactly once.
+    unsafe { out.set_len(src.len()) };
+    bounds
 }
 
 #[derive(Clone, Copy)]
@@ -193,7 +223,7 @@ mod tests {
     }
 
     #[test]
-    fn group_by_key_groups_equal_keys_in_key_order() {
+    fn key_groups_hold_equal_keys_in_key_order() {
         for (n, key_bits) in
             [(1000usize, 26u32), (300_000, 26), (300_000, 12), (300_000, 8), (300_000, 30), (200_000, 64)]
         {
@@ -212,7 +242,19 @@ mod tests {
                 .collect();
             let mut want = v.clone();
             want.sort_unstable();
-            group_by_key(&mut v, &mut Vec::new(), 64, key_bits);
+            let src = std::mem::take(&mut v);
+            let sizes = for_each_key_group(
+                &src,
+                |w| w,
+                &mut v,
+                64,
+                key_bits,
+                |g: &[u64]| {
+                    // A key never spans two groups.
+                    g.len()
+                },
+            );
+            assert_eq!(sizes.iter().sum::<usize>(), n);
             let key = |w: &u64| if key_bits == 64 { *w } else { w >> (64 - key_bits) };
             assert!(v.windows(2).all(|p| key(&p[0]) <= key(&p[1])), "{n} {key_bits}: keys in order");
             let mut got = v.clone();
