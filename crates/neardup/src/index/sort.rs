@@ -155,23 +155,49 @@ fn scatter<S: Copy + Sync, T: Copy + Ord + Send + Sync>(
     }
     let out_ptr = SendPtr(out.as_mut_ptr());
     let overflow = std::sync::atomic::AtomicBool::new(false);
+    // Each word goes first to its bucket's line-sized buffer (in cache);
+    // a full buffer is copied out whole, so the scatter writes whole cache
+    // lines to its 4,096 destinations instead of one word at a time to each
+    // (software write-combining).
+    let per = (64 / std::mem::size_of::<T>().max(1)).max(1);
     src.par_chunks(chunk).zip(starts.into_par_iter()).zip(hists.par_iter()).for_each(|((c, mut st), h)| {
         let p = out_ptr;
         // Where each region of this chunk ends.
         let end: Vec<usize> = st.iter().zip(h).map(|(s, n)| s + n).collect();
+        let mut lines: Vec<std::mem::MaybeUninit<T>> = vec![std::mem::MaybeUninit::uninit(); buckets * per];
+        let mut fill = vec![0usize; buckets];
+        // Copies bucket b's first n buffered words out; false if they do not fit.
+        let flush = |b: usize, n: usize, st: &mut [usize], lines: &[std::mem::MaybeUninit<T>]| {
+            if st[b] + n > end[b] {
+                return false;
+            }
+            // SAFETY: lines[b·per..b·per + n] were written since bucket b was
+            // last flushed (fill counts them), and st[b] + n <= end[b]: the
+            // regions [starts[c][b], end[b]) are disjoint across chunks and
+            // buckets and lie within 0..src.len() <= the capacity of `out`.
+            unsafe { std::ptr::copy_nonoverlapping(lines.as_ptr().add(b * per).cast::<T>(), p.0.add(st[b]), n) };
+            st[b] += n;
+            true
+        };
         for &x in c {
             let w = map(x);
             let b = bucket(&w);
-            if st[b] >= end[b] {
-                // `top` answered otherwise than when counting.
+            lines[b * per + fill[b]] = std::mem::MaybeUninit::new(w);
+            fill[b] += 1;
+            if fill[b] == per {
+                if !flush(b, per, &mut st, &lines) {
+                    // `top` answered otherwise than when counting.
+                    overflow.store(true, std::sync::atomic::Ordering::Relaxed);
+                    return;
+                }
+                fill[b] = 0;
+            }
+        }
+        for b in 0..buckets {
+            if fill[b] > 0 && !flush(b, fill[b], &mut st, &lines) {
                 overflow.store(true, std::sync::atomic::Ordering::Relaxed);
                 return;
             }
-            // SAFETY: st[b] < end[b], and the regions [starts[c][b], end[b])
-            // are disjoint across chunks and buckets and lie within
-            // 0..src.len() <= the capacity of `out`.
-            unsafe { p.0.add(st[b]).write(w) };
-            st[b] += 1;
         }
     });
     if overflow.into_inner() {
