@@ -193,8 +193,8 @@ fn scatter<S: Copy + Sync, T: Copy + Ord + Send + Sync>(
                 fill[b] = 0;
             }
         }
-        for b in 0..buckets {
-            if fill[b] > 0 && !flush(b, fill[b], &mut st, &lines) {
+        for (b, &n) in fill.iter().enumerate() {
+            if n > 0 && !flush(b, n, &mut st, &lines) {
                 overflow.store(true, std::sync::atomic::Ordering::Relaxed);
                 return;
             }
