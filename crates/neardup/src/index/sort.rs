@@ -175,7 +175,9 @@ fn scatter<S: Copy + Sync, T: Copy + Ord + Send + Sync>(
             // last flushed (fill counts them), and st[b] + n <= end[b]: the
             // regions [starts[c][b], end[b]) are disjoint across chunks and
             // buckets and lie within 0..src.len() <= the capacity of `out`.
-            unsafe { std::ptr::copy_nonoverlapping(lines.as_ptr().add(b * per).cast::<T>(), p.0.add(st[b]), n) };
+            unsafe {
+                std::ptr::copy_nonoverlapping(lines.as_ptr().add(b * per).cast::<T>(), p.0.add(st[b]), n)
+            };
             st[b] += n;
             true
         };
