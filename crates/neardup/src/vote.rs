@@ -72,8 +72,7 @@ impl Lanes {
 }
 
 /// Adds `2 · ones − n` to each lane, where `ones` counts the hashes with
-/// that bit set. Counters are bit planes: plane `p` holds bit `p` of every
-/// lane's count, and adding a hash ripples its bits up the planes.
+/// that bit set, with byte counters (AVX-512BW, AVX2 or portable).
 fn add_counts(lanes: &mut [f64], hashes: impl Iterator<Item = u64>, n: usize) {
     #[cfg(target_arch = "x86_64")]
     {
@@ -93,34 +92,46 @@ fn add_counts(lanes: &mut [f64], hashes: impl Iterator<Item = u64>, n: usize) {
     add_counts_portable(lanes, hashes, n);
 }
 
-fn add_counts_portable(lanes: &mut [f64], hashes: impl Iterator<Item = u64>, n: usize) {
-    const PLANES: usize = 16; // up to 65,535 hashes between flushes
-    let mut planes = [0u64; PLANES];
-    let mut pending = 0usize;
-    let flush = |planes: &mut [u64; PLANES], lanes: &mut [f64]| {
-        for (j, lane) in lanes.iter_mut().enumerate() {
-            let ones: u64 = planes.iter().enumerate().map(|(p, &pl)| ((pl >> j) & 1) << p).sum();
-            *lane += 2.0 * ones as f64;
+/// `SPREAD[b]` has byte `i` equal to bit `i` of `b`: eight one-bit counters.
+static SPREAD: [u64; 256] = {
+    let mut t = [0u64; 256];
+    let mut b = 0;
+    while b < 256 {
+        let mut i = 0;
+        while i < 8 {
+            t[b] |= (((b >> i) & 1) as u64) << (8 * i);
+            i += 1;
         }
-        *planes = [0; PLANES];
+        b += 1;
+    }
+    t
+};
+
+/// The portable count: 64 byte counters in eight words, each hash adding
+/// the spread of its eight bytes (table lookups, no branch), widened into
+/// the lanes every 255 hashes, before a byte can overflow.
+fn add_counts_portable(lanes: &mut [f64], hashes: impl Iterator<Item = u64>, n: usize) {
+    let mut acc = [0u64; 8];
+    let mut pending = 0;
+    let flush = |acc: &mut [u64; 8], lanes: &mut [f64]| {
+        for (j, a) in acc.iter_mut().enumerate() {
+            for i in 0..8 {
+                lanes[8 * j + i] += 2.0 * ((*a >> (8 * i)) & 0xff) as f64;
+            }
+            *a = 0;
+        }
     };
     for h in hashes {
-        let mut carry = h;
-        for plane in planes.iter_mut() {
-            let next = *plane & carry;
-            *plane ^= carry;
-            carry = next;
-            if carry == 0 {
-                break;
-            }
+        for (j, a) in acc.iter_mut().enumerate() {
+            *a += SPREAD[((h >> (8 * j)) & 0xff) as usize];
         }
         pending += 1;
-        if pending == (1 << PLANES) - 1 {
-            flush(&mut planes, lanes);
+        if pending == 255 {
+            flush(&mut acc, lanes);
             pending = 0;
         }
     }
-    flush(&mut planes, lanes);
+    flush(&mut acc, lanes);
     for lane in lanes.iter_mut() {
         *lane -= n as f64;
     }

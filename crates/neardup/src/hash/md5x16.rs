@@ -213,13 +213,6 @@ fn compress4(grams: &[u32]) -> [[u32; 16]; 4] {
     let mut w0 = [0u32; 16];
     w0[..grams.len()].copy_from_slice(grams);
     let lanes = grams.len();
-    let block = |w: u32| {
-        let mut m = [0u32; 16];
-        m[0] = w;
-        m[1] = 0x80;
-        m[14] = 32;
-        m
-    };
     match level() {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: `level()` is at most what the CPU supports.
@@ -237,7 +230,15 @@ fn compress4(grams: &[u32]) -> [[u32; 16]; 4] {
             }
             out
         }
-        _ => portable_lanes(lanes, |l, g| block(w0[l])[g]),
+        _ => {
+            // Word 0 is the gram, word 1 the 0x80 pad, word 14 the length in
+            // bits; the rest of the padded block is zero.
+            let mut m = [[0u32; 16]; 16];
+            m[0] = w0;
+            m[1] = [0x80; 16];
+            m[14] = [32; 16];
+            portable::compress(&m)
+        }
     }
 }
 
