@@ -212,7 +212,6 @@ pub(crate) fn hash_ascii_4grams(text: &str, wide: bool, mut f: impl FnMut(&[u128
 fn compress4(grams: &[u32]) -> [[u32; 16]; 4] {
     let mut w0 = [0u32; 16];
     w0[..grams.len()].copy_from_slice(grams);
-    let lanes = grams.len();
     match level() {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: `level()` is at most what the CPU supports.
@@ -220,7 +219,7 @@ fn compress4(grams: &[u32]) -> [[u32; 16]; 4] {
         #[cfg(target_arch = "x86_64")]
         Level::Avx2 => {
             let mut out = [[0u32; 16]; 4];
-            for half in 0..lanes.div_ceil(8) {
+            for half in 0..grams.len().div_ceil(8) {
                 let w: [u32; 8] = w0[8 * half..8 * half + 8].try_into().expect("8 words");
                 // SAFETY: `level()` is at most what the CPU supports.
                 let st = unsafe { avx2::compress4(&w) };
