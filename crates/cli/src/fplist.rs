@@ -2,6 +2,7 @@
 //! or the JSONL that `neardup fingerprint` writes (`{"id": …, "fingerprint": "…"}`).
 //! Parsed in parallel; every bad line is reported as `FILE:LINE`.
 
+use std::borrow::Cow;
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
@@ -64,6 +65,11 @@ struct Parsed {
 /// fingerprints (8 bytes each for 64 bits) and one block, never the file.
 const BLOCK: usize = 32 << 20;
 
+/// The longest line read: a fingerprint line is tens of bytes, so a longer
+/// one means the wrong file (a binary without newlines would otherwise be
+/// held whole).
+const MAX_LINE: usize = 16 << 20;
+
 /// Reads a fingerprint list, streaming it a block at a time.
 pub fn read(path: &Path) -> Result<(Words, Ids)> {
     let name = path.display().to_string();
@@ -93,6 +99,11 @@ fn read_blocks(mut input: impl std::io::Read, name: &str, block: usize) -> Resul
         } else {
             match buf.iter().rposition(|&b| b == b'\n') {
                 Some(i) => i + 1,
+                None if buf.len() > MAX_LINE => bail!(
+                    "{name}:{line}: a line of more than {} MB; a fingerprint list holds one short line per \
+                     fingerprint (is this the right file?)",
+                    MAX_LINE >> 20
+                ),
                 None => {
                     // One line longer than a block: read on.
                     carry = std::mem::take(&mut buf);
@@ -102,13 +113,13 @@ fn read_blocks(mut input: impl std::io::Read, name: &str, block: usize) -> Resul
         };
         carry.extend_from_slice(&buf[end..]);
         let data = &buf[..end];
-        let (cuts, first_lines) = chunks_at_line_ends(data, line);
+        let (cuts, first_lines, next_line) = chunks_at_line_ends(data, line);
         let parsed: Vec<Result<Parsed>> = cuts
             .par_windows(2)
             .zip(first_lines)
             .map(|(c, first)| parse_chunk(&data[c[0]..c[1]], first, name))
             .collect();
-        line += data.iter().filter(|&&b| b == b'\n').count() as u64;
+        line = next_line;
         for p in parsed {
             list.append(p?, name)?;
         }
@@ -120,9 +131,9 @@ fn read_blocks(mut input: impl std::io::Read, name: &str, block: usize) -> Resul
 }
 
 /// Cuts `data` into about eight chunks a thread at line ends: the cut
-/// offsets (first 0, last `data.len()`) and the line number each chunk
-/// starts at, the first being `first_line`.
-fn chunks_at_line_ends(data: &[u8], first_line: u64) -> (Vec<usize>, Vec<u64>) {
+/// offsets (first 0, last `data.len()`), the line number each chunk
+/// starts at (the first being `first_line`), and the line after `data`.
+fn chunks_at_line_ends(data: &[u8], first_line: u64) -> (Vec<usize>, Vec<u64>, u64) {
     let chunks = (rayon::current_num_threads() * 8).max(1);
     let step = data.len().div_ceil(chunks).max(1);
     let mut cuts = vec![0usize];
@@ -150,7 +161,7 @@ fn chunks_at_line_ends(data: &[u8], first_line: u64) -> (Vec<usize>, Vec<u64>) {
             Some(s)
         })
         .collect();
-    (cuts, first_lines)
+    (cuts, first_lines, first_line + counts.iter().sum::<u64>())
 }
 
 /// A list being read: the chunks' fingerprints and ids appended in order,
@@ -246,59 +257,10 @@ fn parse_chunk(chunk: &[u8], first_line: u64, name: &str) -> Result<Parsed> {
         Parsed { words: Vec::new(), ids: Vec::new(), id_bytes: String::new(), lines: Vec::new(), bits: None };
     for (i, line) in chunk.split(|&b| b == b'\n').enumerate() {
         let lineno = first_line + i as u64;
-        let line = line.strip_suffix(b"\r").unwrap_or(line);
-        // The common lines, `HEX` and `ID<TAB>HEX` with 16 digits, straight
-        // to a word; anything else takes the general path below.
-        let (id_part, hex_part) = match line.iter().rposition(|&b| b == b'\t') {
-            Some(t) => (Some(&line[..t]), &line[t + 1..]),
-            None => (None, line),
-        };
-        if let (Some(v), false) = (hex16(hex_part), line.first() == Some(&b'{')) {
-            let id_ok = id_part.map(std::str::from_utf8);
-            if !matches!(id_ok, Some(Err(_))) && p.bits.is_none_or(|(b, _)| b == Bits::B64) {
-                p.bits.get_or_insert((Bits::B64, lineno));
-                match id_ok {
-                    Some(Ok(id)) => {
-                        if p.ids.len() != p.words.len() {
-                            bail!("{name}:{lineno}: this line has an id but earlier lines do not; give every line an id or none");
-                        }
-                        let start = p.id_bytes.len();
-                        p.id_bytes.push_str(id);
-                        p.ids.push((start, p.id_bytes.len()));
-                    }
-                    _ if !p.ids.is_empty() => {
-                        bail!("{name}:{lineno}: this line has no id but earlier lines do; give every line an id or none")
-                    }
-                    _ => {}
-                }
-                p.words.push(u128::from(v));
-                p.lines.push(lineno);
-                continue;
-            }
-        }
-        if line.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
         let at = || format!("{name}:{lineno}");
-        let text = std::str::from_utf8(line).with_context(|| format!("{}: invalid UTF-8", at()))?;
-        let (id, hex): (Option<String>, std::borrow::Cow<str>) = if text.starts_with('{') {
-            let v: serde_json::Value = serde_json::from_str(text).with_context(|| {
-                format!("{}: malformed JSON; expected {{\"id\": …, \"fingerprint\": \"HEX\"}}", at())
-            })?;
-            let Some(hex) = v.get("fingerprint").and_then(|f| f.as_str()) else {
-                bail!("{}: no string field \"fingerprint\"", at());
-            };
-            let id = v.get("id").map(|id| format!("\u{1}{id}"));
-            (id, hex.to_owned().into())
-        } else {
-            match text.rsplit_once('\t') {
-                Some((id, hex)) => (Some(id.to_owned()), hex.into()),
-                None => (None, text.into()),
-            }
+        let Some((id, fp)) = parse_line(line.strip_suffix(b"\r").unwrap_or(line), &at)? else {
+            continue;
         };
-        let fp: Fingerprint = hex.trim().parse().with_context(|| {
-            format!("{}: expected HEX or ID<TAB>HEX (16 or 32 hex digits), or fingerprint JSONL", at())
-        })?;
         match p.bits {
             None => p.bits = Some((fp.bits(), lineno)),
             Some((b, l)) if b != fp.bits() => {
@@ -326,9 +288,52 @@ fn parse_chunk(chunk: &[u8], first_line: u64, name: &str) -> Result<Parsed> {
     Ok(p)
 }
 
+/// One line's id (JSON ids stored as `\u{1}` + JSON) and fingerprint, or
+/// `None` for a blank line; `at` names the line in errors.
+fn parse_line<'l>(
+    line: &'l [u8],
+    at: &dyn Fn() -> String,
+) -> Result<Option<(Option<Cow<'l, str>>, Fingerprint)>> {
+    // The common lines, `HEX` and `ID<TAB>HEX` with 16 digits, straight to
+    // a word without the general parser.
+    if line.first() != Some(&b'{') {
+        let (id, hex) = match line.iter().rposition(|&b| b == b'\t') {
+            Some(t) => (Some(&line[..t]), &line[t + 1..]),
+            None => (None, line),
+        };
+        if let (Some(v), Ok(id)) = (hex16(hex), id.map(std::str::from_utf8).transpose()) {
+            return Ok(Some((id.map(Cow::Borrowed), Fingerprint::from_u64(v))));
+        }
+    }
+    if line.iter().all(u8::is_ascii_whitespace) {
+        return Ok(None);
+    }
+    let text = std::str::from_utf8(line).with_context(|| format!("{}: invalid UTF-8", at()))?;
+    let (id, hex): (Option<Cow<str>>, Cow<str>) = if text.starts_with('{') {
+        let v: serde_json::Value = serde_json::from_str(text).with_context(|| {
+            format!("{}: malformed JSON; expected {{\"id\": …, \"fingerprint\": \"HEX\"}}", at())
+        })?;
+        let Some(hex) = v.get("fingerprint").and_then(|f| f.as_str()) else {
+            bail!("{}: no string field \"fingerprint\"", at());
+        };
+        let id = v.get("id").map(|id| Cow::Owned(format!("\u{1}{id}")));
+        (id, hex.to_owned().into())
+    } else {
+        match text.rsplit_once('\t') {
+            Some((id, hex)) => (Some(id.into()), hex.into()),
+            None => (None, text.into()),
+        }
+    };
+    let fp: Fingerprint = hex.trim().parse().with_context(|| {
+        format!("{}: expected HEX or ID<TAB>HEX (16 or 32 hex digits), or fingerprint JSONL", at())
+    })?;
+    Ok(Some((id, fp)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::io::Read;
 
     fn parse(text: &str, block: usize) -> Result<(Vec<u128>, Vec<serde_json::Value>)> {
         let (words, ids) = read_blocks(text.as_bytes(), "t", block)?;
@@ -391,6 +396,20 @@ mod tests {
                 assert_eq!(ids, want_ids, "block {block}, ids {with_ids}");
             }
         }
+    }
+
+    #[test]
+    fn empty_binary_and_endless_inputs_get_clear_answers() {
+        let (words, _) = read_blocks(&b""[..], "t", BLOCK).unwrap();
+        assert_eq!(words.len(), 0);
+        let e = parse("\u{0}\u{1}binary\n", 4).unwrap_err();
+        assert!(format!("{e:#}").starts_with("t:1: expected HEX"), "{e:#}");
+        let e = read_blocks(&b"0123456789abcdef\n\xff\xfe\t0123456789abcdee\n"[..], "t", 8).err().unwrap();
+        assert!(format!("{e:#}").starts_with("t:2: invalid UTF-8"), "{e:#}");
+        // No newline at all, past the longest line: refused, not held whole.
+        let endless = std::io::repeat(b'a').take(MAX_LINE as u64 + 2 * BLOCK as u64);
+        let e = read_blocks(endless, "t", BLOCK).err().unwrap();
+        assert!(format!("{e:#}").contains("t:1: a line of more than 16 MB"), "{e:#}");
     }
 
     #[test]

@@ -13,6 +13,8 @@
 //! | `avx2` | AVX2 at most, even on an AVX-512 CPU |
 //! | `portable` | no SIMD intrinsics at all |
 //!
+//! (in any case: `AVX2` is `avx2`).
+//!
 //! A level the CPU lacks falls back to the best it has (the answer is the
 //! same on every level; only the speed differs). The command-line tool
 //! checks the variable at start-up with [`from_env`] and refuses a value it
@@ -67,7 +69,10 @@ impl std::str::FromStr for Level {
     type Err = UnknownLevel;
 
     fn from_str(s: &str) -> Result<Level, UnknownLevel> {
-        Level::ALL.into_iter().find(|l| l.name() == s.trim()).ok_or_else(|| UnknownLevel(s.to_owned()))
+        Level::ALL
+            .into_iter()
+            .find(|l| l.name().eq_ignore_ascii_case(s.trim()))
+            .ok_or_else(|| UnknownLevel(s.to_owned()))
     }
 }
 
@@ -108,7 +113,7 @@ pub fn supported() -> Vec<Level> {
 /// [`UnknownLevel`] for any other value that names no level.
 pub fn from_env() -> Result<Option<Level>, UnknownLevel> {
     match std::env::var("NEARDUP_SIMD") {
-        Ok(v) if v.trim().is_empty() || v.trim() == "auto" => Ok(None),
+        Ok(v) if v.trim().is_empty() || v.trim().eq_ignore_ascii_case("auto") => Ok(None),
         Ok(v) => v.parse().map(Some),
         Err(_) => Ok(None),
     }
@@ -116,7 +121,7 @@ pub fn from_env() -> Result<Option<Level>, UnknownLevel> {
 
 /// The level the process runs: `NEARDUP_SIMD` if set (an unknown value
 /// counts as unset), capped at what the CPU supports.
-pub fn process_level() -> Level {
+fn process_level() -> Level {
     static LEVEL: OnceLock<Level> = OnceLock::new();
     *LEVEL.get_or_init(|| from_env().ok().flatten().map_or(detected(), |l| l.min(detected())))
 }
@@ -126,7 +131,7 @@ thread_local! {
 }
 
 /// The level kernels run at on this thread: the one [`scoped`] set, else
-/// [`process_level`].
+/// the process's (`NEARDUP_SIMD`, capped at what the CPU supports).
 #[inline]
 pub fn level() -> Level {
     SCOPED.with(Cell::get).unwrap_or_else(process_level)
@@ -146,21 +151,6 @@ pub fn scoped<R>(level: Level, f: impl FnOnce() -> R) -> R {
     f()
 }
 
-/// One line for logs and benchmark reports: the level in use, what the CPU
-/// supports, and whether `NEARDUP_SIMD` chose it.
-pub fn describe() -> String {
-    let chosen = level();
-    let why = match from_env() {
-        Ok(Some(asked)) if asked > detected() => {
-            format!("NEARDUP_SIMD={asked}, which this CPU lacks")
-        }
-        Ok(Some(asked)) => format!("NEARDUP_SIMD={asked}"),
-        Ok(None) => "auto".to_owned(),
-        Err(e) => format!("ignored {:?}", e.0),
-    };
-    format!("{chosen} (CPU supports up to {}; {why})", detected())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -169,6 +159,7 @@ mod tests {
     fn names_round_trip_and_unknown_names_are_refused() {
         for l in Level::ALL {
             assert_eq!(l.name().parse::<Level>(), Ok(l));
+            assert_eq!(l.name().to_uppercase().parse::<Level>(), Ok(l), "any case");
         }
         let e = "sse9".parse::<Level>().unwrap_err();
         assert!(e.to_string().contains("use auto, avx512, avx2 or portable"), "{e}");
