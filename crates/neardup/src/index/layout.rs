@@ -123,6 +123,14 @@ impl TablePlan {
         out
     }
 
+    /// The top `n` bits of [`permute`](Self::permute)`(w)` for words of `f`
+    /// bits, computed from `w` by the few block moves that reach them.
+    pub fn top_of_permuted(&self, f: u32, n: u32) -> TopBits {
+        let lo = f - n;
+        let moves = self.moves.iter().copied().filter(|&(_, dst, len)| len > 0 && dst + len > lo).collect();
+        TopBits { moves, lo }
+    }
+
     /// The inverse of [`permute`](Self::permute).
     #[inline]
     pub fn unpermute<W: Word>(&self, p: W) -> W {
@@ -131,6 +139,27 @@ impl TablePlan {
             out = out.or(p.shr(dst).and(W::low_mask(len)).shl(src));
         }
         out
+    }
+}
+
+/// The top bits of a table's permuted word, from the unpermuted word (see
+/// [`TablePlan::top_of_permuted`]).
+pub(crate) struct TopBits {
+    /// The block moves landing in the top bits: (source shift, destination shift, length).
+    moves: Vec<(u32, u32, u32)>,
+    /// The lowest bit position kept.
+    lo: u32,
+}
+
+impl TopBits {
+    /// The top bits of the permuted `w`.
+    #[inline]
+    pub fn get_word<W: Word>(&self, w: W) -> W {
+        let mut out = W::default();
+        for &(src, dst, len) in &self.moves {
+            out = out.or(w.shr(src).and(W::low_mask(len)).shl(dst));
+        }
+        out.shr(self.lo)
     }
 }
 

@@ -14,8 +14,8 @@
 use rayon::prelude::*;
 
 use super::blob::huge_vec;
-use super::layout::{self, Layout, LayoutSpec, TablePlan};
-use super::sort::{for_each_key_group, sort_by_top};
+use super::layout::{self, Layout, LayoutSpec, TablePlan, TopBits};
+use super::sort::{buckets_mut, scatter, sort_bucket};
 use super::word::Word;
 use crate::error::{Error, Result};
 
@@ -110,22 +110,7 @@ pub fn all_pairs<W: Word>(words: &[W], bits: u32, k: u32, opts: PairsOptions) ->
         return Err(Error::Config(format!("at most 2^32 - 1 fingerprints at once, not {}", words.len())));
     }
     // 1. Collapse identical fingerprints.
-    let mut tagged: Vec<(W, u32)> = huge_vec(words.len());
-    words.par_iter().enumerate().map(|(i, &w)| (w, i as u32)).collect_into_vec(&mut tagged);
-    let shift = bits.saturating_sub(12);
-    sort_by_top(&mut tagged, |(w, _)| w.shr(shift).low_usize());
-    let mut distinct: Vec<W> = Vec::new();
-    let mut group_starts: Vec<u32> = Vec::new();
-    let mut members: Vec<u32> = Vec::with_capacity(tagged.len());
-    for (i, &(w, pos)) in tagged.iter().enumerate() {
-        if distinct.last() != Some(&w) {
-            distinct.push(w);
-            group_starts.push(i as u32);
-        }
-        members.push(pos);
-    }
-    group_starts.push(tagged.len() as u32);
-    drop(tagged);
+    let Collapsed { distinct, group_starts, members, spare } = collapse(words, bits);
 
     // 2. Pairs of distinct fingerprints. At radii no layout can split
     // (k >= bits), every pair is compared.
@@ -140,18 +125,166 @@ pub fn all_pairs<W: Word>(words: &[W], bits: u32, k: u32, opts: PairsOptions) ->
     }
     let spec = batch_layout(bits, k, distinct.len(), opts)?;
     let layout = Layout::new(spec)?;
-    let found = distinct_pairs(&distinct, &layout, k, 0);
+    let found = distinct_pairs(&distinct, &layout, k, 0, spare);
     // Map words back to group numbers.
-    let mut pairs: Vec<(u32, u32, u32)> = found
-        .par_iter()
-        .map(|&(a, b, d)| {
-            let ga = distinct.binary_search(&a).expect("word from the input") as u32;
-            let gb = distinct.binary_search(&b).expect("word from the input") as u32;
-            (ga.min(gb), ga.max(gb), d)
-        })
-        .collect();
+    let mut pairs = group_numbers(&distinct, &found);
     pairs.par_sort_unstable();
     Ok(AllPairs { members, group_starts, pairs, layout: Some(spec) })
+}
+
+/// Groups of identical `words`: the distinct words ascending, the start of
+/// each group in `members`, and the input positions grouped by word
+/// (ascending within a group).
+///
+/// The (word, position) pairs are scattered by the top 12 bits of the word
+/// (positions attached on the fly), then each bucket is sorted in cache by
+/// a counting sort on the next 12 bits and its groups read off, all buckets
+/// in parallel: a few passes over memory instead of a comparison sort of
+/// every pair.
+fn collapse<W: Word>(words: &[W], bits: u32) -> Collapsed<W> {
+    let top = bits.min(12);
+    let next = (bits - top).min(12);
+    let shift = bits - top;
+    let mut tagged: Vec<(W, u32)> = Vec::new();
+    let bounds = scatter(
+        words,
+        |i, w| (w, i as u32),
+        &mut tagged,
+        |(w, _)| {
+            if top == 0 {
+                0
+            } else {
+                w.shr(shift).low_usize()
+            }
+        },
+    );
+    let sorted = bounds.len() == 2;
+    let digit = |(w, _): &(W, u32)| w.shr(shift - next).and(W::low_mask(next)).low_usize();
+    // Sort each bucket and count its distinct words.
+    let counts: Vec<usize> = buckets_mut(&mut tagged, &bounds)
+        .into_par_iter()
+        .map_init(Vec::new, |copy, bucket| {
+            if !sorted {
+                sort_bucket(bucket, copy, digit, next);
+            }
+            1 + bucket.windows(2).filter(|p| p[0].0 != p[1].0).count() - usize::from(bucket.is_empty())
+        })
+        .collect();
+    // Then write every bucket's groups into its own stretch of the outputs.
+    let groups: usize = counts.iter().sum();
+    let mut distinct: Vec<W> = huge_vec(groups);
+    let mut group_starts: Vec<u32> = huge_vec(groups + 1);
+    let mut members: Vec<u32> = huge_vec(words.len());
+    let mut group_bounds = vec![0usize];
+    for &c in &counts {
+        group_bounds.push(group_bounds.last().copied().unwrap_or(0) + c);
+    }
+    // Written in parallel straight into the spare capacity: the pages are
+    // first touched by the threads that fill them, not zeroed beforehand.
+    buckets_mut(&mut tagged, &bounds)
+        .into_par_iter()
+        .zip(buckets_mut(&mut distinct.spare_capacity_mut()[..groups], &group_bounds))
+        .zip(buckets_mut(&mut group_starts.spare_capacity_mut()[..groups], &group_bounds))
+        .zip(buckets_mut(&mut members.spare_capacity_mut()[..words.len()], &bounds))
+        .zip(bounds.par_windows(2))
+        .for_each(|((((bucket, d), s), m), b)| {
+            let mut g = 0;
+            for (i, &(w, pos)) in bucket.iter().enumerate() {
+                if i == 0 || bucket[i - 1].0 != w {
+                    d[g].write(w);
+                    s[g].write((b[0] + i) as u32);
+                    g += 1;
+                }
+                m[i].write(pos);
+            }
+            assert_eq!(g, d.len(), "a bucket's group count changed");
+        });
+    // SAFETY: the buckets of `tagged` cover 0..words.len() and their group
+    // stretches cover 0..groups (prefix sums of the counts, each bucket
+    // writing exactly its count, asserted), so every element below these
+    // lengths was written above.
+    unsafe {
+        distinct.set_len(groups);
+        group_starts.set_len(groups);
+        members.set_len(words.len());
+    }
+    group_starts.push(words.len() as u32);
+    Collapsed { distinct, group_starts, members, spare: reuse_as_words(tagged) }
+}
+
+/// What [`collapse`] gives: the distinct words ascending, the start of each
+/// group in `members`, the input positions grouped by word, and the
+/// allocation of the (word, position) pairs for reuse.
+struct Collapsed<W> {
+    distinct: Vec<W>,
+    group_starts: Vec<u32>,
+    members: Vec<u32>,
+    spare: Vec<W>,
+}
+
+/// The allocation of `v`, emptied, as a vector of words (twice the
+/// capacity) when the two layouts agree, so that the next large buffer
+/// needs no fresh memory (fresh pages are faulted in and zeroed, which on
+/// a virtual machine can cost more than the pass that writes them).
+fn reuse_as_words<W: Word>(v: Vec<(W, u32)>) -> Vec<W> {
+    use std::mem::{align_of, size_of};
+    if size_of::<(W, u32)>() != 2 * size_of::<W>() || align_of::<(W, u32)>() != align_of::<W>() {
+        return Vec::new();
+    }
+    let mut v = std::mem::ManuallyDrop::new(v);
+    let (ptr, cap) = (v.as_mut_ptr(), v.capacity());
+    // SAFETY: the allocation came from the global allocator with the
+    // layout of `cap` pairs: size `cap · size_of::<(W, u32)>()` = `2 · cap ·
+    // size_of::<W>()` and the same alignment as `W` (both checked above),
+    // so it is the layout of `2 · cap` words; the length is 0, so no
+    // element (nor any padding byte of the pairs) is ever read as a word.
+    unsafe { Vec::from_raw_parts(ptr.cast::<W>(), 0, 2 * cap) }
+}
+
+/// `(group a, group b, distance)` with `a < b` for pairs of words found
+/// among `distinct` (sorted, holding every word of `found`). The words are
+/// looked up sorted, each search starting where the one before ended (a
+/// short gallop through nearby memory instead of a binary search from the
+/// top of a large array for each).
+fn group_numbers<W: Word>(distinct: &[W], found: &[(W, W, u32)]) -> Vec<(u32, u32, u32)> {
+    let mut keys: Vec<(W, u32)> = found
+        .iter()
+        .enumerate()
+        .flat_map(|(i, &(a, b, _))| [(a, 2 * i as u32), (b, 2 * i as u32 + 1)])
+        .collect();
+    keys.par_sort_unstable();
+    let chunk = keys.len().div_ceil(rayon::current_num_threads() * 4).max(1);
+    let located: Vec<Vec<(u32, u32)>> = keys
+        .par_chunks(chunk)
+        .map(|c| {
+            let mut at = distinct.partition_point(|&w| w < c[0].0);
+            c.iter()
+                .map(|&(w, slot)| {
+                    // Gallop from `at` to a range holding w, then bisect it.
+                    let mut step = 1;
+                    while at + step < distinct.len() && distinct[at + step] < w {
+                        step *= 2;
+                    }
+                    let end = (at + step + 1).min(distinct.len());
+                    at += distinct[at..end].partition_point(|&x| x < w);
+                    debug_assert_eq!(distinct.get(at), Some(&w), "a word from the input");
+                    (slot, at as u32)
+                })
+                .collect()
+        })
+        .collect();
+    let mut group = vec![0u32; keys.len()];
+    for (slot, g) in located.into_iter().flatten() {
+        group[slot as usize] = g;
+    }
+    found
+        .iter()
+        .enumerate()
+        .map(|(i, &(_, _, d))| {
+            let (ga, gb) = (group[2 * i], group[2 * i + 1]);
+            (ga.min(gb), ga.max(gb), d)
+        })
+        .collect()
 }
 
 /// The layout an all-pairs join of `n` distinct fingerprints uses:
@@ -180,102 +313,264 @@ pub fn batch_layout(bits: u32, k: u32, n: usize, opts: PairsOptions) -> Result<L
 }
 
 /// Pairs `(a, b, d)` of distinct sorted `words` within `k`, each once.
-fn distinct_pairs<W: Word>(words: &[W], layout: &Layout, k: u32, depth: u32) -> Vec<(W, W, u32)> {
+///
+/// The tables are taken in groups sharing their first leading block (with
+/// five blocks at k = 3: four tables lead with block 0, three with block 1,
+/// two with block 2, one with block 3). Each group buckets the words once by
+/// the top bits of that block — the sorted words already are, for block 0;
+/// the others are scattered — and inside each bucket, while it is in cache,
+/// every table of the group orders the bucket by the rest of its key and
+/// scans the runs of equal keys. So ten tables cost three scatters and four
+/// passes over the words, not ten of each, and no word is permuted except
+/// in over-long runs (a pair's distance and its owning table do not depend
+/// on the permutation).
+fn distinct_pairs<W: Word>(
+    words: &[W],
+    layout: &Layout,
+    k: u32,
+    depth: u32,
+    mut scattered: Vec<W>,
+) -> Vec<(W, W, u32)> {
     let f = layout.spec.bits;
     let mut out = Vec::new();
-    // The permuted table, its allocation reused table after table (a fresh
-    // one would be faulted in and zeroed every time).
-    let mut permuted: Vec<W> = Vec::new();
-    for (t, plan) in layout.tables.iter().enumerate() {
-        let shift = f - plan.key_bits;
-        let scan = |chunk: &[W]| {
-            let mut found = Vec::new();
-            let mut i = 0;
-            while i < chunk.len() {
-                let key = chunk[i].shr(shift);
-                let mut j = i + 1;
-                while j < chunk.len() && chunk[j].shr(shift) == key {
-                    j += 1;
-                }
-                if j - i > 1 {
-                    run_pairs(&chunk[i..j], layout, t, k, depth, &mut found);
-                }
-                i = j;
-            }
-            found
-        };
-        let parts: Vec<Vec<(W, W, u32)>> = if t == 0 {
-            // The words themselves, sorted: cut between key runs.
-            if depth == 0 && words.len() > 1 << 16 {
-                let cuts = run_aligned_cuts(words, shift, rayon::current_num_threads() * 16);
-                cuts.par_windows(2).map(|c| scan(&words[c[0]..c[1]])).collect()
-            } else {
-                vec![scan(words)]
-            }
+    // `scattered`: the scattered words, an allocation reused group after
+    // group (a fresh one would be faulted in and zeroed every time).
+    let bucketed = words.len() >= 1 << 16;
+    let mut t = 0;
+    while t < layout.tables.len() {
+        let first = layout.tables[t].lead[0];
+        let end = t + layout.tables[t..].iter().take_while(|p| p.lead[0] == first).count();
+        let (shift, len) = layout.blocks[first as usize];
+        let top = len.min(12);
+        let top_shift = shift + len - top;
+        let bucket_of = |w: &W| w.shr(top_shift).and(W::low_mask(top)).low_usize();
+        let (source, bounds, fixed): (&[W], Vec<usize>, u32) = if !bucketed {
+            (words, vec![0, words.len()], 0)
+        } else if top_shift + top == f {
+            // The leading block is the top of the word: sorted words are
+            // bucketed already.
+            let mut bounds: Vec<usize> =
+                (0..1usize << top).map(|b| words.partition_point(|w| bucket_of(w) < b)).collect();
+            bounds.push(words.len());
+            (words, bounds, top)
         } else {
-            // Runs need equal keys together, not sorted words: permuted on
-            // the fly while scattered by key, each bucket scanned in cache.
-            let lut = ByteLut::new(plan, f);
-            for_each_key_group(words, |w| lut.permute(plan, w), &mut permuted, f, plan.key_bits, scan)
+            let bounds = scatter(words, |_, w| w, &mut scattered, bucket_of);
+            let fixed = if bounds.len() == 2 { 0 } else { top };
+            (&scattered[..], bounds, fixed)
         };
+        let buckets: Vec<&[W]> =
+            bounds.windows(2).filter(|b| b[1] - b[0] > 1).map(|b| &source[b[0]..b[1]]).collect();
+        let keys: Vec<TopBits> =
+            layout.tables[t..end].iter().map(|p| p.top_of_permuted(f, p.key_bits)).collect();
+        let parts: Vec<Vec<(W, W, u32)>> = buckets
+            .into_par_iter()
+            .map_init(KeyRuns::default, |runs, bucket| {
+                let group = Group { layout, keys: &keys, t, first, fixed, k, depth };
+                group.bucket_pairs(runs, bucket)
+            })
+            .collect();
         for part in parts {
             out.extend(part);
         }
+        t = end;
     }
     out
 }
 
-/// A table's permutation of 64-bit words as eight byte lookups: a bit
-/// permutation maps OR to OR, so `permute(w)` is the OR over the bytes of
-/// `w` of the permuted byte, read from 8 × 256 words (16 KiB, in L1) —
-/// fewer instructions than moving each block with shifts and masks.
-/// Wider words are permuted by the plan itself.
-struct ByteLut(Option<Box<[[u64; 256]; 8]>>);
+/// The tables of one group of [`distinct_pairs`], for its buckets.
+struct Group<'a> {
+    layout: &'a Layout,
+    /// Each table's key extractor.
+    keys: &'a [TopBits],
+    /// The group's first table.
+    t: usize,
+    /// The first leading block of its tables.
+    first: u32,
+    /// Top bits of the keys shared by every word of a bucket.
+    fixed: u32,
+    k: u32,
+    depth: u32,
+}
 
-impl ByteLut {
-    fn new(plan: &TablePlan, f: u32) -> ByteLut {
-        if f != 64 {
-            return ByteLut(None);
+impl Group<'_> {
+    /// The pairs of one bucket under every table of the group. Distances
+    /// are popcounts: with the CPU's POPCNT instruction where it has one
+    /// (chosen at run time; the portable build counts bits with a dozen
+    /// instructions instead of one).
+    fn bucket_pairs<W: Word>(&self, runs: &mut KeyRuns, bucket: &[W]) -> Vec<(W, W, u32)> {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("popcnt") {
+            // SAFETY: the CPU has POPCNT (checked just above).
+            return unsafe { self.bucket_pairs_popcnt(runs, bucket) };
         }
-        let mut t = Box::new([[0u64; 256]; 8]);
-        for (i, row) in t.iter_mut().enumerate() {
-            for (b, v) in row.iter_mut().enumerate() {
-                *v = plan.permute((b as u64) << (8 * i));
-            }
-        }
-        ByteLut(Some(t))
+        self.bucket_pairs_inline(runs, bucket)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "popcnt")]
+    unsafe fn bucket_pairs_popcnt<W: Word>(&self, runs: &mut KeyRuns, bucket: &[W]) -> Vec<(W, W, u32)> {
+        self.bucket_pairs_inline(runs, bucket)
     }
 
     #[inline(always)]
-    fn permute<W: Word>(&self, plan: &TablePlan, w: W) -> W {
-        match &self.0 {
-            Some(t) => {
-                let x = w.to_u128() as u64;
-                let p = (0..8).fold(0u64, |acc, i| acc | t[i][((x >> (8 * i)) & 0xff) as usize]);
-                W::from_u128(u128::from(p))
+    fn bucket_pairs_inline<W: Word>(&self, runs: &mut KeyRuns, bucket: &[W]) -> Vec<(W, W, u32)> {
+        let mut found = Vec::new();
+        for (i, key) in self.keys.iter().enumerate() {
+            let t = self.t + i;
+            let plan = &self.layout.tables[t];
+            if source_is_key_sorted(plan, self.first) {
+                scan_sorted_runs(bucket, key, self.layout, t, self.k, self.depth, &mut found);
+            } else {
+                let bits = plan.key_bits - self.fixed;
+                runs.pairs(bucket, key, bits, self.layout, t, self.k, self.depth, &mut found);
             }
-            None => plan.permute(w),
+        }
+        found
+    }
+}
+
+/// Whether sorted words are in `plan`'s key order: its leading blocks are
+/// the first blocks, in order (the first table of the first group).
+fn source_is_key_sorted(plan: &TablePlan, first: u32) -> bool {
+    first == 0 && plan.lead.iter().enumerate().all(|(i, &b)| b == i as u32)
+}
+
+/// The pairs inside each run of equal keys of table `t` in `words`
+/// (unpermuted, sorted by that key), each reported only if `t` owns it.
+#[inline(always)]
+fn scan_sorted_runs<W: Word>(
+    words: &[W],
+    key: &TopBits,
+    layout: &Layout,
+    t: usize,
+    k: u32,
+    depth: u32,
+    found: &mut Vec<(W, W, u32)>,
+) {
+    let mut i = 0;
+    while i < words.len() {
+        let kv = key.get_word(words[i]);
+        let mut j = i + 1;
+        while j < words.len() && key.get_word(words[j]) == kv {
+            j += 1;
+        }
+        if j - i > 1 {
+            run_pairs_unpermuted(&words[i..j], layout, t, k, depth, found);
+        }
+        i = j;
+    }
+}
+
+/// The pairs of one run of equal keys of table `t` (unpermuted words),
+/// each reported only if `t` owns it; an over-long run is permuted and
+/// split by [`run_pairs`].
+#[inline(always)]
+fn run_pairs_unpermuted<W: Word>(
+    run: &[W],
+    layout: &Layout,
+    t: usize,
+    k: u32,
+    depth: u32,
+    found: &mut Vec<(W, W, u32)>,
+) {
+    if run.len() > LONG_RUN {
+        let plan = &layout.tables[t];
+        let permuted: Vec<W> = run.iter().map(|&w| plan.permute(w)).collect();
+        return run_pairs(&permuted, layout, t, k, depth, found);
+    }
+    for (x, &a) in run.iter().enumerate() {
+        for &b in &run[x + 1..] {
+            let d = a.dist(b);
+            if d <= k && layout.owner(a, b) == t {
+                found.push((a, b, d));
+            }
         }
     }
 }
 
-/// Positions cutting `p` into about `parts` pieces, never inside a key run.
-fn run_aligned_cuts<W: Word>(p: &[W], shift: u32, parts: usize) -> Vec<usize> {
-    let mut cuts = vec![0];
-    let step = p.len().div_ceil(parts.max(1));
-    let mut c = step;
-    while c < p.len() {
-        let key = p[c - 1].shr(shift);
-        while c < p.len() && p[c].shr(shift) == key {
-            c += 1;
+/// Finds the runs of equal keys in a bucket without sorting it: the keys
+/// of a bucket agree above their low `bits` bits, so those bits (the
+/// digit) tell the runs apart. One pass counts the words per digit; a
+/// second chains each word to the last word of its digit and compares it
+/// with the words before it on the chain. No word moves; the counters and
+/// chain heads are reused from bucket to bucket.
+#[derive(Default)]
+struct KeyRuns {
+    /// Each word's digit.
+    digits: Vec<u32>,
+    /// Words per digit.
+    count: Vec<u32>,
+    /// Per digit, the latest word on its chain (`u32::MAX`: none yet).
+    head: Vec<u32>,
+    /// Per word, the word before it on its digit's chain.
+    next: Vec<u32>,
+}
+
+impl KeyRuns {
+    /// The pairs of `bucket` (unpermuted words whose keys of table `t`
+    /// agree above their low `bits` bits) within `k`, each reported only if
+    /// `t` owns it.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn pairs<W: Word>(
+        &mut self,
+        bucket: &[W],
+        key: &TopBits,
+        bits: u32,
+        layout: &Layout,
+        t: usize,
+        k: u32,
+        depth: u32,
+        found: &mut Vec<(W, W, u32)>,
+    ) {
+        if bits > 20 || bucket.len() < 64 {
+            // Too many digits to count (or too few words to bother): sort.
+            let mut v = bucket.to_vec();
+            v.sort_unstable_by_key(|&w| key.get_word(w));
+            return scan_sorted_runs(&v, key, layout, t, k, depth, found);
         }
-        if c < p.len() {
-            cuts.push(c);
+        let mask = W::low_mask(bits);
+        self.digits.clear();
+        self.digits.extend(bucket.iter().map(|&w| key.get_word(w).and(mask).low_usize() as u32));
+        self.count.clear();
+        self.count.resize(1 << bits, 0);
+        for &d in &self.digits {
+            self.count[d as usize] += 1;
         }
-        c += step;
+        self.head.clear();
+        self.head.resize(1 << bits, u32::MAX);
+        self.next.clear();
+        self.next.resize(bucket.len(), u32::MAX);
+        let mut long: Vec<(u32, W)> = Vec::new();
+        for (i, (&d, &w)) in self.digits.iter().zip(bucket).enumerate() {
+            let c = self.count[d as usize];
+            if c < 2 {
+                continue;
+            }
+            if c as usize > LONG_RUN {
+                long.push((d, w));
+                continue;
+            }
+            let mut j = self.head[d as usize];
+            while j != u32::MAX {
+                let v = bucket[j as usize];
+                let dist = v.dist(w);
+                if dist <= k && layout.owner(v, w) == t {
+                    found.push((v, w, dist));
+                }
+                j = self.next[j as usize];
+            }
+            self.next[i] = self.head[d as usize];
+            self.head[d as usize] = i as u32;
+        }
+        if !long.is_empty() {
+            long.sort_unstable();
+            for run in long.chunk_by(|a, b| a.0 == b.0) {
+                let words: Vec<W> = run.iter().map(|&(_, w)| w).collect();
+                run_pairs_unpermuted(&words, layout, t, k, depth, found);
+            }
+        }
     }
-    cuts.push(p.len());
-    cuts
 }
 
 /// Pairs inside one key run of table `t` (distinct permuted words sharing
@@ -306,7 +601,7 @@ pub(crate) fn run_pairs<W: Word>(
             // The finer layout's first table is `low` itself: sorted.
             let mut low: Vec<W> = run.iter().map(|&w| w.and(mask)).collect();
             low.sort_unstable();
-            for (a, b, d) in distinct_pairs(&low, &sub, k, depth + 1) {
+            for (a, b, d) in distinct_pairs(&low, &sub, k, depth + 1, Vec::new()) {
                 emit(key.or(a), key.or(b), d);
             }
             return;

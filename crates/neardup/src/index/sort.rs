@@ -23,50 +23,9 @@ pub(crate) fn sort_words<W: Word>(v: &mut Vec<W>, f: u32) {
 /// buckets out of order (never undefined behaviour).
 pub(crate) fn sort_by_top<T: Copy + Ord + Send + Sync>(v: &mut Vec<T>, top: impl Fn(&T) -> usize + Sync) {
     let mut out = Vec::new();
-    let bounds = scatter(v, |x| x, &mut out, top);
+    let bounds = scatter(v, |_, x| x, &mut out, top);
     buckets_mut(&mut out, &bounds).into_par_iter().for_each(<[T]>::sort_unstable);
     *v = out;
-}
-
-/// Groups `map(x)` for every `x` of `src` (words of `f` significant bits)
-/// by their top `key_bits` bits, into `out`, and hands each group of
-/// buckets to `each` in parallel, collecting what it returns in key order.
-///
-/// Words with equal keys end up next to each other, in key order, in no
-/// particular order among themselves: cheaper than sorting. The map is
-/// applied on the fly by the scatter by the top bits (no mapped copy is
-/// written and read back), and each bucket, while in cache, is
-/// counting-sorted by the rest of the key (fully sorted when that is over
-/// 16 bits) and handed straight to `each` (so a scan of the key runs needs
-/// no pass of its own over memory). A key never spans two buckets.
-/// `out`'s allocation is reused when it is large enough.
-pub(crate) fn for_each_key_group<W: Word, R: Send>(
-    src: &[W],
-    map: impl Fn(W) -> W + Sync,
-    out: &mut Vec<W>,
-    f: u32,
-    key_bits: u32,
-    each: impl Fn(&[W]) -> R + Sync,
-) -> Vec<R> {
-    let key_bits = key_bits.min(f);
-    let top_bits = key_bits.min(RADIX_BITS);
-    let rest = key_bits - top_bits;
-    let low = f - key_bits;
-    let shift = f - top_bits;
-    let bounds = scatter(src, map, out, |w: &W| if top_bits == 0 { 0 } else { w.shr(shift).low_usize() });
-    // One bound pair: scatter's fallback, which sorted the words whole.
-    let sorted = bounds.len() == 2;
-    buckets_mut(out, &bounds)
-        .into_par_iter()
-        .map_init(Vec::new, |copy, bucket| {
-            if !sorted && rest > 16 {
-                bucket.sort_unstable();
-            } else if !sorted && rest > 0 && bucket.len() > 1 {
-                counting_sort(bucket, copy, |w: &W| w.shr(low).and(W::low_mask(rest)).low_usize(), rest);
-            }
-            each(bucket)
-        })
-        .collect()
 }
 
 /// Sorts `bucket` stably by `digit` (below `2^bits`), through `copy`.
@@ -91,8 +50,36 @@ fn counting_sort<W: Copy>(bucket: &mut [W], copy: &mut Vec<W>, digit: impl Fn(&W
     }
 }
 
+/// Sorts `bucket` whose items all share their top bits: counting-sorted by
+/// `digit` (the next `bits` bits of the key, below `2^bits`), then each run
+/// of one digit (a handful of items at random) sorted whole. Cheaper than a
+/// comparison sort of the bucket, and done in cache.
+pub(crate) fn sort_bucket<T: Copy + Ord>(
+    bucket: &mut [T],
+    copy: &mut Vec<T>,
+    digit: impl Fn(&T) -> usize,
+    bits: u32,
+) {
+    if bucket.len() < 256 {
+        return bucket.sort_unstable();
+    }
+    counting_sort(bucket, copy, &digit, bits);
+    let mut i = 0;
+    while i < bucket.len() {
+        let d = digit(&bucket[i]);
+        let mut j = i + 1;
+        while j < bucket.len() && digit(&bucket[j]) == d {
+            j += 1;
+        }
+        if j - i > 1 {
+            bucket[i..j].sort_unstable();
+        }
+        i = j;
+    }
+}
+
 /// `v` cut at `bounds` (ascending, first 0, last `v.len()`), as mutable slices.
-fn buckets_mut<'a, T>(v: &'a mut [T], bounds: &[usize]) -> Vec<&'a mut [T]> {
+pub(crate) fn buckets_mut<'a, T>(v: &'a mut [T], bounds: &[usize]) -> Vec<&'a mut [T]> {
     let mut rest: &mut [T] = v;
     let mut parts = Vec::with_capacity(bounds.len().saturating_sub(1));
     for w in bounds.windows(2) {
@@ -103,19 +90,20 @@ fn buckets_mut<'a, T>(v: &'a mut [T], bounds: &[usize]) -> Vec<&'a mut [T]> {
     parts
 }
 
-/// Writes `map(x)` for every `x` of `src` into `out`, scattered by `top`
-/// into `2^RADIX_BITS` buckets in parallel, and returns the buckets'
-/// bounds. Small inputs, and a `top` that answers differently on its two
-/// passes, give one bucket, sorted.
-fn scatter<S: Copy + Sync, T: Copy + Ord + Send + Sync>(
+/// Writes `map(i, src[i])` for every position `i` of `src` into `out`,
+/// scattered by `top` into `2^RADIX_BITS` buckets in parallel (stably:
+/// within a bucket, in input order), and returns the buckets' bounds.
+/// Small inputs, and a `top` that answers differently on its two passes,
+/// give one bucket, sorted.
+pub(crate) fn scatter<S: Copy + Sync, T: Copy + Ord + Send + Sync>(
     src: &[S],
-    map: impl Fn(S) -> T + Sync,
+    map: impl Fn(usize, S) -> T + Sync,
     out: &mut Vec<T>,
     top: impl Fn(&T) -> usize + Sync,
 ) -> Vec<usize> {
     let fallback = |out: &mut Vec<T>| {
         out.clear();
-        out.extend(src.iter().map(|&x| map(x)));
+        out.extend(src.iter().enumerate().map(|(i, &x)| map(i, x)));
         out.sort_unstable();
         vec![0, out.len()]
     };
@@ -129,10 +117,11 @@ fn scatter<S: Copy + Sync, T: Copy + Ord + Send + Sync>(
     // Per-chunk histograms.
     let hists: Vec<Vec<usize>> = src
         .par_chunks(chunk)
-        .map(|c| {
+        .enumerate()
+        .map(|(ci, c)| {
             let mut h = vec![0usize; buckets];
-            for &x in c {
-                h[bucket(&map(x))] += 1;
+            for (o, &x) in c.iter().enumerate() {
+                h[bucket(&map(ci * chunk + o, x))] += 1;
             }
             h
         })
@@ -160,48 +149,58 @@ fn scatter<S: Copy + Sync, T: Copy + Ord + Send + Sync>(
     // lines to its 4,096 destinations instead of one word at a time to each
     // (software write-combining).
     let per = (64 / std::mem::size_of::<T>().max(1)).max(1);
-    src.par_chunks(chunk).zip(starts.into_par_iter()).zip(hists.par_iter()).for_each(|((c, mut st), h)| {
-        let p = out_ptr;
-        // Where each region of this chunk ends.
-        let end: Vec<usize> = st.iter().zip(h).map(|(s, n)| s + n).collect();
-        let mut lines: Vec<std::mem::MaybeUninit<T>> = vec![std::mem::MaybeUninit::uninit(); buckets * per];
-        let mut fill = vec![0usize; buckets];
-        // Copies bucket b's first n buffered words out; false if they do not fit.
-        let flush = |b: usize, n: usize, st: &mut [usize], lines: &[std::mem::MaybeUninit<T>]| {
-            if st[b] + n > end[b] {
-                return false;
-            }
-            // SAFETY: lines[b·per..b·per + n] were written since bucket b was
-            // last flushed (fill counts them), and st[b] + n <= end[b]: the
-            // regions [starts[c][b], end[b]) are disjoint across chunks and
-            // buckets and lie within 0..src.len() <= the capacity of `out`.
-            unsafe {
-                std::ptr::copy_nonoverlapping(lines.as_ptr().add(b * per).cast::<T>(), p.0.add(st[b]), n)
+    src.par_chunks(chunk).enumerate().zip(starts.into_par_iter()).zip(hists.par_iter()).for_each(
+        |(((ci, c), mut st), h)| {
+            let p = out_ptr;
+            // Where each region of this chunk ends.
+            let end: Vec<usize> = st.iter().zip(h).map(|(s, n)| s + n).collect();
+            let mut lines: Vec<std::mem::MaybeUninit<T>> =
+                vec![std::mem::MaybeUninit::uninit(); buckets * per];
+            let mut fill = vec![0usize; buckets];
+            // Copies bucket b's first n buffered words out; false if they do not fit.
+            let flush = |b: usize, n: usize, st: &mut [usize], lines: &[std::mem::MaybeUninit<T>]| {
+                if st[b] + n > end[b] {
+                    return false;
+                }
+                // SAFETY: lines[b·per..b·per + n] were written since bucket b was
+                // last flushed (fill counts them), and st[b] + n <= end[b]: the
+                // regions [starts[c][b], end[b]) are disjoint across chunks and
+                // buckets and lie within 0..src.len() <= the capacity of `out`.
+                unsafe {
+                    let (from, to) = (lines.as_ptr().add(b * per).cast::<T>(), p.0.add(st[b]));
+                    if n * std::mem::size_of::<T>() == 64 {
+                        // A whole line: a copy of constant size, inlined (a
+                        // call to memcpy for 64 bytes costs more than the copy).
+                        std::ptr::copy_nonoverlapping(from.cast::<[u8; 64]>(), to.cast::<[u8; 64]>(), 1)
+                    } else {
+                        std::ptr::copy_nonoverlapping(from, to, n)
+                    }
+                };
+                st[b] += n;
+                true
             };
-            st[b] += n;
-            true
-        };
-        for &x in c {
-            let w = map(x);
-            let b = bucket(&w);
-            lines[b * per + fill[b]] = std::mem::MaybeUninit::new(w);
-            fill[b] += 1;
-            if fill[b] == per {
-                if !flush(b, per, &mut st, &lines) {
-                    // `top` answered otherwise than when counting.
+            for (o, &x) in c.iter().enumerate() {
+                let w = map(ci * chunk + o, x);
+                let b = bucket(&w);
+                lines[b * per + fill[b]] = std::mem::MaybeUninit::new(w);
+                fill[b] += 1;
+                if fill[b] == per {
+                    if !flush(b, per, &mut st, &lines) {
+                        // `top` answered otherwise than when counting.
+                        overflow.store(true, std::sync::atomic::Ordering::Relaxed);
+                        return;
+                    }
+                    fill[b] = 0;
+                }
+            }
+            for (b, &n) in fill.iter().enumerate() {
+                if n > 0 && !flush(b, n, &mut st, &lines) {
                     overflow.store(true, std::sync::atomic::Ordering::Relaxed);
                     return;
                 }
-                fill[b] = 0;
             }
-        }
-        for (b, &n) in fill.iter().enumerate() {
-            if n > 0 && !flush(b, n, &mut st, &lines) {
-                overflow.store(true, std::sync::atomic::Ordering::Relaxed);
-                return;
-            }
-        }
-    });
+        },
+    );
     if overflow.into_inner() {
         // `out` is still empty (T is Copy: nothing to drop).
         return fallback(out);
@@ -248,47 +247,6 @@ mod tests {
         s.sort_unstable();
         sort_words(&mut v128, 128);
         assert_eq!(v128, s);
-    }
-
-    #[test]
-    fn key_groups_hold_equal_keys_in_key_order() {
-        for (n, key_bits) in
-            [(1000usize, 26u32), (300_000, 26), (300_000, 12), (300_000, 8), (300_000, 30), (200_000, 64)]
-        {
-            let mut x = 0x2545_f491_4f6c_dd1du64;
-            let mut v: Vec<u64> = (0..n)
-                .map(|i| {
-                    x ^= x << 13;
-                    x ^= x >> 7;
-                    x ^= x << 17;
-                    if i % 5 == 0 {
-                        x & !0xffff
-                    } else {
-                        x
-                    }
-                })
-                .collect();
-            let mut want = v.clone();
-            want.sort_unstable();
-            let src = std::mem::take(&mut v);
-            let sizes = for_each_key_group(
-                &src,
-                |w| w,
-                &mut v,
-                64,
-                key_bits,
-                |g: &[u64]| {
-                    // A key never spans two groups.
-                    g.len()
-                },
-            );
-            assert_eq!(sizes.iter().sum::<usize>(), n);
-            let key = |w: &u64| if key_bits == 64 { *w } else { w >> (64 - key_bits) };
-            assert!(v.windows(2).all(|p| key(&p[0]) <= key(&p[1])), "{n} {key_bits}: keys in order");
-            let mut got = v.clone();
-            got.sort_unstable();
-            assert_eq!(got, want, "{n} {key_bits}: a permutation");
-        }
     }
 
     /// An inconsistent `top` (another answer on every call) cannot make
