@@ -51,6 +51,21 @@ fn memcpy_gb_per_s(bytes: usize) -> f64 {
     rates[1]
 }
 
+/// GB/s at which fresh memory is first written (page faults and zeroing,
+/// and under a hypervisor the host backing the pages): what a pass into a
+/// newly allocated buffer costs, against `memcpy` into pages already there.
+fn first_touch_gb_per_s(bytes: usize) -> f64 {
+    let mut v: Vec<u8> = Vec::with_capacity(bytes);
+    let t = Instant::now();
+    // SAFETY: the first `bytes` bytes of the capacity are written here.
+    unsafe {
+        std::ptr::write_bytes(v.as_mut_ptr(), 1, bytes);
+        v.set_len(bytes);
+    }
+    std::hint::black_box(&v);
+    bytes as f64 / t.elapsed().as_secs_f64() / 1e9
+}
+
 /// Independent random 8-byte reads per second (median of three passes of
 /// 2·10^7) from a buffer of `bytes` bytes on huge pages, as the index's
 /// tables are: the most random reads a query stream could get from this
@@ -226,6 +241,7 @@ fn main() {
                     "layout": ap.layout.map(|l| l.to_string()), "threads": rayon::current_num_threads(),
                     "input_bytes": n * 8, "peak_rss_bytes": peak_rss_bytes(), "rss_before": rss0,
                     "memcpy_gb_per_s": memcpy_gb_per_s(1 << 30),
+                    "first_touch_gb_per_s": first_touch_gb_per_s(1 << 30),
                 })
             );
         }

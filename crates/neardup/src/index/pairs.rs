@@ -3,10 +3,11 @@
 //! 1. Identical fingerprints are collapsed first: they are duplicates of
 //!    each other (distance 0), reported as groups, never dropped.
 //! 2. For each table of a pigeonhole [layout](super::LayoutSpec), the
-//!    distinct fingerprints are permuted and sorted; entries with equal keys
-//!    form runs, and the pairs inside a run are verified with popcount. A
-//!    pair is reported only by the first table whose key blocks it agrees
-//!    on, so each pair appears once.
+//!    distinct fingerprints with equal keys are found together (runs), and
+//!    the pairs inside a run are verified with popcount. A pair is reported
+//!    only by the first table whose key blocks it agrees on, so each pair
+//!    appears once. Tables sharing their first key block share one
+//!    bucketing of the words, and each bucket is scanned in cache.
 //! 3. Over-long runs (skewed data: thousands of near-identical
 //!    fingerprints) are split recursively by a finer layout over the bits
 //!    outside the key, instead of comparing all their pairs.
@@ -654,5 +655,44 @@ mod tests {
         ap.for_each_pair(|i, j, d| got.push((i, j, d)));
         got.sort_unstable();
         assert_eq!(got, brute(&words, 3));
+    }
+
+    /// The POPCNT path and the portable one find the same pairs on the
+    /// bucketed path (over 2^16 words), the planted ones among them.
+    #[test]
+    fn every_simd_level_finds_the_same_pairs() {
+        let mut x = 0x853c_49e6_748f_ea9bu64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut words: Vec<u64> = (0..70_000).map(|_| next()).collect();
+        for i in 0..500 {
+            let w = words[i * 100] ^ (1 << (next() % 64)) ^ (1 << (next() % 64));
+            words.push(w);
+            words.push(words[i * 37]);
+        }
+        let run = |level| {
+            crate::simd::scoped(level, || {
+                let ap = all_pairs(&words, 64, 3, PairsOptions::default()).unwrap();
+                let mut got = Vec::new();
+                ap.for_each_pair(|i, j, d| got.push((i, j, d)));
+                got.sort_unstable();
+                got
+            })
+        };
+        let portable = run(crate::simd::Level::Portable);
+        assert!(portable.len() >= 1000, "the planted pairs: {}", portable.len());
+        for level in crate::simd::supported() {
+            assert_eq!(run(level), portable, "{level:?}");
+        }
+        for i in 0..500u32 {
+            let (near, copy) = (70_000 + 2 * i, 70_001 + 2 * i);
+            let d = words[(i * 100) as usize].dist(words[near as usize]);
+            assert!(portable.contains(&(i * 100, near, d)), "planted pair {i}");
+            assert!(portable.iter().any(|&(a, b, d)| (a, b, d) == (i * 37, copy, 0)), "copy {i}");
+        }
     }
 }
