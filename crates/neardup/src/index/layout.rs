@@ -116,11 +116,7 @@ impl TablePlan {
     /// Moves the blocks so that the leading ones come first.
     #[inline]
     pub fn permute<W: Word>(&self, w: W) -> W {
-        let mut out = W::default();
-        for &(src, dst, len) in &self.moves {
-            out = out.or(w.shr(src).and(W::low_mask(len)).shl(dst));
-        }
-        out
+        move_blocks(&self.moves, w)
     }
 
     /// The top `n` bits of [`permute`](Self::permute)`(w)` for words of `f`
@@ -142,6 +138,16 @@ impl TablePlan {
     }
 }
 
+/// `w`'s blocks moved: each `(source shift, destination shift, length)`.
+#[inline(always)]
+fn move_blocks<W: Word>(moves: &[(u32, u32, u32)], w: W) -> W {
+    let mut out = W::default();
+    for &(src, dst, len) in moves {
+        out = out.or(w.shr(src).and(W::low_mask(len)).shl(dst));
+    }
+    out
+}
+
 /// The top bits of a table's permuted word, from the unpermuted word (see
 /// [`TablePlan::top_of_permuted`]).
 pub(crate) struct TopBits {
@@ -155,11 +161,7 @@ impl TopBits {
     /// The top bits of the permuted `w`.
     #[inline]
     pub fn get_word<W: Word>(&self, w: W) -> W {
-        let mut out = W::default();
-        for &(src, dst, len) in &self.moves {
-            out = out.or(w.shr(src).and(W::low_mask(len)).shl(dst));
-        }
-        out.shr(self.lo)
+        move_blocks(&self.moves, w).shr(self.lo)
     }
 }
 
