@@ -320,8 +320,8 @@ pub fn batch_layout(bits: u32, k: u32, n: usize, opts: PairsOptions) -> Result<L
 /// two with block 2, one with block 3). Each group buckets the words once by
 /// the top bits of that block — the sorted words already are, for block 0;
 /// the others are scattered — and inside each bucket, while it is in cache,
-/// every table of the group orders the bucket by the rest of its key and
-/// scans the runs of equal keys. So ten tables cost three scatters and four
+/// every table of the group finds its runs of equal keys (see [`KeyRuns`])
+/// and compares the words inside each run. So ten tables cost three scatters and four
 /// passes over the words, not ten of each, and no word is permuted except
 /// in over-long runs (a pair's distance and its owning table do not depend
 /// on the permutation).
@@ -396,11 +396,14 @@ struct Group<'a> {
 impl Group<'_> {
     /// The pairs of one bucket under every table of the group. Distances
     /// are popcounts: with the CPU's POPCNT instruction where it has one
-    /// (chosen at run time; the portable build counts bits with a dozen
-    /// instructions instead of one).
+    /// and the [SIMD level](crate::simd) is not `portable` (chosen at run
+    /// time; the portable build counts bits with a dozen instructions
+    /// instead of one).
     fn bucket_pairs<W: Word>(&self, runs: &mut KeyRuns, bucket: &[W]) -> Vec<(W, W, u32)> {
         #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("popcnt") {
+        if crate::simd::level() != crate::simd::Level::Portable
+            && std::arch::is_x86_feature_detected!("popcnt")
+        {
             // SAFETY: the CPU has POPCNT (checked just above).
             return unsafe { self.bucket_pairs_popcnt(runs, bucket) };
         }
