@@ -14,7 +14,7 @@ use crate::normalize::{normalize_all, NormalizerConfig};
 use crate::radius::Radius;
 use crate::select::SelectConfig;
 use crate::tokenize::{Tokenizer, TokenizerConfig};
-use crate::vote::{Lanes, Vote};
+use crate::vote::{Lanes, UnitVotes, Vote};
 use crate::weight::{FeatureCounts, LoadedWeighter, WeightConfig, Weighter};
 
 /// A loaded pipeline. Build it once (loading stop words, IDF tables and the
@@ -318,8 +318,10 @@ impl Fingerprinter {
             && self.config.select.is_all()
             && !self.hash.is_expensive();
         if let TokenizerConfig::CharNgrams { n, .. } = self.tokenizer {
-            if unit_votes && self.filters.is_empty() && norm.len() >= n && norm.is_ascii() {
-                return self.ascii_ngram_votes(&norm, n);
+            // Enough characters for one gram: otherwise the tokenizer's
+            // short-text rule decides.
+            if unit_votes && self.filters.is_empty() && norm.len() >= n && has_chars(&norm, n) {
+                return self.ngram_votes(&norm, n);
             }
         }
         let tokens = self.filtered_tokens(&norm);
@@ -333,30 +335,26 @@ impl Fingerprinter {
             joined = j;
             shingle_slices(&joined, &spans, self.shingle)
         };
-        let mut lanes = Lanes::new(self.bits);
         if unit_votes {
             // In chunks, so the hashes stay in the nearest cache.
+            let mut votes = UnitVotes::new(self.bits);
             let mut hashes = Vec::with_capacity(256);
             for chunk in features.chunks(256) {
                 hashes.clear();
                 self.hash.hash_batch(self.bits, chunk, &mut hashes);
-                lanes.add_unit(&hashes);
+                votes.add(&hashes);
             }
-            return (lanes.fingerprint(), features.len());
+            return (votes.fingerprint(), features.len());
         }
-        self.weighted_votes(&features, lanes, explain)
+        self.weighted_votes(&features, Lanes::new(self.bits), explain)
     }
 
-    /// Character `n`-grams of ASCII text are byte windows: hash them in place
-    /// and count unit votes, without a list of features or of hashes.
-    fn ascii_ngram_votes(&self, norm: &str, n: usize) -> (Fingerprint, usize) {
-        let mut lanes = Lanes::new(self.bits);
-        let mut count = 0;
-        self.hash.hash_ascii_windows(self.bits, norm, n, |hashes| {
-            lanes.add_unit(hashes);
-            count += hashes.len();
-        });
-        (lanes.fingerprint(), count)
+    /// Hashes the character `n`-grams in place (byte windows of ASCII
+    /// text) and counts unit votes, without a list of features or of hashes.
+    fn ngram_votes(&self, norm: &str, n: usize) -> (Fingerprint, usize) {
+        let mut votes = UnitVotes::new(self.bits);
+        self.hash.hash_char_windows(self.bits, norm, n, |hashes| votes.add(hashes));
+        (votes.fingerprint(), votes.len() as usize)
     }
 
     /// Counts distinct features, weighs and selects them, and votes in the
@@ -406,6 +404,11 @@ impl Fingerprinter {
         }
         (fp, features.len())
     }
+}
+
+/// Whether `text` has at least `n` characters.
+fn has_chars(text: &str, n: usize) -> bool {
+    text.is_ascii() || text.chars().nth(n.saturating_sub(1)).is_some()
 }
 
 /// All tokens joined by single spaces, with each token's byte span in it.

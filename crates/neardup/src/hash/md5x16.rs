@@ -8,6 +8,7 @@
 //! A per-thread cache of 4-byte grams' hashes serves every level. Tests
 //! check every length and every level the CPU has against the `md-5` crate.
 
+use super::gram_cache::{Cache, Value};
 use crate::simd::level;
 #[cfg(target_arch = "x86_64")]
 use crate::simd::Level;
@@ -34,67 +35,6 @@ const K: [u32; 64] = [
     0x6fa87e4f, 0xfe2ce6e0, 0xa3014314, 0x4e0811a1, 0xf7537e82, 0xbd3af235, 0x2ad7d2bb, 0xeb86d391,
 ];
 
-/// Slots in each thread's cache of 4-byte features' MD5.
-const CACHE_SLOTS: usize = 1 << 15;
-
-/// A direct-mapped cache of the MD5 hashes of 4-byte features: character
-/// 4-grams follow Zipf's law, so most of a corpus's grams were hashed
-/// before. Keys and values are kept apart so the keys (128 KiB) stay in
-/// the nearest caches; the gram `0` is never cached, so 0 marks a free slot.
-struct Md5Cache {
-    keys: Vec<u32>,
-    lo: Vec<u64>,
-    hi: Vec<u64>,
-}
-
-impl Md5Cache {
-    /// The full 128-bit hash of `gram`, if cached.
-    #[inline]
-    fn get(&self, gram: u32) -> Option<u128> {
-        let slot = slot_for(gram);
-        (gram != 0 && self.keys[slot] == gram)
-            .then(|| (u128::from(self.hi[slot]) << 64) | u128::from(self.lo[slot]))
-    }
-
-    /// Slot `slot`'s value cut to the width asked for, whatever its key.
-    #[inline(always)]
-    fn value(&self, slot: usize, wide: bool) -> u128 {
-        let lo = u128::from(self.lo[slot]);
-        if wide {
-            (u128::from(self.hi[slot]) << 64) | lo
-        } else {
-            lo
-        }
-    }
-
-    #[inline]
-    fn insert(&mut self, gram: u32, h: u128) {
-        if gram != 0 {
-            let slot = slot_for(gram);
-            self.keys[slot] = gram;
-            self.lo[slot] = h as u64;
-            self.hi[slot] = (h >> 64) as u64;
-        }
-    }
-}
-
-thread_local! {
-    static CACHE: std::cell::RefCell<Md5Cache> =
-        const { std::cell::RefCell::new(Md5Cache { keys: Vec::new(), lo: Vec::new(), hi: Vec::new() }) };
-}
-
-/// Runs `f` with this thread's cache, allocating it on first use.
-fn with_cache<R>(f: impl FnOnce(&mut Md5Cache) -> R) -> R {
-    CACHE.with(|cache| {
-        let mut cache = cache.borrow_mut();
-        if cache.keys.is_empty() {
-            *cache =
-                Md5Cache { keys: vec![0; CACHE_SLOTS], lo: vec![0; CACHE_SLOTS], hi: vec![0; CACHE_SLOTS] };
-        }
-        f(&mut cache)
-    })
-}
-
 /// The hash value of lane `l` of an MD5 state: the digest (a, b, c, d as
 /// little-endian bytes) read big-endian, so each word is byte-swapped.
 #[inline]
@@ -105,27 +45,25 @@ fn digest_value(state: &[[u32; 16]; 4], l: usize) -> u128 {
     (u128::from(hi) << 64) | u128::from(lo)
 }
 
-/// A 128-bit hash value cut to the requested width: the low 64 bits are
-/// `md5[8..16]` read big-endian.
-#[inline]
-fn width(h: u128, wide: bool) -> u128 {
-    if wide {
-        h
-    } else {
-        u128::from(h as u64)
-    }
-}
-
 /// The MD5 hashes of `features` (as [`hash16`] computes them), using the
 /// per-thread cache for 4-byte features and batches of sixteen for the rest.
 pub(crate) fn hash_cached(features: &[&str], wide: bool, out: &mut Vec<u128>) {
-    with_cache(|cache| {
+    if wide {
+        cached::<u128>(features, out);
+    } else {
+        cached::<u64>(features, out);
+    }
+}
+
+/// [`hash_cached`] at one width.
+fn cached<V: Value>(features: &[&str], out: &mut Vec<u128>) {
+    V::with_cache(|cache| {
         let base = out.len();
         out.resize(base + features.len(), 0);
         // Misses wait in a batch of sixteen: (output index, feature).
         let mut pending: Vec<(usize, &str)> = Vec::with_capacity(16);
         let mut hashes = Vec::with_capacity(16);
-        let mut flush = |pending: &mut Vec<(usize, &str)>, out: &mut Vec<u128>, cache: &mut Md5Cache| {
+        let mut flush = |pending: &mut Vec<(usize, &str)>, out: &mut Vec<u128>, cache: &mut Cache<V>| {
             if pending.is_empty() {
                 return;
             }
@@ -136,18 +74,19 @@ pub(crate) fn hash_cached(features: &[&str], wide: bool, out: &mut Vec<u128>) {
                 if let Some(gram) = gram_of(f) {
                     cache.insert(gram, h);
                 }
-                out[i] = width(h, wide);
+                out[i] = V::cut(h).widen();
             }
             pending.clear();
         };
         for (j, f) in features.iter().enumerate() {
-            if let Some(h) = gram_of(f).and_then(|g| cache.get(g)) {
-                out[base + j] = width(h, wide);
+            if let Some(v) = gram_of(f).and_then(|g| cache.get(g)) {
+                out[base + j] = v.widen();
                 continue;
             }
             if f.len() > MAX_LEN {
                 use md5::Digest;
-                out[base + j] = width(u128::from_be_bytes(md5::Md5::digest(f.as_bytes()).into()), wide);
+                let h = u128::from_be_bytes(md5::Md5::digest(f.as_bytes()).into());
+                out[base + j] = V::cut(h).widen();
                 continue;
             }
             pending.push((base + j, f));
@@ -166,45 +105,127 @@ const ROUND: usize = 256;
 /// The MD5 hashes of every 4-byte window of the ASCII text `text`, handed
 /// to `f` a slice at a time in an unspecified order (a round's cache hits,
 /// then its misses sixteen at a time), without materializing the windows.
-///
-/// Lookups are branch-free: every window's slot is read and written to
-/// both the hit and the miss list, and only the right list's length
-/// advances, so a miss costs no mispredicted branch.
-pub(crate) fn hash_ascii_4grams(text: &str, wide: bool, mut f: impl FnMut(&[u128])) {
-    let bytes = text.as_bytes();
+pub(crate) fn hash_ascii_4grams(text: &str, wide: bool, f: impl FnMut(&[u128])) {
+    if wide {
+        ascii_4grams::<u128>(text.as_bytes(), f);
+    } else {
+        ascii_4grams::<u64>(text.as_bytes(), f);
+    }
+}
+
+/// [`hash_ascii_4grams`] at one width.
+fn ascii_4grams<V: Value>(bytes: &[u8], mut f: impl FnMut(&[u128])) {
     if bytes.len() < 4 {
         return;
     }
-    with_cache(|cache| {
-        let mut hits = [0u128; ROUND];
-        let mut misses = [0u32; ROUND];
-        let mut hashed = Vec::with_capacity(16);
-        let windows = bytes.len() - 3;
+    let windows = bytes.len() - 3;
+    V::with_cache(|cache| {
+        let mut round = Round::new();
+        let mut grams = [0u32; ROUND];
         for start in (0..windows).step_by(ROUND) {
-            let round = &bytes[start..(start + ROUND).min(windows) + 3];
-            let (mut nh, mut nm) = (0, 0);
-            for w in round.windows(4) {
-                let gram = u32::from_le_bytes([w[0], w[1], w[2], w[3]]);
-                let slot = slot_for(gram);
-                let hit = cache.keys[slot] == gram && gram != 0;
-                hits[nh] = cache.value(slot, wide);
-                misses[nm] = gram;
-                nh += usize::from(hit);
-                nm += usize::from(!hit);
+            let round_bytes = &bytes[start..(start + ROUND).min(windows) + 3];
+            for (g, w) in grams.iter_mut().zip(round_bytes.windows(4)) {
+                *g = u32::from_le_bytes([w[0], w[1], w[2], w[3]]);
             }
-            f(&hits[..nh]);
-            for batch in misses[..nm].chunks(16) {
-                let state = compress4(batch);
-                hashed.clear();
-                for (l, &gram) in batch.iter().enumerate() {
-                    let h = digest_value(&state, l);
-                    cache.insert(gram, h);
-                    hashed.push(width(h, wide));
-                }
-                f(&hashed);
-            }
+            round.run(cache, &grams[..round_bytes.len() - 3], &mut f);
         }
     });
+}
+
+/// The MD5 hashes of every 4-character window of `text` (any UTF-8), handed
+/// to `f` a slice at a time in an unspecified order. Windows of four ASCII
+/// characters go through the cache as in [`hash_ascii_4grams`]; the others
+/// (up to 16 bytes) are hashed sixteen at a time.
+pub(crate) fn hash_4grams(text: &str, wide: bool, f: impl FnMut(&[u128])) {
+    if wide {
+        char_4grams::<u128>(text, f);
+    } else {
+        char_4grams::<u64>(text, f);
+    }
+}
+
+/// [`hash_4grams`] at one width.
+fn char_4grams<V: Value>(text: &str, mut f: impl FnMut(&[u128])) {
+    V::with_cache(|cache| {
+        let mut round = Round::new();
+        let mut ascii: Vec<u32> = Vec::with_capacity(ROUND);
+        let mut other: Vec<&str> = Vec::with_capacity(16);
+        let mut hashed = Vec::with_capacity(16);
+        crate::tokenize::for_each_char_window(text, 4, |w| {
+            if let Some(gram) = gram_of(w) {
+                // Four characters in four bytes: all ASCII.
+                ascii.push(gram);
+                if ascii.len() == ROUND {
+                    round.run(cache, &ascii, &mut f);
+                    ascii.clear();
+                }
+            } else {
+                other.push(w);
+                if other.len() == 16 {
+                    hashed.clear();
+                    hash16(&other, V::WIDE, &mut hashed);
+                    f(&hashed);
+                    other.clear();
+                }
+            }
+        });
+        round.run(cache, &ascii, &mut f);
+        if !other.is_empty() {
+            hashed.clear();
+            hash16(&other, V::WIDE, &mut hashed);
+            f(&hashed);
+        }
+    });
+}
+
+/// The buffers of one round of cache lookups.
+struct Round {
+    hits: [u128; ROUND],
+    misses: [u32; ROUND],
+    hashed: Vec<u128>,
+}
+
+impl Round {
+    fn new() -> Round {
+        Round { hits: [0; ROUND], misses: [0; ROUND], hashed: Vec::with_capacity(16) }
+    }
+
+    /// Looks up at most [`ROUND`] grams, hands the hits to `f`, then hashes
+    /// the misses sixteen at a time, caches them and hands them to `f`.
+    ///
+    /// Lookups are branch-free: every gram's value is read and written to
+    /// the hit list and the gram to the miss list, and only the right
+    /// list's length advances, so a miss costs no mispredicted branch.
+    #[inline(always)]
+    fn run<V: Value>(&mut self, cache: &mut Cache<V>, grams: &[u32], f: &mut impl FnMut(&[u128])) {
+        // Every set is asked for first, so the lookups below overlap
+        // their reads instead of waiting for one line at a time.
+        for &gram in grams {
+            cache.prefetch(gram);
+        }
+        let (mut nh, mut nm) = (0, 0);
+        for &gram in &grams[..grams.len().min(ROUND)] {
+            let (hit, value) = cache.lookup(gram);
+            // `nh` and `nm` stay below ROUND: the masks only spare bounds checks.
+            self.hits[nh % ROUND] = value.widen();
+            self.misses[nm % ROUND] = gram;
+            nh += usize::from(hit);
+            nm += usize::from(!hit);
+        }
+        if nh > 0 {
+            f(&self.hits[..nh]);
+        }
+        for batch in self.misses[..nm].chunks(16) {
+            let state = compress4(batch);
+            self.hashed.clear();
+            for (l, &gram) in batch.iter().enumerate() {
+                let h = digest_value(&state, l);
+                cache.insert(gram, h);
+                self.hashed.push(V::cut(h).widen());
+            }
+            f(&self.hashed);
+        }
+    }
 }
 
 /// MD5 of up to sixteen 4-byte messages given as little-endian words, on
@@ -279,11 +300,6 @@ fn portable_lanes(lanes: usize, word: impl Fn(usize, usize) -> u32) -> [[u32; 16
     portable::compress(&m)
 }
 
-#[inline]
-fn slot_for(gram: u32) -> usize {
-    (gram.wrapping_mul(0x9E37_79B1) >> (32 - CACHE_SLOTS.trailing_zeros())) as usize
-}
-
 /// The 4-byte feature as a little-endian word.
 #[inline]
 fn gram_of(f: &str) -> Option<u32> {
@@ -319,7 +335,14 @@ pub(crate) fn hash16(msgs: &[&str], wide: bool, out: &mut Vec<u128>) {
         }
         compress(&blocks, msgs.len())
     };
-    out.extend((0..msgs.len()).map(|l| width(digest_value(&state, l), wide)));
+    out.extend((0..msgs.len()).map(|l| {
+        let h = digest_value(&state, l);
+        if wide {
+            h
+        } else {
+            u128::from(h as u64)
+        }
+    }));
 }
 
 /// The MD5 initial state (a, b, c, d).

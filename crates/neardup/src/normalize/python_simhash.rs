@@ -92,42 +92,86 @@ impl Normalizer for PythonSimhash {
             if text.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_') {
                 return Cow::Borrowed(text);
             }
-            let out = ascii_lower_words(text.as_bytes());
+            let mut out = Vec::new();
+            ascii_lower_words(text.as_bytes(), &mut out);
             // Only ASCII bytes were written.
             return Cow::Owned(String::from_utf8(out).expect("ASCII is UTF-8"));
         }
-        let chars: Vec<char> = text.chars().collect();
-        let mut out = String::with_capacity(text.len());
-        for (i, &c) in chars.iter().enumerate() {
-            if c.is_ascii() {
-                if c.is_ascii_alphanumeric() || c == '_' {
-                    out.push(c.to_ascii_lowercase());
+        if text.contains('\u{3a3}') {
+            return Cow::Owned(normalize_chars(text));
+        }
+        // Mostly ASCII text (English with curly quotes, say): the ASCII runs
+        // take the fast path and only the other characters are looked up.
+        // Without a capital sigma, each character lowers on its own.
+        let bytes = text.as_bytes();
+        let mut out = Vec::with_capacity(text.len() + 8);
+        let mut i = 0;
+        while i < bytes.len() {
+            let run = bytes[i..].iter().position(|b| !b.is_ascii()).unwrap_or(bytes.len() - i);
+            ascii_lower_words(&bytes[i..i + run], &mut out);
+            i += run;
+            // `i` is at a character boundary: the bytes before it are ASCII
+            // or whole characters.
+            let rest = &text[i..];
+            for (at, c) in rest.char_indices() {
+                if c.is_ascii() {
+                    i += at;
+                    break;
                 }
-            } else if c == '\u{3a3}' {
-                out.push(if final_sigma(&chars, i) { '\u{3c2}' } else { '\u{3c3}' });
-            } else if let Some(l) = lower(c) {
-                out.extend(l.chars().filter(|&lc| is_word(lc)));
-            } else if is_word(c) {
-                out.push(c);
+                let mut buf = [0u8; 4];
+                if let Some(l) = lower(c) {
+                    for lc in l.chars().filter(|&lc| is_word(lc)) {
+                        out.extend_from_slice(lc.encode_utf8(&mut buf).as_bytes());
+                    }
+                } else if is_word(c) {
+                    out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+                }
+                if at + c.len_utf8() == rest.len() {
+                    i = bytes.len();
+                }
             }
         }
-        Cow::Owned(out)
+        // ASCII runs and whole characters were written.
+        Cow::Owned(String::from_utf8(out).expect("whole characters are UTF-8"))
     }
 }
 
-/// The ASCII bytes `b` lower-cased, keeping only `[a-z0-9_]`: 32 bytes at a
-/// time with AVX2 where [`crate::simd::level`] allows, else a table per byte.
-fn ascii_lower_words(b: &[u8]) -> Vec<u8> {
+/// The character-by-character normalization, for text with a capital
+/// sigma (whose lower case depends on its neighbours).
+fn normalize_chars(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    for (i, &c) in chars.iter().enumerate() {
+        if c.is_ascii() {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                out.push(c.to_ascii_lowercase());
+            }
+        } else if c == '\u{3a3}' {
+            out.push(if final_sigma(&chars, i) { '\u{3c2}' } else { '\u{3c3}' });
+        } else if let Some(l) = lower(c) {
+            out.extend(l.chars().filter(|&lc| is_word(lc)));
+        } else if is_word(c) {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Appends the ASCII bytes `b` lower-cased to `out`, keeping only
+/// `[a-z0-9_]`: 32 bytes at a time with AVX2 where [`crate::simd::level`]
+/// allows, else a table per byte.
+fn ascii_lower_words(b: &[u8], out: &mut Vec<u8>) {
+    let base = out.len();
     // Eight bytes of slack: the AVX2 path stores eight bytes at a time.
-    let mut out = vec![0u8; b.len() + 8];
-    let (done, mut n) = simd_lower_words(b, &mut out);
+    out.resize(base + b.len() + 8, 0);
+    let (done, mut n) = simd_lower_words(b, &mut out[base..]);
+    n += base;
     // Branch-free: always write the lowered byte, advance only when kept.
     for &c in &b[done..] {
         out[n] = ASCII_LOWER[c as usize];
         n += usize::from(ASCII_WORD[c as usize]);
     }
     out.truncate(n);
-    out
 }
 
 /// The SIMD part of [`ascii_lower_words`]: how many bytes of `b` it read
@@ -212,6 +256,7 @@ mod avx2 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::strategy::Strategy;
 
     #[test]
     fn every_simd_level_lowers_and_filters_ascii_alike() {
@@ -226,8 +271,36 @@ mod tests {
                 .map(u8::to_ascii_lowercase)
                 .collect();
             for level in crate::simd::supported() {
-                let got = crate::simd::scoped(level, || ascii_lower_words(&text.as_bytes()[..len]));
+                let got = crate::simd::scoped(level, || {
+                    let mut out = b"kept".to_vec();
+                    ascii_lower_words(&text.as_bytes()[..len], &mut out);
+                    out
+                });
+                let want = [&b"kept"[..], &want].concat();
                 assert_eq!(got, want, "{level}, {len} bytes");
+            }
+        }
+    }
+
+    proptest::proptest! {
+        /// Mostly ASCII text, normalized run by run, matches the
+        /// character-by-character path.
+        #[test]
+        fn ascii_runs_match_the_character_path(
+            parts in proptest::collection::vec(
+                proptest::prop_oneof![
+                    "[ -~]{0,40}",
+                    proptest::prelude::any::<char>().prop_map(String::from),
+                    proptest::sample::select(vec!["“", "’", "é", "É", "²", "ǅ", "İ", "ß", "東京", "\u{301}", "ΟΔ"])
+                        .prop_map(String::from),
+                ],
+                0..12,
+            )
+        ) {
+            let text: String = parts.concat();
+            for level in crate::simd::supported() {
+                let got = crate::simd::scoped(level, || PythonSimhash.normalize(&text).into_owned());
+                proptest::prop_assert_eq!(&got, &normalize_chars(&text), "{}", level);
             }
         }
     }

@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 pub use ascii::ascii_words;
 #[cfg(feature = "jieba")]
 pub use jieba::shared_jieba;
+pub(crate) use ngrams::for_each_char_window;
 pub use ngrams::CharNgrams;
 pub use script::{script_of, Script};
 pub use words::Words;

@@ -26,22 +26,34 @@ impl Tokenizer for CharNgrams {
             out.extend((0..=len - n).map(|i| &text[i..i + n]));
             return;
         }
-        // Byte offsets of the last n + 1 character starts, in a ring.
-        let mut starts = std::collections::VecDeque::with_capacity(n + 1);
         let before = out.len();
-        for (i, _) in text.char_indices() {
-            starts.push_back(i);
-            if starts.len() > n {
-                let s = starts.pop_front().expect("non-empty");
-                out.push(&text[s..i]);
-            }
-        }
-        if starts.len() == n {
-            out.push(&text[starts[0]..]);
-        }
+        for_each_char_window(text, n, |w| out.push(w));
         if out.len() == before && self.short == ShortText::Whole {
             out.push(text);
         }
+    }
+}
+
+/// Calls `f` with every window of `n` consecutive characters of `text`, in
+/// order; none if `text` has fewer than `n` characters, or if `n` is 0.
+pub(crate) fn for_each_char_window<'t>(text: &'t str, n: usize, mut f: impl FnMut(&'t str)) {
+    if n == 0 {
+        return;
+    }
+    // Byte offsets of the last character starts, in a ring whose size is a
+    // power of two above n.
+    let size = (n + 1).next_power_of_two();
+    let mut starts = vec![0usize; size];
+    let mut seen = 0usize;
+    for (i, _) in text.char_indices() {
+        if seen >= n {
+            f(&text[starts[(seen - n) & (size - 1)]..i]);
+        }
+        starts[seen & (size - 1)] = i;
+        seen += 1;
+    }
+    if seen >= n {
+        f(&text[starts[(seen - n) & (size - 1)]..]);
     }
 }
 
@@ -64,5 +76,16 @@ mod tests {
         assert_eq!(grams(4, ShortText::Whole, ""), [""]);
         assert_eq!(grams(4, ShortText::Whole, "abcd"), ["abcd"]);
         assert_eq!(grams(1, ShortText::Skip, "aé"), ["a", "é"]);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn char_windows_are_consecutive_characters(text in "(\\PC|[a-z]){0,40}", n in 1usize..9) {
+            let chars: Vec<char> = text.chars().collect();
+            let want: Vec<String> = chars.windows(n).map(|w| w.iter().collect()).collect();
+            let mut got = Vec::new();
+            for_each_char_window(&text, n, |w| got.push(w.to_owned()));
+            proptest::prop_assert_eq!(got, want);
+        }
     }
 }

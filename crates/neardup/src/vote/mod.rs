@@ -12,6 +12,9 @@
 use crate::fingerprint::{Bits, Fingerprint};
 use crate::simd;
 
+mod unit;
+pub use unit::UnitVotes;
+
 /// One feature's contribution: its hash and its weight.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Vote {
@@ -45,12 +48,18 @@ impl Lanes {
 
     /// Adds one vote of weight 1 for each hash: the same lanes as [`add`](Self::add)
     /// with unit weights (partial sums are small integers, exact in `f64`),
-    /// counted with bit-sliced counters instead of 64 additions per hash.
+    /// counted by [`UnitVotes`] instead of 64 additions per hash.
     pub fn add_unit(&mut self, hashes: &[u128]) {
-        let (lo, hi) = self.sums.split_at_mut(64);
-        add_counts(lo, hashes.iter().map(|&h| h as u64), hashes.len());
-        if self.bits == Bits::B128 {
-            add_counts(hi, hashes.iter().map(|&h| (h >> 64) as u64), hashes.len());
+        let mut unit = UnitVotes::new(self.bits);
+        unit.add(hashes);
+        self.add_counted(&unit);
+    }
+
+    /// Adds the votes counted by `unit`.
+    pub fn add_counted(&mut self, unit: &UnitVotes) {
+        let n = unit.len() as f64;
+        for (lane, ones) in self.sums.iter_mut().zip(unit.ones()) {
+            *lane += 2.0 * ones as f64 - n;
         }
     }
 
@@ -68,72 +77,6 @@ impl Lanes {
             }
         }
         Fingerprint::new(v, self.bits)
-    }
-}
-
-/// Adds `2 · ones − n` to each lane, where `ones` counts the hashes with
-/// that bit set, with byte counters (AVX-512BW, AVX2 or portable).
-fn add_counts(lanes: &mut [f64], hashes: impl Iterator<Item = u64>, n: usize) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        let mut counts = [0u32; 64];
-        match simd::level() {
-            // SAFETY: `simd::level()` is at most what the CPU supports.
-            simd::Level::Avx512 => unsafe { avx512bw::count_ones(&mut counts, hashes) },
-            // SAFETY: as above.
-            simd::Level::Avx2 => unsafe { avx2::count_ones(&mut counts, hashes) },
-            simd::Level::Portable => return add_counts_portable(lanes, hashes, n),
-        }
-        for (lane, &c) in lanes.iter_mut().zip(&counts) {
-            *lane += 2.0 * f64::from(c) - n as f64;
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    add_counts_portable(lanes, hashes, n);
-}
-
-/// `SPREAD[b]` has byte `i` equal to bit `i` of `b`: eight one-bit counters.
-static SPREAD: [u64; 256] = {
-    let mut t = [0u64; 256];
-    let mut b = 0;
-    while b < 256 {
-        let mut i = 0;
-        while i < 8 {
-            t[b] |= (((b >> i) & 1) as u64) << (8 * i);
-            i += 1;
-        }
-        b += 1;
-    }
-    t
-};
-
-/// The portable count: 64 byte counters in eight words, each hash adding
-/// the spread of its eight bytes (table lookups, no branch), widened into
-/// the lanes every 255 hashes, before a byte can overflow.
-fn add_counts_portable(lanes: &mut [f64], hashes: impl Iterator<Item = u64>, n: usize) {
-    let mut acc = [0u64; 8];
-    let mut pending = 0;
-    let flush = |acc: &mut [u64; 8], lanes: &mut [f64]| {
-        for (j, a) in acc.iter_mut().enumerate() {
-            for i in 0..8 {
-                lanes[8 * j + i] += 2.0 * ((*a >> (8 * i)) & 0xff) as f64;
-            }
-            *a = 0;
-        }
-    };
-    for h in hashes {
-        for (j, a) in acc.iter_mut().enumerate() {
-            *a += SPREAD[((h >> (8 * j)) & 0xff) as usize];
-        }
-        pending += 1;
-        if pending == 255 {
-            flush(&mut acc, lanes);
-            pending = 0;
-        }
-    }
-    flush(&mut acc, lanes);
-    for lane in lanes.iter_mut() {
-        *lane -= n as f64;
     }
 }
 
@@ -212,80 +155,6 @@ mod avx2 {
             }
         }
     }
-
-    /// Counts, per bit position, the hashes with that bit set, as the
-    /// AVX-512BW kernel does with 32-byte registers: each half of a hash
-    /// is spread over 32 bytes (byte `i` gets byte `i / 8` of the half),
-    /// masked to bit `i % 8`, compared into 0 or −1 and subtracted from
-    /// byte counters, widened into `counts` every 255 hashes.
-    #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn count_ones(counts: &mut [u32; 64], hashes: impl Iterator<Item = u64>) {
-        let spread = _mm256_setr_epi8(
-            0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3,
-        );
-        let bit = _mm256_set1_epi64x(0x8040_2010_0804_0201_u64 as i64);
-        let expand = |half: u32| {
-            let v = _mm256_shuffle_epi8(_mm256_set1_epi32(half as i32), spread);
-            _mm256_cmpeq_epi8(_mm256_and_si256(v, bit), bit)
-        };
-        let (mut lo, mut hi) = (_mm256_setzero_si256(), _mm256_setzero_si256());
-        let mut pending = 0;
-        let flush = |lo: __m256i, hi: __m256i, counts: &mut [u32; 64]| {
-            let mut b = [0u8; 64];
-            // SAFETY: `b` is 64 bytes, the two 32-byte stores write its halves.
-            unsafe {
-                _mm256_storeu_si256(b.as_mut_ptr().cast(), lo);
-                _mm256_storeu_si256(b.as_mut_ptr().add(32).cast(), hi);
-            }
-            for (c, &x) in counts.iter_mut().zip(&b) {
-                *c += u32::from(x);
-            }
-        };
-        for h in hashes {
-            lo = _mm256_sub_epi8(lo, expand(h as u32));
-            hi = _mm256_sub_epi8(hi, expand((h >> 32) as u32));
-            pending += 1;
-            if pending == 255 {
-                flush(lo, hi, counts);
-                (lo, hi) = (_mm256_setzero_si256(), _mm256_setzero_si256());
-                pending = 0;
-            }
-        }
-        flush(lo, hi, counts);
-    }
-}
-
-#[cfg(target_arch = "x86_64")]
-mod avx512bw {
-    use std::arch::x86_64::*;
-
-    /// Counts, per bit position, the hashes with that bit set: each hash
-    /// becomes a 64-bit mask, expanded to 64 bytes of 0 or −1 and
-    /// subtracted from 64 byte counters, which are widened into `counts`
-    /// every 255 hashes, before they can overflow.
-    #[target_feature(enable = "avx512f,avx512bw")]
-    pub(super) unsafe fn count_ones(counts: &mut [u32; 64], hashes: impl Iterator<Item = u64>) {
-        let mut bytes = _mm512_setzero_si512();
-        let mut pending = 0;
-        let flush = |bytes: __m512i, counts: &mut [u32; 64]| {
-            let mut b = [0u8; 64];
-            // SAFETY: `b` is the 64 bytes the store writes.
-            unsafe { _mm512_storeu_si512(b.as_mut_ptr().cast(), bytes) };
-            for (c, &x) in counts.iter_mut().zip(&b) {
-                *c += u32::from(x);
-            }
-        };
-        for h in hashes {
-            bytes = _mm512_sub_epi8(bytes, _mm512_movm_epi8(h));
-            pending += 1;
-            if pending == 255 {
-                flush(bytes, counts);
-                bytes = _mm512_setzero_si512();
-                pending = 0;
-            }
-        }
-        flush(bytes, counts);
-    }
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -363,9 +232,9 @@ mod tests {
                 let mut b = Lanes::new(bits);
                 simd::scoped(level, || b.add_unit(&vs.iter().map(|v| v.hash).collect::<Vec<_>>()));
                 assert_eq!(a.sums(), b.sums(), "n = {n}, {level}");
-                let mut c = [0.0; 64];
-                add_counts_portable(&mut c, vs.iter().map(|v| v.hash as u64), n);
-                assert_eq!(&a.sums()[..64], &c[..], "portable, n = {n}");
+                let mut u = UnitVotes::new(bits);
+                simd::scoped(level, || u.add(&vs.iter().map(|v| v.hash).collect::<Vec<_>>()));
+                assert_eq!(u.fingerprint(), a.fingerprint(), "n = {n}, {level}");
             }
         }
     }

@@ -1,0 +1,165 @@
+//! Each thread's cache of the MD5 hashes of 4-byte grams.
+//!
+//! Character 4-grams follow Zipf's law, so most of a corpus's grams were
+//! hashed before. The cache is 4-way set associative: a set is one 64-byte
+//! cache line holding four keys and their values, so a lookup reads one
+//! line, compares four keys at once and picks the value without a branch.
+//! A new gram enters at the front of its set and the oldest leaves. The
+//! gram `0` is never cached, so 0 marks a free way. 64-bit and 128-bit
+//! hashes have a cache each, so the common 64-bit one stays small.
+
+use std::cell::RefCell;
+
+/// Grams per set.
+const WAYS: usize = 4;
+
+/// Sets per cache (2^13 × 4 ways = 32,768 grams; 512 KiB of 64-bit values).
+const SET_BITS: u32 = 13;
+const SETS: usize = 1 << SET_BITS;
+
+/// A hash as the cache keeps it: the 64-bit or the full 128-bit MD5 value.
+pub(super) trait Value: Copy + Default + 'static {
+    /// Whether the value is the full 128-bit hash.
+    const WIDE: bool;
+    /// The value kept for the full hash `h`.
+    fn cut(h: u128) -> Self;
+    /// The value as a hash.
+    fn widen(self) -> u128;
+    /// Runs `f` with this thread's cache for this width.
+    fn with_cache<R>(f: impl FnOnce(&mut Cache<Self>) -> R) -> R;
+}
+
+thread_local! {
+    static NARROW: RefCell<Option<Cache<u64>>> = const { RefCell::new(None) };
+    static WIDE: RefCell<Option<Cache<u128>>> = const { RefCell::new(None) };
+}
+
+impl Value for u64 {
+    const WIDE: bool = false;
+    #[inline(always)]
+    fn cut(h: u128) -> u64 {
+        h as u64
+    }
+    #[inline(always)]
+    fn widen(self) -> u128 {
+        u128::from(self)
+    }
+    fn with_cache<R>(f: impl FnOnce(&mut Cache<u64>) -> R) -> R {
+        NARROW.with(|c| f(c.borrow_mut().get_or_insert_with(Cache::new)))
+    }
+}
+
+impl Value for u128 {
+    const WIDE: bool = true;
+    #[inline(always)]
+    fn cut(h: u128) -> u128 {
+        h
+    }
+    #[inline(always)]
+    fn widen(self) -> u128 {
+        self
+    }
+    fn with_cache<R>(f: impl FnOnce(&mut Cache<u128>) -> R) -> R {
+        WIDE.with(|c| f(c.borrow_mut().get_or_insert_with(Cache::new)))
+    }
+}
+
+/// One set: four grams and their hashes, in one cache line (two for
+/// 128-bit values), newest first.
+#[repr(C, align(64))]
+#[derive(Clone, Copy, Default)]
+struct Set<V> {
+    keys: [u32; WAYS],
+    values: [V; WAYS],
+}
+
+/// The cache of one thread for one width.
+pub(super) struct Cache<V> {
+    sets: Box<[Set<V>; SETS]>,
+}
+
+impl<V: Value> Cache<V> {
+    fn new() -> Cache<V> {
+        let sets = vec![Set::default(); SETS].into_boxed_slice();
+        Cache { sets: sets.try_into().unwrap_or_else(|_| unreachable!("SETS sets")) }
+    }
+
+    #[inline(always)]
+    fn set_of(gram: u32) -> usize {
+        (gram.wrapping_mul(0x9E37_79B1) >> (32 - SET_BITS)) as usize
+    }
+
+    /// Whether `gram` is cached, and its value if it is (some other value
+    /// if not): no branch on the outcome.
+    #[inline(always)]
+    pub(super) fn lookup(&self, gram: u32) -> (bool, V) {
+        let set = &self.sets[Self::set_of(gram) % SETS];
+        let mut found = 0u32;
+        for (w, &k) in set.keys.iter().enumerate() {
+            found |= u32::from(k == gram) << w;
+        }
+        (found != 0 && gram != 0, set.values[found.trailing_zeros() as usize % WAYS])
+    }
+
+    /// Asks the CPU to bring `gram`'s set into the nearest cache.
+    #[inline(always)]
+    pub(super) fn prefetch(&self, gram: u32) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            let set: *const Set<V> = &self.sets[Self::set_of(gram) % SETS];
+            // SAFETY: prefetching has no effect on memory; `set` is in bounds anyway.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(set.cast()) };
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = gram;
+    }
+
+    /// The value of `gram`, if cached.
+    #[inline]
+    pub(super) fn get(&self, gram: u32) -> Option<V> {
+        let (hit, v) = self.lookup(gram);
+        hit.then_some(v)
+    }
+
+    /// Caches `gram`'s full hash `h` at the front of its set (unless it is
+    /// cached already), dropping the set's oldest gram.
+    #[inline]
+    pub(super) fn insert(&mut self, gram: u32, h: u128) {
+        let set = &mut self.sets[Self::set_of(gram) % SETS];
+        if gram == 0 || set.keys.contains(&gram) {
+            return;
+        }
+        set.keys.copy_within(..WAYS - 1, 1);
+        set.values.copy_within(..WAYS - 1, 1);
+        set.keys[0] = gram;
+        set.values[0] = V::cut(h);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keeps_the_four_newest_grams_of_a_set() {
+        let mut c = Cache::<u64>::new();
+        // Five distinct grams of one set.
+        let same_set: Vec<u32> =
+            (1u32..).filter(|&g| Cache::<u64>::set_of(g) == Cache::<u64>::set_of(1)).take(5).collect();
+        for (i, &g) in same_set.iter().enumerate() {
+            c.insert(g, i as u128 + 100);
+        }
+        assert_eq!(c.get(same_set[0]), None, "the oldest left");
+        for (i, &g) in same_set.iter().enumerate().skip(1) {
+            assert_eq!(c.get(g), Some(i as u64 + 100));
+        }
+        // Inserting a cached gram again changes nothing.
+        c.insert(same_set[4], 7);
+        assert_eq!(c.get(same_set[1]), Some(101));
+        assert_eq!(c.get(same_set[4]), Some(104));
+        assert_eq!(c.get(0), None);
+        c.insert(0, 1);
+        assert_eq!(c.get(0), None);
+    }
+}
