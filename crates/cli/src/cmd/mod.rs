@@ -120,15 +120,19 @@ pub fn batches(
         Batch(Vec<Record>, usize),
         Bad(input::BadRecord),
     }
-    // Small batches keep both sides busy; large enough to share among threads.
+    // Small batches keep both sides busy; large enough to share among
+    // threads. The first batches are smaller still, so the workers start
+    // before a whole megabyte has been read and parsed.
     const MAX_DOCS: usize = 2048;
     const MAX_BYTES: usize = 1 << 20; // of input, per batch
+    const FIRST_BYTES: usize = 1 << 16;
     let fail_fast = errors.policy == OnError::Fail;
     let (tx, rx) = std::sync::mpsc::sync_channel::<Msg>(2);
     std::thread::scope(|scope| {
         let reader = scope.spawn(move || -> Result<u64> {
             let mut batch: Vec<Record> = Vec::new();
             let mut bytes = 0;
+            let mut max_bytes = FIRST_BYTES;
             let mut total = 0u64;
             // A send fails only when the consumer stopped: stop reading too.
             let stopped = || anyhow::anyhow!("stopped");
@@ -138,9 +142,10 @@ pub fn batches(
                     Ok(r) => {
                         bytes += r.raw_len as usize;
                         batch.push(r);
-                        if batch.len() >= MAX_DOCS || bytes >= MAX_BYTES {
+                        if batch.len() >= MAX_DOCS || bytes >= max_bytes {
                             tx.send(Msg::Batch(std::mem::take(&mut batch), bytes)).map_err(|_| stopped())?;
                             bytes = 0;
+                            max_bytes = (2 * max_bytes).min(MAX_BYTES);
                         }
                     }
                     Err(b) => {
