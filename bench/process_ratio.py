@@ -6,7 +6,8 @@ Usage: process_ratio.py NEARDUP_BIN PEER_PYTHON DOCS.jsonl MAX_MB [RUNS]
 
 Takes the first records of DOCS.jsonl holding at most MAX_MB MB of text,
 checks that both print the same fingerprints, alternates the two commands
-RUNS times (neardup at every SIMD level this CPU has, plus auto) and prints
+RUNS times (neardup at every SIMD level this CPU has, plus auto; the order
+turns from run to run) and prints
 one JSON line per command with its median seconds and MB/s, and the ratio
 of the medians.
 """
@@ -54,8 +55,13 @@ def main():
             if out.split() != want:
                 sys.exit(f'process_ratio.py: {name} prints other fingerprints than PyPI simhash')
         times = {name: [] for name in cmds}
-        for _ in range(runs):
-            for name, (cmd, env) in cmds.items():
+        # The order turns every run: a process started right after the
+        # seconds-long Python one runs measurably slower (25% here), so no
+        # command may always take that place.
+        names = list(cmds)
+        for i in range(runs):
+            for name in names[i % len(names):] + names[:i % len(names)]:
+                cmd, env = cmds[name]
                 times[name].append(run(cmd, env)[0])
         peer = statistics.median(times['pypi simhash'])
         for name, ts in times.items():

@@ -102,80 +102,85 @@ fn cached<V: Value>(features: &[&str], out: &mut Vec<u128>) {
 /// the nearest cache.
 const ROUND: usize = 256;
 
-/// The MD5 hashes of every 4-byte window of the ASCII text `text`, handed
+/// The MD5 hashes of every 4-character window of `text` (any UTF-8), handed
 /// to `f` a slice at a time in an unspecified order (a round's cache hits,
 /// then its misses sixteen at a time), without materializing the windows.
-pub(crate) fn hash_ascii_4grams(text: &str, wide: bool, f: impl FnMut(&[u128])) {
+///
+/// Windows of four ASCII characters are 4-byte words looked up in the
+/// per-thread cache; the few that hold a wider character (up to 16 bytes)
+/// are hashed sixteen at a time.
+pub(crate) fn hash_4grams(text: &str, wide: bool, f: impl FnMut(&[u128])) {
     if wide {
-        ascii_4grams::<u128>(text.as_bytes(), f);
+        grams_4::<u128>(text, f);
     } else {
-        ascii_4grams::<u64>(text.as_bytes(), f);
+        grams_4::<u64>(text, f);
     }
 }
 
-/// [`hash_ascii_4grams`] at one width.
-fn ascii_4grams<V: Value>(bytes: &[u8], mut f: impl FnMut(&[u128])) {
-    if bytes.len() < 4 {
-        return;
-    }
-    let windows = bytes.len() - 3;
+/// [`hash_4grams`] at one width. The text is taken as runs of ASCII bytes
+/// between stretches of wider characters: a run's windows are its byte
+/// windows, and only the windows that touch a stretch walk characters.
+fn grams_4<V: Value>(text: &str, mut f: impl FnMut(&[u128])) {
+    let bytes = text.as_bytes();
     V::with_cache(|cache| {
         let mut round = Round::new();
         let mut grams = [0u32; ROUND];
-        for start in (0..windows).step_by(ROUND) {
-            let round_bytes = &bytes[start..(start + ROUND).min(windows) + 3];
-            for (g, w) in grams.iter_mut().zip(round_bytes.windows(4)) {
-                *g = u32::from_le_bytes([w[0], w[1], w[2], w[3]]);
-            }
-            round.run(cache, &grams[..round_bytes.len() - 3], &mut f);
-        }
-    });
-}
-
-/// The MD5 hashes of every 4-character window of `text` (any UTF-8), handed
-/// to `f` a slice at a time in an unspecified order. Windows of four ASCII
-/// characters go through the cache as in [`hash_ascii_4grams`]; the others
-/// (up to 16 bytes) are hashed sixteen at a time.
-pub(crate) fn hash_4grams(text: &str, wide: bool, f: impl FnMut(&[u128])) {
-    if wide {
-        char_4grams::<u128>(text, f);
-    } else {
-        char_4grams::<u64>(text, f);
-    }
-}
-
-/// [`hash_4grams`] at one width.
-fn char_4grams<V: Value>(text: &str, mut f: impl FnMut(&[u128])) {
-    V::with_cache(|cache| {
-        let mut round = Round::new();
-        let mut ascii: Vec<u32> = Vec::with_capacity(ROUND);
-        let mut other: Vec<&str> = Vec::with_capacity(16);
+        let mut queued = 0;
+        let mut wider: Vec<&str> = Vec::with_capacity(16);
         let mut hashed = Vec::with_capacity(16);
-        crate::tokenize::for_each_char_window(text, 4, |w| {
-            if let Some(gram) = gram_of(w) {
-                // Four characters in four bytes: all ASCII.
-                ascii.push(gram);
-                if ascii.len() == ROUND {
-                    round.run(cache, &ascii, &mut f);
-                    ascii.clear();
-                }
-            } else {
-                other.push(w);
-                if other.len() == 16 {
-                    hashed.clear();
-                    hash16(&other, V::WIDE, &mut hashed);
-                    f(&hashed);
-                    other.clear();
+        let mut flush_wider = |wider: &mut Vec<&str>, f: &mut dyn FnMut(&[u128])| {
+            hashed.clear();
+            hash16(wider, V::WIDE, &mut hashed);
+            f(&hashed);
+            wider.clear();
+        };
+        // `run` starts an ASCII run (or the text's end); it is a character
+        // boundary, as is every ASCII byte.
+        let mut run = 0;
+        loop {
+            let stretch = run + bytes[run..].iter().position(|b| !b.is_ascii()).unwrap_or(bytes.len() - run);
+            for w in bytes[run..stretch].windows(4) {
+                grams[queued] = u32::from_le_bytes([w[0], w[1], w[2], w[3]]);
+                queued += 1;
+                if queued == ROUND {
+                    round.run(cache, &grams, &mut f);
+                    queued = 0;
                 }
             }
-        });
-        round.run(cache, &ascii, &mut f);
-        if !other.is_empty() {
-            hashed.clear();
-            hash16(&other, V::WIDE, &mut hashed);
-            f(&hashed);
+            if stretch == bytes.len() {
+                break;
+            }
+            let next =
+                stretch + bytes[stretch..].iter().position(u8::is_ascii).unwrap_or(bytes.len() - stretch);
+            // Windows touching the stretch start at one of the run's last
+            // three characters or inside the stretch; the ones starting
+            // earlier were counted with the stretch before.
+            let from = stretch.saturating_sub(3).max(run);
+            for (off, _) in text[from..next].char_indices() {
+                let start = from + off;
+                let Some(end) = end_of_window(text, start) else { break };
+                wider.push(&text[start..end]);
+                if wider.len() == 16 {
+                    flush_wider(&mut wider, &mut f);
+                }
+            }
+            run = next;
+        }
+        round.run(cache, &grams[..queued], &mut f);
+        if !wider.is_empty() {
+            flush_wider(&mut wider, &mut f);
         }
     });
+}
+
+/// The end of the 4-character window starting at byte `start` of `text`,
+/// if there are four characters left.
+fn end_of_window(text: &str, start: usize) -> Option<usize> {
+    let mut chars = text[start..].char_indices();
+    match chars.nth(4) {
+        Some((end, _)) => Some(start + end),
+        None => (text[start..].chars().count() == 4).then_some(text.len()),
+    }
 }
 
 /// The buffers of one round of cache lookups.
@@ -578,7 +583,7 @@ mod tests {
             // Twice: the second pass is served by the cache the first filled.
             for _ in 0..2 {
                 let mut got = Vec::new();
-                simd::scoped(level, || hash_ascii_4grams(&text, false, |h| got.extend_from_slice(h)));
+                simd::scoped(level, || hash_4grams(&text, false, |h| got.extend_from_slice(h)));
                 got.sort_unstable();
                 assert_eq!(got, expected, "{level}");
             }
@@ -586,6 +591,23 @@ mod tests {
     }
 
     proptest! {
+        /// Any mix of ASCII runs and wider characters, at every level.
+        #[test]
+        fn character_windows_hash_like_md5(text in "([a-z0-9]{0,6}|\\PC{0,3}){0,12}") {
+            let chars: Vec<char> = text.chars().collect();
+            let mut expected: Vec<u128> = chars
+                .windows(4)
+                .map(|w| want(w.iter().collect::<String>().as_bytes(), false))
+                .collect();
+            expected.sort_unstable();
+            for level in simd::supported() {
+                let mut got = Vec::new();
+                simd::scoped(level, || hash_4grams(&text, false, |h| got.extend_from_slice(h)));
+                got.sort_unstable();
+                prop_assert_eq!(&got, &expected, "{}", level);
+            }
+        }
+
         #[test]
         fn levels_agree_bit_for_bit(msgs in proptest::collection::vec(".{0,18}", 1..=16)) {
             let msgs: Vec<&str> = msgs.iter().map(String::as_str).filter(|m| m.len() <= MAX_LEN).collect();

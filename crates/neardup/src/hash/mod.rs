@@ -120,7 +120,7 @@ impl HashConfig {
             return;
         }
         if self == HashConfig::Md5 && n == 4 {
-            md5x16::hash_ascii_4grams(text, bits == Bits::B128, f);
+            md5x16::hash_4grams(text, bits == Bits::B128, f);
             return;
         }
         let mut buf = Vec::with_capacity(256);
