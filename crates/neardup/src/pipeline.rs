@@ -353,7 +353,11 @@ impl Fingerprinter {
     /// text) and counts unit votes, without a list of features or of hashes.
     fn ngram_votes(&self, norm: &str, n: usize) -> (Fingerprint, usize) {
         let mut votes = UnitVotes::new(self.bits);
-        self.hash.hash_char_windows(self.bits, norm, n, |hashes| votes.add(hashes));
+        match self.bits {
+            // 64-bit hashes stay 64-bit words end to end.
+            Bits::B64 => self.hash.char_windows::<u64>(norm, n, |hashes| votes.add64(hashes)),
+            Bits::B128 => self.hash.char_windows::<u128>(norm, n, |hashes| votes.add(hashes)),
+        }
         (votes.fingerprint(), votes.len() as usize)
     }
 

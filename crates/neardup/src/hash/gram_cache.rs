@@ -10,6 +10,8 @@
 
 use std::cell::RefCell;
 
+use super::HashWord;
+
 /// Grams per set.
 const WAYS: usize = 4;
 
@@ -17,14 +19,8 @@ const WAYS: usize = 4;
 const SET_BITS: u32 = 13;
 const SETS: usize = 1 << SET_BITS;
 
-/// A hash as the cache keeps it: the 64-bit or the full 128-bit MD5 value.
-pub(super) trait Value: Copy + Default + 'static {
-    /// Whether the value is the full 128-bit hash.
-    const WIDE: bool;
-    /// The value kept for the full hash `h`.
-    fn cut(h: u128) -> Self;
-    /// The value as a hash.
-    fn widen(self) -> u128;
+/// A hash as the cache keeps it, with this thread's cache for its width.
+pub(super) trait Value: HashWord {
     /// Runs `f` with this thread's cache for this width.
     fn with_cache<R>(f: impl FnOnce(&mut Cache<Self>) -> R) -> R;
 }
@@ -35,30 +31,12 @@ thread_local! {
 }
 
 impl Value for u64 {
-    const WIDE: bool = false;
-    #[inline(always)]
-    fn cut(h: u128) -> u64 {
-        h as u64
-    }
-    #[inline(always)]
-    fn widen(self) -> u128 {
-        u128::from(self)
-    }
     fn with_cache<R>(f: impl FnOnce(&mut Cache<u64>) -> R) -> R {
         NARROW.with(|c| f(c.borrow_mut().get_or_insert_with(Cache::new)))
     }
 }
 
 impl Value for u128 {
-    const WIDE: bool = true;
-    #[inline(always)]
-    fn cut(h: u128) -> u128 {
-        h
-    }
-    #[inline(always)]
-    fn widen(self) -> u128 {
-        self
-    }
     fn with_cache<R>(f: impl FnOnce(&mut Cache<u128>) -> R) -> R {
         WIDE.with(|c| f(c.borrow_mut().get_or_insert_with(Cache::new)))
     }

@@ -108,30 +108,24 @@ const ROUND: usize = 256;
 ///
 /// Windows of four ASCII characters are 4-byte words looked up in the
 /// per-thread cache; the few that hold a wider character (up to 16 bytes)
-/// are hashed sixteen at a time.
-pub(crate) fn hash_4grams(text: &str, wide: bool, f: impl FnMut(&[u128])) {
-    if wide {
-        grams_4::<u128>(text, f);
-    } else {
-        grams_4::<u64>(text, f);
-    }
-}
-
-/// [`hash_4grams`] at one width. The text is taken as runs of ASCII bytes
+/// are hashed sixteen at a time. The text is taken as runs of ASCII bytes
 /// between stretches of wider characters: a run's windows are its byte
 /// windows, and only the windows that touch a stretch walk characters.
-fn grams_4<V: Value>(text: &str, mut f: impl FnMut(&[u128])) {
+pub(super) fn hash_4grams<W: Value>(text: &str, mut f: impl FnMut(&[W])) {
     let bytes = text.as_bytes();
-    V::with_cache(|cache| {
+    W::with_cache(|cache| {
         let mut round = Round::new();
         let mut grams = [0u32; ROUND];
         let mut queued = 0;
         let mut wider: Vec<&str> = Vec::with_capacity(16);
         let mut hashed = Vec::with_capacity(16);
-        let mut flush_wider = |wider: &mut Vec<&str>, f: &mut dyn FnMut(&[u128])| {
+        let mut cut = Vec::with_capacity(16);
+        let mut flush_wider = |wider: &mut Vec<&str>, f: &mut dyn FnMut(&[W])| {
             hashed.clear();
-            hash16(wider, V::WIDE, &mut hashed);
-            f(&hashed);
+            hash16(wider, W::WIDE, &mut hashed);
+            cut.clear();
+            cut.extend(hashed.iter().map(|&h| W::cut(h)));
+            f(&cut);
             wider.clear();
         };
         // `run` starts an ASCII run (or the text's end); it is a character
@@ -183,16 +177,16 @@ fn end_of_window(text: &str, start: usize) -> Option<usize> {
     }
 }
 
-/// The buffers of one round of cache lookups.
-struct Round {
-    hits: [u128; ROUND],
+/// The buffers of one round of cache lookups, for hashes handed on as `W`.
+struct Round<W> {
+    hits: [W; ROUND],
     misses: [u32; ROUND],
-    hashed: Vec<u128>,
+    hashed: Vec<W>,
 }
 
-impl Round {
-    fn new() -> Round {
-        Round { hits: [0; ROUND], misses: [0; ROUND], hashed: Vec::with_capacity(16) }
+impl<W: Value> Round<W> {
+    fn new() -> Round<W> {
+        Round { hits: [W::default(); ROUND], misses: [0; ROUND], hashed: Vec::with_capacity(16) }
     }
 
     /// Looks up at most [`ROUND`] grams, hands the hits to `f`, then hashes
@@ -202,7 +196,7 @@ impl Round {
     /// the hit list and the gram to the miss list, and only the right
     /// list's length advances, so a miss costs no mispredicted branch.
     #[inline(always)]
-    fn run<V: Value>(&mut self, cache: &mut Cache<V>, grams: &[u32], f: &mut impl FnMut(&[u128])) {
+    fn run(&mut self, cache: &mut Cache<W>, grams: &[u32], f: &mut impl FnMut(&[W])) {
         // Every set is asked for first, so the lookups below overlap
         // their reads instead of waiting for one line at a time.
         for &gram in grams {
@@ -212,7 +206,7 @@ impl Round {
         for &gram in &grams[..grams.len().min(ROUND)] {
             let (hit, value) = cache.lookup(gram);
             // `nh` and `nm` stay below ROUND: the masks only spare bounds checks.
-            self.hits[nh % ROUND] = value.widen();
+            self.hits[nh % ROUND] = value;
             self.misses[nm % ROUND] = gram;
             nh += usize::from(hit);
             nm += usize::from(!hit);
@@ -226,7 +220,7 @@ impl Round {
             for (l, &gram) in batch.iter().enumerate() {
                 let h = digest_value(&state, l);
                 cache.insert(gram, h);
-                self.hashed.push(V::cut(h).widen());
+                self.hashed.push(W::cut(h));
             }
             f(&self.hashed);
         }
@@ -583,7 +577,9 @@ mod tests {
             // Twice: the second pass is served by the cache the first filled.
             for _ in 0..2 {
                 let mut got = Vec::new();
-                simd::scoped(level, || hash_4grams(&text, false, |h| got.extend_from_slice(h)));
+                simd::scoped(level, || {
+                    hash_4grams::<u64>(&text, |h| got.extend(h.iter().map(|&x| u128::from(x))))
+                });
                 got.sort_unstable();
                 assert_eq!(got, expected, "{level}");
             }
@@ -602,7 +598,7 @@ mod tests {
             expected.sort_unstable();
             for level in simd::supported() {
                 let mut got = Vec::new();
-                simd::scoped(level, || hash_4grams(&text, false, |h| got.extend_from_slice(h)));
+                simd::scoped(level, || hash_4grams::<u64>(&text, |h| got.extend(h.iter().map(|&x| u128::from(x)))));
                 got.sort_unstable();
                 prop_assert_eq!(&got, &expected, "{}", level);
             }

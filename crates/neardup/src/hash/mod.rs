@@ -108,56 +108,107 @@ impl HashConfig {
     }
 }
 
+/// A hash value as the batch kernels hand it on: `u64` for 64-bit
+/// fingerprints (half the memory traffic), `u128` for 128-bit ones.
+pub(crate) trait HashWord: Copy + Default + std::fmt::Debug + 'static {
+    /// The fingerprint width this word serves.
+    const BITS: Bits;
+    /// Whether the word holds the full 128-bit hash.
+    const WIDE: bool;
+    /// The word for the hash `h` (as [`HashConfig::hash`] gives it).
+    fn cut(h: u128) -> Self;
+    /// The word as a hash (zero-extended).
+    fn widen(self) -> u128;
+    /// The MD5 hashes of the character 4-grams of `text` at this width
+    /// (`md5x16::hash_4grams`).
+    fn md5_4grams(text: &str, f: impl FnMut(&[Self]));
+}
+
+impl HashWord for u64 {
+    const BITS: Bits = Bits::B64;
+    const WIDE: bool = false;
+    #[inline(always)]
+    fn cut(h: u128) -> u64 {
+        h as u64
+    }
+    #[inline(always)]
+    fn widen(self) -> u128 {
+        u128::from(self)
+    }
+    fn md5_4grams(text: &str, f: impl FnMut(&[u64])) {
+        md5x16::hash_4grams(text, f);
+    }
+}
+
+impl HashWord for u128 {
+    const BITS: Bits = Bits::B128;
+    const WIDE: bool = true;
+    #[inline(always)]
+    fn cut(h: u128) -> u128 {
+        h
+    }
+    #[inline(always)]
+    fn widen(self) -> u128 {
+        self
+    }
+    fn md5_4grams(text: &str, f: impl FnMut(&[u128])) {
+        md5x16::hash_4grams(text, f);
+    }
+}
+
 impl HashConfig {
     /// Hashes every `n`-byte window of the ASCII text `text` (its character
     /// `n`-grams) and hands the hashes to `f` a slice at a time, in an
     /// unspecified order: for callers that only count (unit votes). MD5 of
     /// 4-grams uses a per-thread cache and the SIMD kernels of
     /// [`crate::simd::level`].
-    pub fn hash_ascii_windows(self, bits: Bits, text: &str, n: usize, mut f: impl FnMut(&[u128])) {
+    pub fn hash_ascii_windows(self, bits: Bits, text: &str, n: usize, f: impl FnMut(&[u128])) {
         debug_assert!(text.is_ascii());
-        if n == 0 || text.len() < n {
-            return;
-        }
-        if self == HashConfig::Md5 && n == 4 {
-            md5x16::hash_4grams(text, bits == Bits::B128, f);
-            return;
-        }
-        let mut buf = Vec::with_capacity(256);
-        for w in text.as_bytes().windows(n) {
-            buf.push(self.hash(bits, w));
-            if buf.len() == 256 {
-                f(&buf);
-                buf.clear();
-            }
-        }
-        f(&buf);
+        self.hash_char_windows(bits, text, n, f);
     }
 
     /// Hashes every window of `n` characters of `text` (its character
     /// `n`-grams; any UTF-8) and hands the hashes to `f` a slice at a time,
-    /// in an unspecified order, as [`hash_ascii_windows`](Self::hash_ascii_windows)
-    /// does for ASCII text, which takes that path. MD5 of 4-grams looks up
-    /// the windows of four ASCII characters in the per-thread cache.
+    /// in an unspecified order: for callers that only count (unit votes).
+    /// ASCII text is hashed as byte windows; MD5 of 4-grams looks up the
+    /// windows of four ASCII characters in a per-thread cache and hashes
+    /// with the SIMD kernels of [`crate::simd::level`].
     pub fn hash_char_windows(self, bits: Bits, text: &str, n: usize, mut f: impl FnMut(&[u128])) {
-        if text.is_ascii() {
-            return self.hash_ascii_windows(bits, text, n, f);
+        match bits {
+            Bits::B128 => self.char_windows::<u128>(text, n, f),
+            Bits::B64 => {
+                let mut wide = Vec::new();
+                self.char_windows::<u64>(text, n, |h| {
+                    wide.clear();
+                    wide.extend(h.iter().map(|&x| u128::from(x)));
+                    f(&wide);
+                });
+            }
         }
+    }
+
+    /// [`hash_char_windows`](Self::hash_char_windows) at the width of `W`,
+    /// without widening 64-bit hashes.
+    pub(crate) fn char_windows<W: HashWord>(self, text: &str, n: usize, mut f: impl FnMut(&[W])) {
         if n == 0 {
             return;
         }
         if self == HashConfig::Md5 && n == 4 {
-            md5x16::hash_4grams(text, bits == Bits::B128, f);
-            return;
+            return W::md5_4grams(text, f);
         }
-        let mut buf = Vec::with_capacity(256);
-        crate::tokenize::for_each_char_window(text, n, |w| {
-            buf.push(self.hash(bits, w.as_bytes()));
+        let mut buf: Vec<W> = Vec::with_capacity(256);
+        let mut push = |w: &[u8]| {
+            buf.push(W::cut(self.hash(W::BITS, w)));
             if buf.len() == 256 {
                 f(&buf);
                 buf.clear();
             }
-        });
+        };
+        if text.is_ascii() {
+            text.as_bytes().windows(n).for_each(&mut push);
+        } else {
+            crate::tokenize::for_each_char_window(text, n, |w| push(w.as_bytes()));
+        }
         f(&buf);
     }
 }

@@ -46,6 +46,12 @@ struct BitCounts {
     /// Words not yet in a block.
     tail: [u64; BLOCK],
     queued: usize,
+    adder: Adder,
+}
+
+/// The adder tree's state.
+#[derive(Clone, Debug)]
+struct Adder {
     /// The ones, twos, fours and eights digits of the counts so far.
     digits: [Word; 4],
     /// Byte `i` of word `j`: sixteens counted at bit `8·j + i` since the last flush.
@@ -60,10 +66,7 @@ impl BitCounts {
         BitCounts {
             tail: [0; BLOCK],
             queued: 0,
-            digits: [[0; LANES]; 4],
-            sixteens: [0; 8],
-            blocks: 0,
-            counts: [0; 64],
+            adder: Adder { digits: [[0; LANES]; 4], sixteens: [0; 8], blocks: 0, counts: [0; 64] },
         }
     }
 
@@ -77,34 +80,81 @@ impl BitCounts {
             for (t, &h) in self.tail[self.queued..].iter_mut().zip(now) {
                 *t = if HIGH { (h >> 64) as u64 } else { h as u64 };
             }
-            self.queued += take;
             rest = later;
-            if self.queued == BLOCK {
-                self.block();
-                self.queued = 0;
-            }
+            self.queued_more(take);
         }
     }
 
-    /// Runs the full tail through the adder tree.
-    fn block(&mut self) {
+    /// Counts every word; whole blocks are read where they lie.
+    #[inline]
+    fn add64(&mut self, words: &[u64]) {
+        let mut rest = words;
+        while !rest.is_empty() {
+            if self.queued == 0 && rest.len() >= BLOCK {
+                let (block, later) = rest.split_at(BLOCK);
+                self.adder.block(block.try_into().expect("a block"));
+                rest = later;
+                continue;
+            }
+            let take = (BLOCK - self.queued).min(rest.len());
+            let (now, later) = rest.split_at(take);
+            self.tail[self.queued..self.queued + take].copy_from_slice(now);
+            rest = later;
+            self.queued_more(take);
+        }
+    }
+
+    /// Notes `n` more words in the tail, running it when full.
+    #[inline]
+    fn queued_more(&mut self, n: usize) {
+        self.queued += n;
+        if self.queued == BLOCK {
+            self.adder.block(&self.tail);
+            self.queued = 0;
+        }
+    }
+
+    /// The count of every bit position.
+    fn totals(&self) -> [u64; 64] {
+        let mut adder = self.adder.clone();
+        adder.flush_sixteens();
+        let mut totals = adder.counts;
+        for (weight, digit) in [1u64, 2, 4, 8].into_iter().zip(&adder.digits) {
+            for &lane in digit {
+                for (b, t) in totals.iter_mut().enumerate() {
+                    *t += weight * ((lane >> b) & 1);
+                }
+            }
+        }
+        for &w in &self.tail[..self.queued] {
+            for (b, t) in totals.iter_mut().enumerate() {
+                *t += (w >> b) & 1;
+            }
+        }
+        totals
+    }
+}
+
+impl Adder {
+    /// Runs a block of words through the adder tree.
+    fn block(&mut self, words: &[u64; BLOCK]) {
         #[cfg(target_arch = "x86_64")]
         if crate::simd::level() >= crate::simd::Level::Avx2 {
             // SAFETY: the level is at most what the CPU supports.
-            return unsafe { self.block_avx2() };
+            return unsafe { self.block_avx2(words) };
         }
-        self.block_portable();
+        self.block_portable(words);
     }
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    unsafe fn block_avx2(&mut self) {
-        self.block_portable();
+    unsafe fn block_avx2(&mut self, words: &[u64; BLOCK]) {
+        self.block_portable(words);
     }
 
     #[inline(always)]
-    fn block_portable(&mut self) {
-        let word = |k: usize| -> Word { std::array::from_fn(|l| self.tail[LANES * k + l]) };
+    fn block_portable(&mut self, words: &[u64; BLOCK]) {
+        let word = |k: usize| -> Word { std::array::from_fn(|l| words[LANES * k + l]) };
         let [mut ones, mut twos, mut fours, mut eights] = self.digits;
         // Pairs of words into ones, pairs of twos carries into twos, and
         // so on: fifteen adders for sixteen words.
@@ -141,26 +191,6 @@ impl BitCounts {
             *s = 0;
         }
         self.blocks = 0;
-    }
-
-    /// The count of every bit position.
-    fn totals(&self) -> [u64; 64] {
-        let mut c = self.clone();
-        c.flush_sixteens();
-        let mut totals = c.counts;
-        for (weight, digit) in [1u64, 2, 4, 8].into_iter().zip(&c.digits) {
-            for &lane in digit {
-                for (b, t) in totals.iter_mut().enumerate() {
-                    *t += weight * ((lane >> b) & 1);
-                }
-            }
-        }
-        for &w in &c.tail[..c.queued] {
-            for (b, t) in totals.iter_mut().enumerate() {
-                *t += (w >> b) & 1;
-            }
-        }
-        totals
     }
 }
 
@@ -203,6 +233,17 @@ impl UnitVotes {
         if let Some(hi) = &mut self.hi {
             hi.add::<true>(hashes);
         }
+    }
+
+    /// Adds one vote of weight 1 for each 64-bit hash.
+    ///
+    /// # Panics
+    ///
+    /// For 128-bit fingerprints, which need the hashes' high halves.
+    pub(crate) fn add64(&mut self, hashes: &[u64]) {
+        assert!(self.hi.is_none(), "64-bit hashes cannot vote on 128-bit fingerprints");
+        self.n += hashes.len() as u64;
+        self.lo.add64(hashes);
     }
 
     /// How many votes were added.
@@ -265,7 +306,7 @@ mod tests {
             let want: Vec<u64> =
                 (0..128).map(|b| hs.iter().filter(|&&h| (h >> b) & 1 == 1).count() as u64).collect();
             for level in simd::supported() {
-                for piece in [1, 16, 256, usize::MAX] {
+                for piece in [1, 16, 100, 256, usize::MAX] {
                     let mut u = UnitVotes::new(Bits::B128);
                     simd::scoped(level, || {
                         for chunk in hs.chunks(piece.min(hs.len().max(1))) {
@@ -274,6 +315,14 @@ mod tests {
                     });
                     assert_eq!(u.ones(), want, "n = {n}, {level}, pieces of {piece}");
                     assert_eq!(u.len(), n as u64);
+                    let lows: Vec<u64> = hs.iter().map(|&h| h as u64).collect();
+                    let mut u = UnitVotes::new(Bits::B64);
+                    simd::scoped(level, || {
+                        for chunk in lows.chunks(piece.min(lows.len().max(1))) {
+                            u.add64(chunk);
+                        }
+                    });
+                    assert_eq!(u.ones(), want[..64], "64-bit, n = {n}, {level}, pieces of {piece}");
                 }
             }
         }
