@@ -132,14 +132,20 @@ pub(super) fn hash_4grams<W: Value>(text: &str, mut f: impl FnMut(&[W])) {
         // boundary, as is every ASCII byte.
         let mut run = 0;
         loop {
-            let stretch = run + bytes[run..].iter().position(|b| !b.is_ascii()).unwrap_or(bytes.len() - run);
-            for w in bytes[run..stretch].windows(4) {
-                grams[queued] = u32::from_le_bytes([w[0], w[1], w[2], w[3]]);
-                queued += 1;
-                if queued == ROUND {
-                    round.run(cache, &grams, &mut f);
-                    queued = 0;
+            let stretch = run + ascii_len(&bytes[run..]);
+            let mut windows = bytes[run..stretch].windows(4);
+            loop {
+                let mut filled = 0;
+                for (g, w) in grams[queued..].iter_mut().zip(&mut windows) {
+                    *g = u32::from_le_bytes([w[0], w[1], w[2], w[3]]);
+                    filled += 1;
                 }
+                queued += filled;
+                if queued < ROUND {
+                    break;
+                }
+                round.run(cache, &grams, &mut f);
+                queued = 0;
             }
             if stretch == bytes.len() {
                 break;
@@ -165,6 +171,20 @@ pub(super) fn hash_4grams<W: Value>(text: &str, mut f: impl FnMut(&[W])) {
             flush_wider(&mut wider, &mut f);
         }
     });
+}
+
+/// How many bytes `bytes` starts with that are ASCII, eight at a time.
+fn ascii_len(bytes: &[u8]) -> usize {
+    let mut words = bytes.chunks_exact(8);
+    let mut n = 0;
+    for w in &mut words {
+        let high = u64::from_le_bytes(w.try_into().expect("8 bytes")) & 0x8080_8080_8080_8080;
+        if high != 0 {
+            return n + high.trailing_zeros() as usize / 8;
+        }
+        n += 8;
+    }
+    n + words.remainder().iter().position(|b| !b.is_ascii()).unwrap_or(words.remainder().len())
 }
 
 /// The end of the 4-character window starting at byte `start` of `text`,
