@@ -219,11 +219,16 @@ impl<W: Value> Round<W> {
     fn run(&mut self, cache: &mut Cache<W>, grams: &[u32], f: &mut impl FnMut(&[W])) {
         // Every set is asked for first, so the lookups below overlap
         // their reads instead of waiting for one line at a time.
-        for &gram in grams {
+        const AHEAD: usize = 32;
+        for &gram in &grams[..grams.len().min(AHEAD)] {
             cache.prefetch(gram);
         }
         let (mut nh, mut nm) = (0, 0);
-        for &gram in &grams[..grams.len().min(ROUND)] {
+        let grams = &grams[..grams.len().min(ROUND)];
+        for (i, &gram) in grams.iter().enumerate() {
+            if let Some(&next) = grams.get(i + AHEAD) {
+                cache.prefetch(next);
+            }
             let (hit, value) = cache.lookup(gram);
             // `nh` and `nm` stay below ROUND: the masks only spare bounds checks.
             self.hits[nh % ROUND] = value;
