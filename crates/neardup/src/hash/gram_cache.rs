@@ -15,8 +15,11 @@ use super::HashWord;
 /// Grams per set.
 const WAYS: usize = 4;
 
-/// Sets per cache (2^13 × 4 ways = 32,768 grams; 512 KiB of 64-bit values).
-const SET_BITS: u32 = 13;
+/// Sets per cache: 2^14 × 4 ways = 65,536 grams, in 1 MiB for 64-bit
+/// values (2 MiB for 128-bit ones). Whole processes on 3 MB of English ran
+/// about 7% faster than with 2^13 sets (half the MD5s; the lookups are
+/// prefetched, so the larger table costs little).
+const SET_BITS: u32 = 14;
 const SETS: usize = 1 << SET_BITS;
 
 /// A hash as the cache keeps it, with this thread's cache for its width.
