@@ -4,13 +4,17 @@
 //! hashed before. The cache is 4-way set associative: a set is one 64-byte
 //! cache line holding four keys and their values, so a lookup reads one
 //! line, compares four keys at once and picks the value without a branch.
-//! A new gram enters at the front of its set and the oldest leaves. The
-//! gram `0` is never cached, so 0 marks a free way. 64-bit and 128-bit
+//! A new gram enters at the front of its set and the oldest leaves. A
+//! free way holds the key `0xFFFF_FFFF`, which no gram of UTF-8 text can
+//! be (the byte 0xFF never occurs in UTF-8). 64-bit and 128-bit
 //! hashes have a cache each, so the common 64-bit one stays small.
 
 use std::cell::RefCell;
 
 use super::HashWord;
+
+/// The key of a free way: four 0xFF bytes, never UTF-8.
+const FREE: u32 = u32::MAX;
 
 /// Grams per set.
 const WAYS: usize = 4;
@@ -48,10 +52,16 @@ impl Value for u128 {
 /// One set: four grams and their hashes, in one cache line (two for
 /// 128-bit values), newest first.
 #[repr(C, align(64))]
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Copy)]
 struct Set<V> {
     keys: [u32; WAYS],
     values: [V; WAYS],
+}
+
+impl<V: Value> Default for Set<V> {
+    fn default() -> Self {
+        Set { keys: [FREE; WAYS], values: [V::default(); WAYS] }
+    }
 }
 
 /// The cache of one thread for one width.
@@ -79,7 +89,9 @@ impl<V: Value> Cache<V> {
         for (w, &k) in set.keys.iter().enumerate() {
             found |= u32::from(k == gram) << w;
         }
-        (found != 0 && gram != 0, set.values[found.trailing_zeros() as usize % WAYS])
+        // Grams come from `str`s, so none is FREE and free ways never match.
+        debug_assert_ne!(gram, FREE);
+        (found != 0, set.values[found.trailing_zeros() as usize % WAYS])
     }
 
     /// Asks the CPU to bring `gram`'s set into the nearest cache.
@@ -108,7 +120,7 @@ impl<V: Value> Cache<V> {
     #[inline]
     pub(super) fn insert(&mut self, gram: u32, h: u128) {
         let set = &mut self.sets[Self::set_of(gram) % SETS];
-        if gram == 0 || set.keys.contains(&gram) {
+        if gram == FREE || set.keys.contains(&gram) {
             return;
         }
         set.keys.copy_within(..WAYS - 1, 1);
@@ -141,6 +153,10 @@ mod tests {
         assert_eq!(c.get(same_set[4]), Some(104));
         assert_eq!(c.get(0), None);
         c.insert(0, 1);
-        assert_eq!(c.get(0), None);
+        assert_eq!(c.get(0), Some(1), "four NUL bytes are a gram like any other");
+        c.insert(FREE, 1);
+        // The four of the full set, and the gram 0.
+        let cached = c.sets.iter().flat_map(|set| set.keys).filter(|&k| k != FREE).count();
+        assert_eq!(cached, 5, "FREE is never cached");
     }
 }
