@@ -115,8 +115,6 @@ pub(super) fn hash_4grams<W: Value>(text: &str, mut f: impl FnMut(&[W])) {
     let bytes = text.as_bytes();
     W::with_cache(|cache| {
         let mut round = Round::new();
-        let mut grams = [0u32; ROUND];
-        let mut queued = 0;
         let mut wider: Vec<&str> = Vec::with_capacity(16);
         let mut hashed = Vec::with_capacity(16);
         let mut cut = Vec::with_capacity(16);
@@ -133,20 +131,7 @@ pub(super) fn hash_4grams<W: Value>(text: &str, mut f: impl FnMut(&[W])) {
         let mut run = 0;
         loop {
             let stretch = run + ascii_len(&bytes[run..]);
-            let mut windows = bytes[run..stretch].windows(4);
-            loop {
-                let mut filled = 0;
-                for (g, w) in grams[queued..].iter_mut().zip(&mut windows) {
-                    *g = u32::from_le_bytes([w[0], w[1], w[2], w[3]]);
-                    filled += 1;
-                }
-                queued += filled;
-                if queued < ROUND {
-                    break;
-                }
-                round.run(cache, &grams, &mut f);
-                queued = 0;
-            }
+            round.ascii_windows(cache, &bytes[run..stretch], &mut f);
             if stretch == bytes.len() {
                 break;
             }
@@ -166,7 +151,7 @@ pub(super) fn hash_4grams<W: Value>(text: &str, mut f: impl FnMut(&[W])) {
             }
             run = next;
         }
-        round.run(cache, &grams[..queued], &mut f);
+        round.finish(cache, &mut f);
         if !wider.is_empty() {
             flush_wider(&mut wider, &mut f);
         }
@@ -197,49 +182,78 @@ fn end_of_window(text: &str, start: usize) -> Option<usize> {
     }
 }
 
-/// The buffers of one round of cache lookups, for hashes handed on as `W`.
+/// The buffers of the rounds of cache lookups of one text, for hashes
+/// handed on as `W`.
 struct Round<W> {
     hits: [W; ROUND],
-    misses: [u32; ROUND],
+    /// Grams that missed, waiting to be hashed sixteen at a time (also
+    /// across rounds, so that no batch runs part empty but the last).
+    pending: [u32; 2 * ROUND],
+    waiting: usize,
     hashed: Vec<W>,
 }
 
+/// How many windows ahead a window's set is prefetched.
+const AHEAD: usize = 32;
+
 impl<W: Value> Round<W> {
     fn new() -> Round<W> {
-        Round { hits: [W::default(); ROUND], misses: [0; ROUND], hashed: Vec::with_capacity(16) }
+        Round {
+            hits: [W::default(); ROUND],
+            pending: [0; 2 * ROUND],
+            waiting: 0,
+            hashed: Vec::with_capacity(16),
+        }
     }
 
-    /// Looks up at most [`ROUND`] grams, hands the hits to `f`, then hashes
-    /// the misses sixteen at a time, caches them and hands them to `f`.
+    /// Looks up every 4-byte window of the ASCII bytes `run` in rounds of
+    /// [`ROUND`]: hands each round's hits to `f`, and hashes the misses
+    /// (caching them and handing them to `f`) once sixteen are waiting.
     ///
-    /// Lookups are branch-free: every gram's value is read and written to
-    /// the hit list and the gram to the miss list, and only the right
-    /// list's length advances, so a miss costs no mispredicted branch.
-    #[inline(always)]
-    fn run(&mut self, cache: &mut Cache<W>, grams: &[u32], f: &mut impl FnMut(&[W])) {
-        // Every set is asked for first, so the lookups below overlap
-        // their reads instead of waiting for one line at a time.
-        const AHEAD: usize = 32;
-        for &gram in &grams[..grams.len().min(AHEAD)] {
-            cache.prefetch(gram);
+    /// Lookups are branch-free: every window's value is written to the hit
+    /// list and its gram to the miss list, and only the right list's
+    /// length advances, so a miss costs no mispredicted branch. Each
+    /// window's set is prefetched [`AHEAD`] windows before it is read.
+    fn ascii_windows(&mut self, cache: &mut Cache<W>, run: &[u8], f: &mut impl FnMut(&[W])) {
+        let Some(windows) = run.len().checked_sub(3) else { return };
+        let gram = |i: usize| u32::from_le_bytes(run[i..i + 4].try_into().expect("4 bytes"));
+        for i in 0..AHEAD.min(windows) {
+            cache.prefetch(gram(i));
         }
-        let (mut nh, mut nm) = (0, 0);
-        let grams = &grams[..grams.len().min(ROUND)];
-        for (i, &gram) in grams.iter().enumerate() {
-            if let Some(&next) = grams.get(i + AHEAD) {
-                cache.prefetch(next);
+        for start in (0..windows).step_by(ROUND) {
+            let (mut nh, mut nm) = (0, self.waiting);
+            for i in start..(start + ROUND).min(windows) {
+                if i + AHEAD < windows {
+                    cache.prefetch(gram(i + AHEAD));
+                }
+                let g = gram(i);
+                let (hit, value) = cache.lookup(g);
+                // `nh` < ROUND and `nm` < 16 + ROUND: the masks only spare
+                // bounds checks.
+                self.hits[nh % ROUND] = value;
+                self.pending[nm % (2 * ROUND)] = g;
+                nh += usize::from(hit);
+                nm += usize::from(!hit);
             }
-            let (hit, value) = cache.lookup(gram);
-            // `nh` and `nm` stay below ROUND: the masks only spare bounds checks.
-            self.hits[nh % ROUND] = value;
-            self.misses[nm % ROUND] = gram;
-            nh += usize::from(hit);
-            nm += usize::from(!hit);
+            if nh > 0 {
+                f(&self.hits[..nh]);
+            }
+            self.waiting = nm;
+            self.hash_waiting(cache, f, 16);
         }
-        if nh > 0 {
-            f(&self.hits[..nh]);
-        }
-        for batch in self.misses[..nm].chunks(16) {
+    }
+
+    /// Hashes the misses still waiting.
+    fn finish(&mut self, cache: &mut Cache<W>, f: &mut impl FnMut(&[W])) {
+        self.hash_waiting(cache, f, 1);
+    }
+
+    /// Hashes waiting misses sixteen at a time (the last batch may be
+    /// smaller, down to `least`), caches them and hands them to `f`.
+    fn hash_waiting(&mut self, cache: &mut Cache<W>, f: &mut impl FnMut(&[W]), least: usize) {
+        let mut done = 0;
+        while self.waiting - done >= least.max(1) {
+            let batch = &self.pending[done..self.waiting.min(done + 16)];
             let state = compress4(batch);
             self.hashed.clear();
             for (l, &gram) in batch.iter().enumerate() {
@@ -248,7 +262,10 @@ impl<W: Value> Round<W> {
                 self.hashed.push(W::cut(h));
             }
             f(&self.hashed);
+            done += batch.len();
         }
+        self.pending.copy_within(done..self.waiting, 0);
+        self.waiting -= done;
     }
 }
 
