@@ -119,12 +119,8 @@ impl Normalizer for PythonSimhash {
                     break;
                 }
                 let mut buf = [0u8; 4];
-                if let Some(l) = lower(c) {
-                    for lc in l.chars().filter(|&lc| is_word(lc)) {
-                        out.extend_from_slice(lc.encode_utf8(&mut buf).as_bytes());
-                    }
-                } else if is_word(c) {
-                    out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+                for kept in lowered_word_chars(c) {
+                    out.extend_from_slice(kept.encode_utf8(&mut buf).as_bytes());
                 }
                 if at + c.len_utf8() == rest.len() {
                     i = bytes.len();
@@ -148,13 +144,21 @@ fn normalize_chars(text: &str) -> String {
             }
         } else if c == '\u{3a3}' {
             out.push(if final_sigma(&chars, i) { '\u{3c2}' } else { '\u{3c3}' });
-        } else if let Some(l) = lower(c) {
-            out.extend(l.chars().filter(|&lc| is_word(lc)));
-        } else if is_word(c) {
-            out.push(c);
+        } else {
+            out.extend(lowered_word_chars(c));
         }
     }
     out
+}
+
+/// What a non-ASCII character other than the capital sigma becomes: its
+/// lower case, keeping only word characters.
+fn lowered_word_chars(c: char) -> impl Iterator<Item = char> {
+    let (lowered, itself) = match lower(c) {
+        Some(l) => (l, None),
+        None => ("", Some(c)),
+    };
+    lowered.chars().chain(itself).filter(|&k| is_word(k))
 }
 
 /// Appends the ASCII bytes `b` lower-cased to `out`, keeping only
