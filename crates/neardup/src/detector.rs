@@ -19,10 +19,12 @@
 
 use std::path::Path;
 
+use crate::config::presets;
 use crate::config::PipelineConfig;
+use crate::config::{LshConfig, Method};
 use crate::error::{Error, Result};
-use crate::minhash::{LshConfig, Method, MinHasher};
-use crate::pipeline::Fingerprinter;
+use crate::minhash::MinHasher;
+use crate::simhash::Fingerprinter;
 use crate::sketch::Sketch;
 
 /// A SimHash [`Fingerprinter`] or a MinHash [`MinHasher`], as the
@@ -54,7 +56,7 @@ impl Detector {
     ///
     /// An unknown name.
     pub fn preset(name: &str) -> Result<Detector> {
-        Detector::new(crate::presets::config(name)?)
+        Detector::new(presets::config(name)?)
     }
 
     /// Loads a configuration file (see [`PipelineConfig::load`]).
@@ -139,7 +141,7 @@ impl Detector {
         let method = method.or(k.map(|_| Method::Simhash)).or(threshold.map(|_| Method::Minhash));
         let detector = match given {
             Some(d) => d,
-            None => Detector::preset(match method.unwrap_or(crate::presets::DEDUP_METHOD) {
+            None => Detector::preset(match method.unwrap_or(presets::DEDUP_METHOD) {
                 Method::Simhash => "default",
                 Method::Minhash => "minhash",
             })?,

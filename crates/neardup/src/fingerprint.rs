@@ -7,6 +7,14 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::error::{Error, Result};
 
+/// The version of the fingerprint format: the meaning of every field of
+/// [`PipelineConfig`](crate::PipelineConfig) and of every built-in stage.
+/// It changes whenever the same configuration would give a different
+/// fingerprint; see CHANGELOG.md. It lives beside [`Fingerprint`] (below
+/// the configuration) so that index files, which hold fingerprints but know
+/// nothing of pipelines, can check it too.
+pub const FORMAT_VERSION: u32 = 1;
+
 /// The width of a fingerprint in bits: 64 (the default) or 128.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(try_from = "u32", into = "u32")]

@@ -36,44 +36,65 @@
 
 #![deny(missing_docs)]
 
+// The modules form layers, bottom-up; each imports only those below it
+// (`scripts/import_layers.py`, run by CI, fails on a circle). ARCHITECTURE.md
+// draws the picture.
+//
+// 1. foundation: errors, SIMD levels, the fingerprint value and the
+//    near-duplicate rule over Hamming distances;
 mod compat;
-pub mod config;
-pub mod dedup;
-pub mod detector;
 pub mod error;
-pub mod filter;
 pub mod fingerprint;
+pub mod radius;
+pub mod simd;
+// 2. the exact Hamming index (knows nothing of text) and the text stages;
+pub mod filter;
 pub mod hash;
 pub mod index;
-pub mod meta;
-pub mod minhash;
 pub mod normalize;
-pub mod passage;
-pub mod pipeline;
-pub mod presets;
-pub mod quality;
-pub mod radius;
 pub mod select;
-pub mod simd;
-pub mod similarity;
-pub mod sketch;
-pub mod sparse;
 pub mod tokenize;
-pub mod vote;
 pub mod weight;
+// 3. configuration as data (pipeline, presets, method, LSH, passages);
+pub mod config;
+// 4. the loaded text stages, shared by both methods, and exact similarity;
+pub mod similarity;
+pub mod stages;
+// 5. the two methods side by side;
+pub mod minhash;
+pub mod simhash;
+// 6. what a document is reduced to, by either method;
+pub mod sketch;
+// 7. the jobs over either method;
+pub mod dedup;
+pub mod meta;
+pub mod passage;
+pub mod quality;
+// 8. the front door.
+pub mod detector;
 
+pub use config::presets;
 pub use config::{PipelineConfig, FORMAT_VERSION};
 pub use error::{Error, Result};
 pub use filter::FilterConfig;
 pub use fingerprint::{Bits, Fingerprint};
 pub use hash::HashConfig;
 pub use normalize::NormalizerConfig;
-pub use pipeline::{Explanation, FeatureChange, FeatureVote, Fingerprinter, FingerprinterBuilder};
 pub use radius::Radius;
 pub use select::SelectConfig;
+pub use simhash::{
+    sparse, vote, Explanation, FeatureChange, FeatureVote, Fingerprinter, FingerprinterBuilder,
+};
 pub use sketch::Sketch;
 pub use tokenize::TokenizerConfig;
 pub use weight::WeightConfig;
+
+/// Where [`Fingerprinter`] and its builder lived before the methods were
+/// put side by side: kept so that existing imports still compile.
+#[doc(hidden)]
+pub mod pipeline {
+    pub use crate::simhash::{Explanation, FeatureChange, FeatureVote, Fingerprinter, FingerprinterBuilder};
+}
 
 #[cfg(doctest)]
 #[doc = include_str!("../../../README.md")]

@@ -6,10 +6,10 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::config::PassageConfig;
 use crate::config::PipelineConfig;
 use crate::error::{Error, Result};
 use crate::index::file::IndexFile;
-use crate::passage::PassageConfig;
 
 /// The version of [`IndexMeta`]'s form.
 pub const META_VERSION: u32 = 1;

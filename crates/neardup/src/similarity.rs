@@ -1,7 +1,11 @@
 //! Exact set similarity of documents: the second stage of two-stage
 //! detection (SimHash finds candidates, shingle Jaccard confirms them).
 
-use crate::pipeline::Fingerprinter;
+use crate::stages::Stages;
+
+/// The shingle length verification compares ([`ShingleJaccard`](crate::dedup::ShingleJaccard),
+/// [`MinHasher::shingle_jaccard`](crate::minhash::MinHasher::shingle_jaccard)).
+pub const SHINGLE: usize = 3;
 
 /// The distinct features of a document that vote in its fingerprint, as
 /// sorted 64-bit XXH3 hashes (for word shingles: the shingles).
@@ -9,19 +13,16 @@ use crate::pipeline::Fingerprinter;
 pub struct FeatureSet(Vec<u64>);
 
 impl FeatureSet {
-    /// The feature set of `text` under `fingerprinter`'s pipeline.
-    pub fn of(fingerprinter: &Fingerprinter, text: &str) -> FeatureSet {
-        FeatureSet::from_features(fingerprinter.features(text).iter().map(|(f, _)| f.as_str()))
-    }
-
     /// The distinct `n`-shingles (overlapping runs of `n` tokens) of the
     /// pipeline's tokens of `text`, after normalization and filtering: word
     /// n-grams, with jieba words for Chinese. A text of fewer than `n`
     /// tokens gives one shingle of all of them. This is what two-stage
     /// detection verifies with: it does not depend on the pipeline's
     /// weighting or selection.
-    pub fn shingles(fingerprinter: &Fingerprinter, text: &str, n: usize) -> FeatureSet {
-        let tokens = fingerprinter.tokens(text);
+    /// `stages` is a [`Stages`] or what holds one (a `Fingerprinter`, a
+    /// `MinHasher`).
+    pub fn shingles(stages: &impl AsRef<Stages>, text: &str, n: usize) -> FeatureSet {
+        let tokens = stages.as_ref().tokens(text);
         let n = n.max(1).min(tokens.len().max(1));
         let mut v: Vec<u64> = tokens
             .windows(n)

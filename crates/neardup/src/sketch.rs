@@ -19,9 +19,10 @@
 
 use serde::{Serialize, Serializer};
 
+use crate::config::Method;
 use crate::error::Result;
 use crate::fingerprint::Fingerprint;
-use crate::minhash::{Method, Signature};
+use crate::minhash::Signature;
 
 /// A document's fingerprint or signature.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]

@@ -35,27 +35,23 @@
 mod batch;
 mod lsh;
 mod online;
-mod plan;
 mod verify;
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+pub use crate::radius::{Pass, Plan, UNKNOWN_FEATURES};
+pub use crate::similarity::SHINGLE;
 pub use lsh::{LshDedup, SignatureRecords};
-pub use plan::{Pass, Plan};
-pub use verify::{ShingleJaccard, Verifier, SHINGLE};
+pub use verify::{ShingleJaccard, Verifier};
 
 use crate::error::{Error, Result};
 use crate::fingerprint::{Bits, Fingerprint};
 use crate::index::cluster::UnionFind;
 use crate::index::pairs::PairsOptions;
 use crate::index::Words;
-use crate::pipeline::Fingerprinter;
 use crate::radius::Radius;
-
-/// The feature count of a record whose count is not known (a fingerprint
-/// read from a list): it is treated as longer than every step of a radius.
-pub const UNKNOWN_FEATURES: usize = u32::MAX as usize;
+use crate::simhash::Fingerprinter;
 
 /// Which member of a cluster is kept.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -5,8 +5,8 @@ use std::sync::OnceLock;
 
 use rayon::prelude::*;
 
-use crate::pipeline::Fingerprinter;
-use crate::similarity::FeatureSet;
+use crate::similarity::{FeatureSet, SHINGLE};
+use crate::stages::Stages;
 
 /// Scores a candidate pair of documents (by position); the pair stands
 /// when the score is at least [`threshold`](Verifier::threshold).
@@ -28,20 +28,19 @@ pub trait Verifier: Sync {
 /// [`FeatureSet::shingles`]). Shingle sets are made once per document,
 /// only for documents in some candidate pair.
 pub struct ShingleJaccard<'a, T> {
-    fingerprinter: &'a Fingerprinter,
+    stages: &'a Stages,
     texts: &'a [T],
     threshold: f64,
     sets: Vec<OnceLock<FeatureSet>>,
 }
 
-/// The shingle length [`ShingleJaccard`] compares.
-pub const SHINGLE: usize = 3;
-
 impl<'a, T: AsRef<str> + Sync> ShingleJaccard<'a, T> {
-    /// Verifies pairs of `texts` (by position) at Jaccard `threshold`.
-    pub fn new(fingerprinter: &'a Fingerprinter, texts: &'a [T], threshold: f64) -> Self {
+    /// Verifies pairs of `texts` (by position) at Jaccard `threshold`,
+    /// with the text stages of `stages` (a `Fingerprinter`, a `MinHasher`
+    /// or their [`Stages`]).
+    pub fn new<S: AsRef<Stages> + ?Sized>(stages: &'a S, texts: &'a [T], threshold: f64) -> Self {
         let sets = (0..texts.len()).map(|_| OnceLock::new()).collect();
-        ShingleJaccard { fingerprinter, texts, threshold, sets }
+        ShingleJaccard { stages: stages.as_ref(), texts, threshold, sets }
     }
 
     /// The same for a MinHash pipeline: the shingles of its tokens (before
@@ -51,9 +50,8 @@ impl<'a, T: AsRef<str> + Sync> ShingleJaccard<'a, T> {
     }
 
     fn set(&self, i: u32) -> &FeatureSet {
-        self.sets[i as usize].get_or_init(|| {
-            FeatureSet::shingles(self.fingerprinter, self.texts[i as usize].as_ref(), SHINGLE)
-        })
+        self.sets[i as usize]
+            .get_or_init(|| FeatureSet::shingles(self.stages, self.texts[i as usize].as_ref(), SHINGLE))
     }
 }
 

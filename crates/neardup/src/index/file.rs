@@ -36,8 +36,8 @@ use super::blob::{read_u64, Blob};
 use super::layout::{Layout, LayoutSpec};
 use super::segment::{Segment, TableData};
 use super::table_index::TableIndex;
-use crate::config::FORMAT_VERSION;
 use crate::error::{Error, Result};
+use crate::fingerprint::FORMAT_VERSION;
 
 /// The version of the index file layout.
 pub const FILE_VERSION: u32 = 1;

@@ -9,10 +9,9 @@ use hashbrown::HashTable;
 
 use super::table_index::{TableIndex, TableIndexBuilder};
 use super::{HammingIndex, Id, Match};
-use crate::dedup::{Pass, Plan, UNKNOWN_FEATURES};
 use crate::error::{Error, Result};
 use crate::fingerprint::Fingerprint;
-use crate::radius::Radius;
+use crate::radius::{Pass, Plan, Radius, UNKNOWN_FEATURES};
 
 /// Fingerprints by key over a [`TableIndex`]. Each key gets an internal id
 /// (a *slot*, never reused while the index lives) under which its entry is

@@ -27,100 +27,15 @@ pub mod lsh;
 pub mod sketch;
 
 use rayon::prelude::*;
-use serde::{Deserialize, Serialize};
 
 pub use keyed::KeyedLsh;
 pub use lsh::{Banding, LshConfig};
 
+pub use crate::config::method::{Method, MinHashConfig, DEFAULT_PERMUTATIONS, MAX_PERMUTATIONS};
 use crate::config::PipelineConfig;
 use crate::error::{Error, Result};
-use crate::pipeline::Fingerprinter;
-
-/// The default number of values in a signature.
-pub const DEFAULT_PERMUTATIONS: usize = 128;
-
-/// The largest number of values in a signature.
-pub const MAX_PERMUTATIONS: usize = 4096;
-
-/// How a pipeline compares documents.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Method {
-    /// A 64- or 128-bit SimHash fingerprint, near duplicates within a
-    /// Hamming radius (the default).
-    #[default]
-    Simhash,
-    /// A MinHash signature, near duplicates above a Jaccard threshold.
-    Minhash,
-}
-
-impl Method {
-    /// Whether this is the default, SimHash (configurations leave it out).
-    pub fn is_simhash(&self) -> bool {
-        *self == Method::Simhash
-    }
-}
-
-impl std::fmt::Display for Method {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Method::Simhash => "simhash",
-            Method::Minhash => "minhash",
-        })
-    }
-}
-
-impl std::str::FromStr for Method {
-    type Err = Error;
-
-    fn from_str(s: &str) -> Result<Method> {
-        match s {
-            "simhash" => Ok(Method::Simhash),
-            "minhash" => Ok(Method::Minhash),
-            _ => Err(Error::Config(format!("method must be simhash or minhash, not {s:?}"))),
-        }
-    }
-}
-
-/// What determines a signature, beside the text stages: how many values
-/// and the hash seed.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct MinHashConfig {
-    /// Values per signature (K). By default, 128.
-    #[serde(default = "default_permutations")]
-    pub permutations: usize,
-    /// The seed of the feature hash. By default, 0.
-    #[serde(default)]
-    pub seed: u64,
-}
-
-fn default_permutations() -> usize {
-    DEFAULT_PERMUTATIONS
-}
-
-impl Default for MinHashConfig {
-    fn default() -> Self {
-        MinHashConfig { permutations: DEFAULT_PERMUTATIONS, seed: 0 }
-    }
-}
-
-impl MinHashConfig {
-    /// Whether the settings are usable.
-    ///
-    /// # Errors
-    ///
-    /// A number of values outside 1..=[`MAX_PERMUTATIONS`].
-    pub fn validate(&self) -> std::result::Result<(), String> {
-        if self.permutations == 0 || self.permutations > MAX_PERMUTATIONS {
-            return Err(format!(
-                "minhash.permutations must be between 1 and {MAX_PERMUTATIONS}, not {}",
-                self.permutations
-            ));
-        }
-        Ok(())
-    }
-}
+use crate::similarity::{FeatureSet, SHINGLE};
+use crate::stages::Stages;
 
 /// A MinHash signature: K 32-bit values.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -263,7 +178,7 @@ pub fn b_bit_jaccard(a: &[u8], b: &[u8], bits: BBits) -> f64 {
 /// "minhash"`, loaded.
 #[derive(Clone, Debug)]
 pub struct MinHasher {
-    stages: Fingerprinter,
+    stages: Stages,
     config: MinHashConfig,
     lsh: LshConfig,
     banding: Banding,
@@ -286,7 +201,7 @@ impl MinHasher {
         let lsh = config.lsh.clone().unwrap_or_default();
         let banding = lsh.banding(mh.permutations).map_err(Error::Config)?;
         mh.validate().map_err(Error::Config)?;
-        let stages = Fingerprinter::stages_of(config)?;
+        let stages = Stages::load(config)?;
         Ok(MinHasher { stages, config: mh, lsh, banding })
     }
 
@@ -296,7 +211,7 @@ impl MinHasher {
     ///
     /// An unknown name, or a preset that is not a MinHash pipeline.
     pub fn preset(name: &str) -> Result<MinHasher> {
-        MinHasher::new(crate::presets::config(name)?)
+        MinHasher::new(crate::config::presets::config(name)?)
     }
 
     /// The whole configuration.
@@ -382,24 +297,27 @@ impl MinHasher {
         self.stages.with_features(text, |f| f.iter().map(|s| (*s).to_owned()).collect())
     }
 
-    /// The text stages (whose fingerprints are not this pipeline's).
-    pub(crate) fn stages(&self) -> &Fingerprinter {
+    /// The text stages (normalize → tokenize → filter → shingle).
+    pub fn stages(&self) -> &Stages {
         &self.stages
     }
-
     /// The exact Jaccard similarity of the word 3-shingles of two texts'
     /// tokens: what verification compares, for both methods (see
     /// [`ShingleJaccard`](crate::dedup::ShingleJaccard)).
     pub fn shingle_jaccard(&self, a: &str, b: &str) -> f64 {
-        let set = |t: &str| crate::similarity::FeatureSet::shingles(&self.stages, t, crate::dedup::SHINGLE);
+        let set = |t: &str| FeatureSet::shingles(&self.stages, t, SHINGLE);
         set(a).jaccard(&set(b))
     }
 
     /// The exact Jaccard similarity of two texts' feature sets.
     pub fn exact_jaccard(&self, a: &str, b: &str) -> f64 {
-        let set = |t: &str| {
-            crate::similarity::FeatureSet::from_features(self.features(t).iter().map(String::as_str))
-        };
+        let set = |t: &str| FeatureSet::from_features(self.features(t).iter().map(String::as_str));
         set(a).jaccard(&set(b))
+    }
+}
+
+impl AsRef<Stages> for MinHasher {
+    fn as_ref(&self) -> &Stages {
+        &self.stages
     }
 }

@@ -39,32 +39,14 @@ use std::collections::HashMap;
 use std::ops::Range;
 
 use rayon::prelude::*;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-use crate::presets::{self, Radius};
+use crate::config::presets;
+use crate::radius::Radius;
 use crate::similarity::FeatureSet;
 use crate::{Fingerprint, Fingerprinter};
 
-/// How documents are cut into passages. Defaults: windows of 2 sentences,
-/// at least 40 characters; sentences longer than 400 characters are cut
-/// (measured: `bench/report_accuracy.py`, docs/QUALITY.md).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PassageConfig {
-    /// Sentences per window (at least 1).
-    pub window: usize,
-    /// A window shorter than this many characters takes in more sentences.
-    pub min_chars: usize,
-    /// Sentences longer than this many characters are cut (at a space when
-    /// there is one), so a text without punctuation still gets passages.
-    pub max_sentence_chars: usize,
-}
-
-impl Default for PassageConfig {
-    fn default() -> PassageConfig {
-        PassageConfig { window: 2, min_chars: 40, max_sentence_chars: 400 }
-    }
-}
+pub use crate::config::passage::PassageConfig;
 
 mod align;
 mod indexed;

@@ -136,19 +136,3 @@ impl Tokenizer for TokenizerConfig {
         }
     }
 }
-
-/// Built without jieba (`--no-default-features`): the pipelines that need
-/// it are refused with a message that says so; the others work.
-#[cfg(all(test, not(feature = "jieba")))]
-mod without_jieba {
-    use crate::Fingerprinter;
-
-    #[test]
-    fn jieba_pipelines_are_refused_others_work() {
-        let e = Fingerprinter::preset("default").unwrap_err().to_string();
-        assert!(e.contains("`jieba` feature"), "{e}");
-        assert!(Fingerprinter::preset("keywords").is_err());
-        let py = Fingerprinter::preset("python-simhash").unwrap();
-        assert_eq!(py.fingerprint("").to_string(), "e9800998ecf8427e");
-    }
-}

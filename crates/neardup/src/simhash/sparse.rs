@@ -6,10 +6,10 @@
 //! so a vector of any dimensionality is fingerprinted in time linear in
 //! its non-zero entries: `cos θ ≈ cos(π · d / f)`.
 
+use super::vote::{Lanes, Vote};
 use crate::error::{Error, Result};
 use crate::fingerprint::{Bits, Fingerprint};
 use crate::hash::HashConfig;
-use crate::vote::{Lanes, Vote};
 
 /// A dimension of a sparse vector: an integer id or a name.
 pub trait Dimension {

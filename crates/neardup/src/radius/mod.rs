@@ -10,6 +10,14 @@ use serde::{Deserialize, Serialize};
 
 use crate::fingerprint::Bits;
 
+mod plan;
+
+pub use plan::{Pass, Plan};
+
+/// The feature count of a record whose count is not known (a fingerprint
+/// read from a list): it is treated as longer than every step of a radius.
+pub const UNKNOWN_FEATURES: usize = u32::MAX as usize;
+
 /// The Hamming radius as a function of document length: near duplicates
 /// of short documents differ in more bits, because fewer features vote.
 ///

@@ -11,12 +11,11 @@
 //! Fingerprints from different presets must never be compared: they are
 //! different functions of the text.
 
-use crate::config::{PipelineConfig, FORMAT_VERSION};
+use super::{LshConfig, Method, MinHashConfig, PipelineConfig, FORMAT_VERSION};
 use crate::error::{Error, Result};
 use crate::filter::FilterConfig;
 use crate::fingerprint::Bits;
 use crate::hash::HashConfig;
-use crate::minhash::{LshConfig, Method, MinHashConfig};
 use crate::normalize::NormalizerConfig;
 pub use crate::radius::Radius;
 use crate::select::{SelectConfig, TieBreak};

@@ -5,16 +5,18 @@ use std::path::Path;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
-use crate::config::PipelineConfig;
+use super::vote::{Lanes, UnitVotes, Vote};
+use crate::config::{Method, PipelineConfig};
 use crate::error::{Error, Result};
-use crate::filter::{Filter, FilterConfig, TokenFilter};
+use crate::filter::FilterConfig;
 use crate::fingerprint::{Bits, Fingerprint};
 use crate::hash::{FeatureHasher, HashConfig};
-use crate::normalize::{normalize_all, NormalizerConfig};
+use crate::normalize::NormalizerConfig;
 use crate::radius::Radius;
 use crate::select::SelectConfig;
-use crate::tokenize::{Tokenizer, TokenizerConfig};
-use crate::vote::{Lanes, UnitVotes, Vote};
+use crate::similarity::FeatureSet;
+use crate::stages::Stages;
+use crate::tokenize::TokenizerConfig;
 use crate::weight::{FeatureCounts, LoadedWeighter, WeightConfig, Weighter};
 
 /// A loaded pipeline. Build it once (loading stop words, IDF tables and the
@@ -34,10 +36,7 @@ use crate::weight::{FeatureCounts, LoadedWeighter, WeightConfig, Weighter};
 /// ```
 #[derive(Debug, Clone)]
 pub struct Fingerprinter {
-    config: PipelineConfig,
-    tokenizer: TokenizerConfig,
-    shingle: usize,
-    filters: Vec<Filter>,
+    stages: Stages,
     weighter: LoadedWeighter,
     hash: HashConfig,
     bits: Bits,
@@ -134,7 +133,7 @@ impl Fingerprinter {
     ///
     /// An unknown name.
     pub fn preset(name: &str) -> Result<Fingerprinter> {
-        Fingerprinter::new(crate::presets::config(name)?)
+        Fingerprinter::new(crate::config::presets::config(name)?)
     }
 
     /// Loads a pipeline from its configuration.
@@ -144,31 +143,21 @@ impl Fingerprinter {
     /// An invalid configuration, or data it names (stop-word files, IDF
     /// tables) that cannot be loaded.
     pub fn new(config: PipelineConfig) -> Result<Fingerprinter> {
-        if config.method == crate::minhash::Method::Minhash {
+        if config.method == Method::Minhash {
             return Err(Error::Config(
                 "this pipeline's method is minhash: it makes signatures, not fingerprints \
                  (use a MinHasher, or --method minhash)"
                     .into(),
             ));
         }
-        Self::stages_of(config)
-    }
-
-    /// The pipeline's text stages, whatever its method: what a
-    /// [`MinHasher`](crate::minhash::MinHasher) runs before its signature.
-    pub(crate) fn stages_of(config: PipelineConfig) -> Result<Fingerprinter> {
-        config.validate()?;
-        let (tokenizer, shingle) = config.tokenizer.split_shingles();
-        let filters = config.filters.iter().map(Filter::load).collect::<Result<Vec<_>>>()?;
+        let stages = Stages::load(config)?;
+        let config = stages.config();
         Ok(Fingerprinter {
-            tokenizer: tokenizer.clone(),
-            shingle,
-            filters,
             weighter: LoadedWeighter::load(&config.weight)?,
             hash: config.hash,
             bits: config.bits,
             radius: config.radius(),
-            config,
+            stages,
         })
     }
 
@@ -183,7 +172,12 @@ impl Fingerprinter {
 
     /// The configuration this pipeline was built from.
     pub fn config(&self) -> &PipelineConfig {
-        &self.config
+        self.stages.config()
+    }
+
+    /// The text stages (normalize → tokenize → filter → shingle).
+    pub fn stages(&self) -> &Stages {
+        &self.stages
     }
 
     /// The fingerprint width.
@@ -279,62 +273,40 @@ impl Fingerprinter {
     /// The tokens of `text` after normalization, tokenization and
     /// filtering, before shingling: what an IDF table must be keyed by.
     pub fn tokens(&self, text: &str) -> Vec<String> {
-        let norm = normalize_all(&self.config.normalize, text);
-        self.filtered_tokens(&norm).into_iter().map(str::to_owned).collect()
-    }
-
-    /// The features of `text` (normalized, tokenized, filtered, shingled;
-    /// repeats included, in order), passed to `f`.
-    pub(crate) fn with_features<R>(&self, text: &str, f: impl FnOnce(&[&str]) -> R) -> R {
-        let norm = normalize_all(&self.config.normalize, text);
-        let tokens = self.filtered_tokens(&norm);
-        if self.shingle <= 1 {
-            f(&tokens)
-        } else {
-            let (joined, spans) = join_tokens(&tokens);
-            f(&shingle_slices(&joined, &spans, self.shingle))
-        }
-    }
-
-    /// Tokenizes normalized text and applies the filters.
-    fn filtered_tokens<'t>(&self, norm: &'t str) -> Vec<&'t str> {
-        let mut tokens: Vec<&str> = Vec::with_capacity(norm.len() / 4 + 1);
-        self.tokenizer.tokenize(norm, &mut tokens);
-        if !self.filters.is_empty() {
-            tokens.retain(|t| self.filters.iter().all(|f| f.keep(t)));
-        }
-        tokens
+        self.stages.tokens(text)
     }
 
     /// Runs the pipeline; returns the fingerprint and how many features voted.
     fn run(&self, text: &str, explain: Option<&mut Explanation>) -> (Fingerprint, usize) {
-        let norm = normalize_all(&self.config.normalize, text);
+        let config = self.stages.config();
+        let norm = self.stages.normalize(text);
         // Per-occurrence voting with weight 1 sums to exactly the same lanes
         // as voting each distinct feature with its count (integers are exact
         // in f64), so tf with every feature voting skips counting, unless
         // hashing costs more than counting.
         let unit_votes = explain.is_none()
-            && matches!(self.config.weight, WeightConfig::Tf)
-            && self.config.select.is_all()
+            && matches!(config.weight, WeightConfig::Tf)
+            && config.select.is_all()
             && !self.hash.is_expensive();
-        if let TokenizerConfig::CharNgrams { n, .. } = self.tokenizer {
+        if let TokenizerConfig::CharNgrams { n, .. } = *self.stages.tokenizer() {
             // Enough characters for one gram: otherwise the tokenizer's
             // short-text rule decides.
-            if unit_votes && self.filters.is_empty() && norm.len() >= n && has_chars(&norm, n) {
+            if unit_votes && !self.stages.has_filters() && norm.len() >= n && has_chars(&norm, n) {
                 return self.ngram_votes(&norm, n);
             }
         }
-        let tokens = self.filtered_tokens(&norm);
-        // Shingles are slices of one string holding all tokens joined by
-        // spaces, so each token is copied once, not once per shingle.
-        let joined;
-        let features: Vec<&str> = if self.shingle <= 1 {
-            tokens
-        } else {
-            let (j, spans) = join_tokens(&tokens);
-            joined = j;
-            shingle_slices(&joined, &spans, self.shingle)
-        };
+        let tokens = self.stages.filtered_tokens(&norm);
+        self.stages.shingled(tokens, |features| self.vote(features, unit_votes, explain))
+    }
+
+    /// Votes the features: unit votes when every occurrence votes with
+    /// weight 1, else weighed, selected and voted.
+    fn vote(
+        &self,
+        features: &[&str],
+        unit_votes: bool,
+        explain: Option<&mut Explanation>,
+    ) -> (Fingerprint, usize) {
         if unit_votes {
             // In chunks, so the hashes stay in the nearest cache.
             let mut votes = UnitVotes::new(self.bits);
@@ -346,7 +318,7 @@ impl Fingerprinter {
             }
             return (votes.fingerprint(), features.len());
         }
-        self.weighted_votes(&features, Lanes::new(self.bits), explain)
+        self.weighted_votes(features, Lanes::new(self.bits), explain)
     }
 
     /// Hashes the character `n`-grams in place (byte windows of ASCII
@@ -385,7 +357,7 @@ impl Fingerprinter {
         let doc = FeatureCounts { distinct: &distinct, counts: &counts, sequence: &sequence };
         let mut weights = Vec::with_capacity(distinct.len());
         self.weighter.weigh(&doc, &mut weights);
-        let chosen = self.config.select.select(&distinct, &weights);
+        let chosen = self.stages.config().select.select(&distinct, &weights);
         let chosen_features: Vec<&str> = chosen.iter().map(|&i| distinct[i as usize]).collect();
         let mut hashes = Vec::with_capacity(chosen.len());
         self.hash.hash_batch(self.bits, &chosen_features, &mut hashes);
@@ -415,32 +387,18 @@ fn has_chars(text: &str, n: usize) -> bool {
     text.is_ascii() || text.chars().nth(n.saturating_sub(1)).is_some()
 }
 
-/// All tokens joined by single spaces, with each token's byte span in it.
-fn join_tokens(tokens: &[&str]) -> (String, Vec<(usize, usize)>) {
-    let mut joined = String::with_capacity(tokens.iter().map(|t| t.len() + 1).sum());
-    let mut spans = Vec::with_capacity(tokens.len());
-    for t in tokens {
-        if !joined.is_empty() {
-            joined.push(' ');
-        }
-        let s = joined.len();
-        joined.push_str(t);
-        spans.push((s, joined.len()));
+impl AsRef<Stages> for Fingerprinter {
+    fn as_ref(&self) -> &Stages {
+        &self.stages
     }
-    (joined, spans)
 }
 
-/// The `n`-token shingles as slices of `joined`: tokens `i..i + n` joined
-/// by a space. Fewer than `n` tokens make one shingle of all of them; no
-/// tokens make none.
-fn shingle_slices<'j>(joined: &'j str, spans: &[(usize, usize)], n: usize) -> Vec<&'j str> {
-    if spans.is_empty() {
-        return Vec::new();
+impl FeatureSet {
+    /// The feature set of `text` under `fingerprinter`'s pipeline: the
+    /// distinct features that vote (after weighting and selection).
+    pub fn of(fingerprinter: &Fingerprinter, text: &str) -> FeatureSet {
+        FeatureSet::from_features(fingerprinter.features(text).iter().map(|(f, _)| f.as_str()))
     }
-    if spans.len() < n {
-        return vec![joined];
-    }
-    spans.windows(n).map(|w| &joined[w[0].0..w[n - 1].1]).collect()
 }
 
 /// Builds a [`Fingerprinter`] stage by stage, starting from the `default`
@@ -475,7 +433,7 @@ impl FingerprinterBuilder {
     /// its own (so [`PipelineConfig::radius`] gives the preset's rule while
     /// the stages stay the preset's, and the classic k after a change).
     pub fn new() -> FingerprinterBuilder {
-        let preset = crate::presets::config("default").expect("the default preset exists");
+        let preset = crate::config::presets::config("default").expect("the default preset exists");
         FingerprinterBuilder { config: preset.stages() }
     }
 
@@ -545,5 +503,34 @@ impl FingerprinterBuilder {
     /// As [`Fingerprinter::new`].
     pub fn build(&self) -> Result<Fingerprinter> {
         Fingerprinter::new(self.config.clone())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_minhash_pipeline_is_not_a_fingerprinter() {
+        let minhash =
+            PipelineConfig::from_toml("method = \"minhash\"\ntokenizer = { type = \"words\" }\n").unwrap();
+        let e = Fingerprinter::new(minhash).unwrap_err().to_string();
+        assert!(e.contains("MinHasher"), "{e}");
+    }
+}
+
+/// Built without jieba (`--no-default-features`): the pipelines that need
+/// it are refused with a message that says so; the others work.
+#[cfg(all(test, not(feature = "jieba")))]
+mod without_jieba {
+    use super::Fingerprinter;
+
+    #[test]
+    fn jieba_pipelines_are_refused_others_work() {
+        let e = Fingerprinter::preset("default").unwrap_err().to_string();
+        assert!(e.contains("`jieba` feature"), "{e}");
+        assert!(Fingerprinter::preset("keywords").is_err());
+        let py = Fingerprinter::preset("python-simhash").unwrap();
+        assert_eq!(py.fingerprint("").to_string(), "e9800998ecf8427e");
     }
 }

@@ -1,8 +1,9 @@
 //! [`Plan`]: the all-pairs passes a [`Radius`] needs, and which pairs each
-//! pass accepts. The one-machine batch ([`Dedup::batch`](super::Dedup::batch))
-//! and the Spark job run the same plan, so they find the same pairs.
+//! pass accepts. The one-machine batch ([`Dedup::batch`](crate::dedup::Dedup::batch)),
+//! the keyed index, the service and the Spark job run the same plan, so
+//! they find the same pairs.
 
-use crate::radius::Radius;
+use super::Radius;
 
 /// One all-pairs pass: every pair within `k` bits among the documents with
 /// fewer than `below` features (all documents when `None`).
@@ -31,7 +32,7 @@ impl Pass {
 /// is beyond the smallest k and the pair's own radius is that pass's k.
 ///
 /// ```
-/// use neardup::dedup::{Pass, Plan};
+/// use neardup::radius::{Pass, Plan};
 /// use neardup::Radius;
 ///
 /// let plan = Plan::new(&Radius::by_length(&[(600, 8)], 4));
