@@ -6,10 +6,8 @@
 //! in place and go out as little-endian bytes that the Python side wraps
 //! into Arrow arrays without copying.
 
-use neardup::dedup::Plan;
-use neardup::index::cluster::UnionFind;
-use neardup::index::sharded::{ShardedPairs, MAX_GROUP_ROWS};
-use neardup::index::LayoutSpec;
+use neardup::dedup::{KeyRows, ShardedDedup};
+use neardup::index::cluster;
 use neardup::Radius;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -92,21 +90,13 @@ pub(crate) fn spark_fingerprint<'py>(
     ))
 }
 
-/// One pass of the core's [`Plan`], cut for a shuffle.
-struct Pass {
-    pass: neardup::dedup::Pass,
-    sharded: ShardedPairs,
-}
-
-/// The distributed all-pairs join of `neardup dedup`: the core's dedup
-/// [`Plan`] (pass 0 at the radius's smallest k over every distinct
-/// fingerprint, then one pass per larger k over the fingerprints short
-/// enough for it, each pair accepted by one pass), each pass cut into
-/// shuffle groups by [`ShardedPairs`].
+/// The distributed all-pairs join of `neardup dedup`: the core's
+/// [`ShardedDedup`] (the dedup plan's passes, each cut into shuffle groups;
+/// which rows a fingerprint sends, how a run is verified, which pairs the
+/// rule accepts). Only the Arrow glue is here.
 #[pyclass(module = "neardup._neardup", frozen)]
 pub(crate) struct SparkPlan {
-    plan: Plan,
-    passes: Vec<Pass>,
+    inner: ShardedDedup,
 }
 
 #[pymethods]
@@ -114,57 +104,24 @@ impl SparkPlan {
     /// `SparkPlan(steps, rest, n, blocks=None)`: the radius as
     /// `[(below_features, k), …]` and the k beyond, for `n` distinct
     /// fingerprints; `blocks` (one per pass) fixes the layouts, else each
-    /// pass takes the fewest tables whose key groups stay under 2^23 rows
-    /// (`ShardedPairs::for_shuffle`).
+    /// pass takes the fewest tables whose key groups stay under 2^23 rows.
     #[new]
     #[pyo3(signature = (steps, rest, n, blocks = None))]
     fn new(steps: Vec<(usize, u32)>, rest: u32, n: usize, blocks: Option<Vec<u32>>) -> PyResult<SparkPlan> {
         let radius = Radius::by_length(&steps, rest);
-        // One row per distinct fingerprint (with its shortest document's
-        // features) stands for its documents only if the radius shrinks as
-        // documents grow (every preset's does).
-        if !radius.shrinks_with_length() {
-            return Err(PyValueError::new_err(
-                "the Spark job needs a radius that does not grow with document length",
-            ));
-        }
-        let plan = Plan::new(&radius);
-        if let Some(b) = &blocks {
-            if b.len() != plan.passes().len() {
-                return Err(PyValueError::new_err(format!(
-                    "{} passes but {} block counts",
-                    plan.passes().len(),
-                    b.len()
-                )));
-            }
-        }
-        let mut passes = Vec::new();
-        for (i, &pass) in plan.passes().iter().enumerate() {
-            let k = pass.k;
-            if k >= 64 {
-                return Err(PyValueError::new_err(format!("k = {k} must be below the 64 bits")));
-            }
-            let sharded = match &blocks {
-                Some(b) => ShardedPairs::new(LayoutSpec { bits: 64, k, blocks: b[i] }),
-                None => ShardedPairs::for_shuffle(64, k, n, MAX_GROUP_ROWS),
-            };
-            passes.push(Pass { pass, sharded: sharded.map_err(to_py)? });
-        }
-        Ok(SparkPlan { plan, passes })
+        let inner = ShardedDedup::new(&radius, n, blocks.as_deref()).map_err(to_py)?;
+        Ok(SparkPlan { inner })
     }
 
     /// The radius, as `neardup dedup` prints it.
     #[getter]
     fn radius(&self) -> String {
-        self.plan.radius().to_string()
+        self.inner.plan().radius().to_string()
     }
 
     /// `[(k, below_features or None, blocks, tables), …]` per pass.
     fn describe(&self) -> Vec<(u32, Option<usize>, u32, usize)> {
-        self.passes
-            .iter()
-            .map(|p| (p.pass.k, p.pass.below, p.sharded.spec().blocks, p.sharded.tables()))
-            .collect()
+        self.inner.passes().map(|(pass, spec, tables)| (pass.k, pass.below, spec.blocks, tables)).collect()
     }
 
     /// The rows a batch of distinct fingerprints sends into the shuffle:
@@ -185,29 +142,16 @@ impl SparkPlan {
                 feats.len()
             )));
         }
-        let (mut pass, mut table, mut key, mut permuted, mut feat) =
-            (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
-        for (&f, &n) in fps.iter().zip(&feats) {
-            for (pi, p) in self.passes.iter().enumerate() {
-                if !p.pass.includes(n.max(0) as usize) {
-                    continue;
-                }
-                for t in 0..p.sharded.tables() {
-                    let w = p.sharded.permute(t, f as u64);
-                    pass.push(pi as i32);
-                    table.push(t as i32);
-                    key.push(p.sharded.key(t, w) as i64);
-                    permuted.push(w as i64);
-                    feat.push(n);
-                }
-            }
-        }
+        let fps: Vec<u64> = fps.into_iter().map(|f| f as u64).collect();
+        let feats: Vec<u32> = feats.into_iter().map(|n| n.max(0) as u32).collect();
+        let mut rows = KeyRows::default();
+        self.inner.keys(&fps, &feats, &mut rows);
         Ok([
-            le_bytes(py, &pass, i32::to_le_bytes),
-            le_bytes(py, &table, i32::to_le_bytes),
-            le_bytes(py, &key, i64::to_le_bytes),
-            le_bytes(py, &permuted, i64::to_le_bytes),
-            le_bytes(py, &feat, i32::to_le_bytes),
+            le_bytes(py, &rows.pass, u32::to_le_bytes),
+            le_bytes(py, &rows.table, u32::to_le_bytes),
+            le_bytes(py, &rows.key, u64::to_le_bytes),
+            le_bytes(py, &rows.permuted, u64::to_le_bytes),
+            le_bytes(py, &rows.features, u32::to_le_bytes),
         ])
     }
 
@@ -225,95 +169,39 @@ impl SparkPlan {
         permuted: &Bound<'py, PyAny>,
         features: &Bound<'py, PyAny>,
     ) -> PyResult<[Bound<'py, PyBytes>; 3]> {
-        let pass: Vec<i32> = read_primitive(pass_no, "pass")?;
-        let table: Vec<i32> = read_primitive(table, "table")?;
-        let key: Vec<i64> = read_primitive(key, "key")?;
-        let permuted: Vec<i64> = read_primitive(permuted, "permuted")?;
-        let features: Vec<i32> = read_primitive(features, "features")?;
-        let n = pass.len();
-        if [table.len(), key.len(), permuted.len(), features.len()].iter().any(|&l| l != n) {
-            return Err(PyValueError::new_err("pairs: the columns differ in length"));
-        }
-        for i in 0..n {
-            let p = self.passes.get(pass[i] as usize).ok_or_else(|| {
-                PyValueError::new_err(format!("row {i}: pass {} is not in this plan", pass[i]))
-            })?;
-            if table[i] < 0 || table[i] as usize >= p.sharded.tables() {
-                return Err(PyValueError::new_err(format!(
-                    "row {i}: table {} is not in pass {}",
-                    table[i], pass[i]
-                )));
-            }
-        }
-        let edges = py.allow_threads(|| self.edges(&pass, &table, &key, &permuted, &features));
-        let (a, b, d): (Vec<i64>, Vec<i64>, Vec<i32>) = edges.into_iter().fold(
-            (Vec::new(), Vec::new(), Vec::new()),
-            |(mut a, mut b, mut d), (x, y, z)| {
-                a.push(x as i64);
-                b.push(y as i64);
-                d.push(z as i32);
-                (a, b, d)
-            },
-        );
+        // Spark's signed columns hold the core's unsigned values bit for bit
+        // (a negative pass or table becomes one past every plan's, and is
+        // refused by name).
+        let rows = KeyRows {
+            pass: unsigned(read_primitive::<i32>(pass_no, "pass")?, |v| v as u32),
+            table: unsigned(read_primitive::<i32>(table, "table")?, |v| v as u32),
+            key: unsigned(read_primitive::<i64>(key, "key")?, |v| v as u64),
+            permuted: unsigned(read_primitive::<i64>(permuted, "permuted")?, |v| v as u64),
+            features: unsigned(read_primitive::<i32>(features, "features")?, |v| v.max(0) as u32),
+        };
+        let edges = py.allow_threads(|| self.inner.links(&rows)).map_err(to_py)?;
+        let a: Vec<u64> = edges.iter().map(|e| e.0).collect();
+        let b: Vec<u64> = edges.iter().map(|e| e.1).collect();
+        let d: Vec<u32> = edges.iter().map(|e| e.2).collect();
         Ok([
-            le_bytes(py, &a, i64::to_le_bytes),
-            le_bytes(py, &b, i64::to_le_bytes),
-            le_bytes(py, &d, i32::to_le_bytes),
+            le_bytes(py, &a, u64::to_le_bytes),
+            le_bytes(py, &b, u64::to_le_bytes),
+            le_bytes(py, &d, u32::to_le_bytes),
         ])
     }
 
     /// Pickles as its description, so Spark ships it to executors.
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, PyObject)> {
-        let blocks: Vec<u32> = self.passes.iter().map(|p| p.sharded.spec().blocks).collect();
-        let (steps, rest) = self.plan.radius().steps();
-        let args = (steps.to_vec(), rest, 0usize, Some(blocks)).into_pyobject(py)?.into_any().unbind();
+        let (steps, rest) = self.inner.plan().radius().steps();
+        let args =
+            (steps.to_vec(), rest, 0usize, Some(self.inner.blocks())).into_pyobject(py)?.into_any().unbind();
         Ok((py.get_type::<SparkPlan>().into_any(), args))
     }
 }
 
-impl SparkPlan {
-    fn edges(
-        &self,
-        pass: &[i32],
-        table: &[i32],
-        key: &[i64],
-        permuted: &[i64],
-        features: &[i32],
-    ) -> Vec<(u64, u64, u32)> {
-        let mut order: Vec<usize> = (0..pass.len()).collect();
-        order.sort_unstable_by_key(|&i| (pass[i], table[i], key[i], permuted[i] as u64));
-        let mut out = Vec::new();
-        let mut start = 0;
-        while start < order.len() {
-            let head = order[start];
-            let run_of = |i: usize| (pass[i], table[i], key[i]);
-            let mut end = start + 1;
-            while end < order.len() && run_of(order[end]) == run_of(head) {
-                end += 1;
-            }
-            let pass_no = pass[head] as usize;
-            let p = &self.passes[pass_no];
-            let t = table[head] as usize;
-            // (permuted, features), sorted by permuted; repeats keep the fewest features.
-            let mut rows: Vec<(u64, i32)> =
-                order[start..end].iter().map(|&i| (permuted[i] as u64, features[i])).collect();
-            rows.sort_unstable();
-            rows.dedup_by_key(|r| r.0);
-            let words: Vec<u64> = rows.iter().map(|r| r.0).collect();
-            let feats = |w: u64| {
-                let pw = p.sharded.permute(t, w);
-                rows[rows.partition_point(|r| r.0 < pw)].1.max(0) as usize
-            };
-            for (a, b, d) in p.sharded.group_pairs(t, words) {
-                // Pass 0 takes every pair it finds (no lookups needed).
-                if pass_no == 0 || self.plan.accepts(pass_no, d, feats(a), feats(b)) {
-                    out.push((a, b, d));
-                }
-            }
-            start = end;
-        }
-        out
-    }
+/// A signed Spark column as the core's unsigned values.
+fn unsigned<S, U>(values: Vec<S>, to: impl Fn(S) -> U) -> Vec<U> {
+    values.into_iter().map(to).collect()
 }
 
 /// Connected components of the graph with edges `a[i] — b[i]` (longs):
@@ -331,24 +219,7 @@ pub(crate) fn components<'py>(
     if a.len() != b.len() {
         return Err(PyValueError::new_err(format!("{} sources but {} targets", a.len(), b.len())));
     }
-    let (vertices, labels) = py.allow_threads(|| {
-        let mut vertices: Vec<i64> = a.iter().chain(&b).copied().collect();
-        vertices.par_sort_unstable();
-        vertices.dedup();
-        let at = |v: i64| vertices.binary_search(&v).expect("a vertex") as u32;
-        let mut uf = UnionFind::new(vertices.len());
-        for (&x, &y) in a.iter().zip(&b) {
-            uf.union(at(x), at(y));
-        }
-        // Vertices are sorted, so a component's first member is its smallest.
-        let mut labels = vertices.clone();
-        for c in uf.clusters() {
-            for &m in &c {
-                labels[m as usize] = vertices[c[0] as usize];
-            }
-        }
-        (vertices, labels)
-    });
+    let (vertices, labels) = py.allow_threads(|| cluster::components(&a, &b));
     Ok((le_bytes(py, &vertices, i64::to_le_bytes), le_bytes(py, &labels, i64::to_le_bytes)))
 }
 

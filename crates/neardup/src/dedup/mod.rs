@@ -35,6 +35,7 @@
 mod batch;
 mod lsh;
 mod online;
+mod sharded;
 mod verify;
 
 use rayon::prelude::*;
@@ -43,6 +44,7 @@ use serde::{Deserialize, Serialize};
 pub use crate::radius::{Pass, Plan, UNKNOWN_FEATURES};
 pub use crate::similarity::SHINGLE;
 pub use lsh::{LshDedup, SignatureRecords};
+pub use sharded::{KeyRows, ShardedDedup};
 pub use verify::{ShingleJaccard, Verifier};
 
 use crate::error::{Error, Result};
