@@ -1,10 +1,9 @@
 //! `neardup.pairs` and `neardup.dedup`: all pairs within k, and clusters.
 
-use neardup::dedup::{Dedup, Keep, LshDedup, Records, ShingleJaccard, SignatureRecords};
+use neardup::dedup::{DedupOptions, Keep, Threshold};
 use neardup::detector::Detector;
 use neardup::index::pairs::{all_pairs, AllPairs, PairsOptions};
 use neardup::minhash::Method;
-use neardup::Radius;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyList;
@@ -94,13 +93,9 @@ pub(crate) fn dedup<'py>(
     threshold: Option<f64>,
 ) -> PyResult<Bound<'py, PyList>> {
     let keep: Keep = keep.parse().map_err(to_py)?;
-    if let Some(t) = verify {
-        if !(0.0..=1.0).contains(&t) {
-            return Err(PyValueError::new_err(format!(
-                "verify must be a Jaccard threshold from 0 to 1, not {t}"
-            )));
-        }
-    }
+    let verify = verify
+        .map(|t| Threshold::new(t).map_err(|e| PyValueError::new_err(format!("verify: {e}"))))
+        .transpose()?;
     let detector = detector(fingerprinter, method, k, threshold)?;
     let texts = Texts::read(texts, "texts")?;
     let owned = texts.strs("texts")?;
@@ -114,30 +109,8 @@ pub(crate) fn dedup<'py>(
             return Err(PyValueError::new_err(format!("{} texts but {} ids", owned.len(), ids.len())));
         }
     }
-    let found = match &detector {
-        Detector::SimHash(fingerprinter) => {
-            let radius = k.map_or_else(|| fingerprinter.radius().clone(), Radius::fixed);
-            radius.validate(fingerprinter.bits()).map_err(PyValueError::new_err)?;
-            py.allow_threads(|| {
-                let records = Records::from_texts(fingerprinter, &owned);
-                let verifier = verify.map(|t| ShingleJaccard::new(fingerprinter, &owned, t));
-                let mut dedup = Dedup::new(&radius).keep(keep);
-                if let Some(v) = &verifier {
-                    dedup = dedup.verify(v);
-                }
-                dedup.batch(&records)
-            })
-        }
-        Detector::MinHash(minhasher) => py.allow_threads(|| {
-            let records = SignatureRecords::from_texts(minhasher, &owned);
-            let verifier = verify.map(|t| ShingleJaccard::for_minhash(minhasher, &owned, t));
-            let mut dedup = LshDedup::of(minhasher).keep(keep);
-            if let Some(v) = &verifier {
-                dedup = dedup.verify(v);
-            }
-            dedup.batch(&records)
-        }),
-    };
+    let options = DedupOptions { keep, verify, ..DedupOptions::default() };
+    let found = py.allow_threads(|| detector.dedup(&detector.records_of(&owned), &owned, &options));
     let found = found.map_err(to_py)?;
     let out = PyList::empty(py);
     for c in found.clusters {

@@ -579,7 +579,7 @@ pub fn parse_threshold(s: &str) -> std::result::Result<f64, String> {
 /// `--verify jaccard:T`.
 #[derive(Clone, Copy, Debug)]
 pub struct Verify {
-    pub threshold: f64,
+    pub threshold: neardup::dedup::Threshold,
 }
 
 impl std::str::FromStr for Verify {
@@ -588,9 +588,9 @@ impl std::str::FromStr for Verify {
         let t = s
             .strip_prefix("jaccard:")
             .ok_or_else(|| format!("{s:?}: write jaccard:T with T between 0 and 1, e.g. jaccard:0.5"))?;
-        match t.parse::<f64>() {
-            Ok(v) if (0.0..=1.0).contains(&v) => Ok(Verify { threshold: v }),
-            _ => Err(format!("{t:?}: the Jaccard threshold must be a number between 0 and 1")),
+        match t.parse::<f64>().map(neardup::dedup::Threshold::new) {
+            Ok(Ok(threshold)) => Ok(Verify { threshold }),
+            _ => Err(format!("{t:?}: the Jaccard threshold must be a number above 0 and at most 1")),
         }
     }
 }

@@ -71,6 +71,7 @@ pub fn total_bytes(args: &InputArgs) -> Option<u64> {
 }
 
 fn sources(args: &InputArgs, bad: &mut dyn FnMut(Item) -> Result<()>) -> Result<Vec<Source>> {
+    check_paths(args)?;
     let mut out = Vec::new();
     if args.paths.is_empty() {
         out.push(Source::Stdin);
@@ -95,6 +96,28 @@ fn sources(args: &InputArgs, bad: &mut dyn FnMut(Item) -> Result<()>) -> Result<
         }
     }
     Ok(out)
+}
+
+/// Checks that every input path names something: a path that names
+/// nothing is a mistake on the command line, not a bad record to skip, so
+/// the command stops before reading anything (or writing any output).
+///
+/// # Errors
+///
+/// The first path that does not exist.
+pub fn check_paths(args: &InputArgs) -> Result<()> {
+    for p in args.paths.iter().filter(|p| p.as_os_str() != "-") {
+        if let Err(e) = std::fs::metadata(p) {
+            if e.kind() == io::ErrorKind::NotFound {
+                anyhow::bail!(
+                    "{}: cannot open: no such file or directory (inputs are files, directories, \
+                     or - for standard input)",
+                    p.display()
+                );
+            }
+        }
+    }
+    Ok(())
 }
 
 fn is_jsonl_name(p: &Path) -> bool {

@@ -3,6 +3,16 @@
 //! they take) are public, for the fuzz targets (`fuzz/`); nothing here is
 //! a stable API.
 
+/// `eprintln!` that never panics: a message to a closed stderr (`2>&1 |
+/// head` after head has quit) is dropped, as ripgrep does, instead of
+/// aborting the command with a panic.
+macro_rules! note {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 pub mod args;
 mod cmd;
 mod datadir;
@@ -70,10 +80,10 @@ pub fn run() -> ExitCode {
     let cli = Cli::parse();
     match neardup::simd::from_env() {
         Err(e) => {
-            eprintln!("neardup: {e}");
+            note!("neardup: {e}");
             return ExitCode::from(2);
         }
-        Ok(Some(asked)) if !asked.is_supported() => eprintln!(
+        Ok(Some(asked)) if !asked.is_supported() => note!(
             "neardup: NEARDUP_SIMD={asked}: this CPU does not support it; using {} (the answers are the same)",
             neardup::simd::detected()
         ),
@@ -81,7 +91,7 @@ pub fn run() -> ExitCode {
     }
     if let Some(j) = cli.threads {
         if let Err(e) = rayon::ThreadPoolBuilder::new().num_threads(j).build_global() {
-            eprintln!("neardup: cannot start {j} threads: {e}");
+            note!("neardup: cannot start {j} threads: {e}");
             return ExitCode::from(2);
         }
     }
@@ -112,7 +122,7 @@ pub fn run() -> ExitCode {
             if e.downcast_ref::<InputFailed>().is_some() {
                 return ExitCode::from(1);
             }
-            eprintln!("neardup: {}", message_of(&e));
+            note!("neardup: {}", message_of(&e));
             if e.downcast_ref::<UsageError>().is_some() {
                 ExitCode::from(2)
             } else {

@@ -121,6 +121,16 @@ fn bad_records_fail_with_file_and_line() {
     write(d.path(), "bin.dat", b"\x7fELF\x00\x01\x02 binary");
     neardup(&["fingerprint", "bin.dat"], d.path(), None).fails(1, "bin.dat: looks binary");
     neardup(&["fingerprint", "nope.txt"], d.path(), None).fails(1, "nope.txt: cannot open");
+    // A missing input is named as such, not as a bad record to skip, even
+    // under --on-error skip, and nothing is read.
+    let run = neardup(&["dedup", "good.txt", "nope.txt", "--on-error", "skip", "-o", "o"], d.path(), None);
+    assert_eq!(run.code(), 1);
+    assert!(
+        run.stderr().contains("no such file") && !run.stderr().contains("--on-error"),
+        "{}",
+        run.stderr()
+    );
+    assert!(!d.path().join("o").exists());
     neardup(&["fingerprint", "good.txt", "--max-doc-bytes", "10"], d.path(), None)
         .fails(1, "over the limit of 10");
     let lines = format!(
@@ -290,6 +300,30 @@ fn broken_pipe_is_not_an_error() {
     drop(child.stdout.take());
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// Notes to a closed stderr (`2>&1 | head` once head has quit) are
+/// dropped: the command finishes its work and exits 0, not 101 (a panic).
+#[test]
+fn a_closed_stderr_is_not_a_panic() {
+    let d = tmp();
+    let corpus = testdata("docs_en.jsonl");
+    for args in [
+        vec!["dedup", corpus.as_str(), "-o", "out"],
+        vec!["index", "build", corpus.as_str(), "-o", "idx.ndx"],
+    ] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_neardup"))
+            .args(&args)
+            .current_dir(d.path())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stderr.take());
+        let status = child.wait().unwrap();
+        assert_eq!(status.code(), Some(0), "{args:?}");
+    }
+    assert!(d.path().join("out/kept.jsonl").exists() && d.path().join("idx.ndx").exists());
 }
 
 // ---- dedup, pairs, index ----

@@ -22,8 +22,10 @@ use std::path::Path;
 use crate::config::presets;
 use crate::config::PipelineConfig;
 use crate::config::{LshConfig, Method};
+use crate::dedup::{job, DedupOptions, DedupRecords, DedupResult, Records, SignatureRecords};
 use crate::error::{Error, Result};
 use crate::minhash::MinHasher;
+use crate::radius::Radius;
 use crate::simhash::Fingerprinter;
 use crate::sketch::Sketch;
 
@@ -107,13 +109,16 @@ impl Detector {
     /// the method asked for, of the one a radius `k` (SimHash) or a
     /// `threshold` (MinHash) implies, else of [`DEDUP_METHOD`]
     /// (`default` or `minhash`); then checked against the method and given
-    /// the threshold as in [`with_method`](Self::with_method).
+    /// the threshold as in [`with_method`](Self::with_method), or the fixed
+    /// radius `k` as in [`with_radius`](Self::with_radius). The detector's
+    /// rule ([`rule`](Self::rule)) is then the one the dedup runs.
     ///
     /// ```
     /// use neardup::detector::Detector;
     /// use neardup::minhash::Method;
     ///
     /// assert_eq!(Detector::for_dedup(None, None, Some(4), None)?.method(), Method::Simhash);
+    /// assert_eq!(Detector::for_dedup(None, None, Some(4), None)?.rule(), "k = 4");
     /// assert_eq!(Detector::for_dedup(None, None, None, Some(0.7))?.method(), Method::Minhash);
     /// let minhash = Detector::preset("minhash")?;
     /// assert!(Detector::for_dedup(Some(minhash), None, Some(4), None).is_err());
@@ -124,7 +129,8 @@ impl Detector {
     ///
     /// As [`with_method`](Self::with_method): a method (asked for, or
     /// implied by `k` or `threshold`) that is not the pipeline's, both `k`
-    /// and `threshold`, a threshold outside (0, 1].
+    /// and `threshold`, a threshold outside (0, 1], a k beyond the
+    /// fingerprint's bits.
     ///
     /// [`DEDUP_METHOD`]: crate::presets::DEDUP_METHOD
     pub fn for_dedup(
@@ -146,7 +152,30 @@ impl Detector {
                 Method::Minhash => "minhash",
             })?,
         };
-        detector.with_method(method, threshold)
+        let detector = detector.with_method(method, threshold)?;
+        match k {
+            Some(k) => detector.with_radius(Radius::fixed(k)),
+            None => Ok(detector),
+        }
+    }
+
+    /// The same SimHash pipeline with another near-duplicate rule (the
+    /// fingerprints do not change).
+    ///
+    /// # Errors
+    ///
+    /// A MinHash pipeline (whose rule is a threshold), or a k beyond the
+    /// fingerprint's bits.
+    pub fn with_radius(self, radius: Radius) -> Result<Detector> {
+        match self {
+            Detector::SimHash(f) => {
+                let config = PipelineConfig { radius: Some(radius), ..f.config().clone() };
+                Ok(Detector::SimHash(Fingerprinter::new(config)?))
+            }
+            Detector::MinHash(_) => Err(Error::Config(
+                "a radius k is a SimHash setting; a MinHash pipeline takes a Jaccard threshold".into(),
+            )),
+        }
     }
 
     /// The whole configuration.
@@ -188,6 +217,128 @@ impl Detector {
                 (n > 0).then_some((Sketch::Fingerprint(fp), n))
             }
             Detector::MinHash(m) => m.signature_counted(text).map(|(s, n)| (Sketch::Signature(s), n)),
+        }
+    }
+
+    /// The sketch of `text` and its feature count, by the empty-document
+    /// rule every front end applies: a text without features is an
+    /// [`Error::EmptyDocument`] unless `allow_empty`, and then it has no
+    /// signature (MinHash: kept by dedup, never a near duplicate, left out
+    /// of indexes) or the fingerprint its empty feature list votes (SimHash).
+    ///
+    /// ```
+    /// use neardup::detector::Detector;
+    ///
+    /// let d = Detector::preset("minhash")?;
+    /// assert_eq!(d.sign("one two three", false)?.1, 2);
+    /// assert!(d.sign("，。！", false).is_err());
+    /// assert_eq!(d.sign("，。！", true)?, (None, 0));
+    /// let s = Detector::preset("default")?;
+    /// assert!(s.sign("，。！", false).is_err() && s.sign("，。！", true)?.0.is_some());
+    /// # Ok::<(), neardup::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`Error::EmptyDocument`], as above.
+    pub fn sign(&self, text: &str, allow_empty: bool) -> Result<(Option<Sketch>, usize)> {
+        let (sketch, n) = match self {
+            Detector::SimHash(f) => {
+                let (fp, n) = f.fingerprint_counted(text);
+                (Some(Sketch::Fingerprint(fp)), n)
+            }
+            Detector::MinHash(m) => match m.signature_counted(text) {
+                Some((s, n)) => (Some(Sketch::Signature(s)), n),
+                None => (None, 0),
+            },
+        };
+        match n {
+            0 if !allow_empty => Err(Error::EmptyDocument),
+            _ => Ok((sketch, n)),
+        }
+    }
+
+    /// An empty column of records of this method, for [`dedup`](Self::dedup).
+    pub fn records(&self) -> DedupRecords {
+        match self {
+            Detector::SimHash(f) => DedupRecords::Fingerprints(Records::new(f.bits())),
+            Detector::MinHash(m) => DedupRecords::Signatures(SignatureRecords::new(m.permutations())),
+        }
+    }
+
+    /// The records of `texts`, signed in parallel (a text without features
+    /// has no signature; see [`sign`](Self::sign)).
+    pub fn records_of<T: AsRef<str> + Sync>(&self, texts: &[T]) -> DedupRecords {
+        match self {
+            Detector::SimHash(f) => DedupRecords::Fingerprints(Records::from_texts(f, texts)),
+            Detector::MinHash(m) => DedupRecords::Signatures(SignatureRecords::from_texts(m, texts)),
+        }
+    }
+
+    /// Removes near duplicates from `records` by this detector's method and
+    /// rule ([`rule`](Self::rule)): a batch (clusters, one kept per
+    /// cluster) or online, as `options` say. `texts` (by position) are
+    /// needed only to verify pairs (`options.verify`); pass `&[] as &[&str]`
+    /// otherwise.
+    ///
+    /// ```
+    /// use neardup::dedup::DedupOptions;
+    /// use neardup::detector::Detector;
+    ///
+    /// let texts = [
+    ///     "the quick brown fox jumps over the lazy dog near the river bank today",
+    ///     "a completely different sentence about cooking rice and beans slowly",
+    ///     "the quick brown fox jumps over the lazy dog near the river bank yesterday",
+    /// ];
+    /// for method in ["minhash", "default"] {
+    ///     let d = Detector::preset(method)?;
+    ///     let found = d.dedup(&d.records_of(&texts), &texts, &DedupOptions::default())?;
+    ///     assert_eq!(found.kept_mask(texts.len()), [true, true, false], "{method}");
+    /// }
+    /// # Ok::<(), neardup::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// Records of the other method, verification without the texts, or
+    /// what the method's dedup refuses (too many records, an impossible
+    /// layout).
+    pub fn dedup<T: AsRef<str> + Sync>(
+        &self,
+        records: &DedupRecords,
+        texts: &[T],
+        options: &DedupOptions,
+    ) -> Result<DedupResult> {
+        if options.verify.is_some() && texts.len() != records.len() {
+            return Err(Error::Config(format!(
+                "verification needs every text: {} records but {} texts",
+                records.len(),
+                texts.len()
+            )));
+        }
+        match (self, records) {
+            (Detector::SimHash(f), DedupRecords::Fingerprints(r)) => {
+                job::fingerprints(r, f.radius(), Some((f, texts)), options)
+            }
+            (Detector::MinHash(m), DedupRecords::Signatures(r)) => job::signatures(r, m, texts, options),
+            _ => {
+                Err(Error::Config(format!("records of the other method for this {} pipeline", self.method())))
+            }
+        }
+    }
+
+    /// The near-duplicate rule as data, for summaries: `{"method":
+    /// "simhash", "k": 4, "steps": [...]}` or `{"method": "minhash",
+    /// "threshold": 0.5, "permutations": 128, "bands": 25, "rows": 5}`.
+    pub fn rule_json(&self) -> serde_json::Value {
+        match self {
+            Detector::SimHash(f) => {
+                let mut rule = serde_json::to_value(f.radius()).expect("a radius serializes");
+                rule["method"] = "simhash".into();
+                rule
+            }
+            Detector::MinHash(m) => serde_json::json!({ "method": "minhash", "threshold": m.threshold(),
+                "permutations": m.permutations(), "bands": m.banding().bands, "rows": m.banding().rows }),
         }
     }
 

@@ -12,19 +12,17 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 use neardup::dedup::{
-    Dedup, DedupResult, Keep as KeepPolicy, LshDedup, Records, ShingleJaccard, SignatureRecords,
+    fingerprint_list, DedupOptions, DedupRecords, DedupResult, Keep as KeepPolicy, Records,
 };
 use neardup::detector::Detector;
 use neardup::index::pairs::PairsOptions;
-use neardup::minhash::{estimate, MinHasher, Signature};
-use neardup::{Fingerprinter, Radius};
 use serde_json::{json, Value};
 
 use super::cluster_view::{self, Shown, ShownCluster};
-use super::{batches, sign_records, ErrorPolicy};
+use super::{batches, ErrorPolicy};
 use crate::args::{DedupArgs, Keep};
 use crate::fplist;
-use crate::input::{self, BadRecord, Record};
+use crate::input::{self, BadRecord};
 use crate::output::{count, Output};
 use crate::UsageError;
 use neardup::minhash::Method;
@@ -81,22 +79,47 @@ pub fn run(mut args: DedupArgs) -> Result<ExitCode> {
             .into());
         }
     }
+    input::check_paths(&args.input)?;
     let start = Instant::now();
     let mut stages = Stages::default();
     std::fs::create_dir_all(&args.output)
         .with_context(|| format!("{}: cannot create the output directory", args.output.display()))?;
+    // A pairs.jsonl of an earlier --pairs run must not stand beside new results.
+    if !args.pairs {
+        remove_stale(&args.output.join("pairs.jsonl"))?;
+    }
     let detector = if args.fingerprints.is_none() {
         Some(args.pipeline.detector(args.method, args.k, args.threshold)?)
     } else {
         None
     };
+    let options = DedupOptions {
+        keep: args.keep.into(),
+        online: args.online,
+        pairs: args.pairs,
+        verify: args.verify.map(|v| v.threshold),
+        layout: PairsOptions { blocks: args.layout.blocks, memory: args.layout.memory.0 },
+    };
     args.input.keep_raw = true;
     let errors = ErrorPolicy::new(args.input.on_error);
-    let (docs, found, total, bytes_in, rule, shown) = match &detector {
-        Some(Detector::MinHash(m)) => minhash(&args, m, &errors, &mut stages)?,
-        Some(Detector::SimHash(f)) => simhash(&args, Some(f), &errors, &mut stages)?,
-        None => simhash(&args, None, &errors, &mut stages)?,
+    let mut bytes_in = 0u64;
+    let (docs, records, texts, total) = match &detector {
+        Some(d) => read_docs(&args, d, &errors, &mut stages, &mut bytes_in)?,
+        None => read_fingerprints(&args, &mut stages, &mut bytes_in)?,
     };
+    let (found, rule) = find(&args, || match &detector {
+        Some(d) => Ok((d.dedup(&records, &texts, &options)?, d.rule_json())),
+        None => {
+            let DedupRecords::Fingerprints(r) = &records else { unreachable!("a list holds fingerprints") };
+            let (radius, found) = fingerprint_list(r, args.k, &options)?;
+            let mut rule = serde_json::to_value(&radius).expect("a radius serializes");
+            rule["method"] = json!("simhash");
+            Ok((found, rule))
+        }
+    })?;
+    stages.0.extend(found.timings.iter().copied());
+    stages.time("write", || write_outputs(&args, &docs, &found, &records))?;
+    let shown = show(&args, &docs, &found, &records);
     let n = docs.len();
     let kept = found.kept_mask(n).iter().filter(|&&k| k).count() as u64;
     let secs = start.elapsed().as_secs_f64();
@@ -104,17 +127,17 @@ pub fn run(mut args: DedupArgs) -> Result<ExitCode> {
     write_summary(&args, detector.as_ref(), rule, &found, &stages, &counts)?;
     errors.summary(total);
     for line in &shown {
-        eprintln!("{line}");
+        note!("{line}");
     }
     let clusters = found.clusters.len();
     if clusters > args.show && args.show > 0 {
-        eprintln!(
+        note!(
             "(the first {} of {clusters} clusters; all of them in {})",
             args.show,
             args.output.join("clusters.jsonl").display()
         );
     }
-    eprintln!(
+    note!(
         "neardup: {}, {kept} kept, {} removed in {} ({secs:.2} s); kept records in {}, counts in summary.json",
         count(n as u64, "document"),
         n as u64 - kept,
@@ -124,102 +147,41 @@ pub fn run(mut args: DedupArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// What one method's run gives: the documents, what was found, the records
-/// read, the input bytes, the rule in words for the summary, and the first
-/// clusters as shown to a person.
-type Run = (Vec<Doc>, DedupResult, u64, u64, Value, Vec<String>);
-
-/// Deduplicates by SimHash fingerprints (of the texts, or --fingerprints).
-fn simhash(
-    args: &DedupArgs,
-    fingerprinter: Option<&Fingerprinter>,
-    errors: &ErrorPolicy,
-    stages: &mut Stages,
-) -> Result<Run> {
-    let mut bytes_in = 0u64;
-    let (docs, records, texts, total) = match (&args.fingerprints, fingerprinter) {
-        (Some(path), _) => stages.time("read fingerprints", || {
-            bytes_in = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
-            let (words, ids) = fplist::read(path)?;
-            let docs = (0..words.len())
-                .map(|i| {
-                    let id = ids.get(i);
-                    let raw = json!({ "id": id, "fingerprint": words.get(i) }).to_string();
-                    Doc { id, raw }
-                })
-                .collect::<Vec<_>>();
-            let n = docs.len() as u64;
-            Ok((docs, Records::from_words(words), Vec::new(), n))
-        })?,
-        (None, f) => {
-            let f = f.expect("a pipeline for texts");
-            let mut records = Records::new(f.bits());
-            let (docs, texts, total) = read_docs(
-                args,
-                errors,
-                stages,
-                &mut bytes_in,
-                "read and fingerprint",
-                |batch| super::fingerprint_records(f, batch, args.input.allow_empty),
-                |(fp, features), r| records.push(fp, features, r.text.chars().count()),
-            )?;
-            (docs, records, texts, total)
+/// Removes an output file of an earlier run that this run does not write.
+fn remove_stale(path: &std::path::Path) -> Result<()> {
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            Err(e).with_context(|| format!("{}: cannot remove the earlier run's file", path.display()))
         }
-    };
-    let (radius, found) = deduplicate(args, fingerprinter, &records, &texts)?;
-    stages.0.extend(found.timings.iter().copied());
-    let closeness =
-        |a: u32, b: u32| ("distance", json!(records.fingerprint(a).distance(records.fingerprint(b))));
-    stages.time("write", || write_outputs(args, &docs, &found, &closeness))?;
-    let shown = show(args, &docs, &found, &closeness);
-    // {"k": 3}, or {"k": 4, "steps": [{"below": 48, "k": 2}, …]} by length.
-    let mut rule = serde_json::to_value(&radius)?;
-    rule["method"] = json!("simhash");
-    Ok((docs, found, total, bytes_in, rule, shown))
+        _ => Ok(()),
+    }
 }
 
-/// Deduplicates by MinHash signatures.
-fn minhash(
-    args: &DedupArgs,
-    minhasher: &MinHasher,
-    errors: &ErrorPolicy,
-    stages: &mut Stages,
-) -> Result<Run> {
-    let mut bytes_in = 0u64;
-    let mut records = SignatureRecords::new(minhasher.permutations());
-    let none = vec![0u32; minhasher.permutations()];
-    let (docs, texts, total) = read_docs(
-        args,
-        errors,
-        stages,
-        &mut bytes_in,
-        "read and sign",
-        |batch| sign_records(minhasher, batch, args.input.allow_empty),
-        |(signature, features), r| {
-            let values = signature.as_ref().map_or(&none[..], Signature::values);
-            records.push(values, features, r.text.chars().count());
-        },
-    )?;
-    let verifier = args.verify.map(|v| ShingleJaccard::for_minhash(minhasher, &texts, v.threshold));
-    let mut dedup = LshDedup::of(minhasher).keep(args.keep.into()).pairs(args.pairs);
-    if let Some(v) = &verifier {
-        dedup = dedup.verify(v);
-    }
-    let found = find(args, || if args.online { dedup.online(&records) } else { dedup.batch(&records) })?;
-    stages.0.extend(found.timings.iter().copied());
-    let closeness =
-        |a: u32, b: u32| ("similarity", json!(round(estimate(records.signature(a), records.signature(b)))));
-    stages.time("write", || write_outputs(args, &docs, &found, &closeness))?;
-    let shown = show(args, &docs, &found, &closeness);
-    let banding = minhasher.banding();
-    let rule = json!({ "method": "minhash", "threshold": minhasher.threshold(),
-        "permutations": minhasher.permutations(), "bands": banding.bands, "rows": banding.rows });
-    Ok((docs, found, total, bytes_in, rule, shown))
+/// What reading gives: the documents, their records, their texts (kept
+/// only for --verify) and how many records were read.
+type Read = (Vec<Doc>, DedupRecords, Vec<String>, u64);
+
+/// Reads a list of fingerprints (--fingerprints).
+fn read_fingerprints(args: &DedupArgs, stages: &mut Stages, bytes_in: &mut u64) -> Result<Read> {
+    let path = args.fingerprints.as_ref().expect("--fingerprints");
+    stages.time("read fingerprints", || {
+        *bytes_in = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+        let (words, ids) = fplist::read(path)?;
+        let docs = (0..words.len())
+            .map(|i| {
+                let id = ids.get(i);
+                let raw = json!({ "id": id, "fingerprint": words.get(i) }).to_string();
+                Doc { id, raw }
+            })
+            .collect::<Vec<_>>();
+        let n = docs.len() as u64;
+        Ok((docs, DedupRecords::Fingerprints(Records::from_words(words)), Vec::new(), n))
+    })
 }
 
 /// Runs the core's dedup under a progress line; its configuration errors
 /// are usage errors.
-fn find(args: &DedupArgs, f: impl FnOnce() -> neardup::Result<DedupResult>) -> Result<DedupResult> {
+fn find<T>(args: &DedupArgs, f: impl FnOnce() -> neardup::Result<T>) -> Result<T> {
     let pb = crate::progress::stage(if args.online { "online check" } else { "finding near duplicates" });
     let found = f();
     pb.finish_and_clear();
@@ -227,38 +189,6 @@ fn find(args: &DedupArgs, f: impl FnOnce() -> neardup::Result<DedupResult>) -> R
         neardup::Error::Config(m) => anyhow::Error::from(UsageError(m)),
         e => e.into(),
     })
-}
-
-fn round(x: f64) -> f64 {
-    (x * 1e4).round() / 1e4
-}
-
-/// The core's dedup with the command line's settings: the radius (--k,
-/// else the pipeline's rule, else the classic k for a fingerprint list)
-/// and what was found.
-fn deduplicate(
-    args: &DedupArgs,
-    fingerprinter: Option<&Fingerprinter>,
-    records: &Records,
-    texts: &[String],
-) -> Result<(Radius, DedupResult)> {
-    let radius = match (args.k, fingerprinter) {
-        (Some(k), _) => Radius::fixed(k),
-        (None, Some(fingerprinter)) => fingerprinter.radius().clone(),
-        (None, None) => Radius::classic(records.bits()),
-    };
-    let verifier = args
-        .verify
-        .map(|v| ShingleJaccard::new(fingerprinter.expect("texts have a pipeline"), texts, v.threshold));
-    let mut dedup = Dedup::new(&radius)
-        .keep(args.keep.into())
-        .layout(PairsOptions { blocks: args.layout.blocks, memory: args.layout.memory.0 })
-        .pairs(args.pairs);
-    if let Some(v) = &verifier {
-        dedup = dedup.verify(v);
-    }
-    let found = find(args, || if args.online { dedup.online(records) } else { dedup.batch(records) })?;
-    Ok((radius, found))
 }
 
 /// What the summary counts.
@@ -313,20 +243,18 @@ fn write_summary(
     Ok(())
 }
 
-/// How close two records are, as a field of clusters.jsonl and pairs.jsonl:
-/// `("distance", bits)` or `("similarity", estimate)`.
-type Closeness<'a> = dyn Fn(u32, u32) -> (&'static str, Value) + 'a;
-
-/// Writes clusters.jsonl, kept.jsonl and (with --pairs) pairs.jsonl.
-fn write_outputs(args: &DedupArgs, docs: &[Doc], found: &DedupResult, closeness: &Closeness) -> Result<()> {
+/// Writes clusters.jsonl, kept.jsonl and (with --pairs) pairs.jsonl; each
+/// cluster member and pair says how close it is in the method's terms
+/// (`distance` in bits, or estimated `similarity`).
+fn write_outputs(args: &DedupArgs, docs: &[Doc], found: &DedupResult, records: &DedupRecords) -> Result<()> {
     let mut out = Output::open(Some(&args.output.join("clusters.jsonl")))?;
     for (ci, c) in found.clusters.iter().enumerate() {
         let members: Vec<Value> = c
             .members
             .iter()
             .map(|&i| {
-                let (name, value) = closeness(c.kept, i);
-                json!({ "id": docs[i as usize].id, name: value })
+                let c = records.closeness(c.kept, i);
+                json!({ "id": docs[i as usize].id, c.name(): c.value() })
             })
             .collect();
         let v = json!({ "cluster": ci, "representative": docs[c.kept as usize].id, "size": c.members.len(), "members": members });
@@ -345,8 +273,9 @@ fn write_outputs(args: &DedupArgs, docs: &[Doc], found: &DedupResult, closeness:
     if args.pairs {
         let mut out = Output::open(Some(&args.output.join("pairs.jsonl")))?;
         for p in &found.pairs {
-            let (name, value) = closeness(p.a, p.b);
-            let mut v = json!({ "a": docs[p.a as usize].id, "b": docs[p.b as usize].id, name: value });
+            let c = records.closeness(p.a, p.b);
+            let mut v =
+                json!({ "a": docs[p.a as usize].id, "b": docs[p.b as usize].id, c.name(): c.value() });
             if let (Some(j), Some(_)) = (p.score, args.verify) {
                 v["jaccard"] = json!(j);
             }
@@ -359,7 +288,7 @@ fn write_outputs(args: &DedupArgs, docs: &[Doc], found: &DedupResult, closeness:
 }
 
 /// The first `--show` clusters, as lines for a person.
-fn show(args: &DedupArgs, docs: &[Doc], found: &DedupResult, closeness: &Closeness) -> Vec<String> {
+fn show(args: &DedupArgs, docs: &[Doc], found: &DedupResult, records: &DedupRecords) -> Vec<String> {
     let doc = |i: u32| Shown { id: &docs[i as usize].id, raw: &docs[i as usize].raw };
     let clusters: Vec<ShownCluster> = found
         .clusters
@@ -371,14 +300,7 @@ fn show(args: &DedupArgs, docs: &[Doc], found: &DedupResult, closeness: &Closene
                 .members
                 .iter()
                 .filter(|&&i| i != c.kept)
-                .map(|&i| {
-                    let (name, value) = closeness(c.kept, i);
-                    let value = match value.as_number() {
-                        Some(n) if n.is_f64() => format!("{:.2}", n.as_f64().unwrap_or(0.0)),
-                        _ => value.to_string(),
-                    };
-                    (doc(i), format!("{name} {value}"))
-                })
+                .map(|&i| (doc(i), records.closeness(c.kept, i).to_string()))
                 .collect(),
             size: c.members.len(),
         })
@@ -386,31 +308,31 @@ fn show(args: &DedupArgs, docs: &[Doc], found: &DedupResult, closeness: &Closene
     cluster_view::lines(&clusters, found.clusters.len(), args.input.text_field.as_deref().unwrap_or("text"))
 }
 
-/// Reads the documents in batches, computes each batch with `compute`
-/// (in parallel) and hands each result to `push` with its record, in input
-/// order; bad records go to `errors`. Returns the documents, their texts
-/// (kept only for --verify) and how many records were read.
-fn read_docs<T>(
+/// Reads the documents in batches, signs each batch in parallel by the
+/// detector's empty-document rule and keeps each record's sketch, in input
+/// order; bad records go to `errors`.
+fn read_docs(
     args: &DedupArgs,
+    detector: &Detector,
     errors: &ErrorPolicy,
     stages: &mut Stages,
     bytes_in: &mut u64,
-    stage: &'static str,
-    compute: impl Fn(&[Record]) -> Vec<neardup::Result<T>>,
-    mut push: impl FnMut(T, &Record),
-) -> Result<(Vec<Doc>, Vec<String>, u64)> {
+) -> Result<Read> {
+    use rayon::prelude::*;
     let keep_text = args.verify.is_some();
+    let allow_empty = args.input.allow_empty;
+    let mut records = detector.records();
     let mut docs = Vec::new();
     let mut texts = Vec::new();
     let pb = crate::progress::bar(|| input::total_bytes(&args.input), "reading");
     let t = Instant::now();
     let total = batches(&args.input, errors, &pb, |batch| {
-        let results = compute(batch);
+        let results: Vec<_> = batch.par_iter().map(|r| detector.sign(&r.text, allow_empty)).collect();
         for (r, res) in batch.drain(..).zip(results) {
             *bytes_in += r.raw_len;
             match res {
-                Ok(x) => {
-                    push(x, &r);
+                Ok((sketch, features)) => {
+                    records.push(sketch.as_ref(), features, r.text.chars().count());
                     let raw = r.raw.unwrap_or_else(|| json!({ "id": r.id, "text": r.text }).to_string());
                     docs.push(Doc { id: r.id, raw });
                     if keep_text {
@@ -423,6 +345,11 @@ fn read_docs<T>(
         Ok(())
     })?;
     pb.finish_and_clear();
+    // The stage's name says what signing made, as summary.json has it.
+    let stage = match detector.method() {
+        Method::Simhash => "read and fingerprint",
+        Method::Minhash => "read and sign",
+    };
     stages.0.push((stage, t.elapsed().as_secs_f64()));
-    Ok((docs, texts, total))
+    Ok((docs, records, texts, total))
 }

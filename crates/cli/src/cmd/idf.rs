@@ -52,7 +52,7 @@ pub fn run(args: IdfArgs) -> Result<ExitCode> {
     }
     out.finish()?;
     errors.summary(total);
-    eprintln!(
+    note!(
         "neardup: wrote {} from {} to {}",
         crate::output::count(rows.len() as u64, "word"),
         crate::output::count(docs, "document"),

@@ -38,19 +38,17 @@ impl ErrorPolicy {
     pub fn bad(&self, b: &BadRecord) -> Result<()> {
         match self.policy {
             OnError::Fail => {
-                eprintln!("neardup: {}: {}", b.origin, b.message);
-                eprintln!(
-                    "neardup: stopped at the first bad record; pass --on-error skip to skip bad records"
-                );
+                note!("neardup: {}: {}", b.origin, b.message);
+                note!("neardup: stopped at the first bad record; pass --on-error skip to skip bad records");
                 Err(InputFailed.into())
             }
             OnError::Skip => {
                 let n = self.skipped.get() + 1;
                 self.skipped.set(n);
                 if n <= REPORT_LIMIT {
-                    eprintln!("neardup: skipped {}: {}", b.origin, b.message);
+                    note!("neardup: skipped {}: {}", b.origin, b.message);
                 } else if n == REPORT_LIMIT + 1 {
-                    eprintln!("neardup: more records skipped; counting only from here");
+                    note!("neardup: more records skipped; counting only from here");
                 }
                 Ok(())
             }
@@ -60,7 +58,7 @@ impl ErrorPolicy {
     /// Prints the count of skipped records, if any.
     pub fn summary(&self, total: u64) {
         if self.skipped.get() > 0 {
-            eprintln!("neardup: skipped {} of {} records (--on-error skip)", self.skipped.get(), total);
+            note!("neardup: skipped {} of {} records (--on-error skip)", self.skipped.get(), total);
         }
     }
 }

@@ -34,7 +34,7 @@ pub fn run(args: PairsArgs) -> Result<ExitCode> {
     err?;
     out.finish()?;
     if args.stats {
-        eprintln!(
+        note!(
             "neardup: {} fingerprints ({} distinct), {} pairs within {} (layout: {})",
             words.len(),
             ap.groups(),

@@ -24,7 +24,7 @@ pub fn run(args: ServeArgs) -> Result<ExitCode> {
                 return Err(UsageError(format!("{}: the token file is empty", path.display())).into());
             }
             if t.len() < MIN_TOKEN_BYTES {
-                eprintln!(
+                note!(
                     "neardup: warning: {}: the token is {} bytes; use {MIN_TOKEN_BYTES} or more random bytes \
                      (for example `head -c 32 /dev/urandom | base64 > {}`)",
                     path.display(),
@@ -76,7 +76,7 @@ pub fn run(args: ServeArgs) -> Result<ExitCode> {
         let addr = listener.local_addr()?;
         // Signals are ours before the line below says we are up.
         let stop = neardup_server::shutdown_signal().context("cannot install the SIGTERM/SIGINT handlers")?;
-        eprintln!(
+        note!(
             "neardup: serving {n} documents from {} on http://{addr} (opened in {:.2} s, {}; near duplicates: {}; \
              Ctrl-C or SIGTERM stops)",
             data.dir.display(),
@@ -91,12 +91,9 @@ pub fn run(args: ServeArgs) -> Result<ExitCode> {
         neardup_server::serve_with(listener, app, stop, limits).await.context("server")?;
         anyhow::Ok(())
     })?;
-    eprintln!("neardup: stopped; every acknowledged write is on disk");
+    note!("neardup: stopped; every acknowledged write is on disk");
     if let Some(took) = data.save_snapshot()? {
-        eprintln!(
-            "neardup: wrote the index snapshot in {:.2} s (the next start loads it)",
-            took.as_secs_f64()
-        );
+        note!("neardup: wrote the index snapshot in {:.2} s (the next start loads it)", took.as_secs_f64());
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -33,6 +33,7 @@
 //! ```
 
 mod batch;
+pub(crate) mod job;
 mod lsh;
 mod online;
 mod sharded;
@@ -43,6 +44,7 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::radius::{Pass, Plan, UNKNOWN_FEATURES};
 pub use crate::similarity::SHINGLE;
+pub use job::{fingerprint_list, round4, Closeness, DedupOptions, DedupRecords, Threshold};
 pub use lsh::{LshDedup, SignatureRecords};
 pub use sharded::{KeyRows, ShardedDedup};
 pub use verify::{ShingleJaccard, Verifier};

@@ -128,7 +128,7 @@ pub fn evaluate<'a>(
     args: &EvalArgs,
 ) -> Result<Evaluated<'a>> {
     let threshold = args.threshold.unwrap_or(minhasher.threshold());
-    let verify = args.verify.map(|v| v.threshold);
+    let verify = args.verify.map(|v| v.threshold.get());
     let pb = crate::progress::stage(&format!("evaluating {}", s.name));
     let scored = score(minhasher, pairs, verify);
     let r = report(minhasher, pairs, &scored, args, threshold)?;

@@ -249,7 +249,7 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
     }
     let (pairs, undecided) = read_pairs(&args.pairs)?;
     if undecided > 0 {
-        eprintln!("neardup: skipped {undecided} pairs labelled undecided (-1 or null)");
+        note!("neardup: skipped {undecided} pairs labelled undecided (-1 or null)");
     }
     let mut out = Output::open(None)?;
     let mut done = Vec::new();
@@ -266,7 +266,7 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
     if let Some(dir) = &args.plot {
         let inputs: Vec<_> = done.iter().map(|e| &e.plot).collect();
         let files = plot::write_all(dir, &inputs)?;
-        eprintln!("neardup: wrote {} plots to {}", files.len(), dir.display());
+        note!("neardup: wrote {} plots to {}", files.len(), dir.display());
     }
     if let Some(path) = &args.dump {
         let mut o = Output::open(Some(path))?;

@@ -28,7 +28,7 @@ pub fn evaluate<'a>(
     let max_k = args.max_k.unwrap_or(bits / 4).min(bits);
     let recommended = fingerprinter.radius();
     let radius = args.k.map_or_else(|| recommended.clone(), Radius::fixed);
-    let verify = args.verify.map(|v| v.threshold);
+    let verify = args.verify.map(|v| v.threshold.get());
     let pb = crate::progress::stage(&format!("evaluating {}", s.name));
     let scored = score(fingerprinter, pairs, verify);
     let r = report(pairs, &scored, &args.pairs, bits, max_k, &radius, recommended);

@@ -166,7 +166,7 @@ impl DataTarget {
                 .map_err(|e| anyhow::anyhow!("{}: {e}", dir.display()))?;
         }
         data.save_snapshot()?;
-        eprintln!(
+        note!(
             "neardup: added {}; {} now holds {}",
             crate::output::count(n as u64, "document"),
             dir.display(),

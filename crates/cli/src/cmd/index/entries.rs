@@ -86,7 +86,7 @@ pub fn signed_documents(input: &InputArgs, minhasher: &MinHasher) -> Result<Entr
     })?;
     let unsigned = unsigned.into_inner();
     if unsigned > 0 {
-        eprintln!(
+        note!(
             "neardup: left out {} without features (--allow-empty): they have no MinHash signature",
             crate::output::count(unsigned as u64, "document")
         );

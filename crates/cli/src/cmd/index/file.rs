@@ -96,7 +96,7 @@ impl Target for FileTarget {
         file.names = Some(Names::from_strings(&names));
         file.meta = self.meta.to_value();
         file.write(&self.path)?;
-        eprintln!("neardup: added {n} entries; {} now holds {}", self.path.display(), file.index.len());
+        note!("neardup: added {n} entries; {} now holds {}", self.path.display(), file.index.len());
         Ok(())
     }
 
@@ -105,7 +105,7 @@ impl Target for FileTarget {
             return Ok(());
         }
         if self.file.features.is_none() {
-            eprintln!(
+            note!(
                 "neardup: {} was built before indexes kept feature counts: its entries count as long documents \
                  (k = {}); rebuild it, or give --k",
                 self.path.display(),

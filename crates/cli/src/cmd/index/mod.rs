@@ -144,7 +144,7 @@ fn build(a: IndexBuildArgs) -> Result<()> {
         meta: meta.to_value(),
     };
     file.write(&a.output)?;
-    eprintln!("neardup: indexed {n} entries into {} ({})", a.output.display(), file.index.layout());
+    note!("neardup: indexed {n} entries into {} ({})", a.output.display(), file.index.layout());
     Ok(())
 }
 
@@ -180,7 +180,7 @@ fn build_data_dir(a: &IndexBuildArgs) -> Result<()> {
         };
         return Err(e);
     }
-    eprintln!(
+    note!(
         "neardup: {} is a MinHash data directory (query it with `neardup index query {} …`, serve it with \
          `neardup serve --data {}`)",
         out.display(),
@@ -268,7 +268,7 @@ fn query(a: IndexQueryArgs) -> Result<()> {
     };
     target.prepare(a.k)?;
     if near == Near::Rule {
-        eprintln!("neardup: near duplicates by the index's rule: {}", target.radius());
+        note!("neardup: near duplicates by the index's rule: {}", target.radius());
     }
     let target = &*target;
     let asked: Vec<(&Sketch, Option<u32>)> = queries.iter().map(|(_, s, n)| (s, *n)).collect();

@@ -1,0 +1,244 @@
+//! One dedup for either method — what front ends call instead of choosing
+//! between [`Dedup`] and [`LshDedup`] themselves: a column of
+//! [`DedupRecords`] (fingerprints or signatures), the [`DedupOptions`] a
+//! user sets (keep, online, pairs, verification, layout), and
+//! [`Detector::dedup`](crate::detector::Detector::dedup), which runs the
+//! detector's method with its rule. [`Closeness`] says how near two records
+//! are in the method's own terms (bits apart, or estimated similarity).
+
+use serde::Serialize;
+
+use super::lsh::{LshDedup, SignatureRecords};
+use super::verify::ShingleJaccard;
+use super::{Dedup, DedupResult, Keep, Records};
+use crate::error::{Error, Result};
+use crate::index::pairs::PairsOptions;
+use crate::minhash::{estimate, MinHasher};
+use crate::radius::Radius;
+use crate::simhash::Fingerprinter;
+use crate::sketch::Sketch;
+
+/// A validated Jaccard threshold, in (0, 1] — the one check every front
+/// end's `--threshold`, `--verify jaccard:T` and `threshold=` goes through.
+///
+/// ```
+/// use neardup::dedup::Threshold;
+///
+/// assert_eq!(Threshold::new(0.7)?.get(), 0.7);
+/// assert!(Threshold::new(0.0).is_err() && Threshold::new(1.5).is_err() && Threshold::new(f64::NAN).is_err());
+/// assert!(Threshold::new(2.0).unwrap_err().to_string().ends_with("the threshold must be in (0, 1], not 2"));
+/// # Ok::<(), neardup::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, PartialOrd, Serialize)]
+#[serde(transparent)]
+pub struct Threshold(f64);
+
+impl Threshold {
+    /// `t`, if it lies in (0, 1].
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Config`] naming the value, for anything else (NaN included).
+    pub fn new(t: f64) -> Result<Threshold> {
+        if t > 0.0 && t <= 1.0 {
+            Ok(Threshold(t))
+        } else {
+            Err(Error::Config(format!("the threshold must be in (0, 1], not {t}")))
+        }
+    }
+
+    /// The value.
+    pub fn get(self) -> f64 {
+        self.0
+    }
+}
+
+impl std::fmt::Display for Threshold {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+/// A column of records of either method, in input order (a record's id is
+/// its position).
+#[derive(Clone, Debug)]
+pub enum DedupRecords {
+    /// SimHash fingerprints.
+    Fingerprints(Records),
+    /// MinHash signatures.
+    Signatures(SignatureRecords),
+}
+
+impl DedupRecords {
+    /// Appends a record: its sketch (`None` for a document without
+    /// features, which is kept and never a near duplicate), its feature
+    /// count and its length in characters.
+    ///
+    /// # Panics
+    ///
+    /// If the sketch is of the other method, or of another width or length
+    /// than the records'.
+    pub fn push(&mut self, sketch: Option<&Sketch>, features: usize, chars: usize) {
+        match (self, sketch) {
+            (DedupRecords::Fingerprints(r), Some(Sketch::Fingerprint(f))) => r.push(*f, features, chars),
+            (DedupRecords::Fingerprints(r), None) => r.push(crate::Fingerprint::new(0, r.bits()), 0, chars),
+            (DedupRecords::Signatures(r), Some(Sketch::Signature(s))) => r.push(s.values(), features, chars),
+            (DedupRecords::Signatures(r), None) => {
+                let none = vec![0u32; r.permutations()];
+                r.push(&none, 0, chars)
+            }
+            (_, Some(s)) => panic!("a {} sketch pushed to records of the other method", s.method()),
+        }
+    }
+
+    /// How many records.
+    pub fn len(&self) -> usize {
+        match self {
+            DedupRecords::Fingerprints(r) => r.len(),
+            DedupRecords::Signatures(r) => r.len(),
+        }
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// How near records `a` and `b` are, in the method's terms.
+    ///
+    /// # Panics
+    ///
+    /// If either is out of range.
+    pub fn closeness(&self, a: u32, b: u32) -> Closeness {
+        match self {
+            DedupRecords::Fingerprints(r) => Closeness::Distance(r.fingerprint(a).distance(r.fingerprint(b))),
+            DedupRecords::Signatures(r) => {
+                Closeness::Similarity(round4(estimate(r.signature(a), r.signature(b))))
+            }
+        }
+    }
+}
+
+/// `x` rounded to 4 decimal places: how similarities are printed and
+/// written everywhere.
+pub fn round4(x: f64) -> f64 {
+    (x * 1e4).round() / 1e4
+}
+
+/// How near two records are.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Closeness {
+    /// SimHash: the bits their fingerprints differ in.
+    Distance(u32),
+    /// MinHash: the share of equal signature values, to 4 places.
+    Similarity(f64),
+}
+
+impl Closeness {
+    /// The field name outputs use: `distance` or `similarity`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Closeness::Distance(_) => "distance",
+            Closeness::Similarity(_) => "similarity",
+        }
+    }
+
+    /// The value as JSON (an integer or a number).
+    pub fn value(&self) -> serde_json::Value {
+        match *self {
+            Closeness::Distance(d) => d.into(),
+            Closeness::Similarity(s) => s.into(),
+        }
+    }
+}
+
+impl std::fmt::Display for Closeness {
+    /// `distance 3` or `similarity 0.74`, as a person reads it.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Closeness::Distance(d) => write!(f, "distance {d}"),
+            Closeness::Similarity(s) => write!(f, "similarity {s:.2}"),
+        }
+    }
+}
+
+/// What a user sets for a dedup, whatever the method.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct DedupOptions {
+    /// Which member of a cluster is kept (batch mode). By default, the first.
+    pub keep: Keep,
+    /// Online: each record kept unless it is a near duplicate of one kept
+    /// before it. By default, no (a batch).
+    pub online: bool,
+    /// Whether to collect the pairs. By default, no.
+    pub pairs: bool,
+    /// Verify candidate pairs by the Jaccard similarity of their word
+    /// 3-shingles at this threshold (needs the texts). By default, none.
+    pub verify: Option<Threshold>,
+    /// SimHash's all-pairs layout. By default, chosen within 4 GiB.
+    pub layout: PairsOptions,
+}
+
+/// Deduplicates SimHash `records` by `radius`, with the texts at hand for
+/// verification when `stages` is given (a list of fingerprints has none).
+pub(crate) fn fingerprints<T: AsRef<str> + Sync>(
+    records: &Records,
+    radius: &Radius,
+    stages: Option<(&Fingerprinter, &[T])>,
+    options: &DedupOptions,
+) -> Result<DedupResult> {
+    let verifier = match (options.verify, stages) {
+        (Some(t), Some((f, texts))) => Some(ShingleJaccard::new(f, texts, t.get())),
+        (Some(_), None) => {
+            return Err(Error::Config("verification needs the texts, not fingerprints".into()))
+        }
+        (None, _) => None,
+    };
+    let mut dedup = Dedup::new(radius).keep(options.keep).layout(options.layout).pairs(options.pairs);
+    if let Some(v) = &verifier {
+        dedup = dedup.verify(v);
+    }
+    if options.online {
+        dedup.online(records)
+    } else {
+        dedup.batch(records)
+    }
+}
+
+/// Deduplicates MinHash `records` by `minhasher`'s threshold and banding.
+pub(crate) fn signatures<T: AsRef<str> + Sync>(
+    records: &SignatureRecords,
+    minhasher: &MinHasher,
+    texts: &[T],
+    options: &DedupOptions,
+) -> Result<DedupResult> {
+    let verifier = options.verify.map(|t| ShingleJaccard::for_minhash(minhasher, texts, t.get()));
+    let mut dedup = LshDedup::of(minhasher).keep(options.keep).pairs(options.pairs);
+    if let Some(v) = &verifier {
+        dedup = dedup.verify(v);
+    }
+    if options.online {
+        dedup.online(records)
+    } else {
+        dedup.batch(records)
+    }
+}
+
+/// Deduplicates a list of fingerprints (no texts, no pipeline) by `k`, or
+/// the classic k of their width: `neardup dedup --fingerprints`.
+///
+/// # Errors
+///
+/// Verification asked for (it needs the texts), a k beyond the width, or
+/// what [`Dedup::batch`] refuses.
+pub fn fingerprint_list(
+    records: &Records,
+    k: Option<u32>,
+    options: &DedupOptions,
+) -> Result<(Radius, DedupResult)> {
+    let radius = k.map_or_else(|| Radius::classic(records.bits()), Radius::fixed);
+    radius.validate(records.bits()).map_err(Error::Config)?;
+    let found = fingerprints::<&str>(records, &radius, None, options)?;
+    Ok((radius, found))
+}
