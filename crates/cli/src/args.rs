@@ -10,7 +10,7 @@ use neardup::Fingerprinter;
 
 use crate::UsageError;
 
-/// Find near-duplicate texts with SimHash: Chinese, English and mixed text.
+/// Find near-duplicate texts with MinHash LSH and SimHash: Chinese, English and mixed text.
 ///
 /// Fingerprints from different presets or configurations must never be
 /// compared: they are different functions of the text.

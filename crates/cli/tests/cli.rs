@@ -463,6 +463,16 @@ fn dedup_documents_keeps_records_and_clusters_near_duplicates() {
     let mut it = input.iter();
     assert!(kept.iter().all(|k| it.any(|i| i == k)), "kept records are input lines, in order");
     assert!(out.join("pairs.jsonl").exists());
+    // Clusters are numbered from 1 in clusters.jsonl, as on the terminal.
+    let numbers: Vec<u64> = std::fs::read_to_string(out.join("clusters.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap()["cluster"].as_u64().unwrap())
+        .collect();
+    assert_eq!(numbers, (1..=expected.len() as u64).collect::<Vec<_>>());
+    // A run without --pairs into the same directory leaves no stale pairs.jsonl.
+    neardup(&["dedup", &corpus, "-o", out.to_str().unwrap(), "--k", "12"], dir.path(), None).ok();
+    assert!(!out.join("pairs.jsonl").exists(), "the earlier run's pairs.jsonl was left behind");
     // --keep longest keeps the longest text of each cluster.
     neardup(&["dedup", &corpus, "-o", "out2", "--k", "12", "--keep", "longest"], dir.path(), None).ok();
     let kept2 = std::fs::read_to_string(dir.path().join("out2/kept.jsonl")).unwrap();

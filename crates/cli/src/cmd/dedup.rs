@@ -257,7 +257,8 @@ fn write_outputs(args: &DedupArgs, docs: &[Doc], found: &DedupResult, records: &
                 json!({ "id": docs[i as usize].id, c.name(): c.value() })
             })
             .collect();
-        let v = json!({ "cluster": ci, "representative": docs[c.kept as usize].id, "size": c.members.len(), "members": members });
+        // Numbered from 1, as the terminal shows them ("cluster 1 of 5").
+        let v = json!({ "cluster": ci + 1, "representative": docs[c.kept as usize].id, "size": c.members.len(), "members": members });
         serde_json::to_writer(&mut *out.writer(), &v)?;
         out.writer().write_all(b"\n")?;
     }

@@ -270,9 +270,29 @@ impl PipelineConfig {
         Ok(())
     }
 
-    /// The configuration as TOML.
+    /// The configuration as TOML. A MinHash pipeline leaves out the
+    /// SimHash settings it does not use (`bits`, `hash`, `weight`,
+    /// `select`) while they hold their defaults, so what a person reads is
+    /// what the signature depends on; the TOML reads back to an equal
+    /// configuration either way.
     pub fn to_toml(&self) -> String {
-        toml::to_string(self).expect("a PipelineConfig always serializes")
+        let mut table = toml::Table::try_from(self).expect("a PipelineConfig always serializes");
+        if self.method == Method::Minhash {
+            let defaults =
+                PipelineConfig::from_toml("method = \"minhash\"\ntokenizer = { type = \"words\" }")
+                    .expect("the minimal MinHash configuration is valid");
+            for (key, unused) in [
+                ("bits", self.bits == defaults.bits),
+                ("hash", self.hash == defaults.hash),
+                ("weight", self.weight == defaults.weight),
+                ("select", self.select == defaults.select),
+            ] {
+                if unused {
+                    table.remove(key);
+                }
+            }
+        }
+        toml::to_string(&table).expect("a TOML table always serializes")
     }
 
     /// The configuration as compact JSON.
@@ -324,6 +344,13 @@ mod tests {
             assert_eq!(PipelineConfig::from_toml(&c.to_toml()).unwrap(), c, "{name}");
             assert_eq!(PipelineConfig::from_json(&c.to_json()).unwrap(), c, "{name}");
         }
+        // A MinHash pipeline shows only what its signatures depend on.
+        let shown = presets::config("minhash").unwrap().to_toml();
+        for unused in ["\nbits =", "\nhash =", "[weight]", "[select]"] {
+            assert!(!shown.contains(unused), "{unused} in {shown}");
+        }
+        assert!(shown.starts_with("format_version = 1\nmethod = \"minhash\"\n"), "{shown}");
+        assert!(presets::config("default").unwrap().to_toml().contains("bits = 64\nhash = \"xxh3\""));
     }
 
     #[test]
