@@ -127,6 +127,7 @@ impl Stopwords {
 }
 
 impl TokenFilter for Stopwords {
+    #[inline]
     fn keep(&self, token: &str) -> bool {
         !self.contains(token)
     }
@@ -137,6 +138,7 @@ impl TokenFilter for Stopwords {
 pub struct Punctuation;
 
 impl TokenFilter for Punctuation {
+    #[inline]
     fn keep(&self, token: &str) -> bool {
         // Most tokens start with an ASCII letter or digit: decide on one byte.
         if token.as_bytes().first().is_some_and(u8::is_ascii_alphanumeric) {
@@ -154,6 +156,7 @@ pub struct MinChars {
 }
 
 impl TokenFilter for MinChars {
+    #[inline]
     fn keep(&self, token: &str) -> bool {
         // Byte length bounds the character count from above.
         token.len() >= self.min && (token.is_ascii() || token.chars().count() >= self.min)

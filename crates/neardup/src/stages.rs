@@ -68,6 +68,7 @@ impl Stages {
     }
 
     /// `text` normalized (borrowed when no normalizer changes it).
+    #[inline]
     pub fn normalize<'t>(&self, text: &'t str) -> Cow<'t, str> {
         normalize_all(&self.config.normalize, text)
     }
@@ -87,6 +88,7 @@ impl Stages {
     }
 
     /// Tokenizes normalized text and applies the filters.
+    #[inline]
     pub fn filtered_tokens<'t>(&self, norm: &'t str) -> Vec<&'t str> {
         let mut tokens: Vec<&str> = Vec::with_capacity(norm.len() / 4 + 1);
         self.tokenizer.tokenize(norm, &mut tokens);
