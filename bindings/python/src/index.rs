@@ -1,9 +1,11 @@
 //! `neardup.Index`: the permuted-table index, from Python.
 
+use std::borrow::Cow;
 use std::path::PathBuf;
 
 use neardup::dedup::UNKNOWN_FEATURES;
-use neardup::index::file::{IndexFile, Names};
+use neardup::index::file::IndexFile;
+use neardup::index::keys_from_names;
 use neardup::index::{HammingIndex, KeyedIndex, Match, TableIndex};
 use neardup::{Bits, Fingerprint};
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -198,11 +200,9 @@ impl Index {
     /// Writes the index file (the CLI's format; written atomically).
     /// Ids are stored as text: after `load`, int ids come back as str.
     fn save(&self, path: PathBuf) -> PyResult<()> {
-        let names: Vec<String> =
-            self.inner.slot_keys().map(|k| k.map_or_else(String::new, Key::name)).collect();
         let file = IndexFile {
             index: self.inner.index().clone(),
-            names: Some(Names::from_strings(&names)),
+            names: Some(self.inner.keys().names(|k| Cow::Owned(k.name()))),
             features: None,
             meta: None,
         };
@@ -215,7 +215,7 @@ impl Index {
         let file = IndexFile::open(&path).map_err(to_py)?;
         let k = file.index.layout().k;
         let mut keys: Vec<Option<Key>> = match &file.names {
-            Some(names) => names.iter().map(|s| (!s.is_empty()).then(|| Key::Str(s.to_owned()))).collect(),
+            Some(names) => keys_from_names(names, |s| Key::Str(s.to_owned())),
             None => Vec::new(),
         };
         let entries = file.index.entries();

@@ -135,6 +135,14 @@ impl Names {
         Names { offsets: Blob::from_vec(offsets), bytes: Blob::from_vec(bytes) }
     }
 
+    /// `earlier` names (if any) followed by `more`: the names of a file
+    /// after entries were added to it (ids continue where they ended).
+    pub fn followed_by<S: AsRef<str>>(earlier: Option<&Names>, more: &[S]) -> Names {
+        let mut names: Vec<&str> = earlier.map(|n| n.iter().collect()).unwrap_or_default();
+        names.extend(more.iter().map(AsRef::as_ref));
+        Names::from_strings(&names)
+    }
+
     /// All names in id order.
     pub fn iter(&self) -> impl Iterator<Item = &str> + '_ {
         (0..self.len() as u64).map(|i| self.get(i).unwrap_or(""))

@@ -3,10 +3,9 @@
 //! remove by key.
 
 use std::borrow::Borrow;
-use std::hash::{BuildHasher, Hash};
+use std::hash::Hash;
 
-use hashbrown::HashTable;
-
+use super::slots::Slots;
 use super::table_index::{TableIndex, TableIndexBuilder};
 use super::{HammingIndex, Id, Match};
 use crate::error::{Error, Result};
@@ -19,9 +18,10 @@ use crate::radius::{Pass, Plan, Radius, UNKNOWN_FEATURES};
 /// document's feature count (for a length-dependent [`Radius`]), so that
 /// replacing or removing a key is a lookup, never a read of every entry.
 ///
-/// Keys are stored once: the lookup table holds slots and hashes the keys
-/// they point to (foldhash with a per-process random seed, so clients
-/// cannot choose keys that collide).
+/// Keys and slots are a [`Slots`] (keys stored once, hashed with foldhash
+/// under a per-process random seed, so clients cannot choose keys that
+/// collide). A slot is never reused: a removed entry stays in its segment,
+/// marked dead, until a merge.
 ///
 /// Built [`for_radius`](Self::for_radius), it answers a length-dependent
 /// rule ([`query_rule`](Self::query_rule)) the way `neardup dedup` does: one
@@ -52,15 +52,12 @@ pub struct KeyedIndex<K> {
     /// The rule the passes serve, and the indexes of passes 1.. (entries
     /// short enough for each), when built for a length-dependent radius.
     rule: Option<Rule>,
-    /// Slot → key (`None` once removed).
-    keys: Vec<Option<K>>,
+    /// The caller's keys by slot.
+    slots: Slots<K>,
     /// Slot → fingerprint value.
     fps: Vec<u128>,
     /// Slot → feature count ([`UNKNOWN_FEATURES`] if not known).
     features: Vec<u32>,
-    /// Live slots, hashed by their keys.
-    lookup: HashTable<u64>,
-    hasher: foldhash::fast::RandomState,
 }
 
 /// The later passes of a radius's plan, each with its index.
@@ -73,8 +70,8 @@ struct Rule {
 impl<K> std::fmt::Debug for KeyedIndex<K> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("KeyedIndex")
-            .field("len", &self.lookup.len())
-            .field("slots", &self.keys.len())
+            .field("len", &self.slots.len())
+            .field("slots", &self.slots.slots())
             .finish()
     }
 }
@@ -87,15 +84,7 @@ impl<K: Hash + Eq> KeyedIndex<K> {
     /// If `index` is not empty (use [`from_slots`](Self::from_slots)).
     pub fn new(index: TableIndex) -> KeyedIndex<K> {
         assert!(index.is_empty(), "KeyedIndex::new takes an empty index");
-        KeyedIndex {
-            index,
-            rule: None,
-            keys: Vec::new(),
-            fps: Vec::new(),
-            features: Vec::new(),
-            lookup: HashTable::new(),
-            hasher: foldhash::fast::RandomState::default(),
-        }
+        KeyedIndex { index, rule: None, slots: Slots::new(), fps: Vec::new(), features: Vec::new() }
     }
 
     /// A keyed index over `index`, whose entry ids are slots into `keys`
@@ -128,28 +117,12 @@ impl<K: Hash + Eq> KeyedIndex<K> {
         if let Some(slot) = (0..keys.len()).find(|&s| keys[s].is_some() && !seen[s]) {
             return Err(Error::Config(format!("key of slot {slot} has no index entry")));
         }
-        let mut k = KeyedIndex {
-            index,
-            rule: None,
-            keys,
-            fps,
-            features,
-            lookup: HashTable::new(),
-            hasher: Default::default(),
-        };
-        k.lookup.reserve(k.index.len(), |_| 0);
-        for slot in 0..k.keys.len() {
-            let Some(key) = &k.keys[slot] else { continue };
-            let h = k.hasher.hash_one(key);
-            let keys = &k.keys;
-            if let Ok(earlier) = k.lookup.find_entry(h, |&s| keys[s as usize].as_ref() == Some(key)) {
-                let (old, _) = earlier.remove();
-                let fp = Fingerprint::new(k.fps[old as usize], k.index.bits());
-                k.index.remove_entry(old, fp)?;
-                k.keys[old as usize] = None;
-            }
-            let (keys, hasher) = (&k.keys, &k.hasher);
-            k.lookup.insert_unique(h, slot as u64, |&s| hash_slot(hasher, keys, s));
+        let (slots, superseded) = Slots::from_keys(keys);
+        let mut k = KeyedIndex { index, rule: None, slots, fps, features };
+        // A key stored in several slots keeps its last one.
+        for old in superseded {
+            let fp = Fingerprint::new(k.fps[old as usize], k.index.bits());
+            k.index.remove_entry(old, fp)?;
         }
         Ok(k)
     }
@@ -198,8 +171,7 @@ impl<K: Hash + Eq> KeyedIndex<K> {
         K: Borrow<Q>,
         Q: Hash + Eq + ?Sized,
     {
-        let h = self.hasher.hash_one(key);
-        self.lookup.find(h, |&s| self.keys[s as usize].as_ref().map(Borrow::borrow) == Some(key)).copied()
+        self.slots.slot(key)
     }
 
     /// Whether `key` is present.
@@ -222,7 +194,7 @@ impl<K: Hash + Eq> KeyedIndex<K> {
 
     /// The key of a slot, if live.
     pub fn key(&self, slot: u64) -> Option<&K> {
-        self.keys.get(usize::try_from(slot).ok()?)?.as_ref()
+        self.slots.key(slot)
     }
 
     /// The feature count of a slot ([`UNKNOWN_FEATURES`] if not known).
@@ -232,13 +204,11 @@ impl<K: Hash + Eq> KeyedIndex<K> {
 
     /// Gives `key` (absent) the next slot; the caller indexes it.
     fn name(&mut self, key: K, fp: Fingerprint, features: usize) -> u64 {
-        let slot = self.keys.len() as u64;
-        let h = self.hasher.hash_one(&key);
-        self.keys.push(Some(key));
+        // Slots are never released here, so each new key takes the next one.
+        let slot = self.slots.assign(key);
+        debug_assert_eq!(slot as usize, self.fps.len());
         self.fps.push(fp.value());
         self.features.push(features.min(UNKNOWN_FEATURES) as u32);
-        let (keys, hasher) = (&self.keys, &self.hasher);
-        self.lookup.insert_unique(h, slot, |&s| hash_slot(hasher, keys, s));
         slot
     }
 
@@ -249,14 +219,7 @@ impl<K: Hash + Eq> KeyedIndex<K> {
         K: Borrow<Q>,
         Q: Hash + Eq + ?Sized,
     {
-        let h = self.hasher.hash_one(key);
-        let keys = &self.keys;
-        let Ok(entry) =
-            self.lookup.find_entry(h, |&s| keys[s as usize].as_ref().map(Borrow::borrow) == Some(key))
-        else {
-            return Ok(None);
-        };
-        let (slot, _) = entry.remove();
+        let Some(slot) = self.slots.remove(key) else { return Ok(None) };
         if slot < pending_from {
             let fp = Fingerprint::new(self.fps[slot as usize], self.index.bits());
             self.index.remove_entry(slot, fp)?;
@@ -267,7 +230,6 @@ impl<K: Hash + Eq> KeyedIndex<K> {
                 }
             }
         }
-        self.keys[slot as usize] = None;
         Ok(Some(slot))
     }
 
@@ -301,7 +263,7 @@ impl<K: Hash + Eq> KeyedIndex<K> {
         if let Some(&(_, fp, _)) = items.iter().find(|i| i.1.bits() != bits) {
             super::check_width(bits, fp)?;
         }
-        let first = self.keys.len() as u64;
+        let first = self.slots.slots() as u64;
         let mut pending: Vec<Option<Fingerprint>> = Vec::with_capacity(items.len());
         for (key, fp, features) in items {
             if let Some(old) = self.forget(key.borrow(), first)? {
@@ -413,23 +375,28 @@ impl<K: Hash + Eq> KeyedIndex<K> {
 
     /// Live keys.
     pub fn len(&self) -> usize {
-        self.lookup.len()
+        self.slots.len()
     }
 
     /// True when no key is present.
     pub fn is_empty(&self) -> bool {
-        self.lookup.is_empty()
+        self.slots.is_empty()
     }
 
     /// Slots, live and removed.
     pub fn slots(&self) -> usize {
-        self.keys.len()
+        self.slots.slots()
     }
 
     /// Every slot's key (`None` for removed ones), in slot order: what an
     /// index file stores as its names.
     pub fn slot_keys(&self) -> impl Iterator<Item = Option<&K>> {
-        self.keys.iter().map(Option::as_ref)
+        self.slots.keys()
+    }
+
+    /// The keys and their slots.
+    pub fn keys(&self) -> &Slots<K> {
+        &self.slots
     }
 
     /// Every slot's feature count, in slot order.
@@ -480,14 +447,6 @@ impl Rule {
             later.push((pass, index));
         }
         Ok(Rule { plan, later })
-    }
-}
-
-fn hash_slot<K: Hash>(hasher: &foldhash::fast::RandomState, keys: &[Option<K>], slot: u64) -> u64 {
-    // Only live slots are in the lookup table.
-    match &keys[slot as usize] {
-        Some(k) => hasher.hash_one(k),
-        None => 0,
     }
 }
 

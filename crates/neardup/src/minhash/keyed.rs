@@ -3,11 +3,11 @@
 //! by key.
 
 use std::borrow::Borrow;
-use std::collections::HashMap;
 use std::hash::Hash;
 
 use super::index::{LshIndex, SignatureMatch};
 use super::Banding;
+use crate::index::Slots;
 
 /// Signatures by key over an [`LshIndex`]. Each key gets a slot (an
 /// entry id of the index); a removed key's slot is reused by the next new
@@ -29,20 +29,21 @@ use super::Banding;
 #[derive(Clone)]
 pub struct KeyedLsh<K> {
     index: LshIndex,
-    /// Slot → key (`None` once removed).
-    keys: Vec<Option<K>>,
-    slots: HashMap<K, u32, foldhash::fast::RandomState>,
-    /// Slots freed by removals, reused first.
-    free: Vec<u32>,
+    /// The caller's keys by slot; a removed key's slot is released at
+    /// once (the index drops its entry) and reused.
+    slots: Slots<K>,
 }
 
 impl<K> std::fmt::Debug for KeyedLsh<K> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("KeyedLsh").field("len", &self.index.len()).field("slots", &self.keys.len()).finish()
+        f.debug_struct("KeyedLsh")
+            .field("len", &self.index.len())
+            .field("slots", &self.slots.slots())
+            .finish()
     }
 }
 
-impl<K: Hash + Eq + Clone> KeyedLsh<K> {
+impl<K: Hash + Eq> KeyedLsh<K> {
     /// An empty index of signatures of `permutations` values.
     ///
     /// # Panics
@@ -50,12 +51,7 @@ impl<K: Hash + Eq + Clone> KeyedLsh<K> {
     /// If the banding does not fit `permutations` (see
     /// [`Banding::validate`]).
     pub fn new(banding: Banding, permutations: usize) -> KeyedLsh<K> {
-        KeyedLsh {
-            index: LshIndex::new(banding, permutations),
-            keys: Vec::new(),
-            slots: HashMap::default(),
-            free: Vec::new(),
-        }
+        KeyedLsh { index: LshIndex::new(banding, permutations), slots: Slots::new() }
     }
 
     /// The index by slot.
@@ -86,15 +82,13 @@ impl<K: Hash + Eq + Clone> KeyedLsh<K> {
     /// Bytes held, about (the index, the keys' table; not what the keys
     /// themselves point to).
     pub fn memory_bytes(&self) -> usize {
-        let k = std::mem::size_of::<K>();
-        self.index.memory_bytes() + self.keys.capacity() * k + self.slots.capacity() * (k + 5)
+        self.index.memory_bytes() + self.slots.memory_bytes()
     }
 
     /// Room for `n` keys without growing.
     pub fn reserve(&mut self, n: usize) {
         self.index.reserve(n);
-        self.slots.reserve(n.saturating_sub(self.slots.len()));
-        self.keys.reserve(n.saturating_sub(self.keys.len()));
+        self.slots.reserve(n);
     }
 
     /// Whether `key` is present.
@@ -103,7 +97,7 @@ impl<K: Hash + Eq + Clone> KeyedLsh<K> {
         K: Borrow<Q>,
         Q: Hash + Eq + ?Sized,
     {
-        self.slots.contains_key(key)
+        self.slots.contains(key)
     }
 
     /// The signature of `key`.
@@ -112,12 +106,12 @@ impl<K: Hash + Eq + Clone> KeyedLsh<K> {
         K: Borrow<Q>,
         Q: Hash + Eq + ?Sized,
     {
-        self.slots.get(key).and_then(|&s| self.index.get(s))
+        self.slots.slot(key).and_then(|s| self.index.get(slot32(s)))
     }
 
     /// The key of a slot (as a match names it).
     pub fn key(&self, slot: u32) -> Option<&K> {
-        self.keys.get(slot as usize).and_then(Option::as_ref)
+        self.slots.key(u64::from(slot))
     }
 
     /// Adds `key` with `signature`, replacing its signature if present.
@@ -145,17 +139,9 @@ impl<K: Hash + Eq + Clone> KeyedLsh<K> {
 
     /// The slot of `key`, given one if new.
     fn slot_for(&mut self, key: K) -> u32 {
-        match self.slots.get(&key) {
-            Some(&s) => s,
-            None => {
-                let s = self.free.pop().unwrap_or_else(|| {
-                    self.keys.push(None);
-                    u32::try_from(self.keys.len() - 1).expect("fewer than 2^32 - 1 slots")
-                });
-                self.keys[s as usize] = Some(key.clone());
-                self.slots.insert(key, s);
-                s
-            }
+        match self.slots.slot(&key) {
+            Some(s) => slot32(s),
+            None => slot32(self.slots.assign(key)),
         }
     }
 
@@ -166,9 +152,8 @@ impl<K: Hash + Eq + Clone> KeyedLsh<K> {
         Q: Hash + Eq + ?Sized,
     {
         let Some(slot) = self.slots.remove(key) else { return false };
-        self.index.remove(slot);
-        self.keys[slot as usize] = None;
-        self.free.push(slot);
+        self.index.remove(slot32(slot));
+        self.slots.release(slot);
         true
     }
 
@@ -189,10 +174,13 @@ impl<K: Hash + Eq + Clone> KeyedLsh<K> {
 
     /// Every key and its signature, in slot order.
     pub fn entries(&self) -> impl Iterator<Item = (&K, &[u32])> {
-        self.keys.iter().enumerate().filter_map(|(s, k)| {
-            Some((k.as_ref()?, self.index.get(s as u32).expect("a keyed slot is indexed")))
-        })
+        self.slots.iter().map(|(s, k)| (k, self.index.get(slot32(s)).expect("a keyed slot is indexed")))
     }
+}
+
+/// A slot as the signature index numbers its entries.
+fn slot32(slot: u64) -> u32 {
+    u32::try_from(slot).expect("fewer than 2^32 slots")
 }
 
 #[cfg(test)]

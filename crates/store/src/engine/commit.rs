@@ -1,9 +1,21 @@
 //! Writes: group commit (every queued write applied in order and
 //! committed in one durable transaction), bulk loads, deletes.
 
-#[allow(unused_imports)]
-use super::*;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use neardup::minhash::index::LshIndex;
+use neardup::Sketch;
 use rayon::prelude::*;
+
+use super::merger::merge_due;
+use super::state::State;
+use super::{features_of, Engine, Found, Mode, Near, NewDoc, Outcome};
+use crate::error::StoreError;
+use crate::pending::Pending;
+use crate::record::{check_id, DocRecord};
+use crate::{Result, Store};
 
 /// A write waiting in the group-commit queue.
 pub(super) struct Job {
@@ -176,7 +188,7 @@ impl<S: Store> Engine<S> {
             Some(l) => Group::MinHash(LshIndex::new(l.banding, l.permutations)),
             None => {
                 let max_k = jobs.iter().map(|(j, _)| j.near.k().unwrap_or_else(|| self.radius.max_k())).max();
-                Group::SimHash(Pending::new(self.bits().get(), max_k.unwrap_or(0)))
+                Group::SimHash(Pending::new(self.bits(), max_k.unwrap_or(0)))
             }
         }
     }

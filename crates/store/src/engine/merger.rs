@@ -1,7 +1,10 @@
 //! Segment merges off the read and write paths.
 
-#[allow(unused_imports)]
-use super::*;
+use std::sync::{mpsc, Arc, RwLock};
+
+use neardup::index::TableIndex;
+
+use super::state::State;
 
 /// Runs the segment merges the index is due for without blocking readers
 /// or writers: plans under a read lock, sorts with no lock, swaps under a

@@ -4,25 +4,21 @@
 //! `commit.rs` (group commit, loads, deletes), `merger.rs` (background
 //! merges), `snapshot.rs` (open from a snapshot or rebuild; write one).
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{mpsc, Arc, Mutex, RwLock};
-use std::time::{SystemTime, UNIX_EPOCH};
-
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
 
-use neardup::dedup::{Plan, UNKNOWN_FEATURES};
-use neardup::index::file::{IndexFile, Names as FileNames};
-use neardup::index::{KeyedIndex, TableIndex, TableIndexBuilder};
-use neardup::meta::IndexMeta;
-use neardup::minhash::index::LshIndex;
-use neardup::minhash::{Banding, KeyedLsh, Method, Signature};
+use neardup::minhash::{Banding, Method};
 use neardup::{Bits, Fingerprint, PipelineConfig, Radius, Sketch, FORMAT_VERSION};
-use serde::Serialize;
 
 use crate::error::StoreError;
-use crate::pending::Pending;
-use crate::record::{check_id, DocRecord, SnapshotMark, StoreMeta};
+use crate::record::{DocRecord, StoreMeta};
 use crate::{Result, Store};
+
+use commit::{Job, Slot};
+use merger::Merger;
+use snapshot::{load_snapshot, rebuild};
+use state::State;
 
 mod commit;
 mod merger;
@@ -30,14 +26,6 @@ mod snapshot;
 mod state;
 mod types;
 
-#[allow(unused_imports)]
-use commit::*;
-#[allow(unused_imports)]
-use merger::*;
-#[allow(unused_imports)]
-use snapshot::*;
-#[allow(unused_imports)]
-use state::*;
 pub use types::*;
 
 /// A store and the index over it. Reads (search, check, get) run

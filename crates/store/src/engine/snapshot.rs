@@ -1,8 +1,21 @@
 //! Opening the index: from a snapshot file when it holds exactly the
 //! store's state, else rebuilt from the store; writing snapshots.
 
-#[allow(unused_imports)]
-use super::*;
+use std::borrow::Cow;
+use std::path::Path;
+
+use neardup::dedup::{Plan, UNKNOWN_FEATURES};
+use neardup::index::file::IndexFile;
+use neardup::index::{keys_from_names, KeyedIndex, TableIndex, TableIndexBuilder};
+use neardup::meta::IndexMeta;
+use neardup::minhash::{KeyedLsh, Signature};
+use neardup::{PipelineConfig, Radius, Sketch};
+
+use super::state::State;
+use super::{Engine, Lsh};
+use crate::error::StoreError;
+use crate::record::SnapshotMark;
+use crate::{Result, Store};
 
 /// The index of everything in the store, from a full read.
 pub(super) fn rebuild(store: &dyn Store, config: &PipelineConfig, radius: &Radius) -> Result<State> {
@@ -97,7 +110,7 @@ pub(super) fn load_snapshot(
         return Ok(Err(format!("the snapshot's tables serve k = {}, not {k}", layout.k)));
     }
     let Some(stored) = file.names else { return Ok(Err("the snapshot has no names".into())) };
-    let names: Vec<Option<Box<str>>> = stored.iter().map(|n| (!n.is_empty()).then(|| n.into())).collect();
+    let names: Vec<Option<Box<str>>> = keys_from_names(&stored, |n| Box::from(n));
     // Snapshots written before feature counts were kept have none: the
     // rule then needs the store's (a rebuild).
     if file.features.is_none() && !radius.is_fixed() {
@@ -131,13 +144,13 @@ impl<S: Store> Engine<S> {
         let Some(docs) = state.simhash() else { return Ok(None) };
         // Deleted slots keep their place (as empty names) so that the
         // index's internal ids stay the names' positions.
-        let names: Vec<&str> = docs.slot_keys().map(|k| k.map_or("", |k| &**k)).collect();
+        let names = docs.keys().names(|k| Cow::Borrowed(&**k));
         // The pipeline with the rule this engine answers by.
         let pipeline = PipelineConfig { radius: Some(self.radius.clone()), ..self.config.clone() };
         let meta = IndexMeta { pipeline: Some(pipeline), ..IndexMeta::default() };
         let file = IndexFile {
             index: docs.index().clone(),
-            names: Some(FileNames::from_strings(&names)),
+            names: Some(names),
             features: Some(docs.slot_features().to_vec()),
             meta: meta.to_value(),
         };

@@ -1,7 +1,13 @@
 //! The in-memory index of the stored documents.
 
-#[allow(unused_imports)]
-use super::*;
+use neardup::index::KeyedIndex;
+use neardup::minhash::{KeyedLsh, Signature};
+use neardup::{Radius, Sketch};
+
+use super::{features_of, Found, Near};
+use crate::error::StoreError;
+use crate::record::DocRecord;
+use crate::Result;
 
 /// The index of the stored documents, keyed by document id: SimHash
 /// tables, or MinHash bands.

@@ -1,7 +1,8 @@
 //! What goes into and comes out of an [`Engine`](super::Engine).
 
-#[allow(unused_imports)]
-use super::*;
+use neardup::dedup::UNKNOWN_FEATURES;
+use neardup::Sketch;
+use serde::Serialize;
 
 /// What [`Engine::submit`] does with a document.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, Serialize)]

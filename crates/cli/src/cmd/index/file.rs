@@ -82,9 +82,7 @@ impl Target for FileTarget {
         file.index
             .bulk_load(made.entries)
             .map_err(|e| UsageError(format!("{}: {e}", self.path.display())))?;
-        let mut names: Vec<String> =
-            file.names.as_ref().map(|n| n.iter().map(str::to_owned).collect()).unwrap_or_default();
-        names.extend(made.names);
+        let names = Names::followed_by(file.names.as_ref(), &made.names);
         if file.features.is_some() || self.meta.pipeline.is_some() {
             // Older files have no counts: their entries count as long.
             let mut features =
@@ -93,7 +91,7 @@ impl Target for FileTarget {
             features.extend(made.features);
             file.features = Some(features);
         }
-        file.names = Some(Names::from_strings(&names));
+        file.names = Some(names);
         file.meta = self.meta.to_value();
         file.write(&self.path)?;
         note!("neardup: added {n} entries; {} now holds {}", self.path.display(), file.index.len());
