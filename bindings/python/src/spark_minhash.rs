@@ -11,6 +11,7 @@ use std::collections::HashMap;
 
 use neardup::dedup::{LshDedup, SignatureRecords};
 use neardup::minhash::{estimate, Banding, LshConfig};
+use neardup::similarity::round4;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
@@ -264,6 +265,6 @@ pub(crate) fn spark_similarity<'py>(
     if a.len() != b.len() {
         return Err(PyValueError::new_err(format!("{} signatures a but {} b", a.len(), b.len())));
     }
-    let s: Vec<f64> = a.iter().zip(&b).map(|(x, y)| (estimate(x, y) * 1e4).round() / 1e4).collect();
+    let s: Vec<f64> = a.iter().zip(&b).map(|(x, y)| round4(estimate(x, y))).collect();
     Ok(le_bytes(py, &s, f64::to_le_bytes))
 }

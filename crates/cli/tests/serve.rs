@@ -94,12 +94,12 @@ fn serve_persists_and_stops_gracefully() {
     }
 }
 
-/// xorshift
+/// The next number of the test kit's generator seeded by `x`.
 fn next(x: &mut u64) -> u64 {
-    *x ^= *x << 13;
-    *x ^= *x >> 7;
-    *x ^= *x << 17;
-    *x
+    let mut rng = neardup_testkit::Rng(*x);
+    let v = rng.next();
+    *x = rng.0;
+    v
 }
 
 #[test]

@@ -7,6 +7,16 @@ use crate::stages::Stages;
 /// [`MinHasher::shingle_jaccard`](crate::minhash::MinHasher::shingle_jaccard)).
 pub const SHINGLE: usize = 3;
 
+/// `x` rounded to 4 decimal places: how similarities, precision and
+/// recall are printed and written everywhere (the CLI, Spark, Python).
+///
+/// ```
+/// assert_eq!(neardup::similarity::round4(0.687_549), 0.6875);
+/// ```
+pub fn round4(x: f64) -> f64 {
+    (x * 1e4).round() / 1e4
+}
+
 /// The distinct features of a document that vote in its fingerprint, as
 /// sorted 64-bit XXH3 hashes (for word shingles: the shingles).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -76,7 +76,6 @@ mod tests {
         }
     }
 
-
     proptest! {
         /// The probe finds exactly what a scan finds, at every k it serves,
         /// for fingerprints clustered so that near ones exist.

@@ -10,6 +10,7 @@ use std::process::ExitCode;
 use anyhow::Result;
 use neardup::meta::IndexMeta;
 use neardup::passage::{self, Aligner, PassageConfig, PassageIndex};
+use neardup::similarity::round4;
 use neardup::Radius;
 use serde_json::{json, Value};
 
@@ -301,10 +302,6 @@ fn write_text(w: &mut dyn Write, r: &Report) -> Result<()> {
     Ok(())
 }
 
-fn round(x: f64) -> f64 {
-    (x * 1e4).round() / 1e4
-}
-
 fn to_json(r: &Report) -> Value {
     let matches: Vec<Value> = r
         .found
@@ -329,7 +326,7 @@ fn to_json(r: &Report) -> Value {
         .collect();
     let mut v = json!({
         "a": {"path": r.a.name, "bytes": r.a.text.len(), "chars": r.a.chars, "sentences": r.a.sentences},
-        "similarity": round(r.similarity()),
+        "similarity": round4(r.similarity()),
         "matched_chars": r.matched_chars,
         "k": super::eval::radius_json(&r.radius),
         "window": r.passages.window,
@@ -340,13 +337,13 @@ fn to_json(r: &Report) -> Value {
         None => {
             let s = &r.sources[0];
             v["b"] = json!({"path": s.name, "bytes": s.text.as_ref().map_or(0, String::len)});
-            v["b_similarity"] = json!(round(s.reverse.unwrap_or(0.0)));
+            v["b_similarity"] = json!(round4(s.reverse.unwrap_or(0.0)));
             v["min_jaccard"] = json!(r.min_jaccard);
         }
         Some(index) => {
             v["against"] = json!(index);
             v["sources"] =
-                r.sources.iter().map(|s| json!({"id": s.name, "similarity": round(s.similarity)})).collect();
+                r.sources.iter().map(|s| json!({"id": s.name, "similarity": round4(s.similarity)})).collect();
             v["sources_left_out"] = json!(r.sources_left_out);
         }
     }

@@ -16,6 +16,7 @@ use crate::index::pairs::PairsOptions;
 use crate::minhash::{estimate, MinHasher};
 use crate::radius::Radius;
 use crate::simhash::Fingerprinter;
+use crate::similarity::round4;
 use crate::sketch::Sketch;
 
 /// A validated Jaccard threshold, in (0, 1] — the one check every front
@@ -117,12 +118,6 @@ impl DedupRecords {
             }
         }
     }
-}
-
-/// `x` rounded to 4 decimal places: how similarities are printed and
-/// written everywhere.
-pub fn round4(x: f64) -> f64 {
-    (x * 1e4).round() / 1e4
 }
 
 /// How near two records are.

@@ -433,11 +433,8 @@ mod tests {
     /// into one bucket, repeats, and inputs below the bucketing size.
     #[test]
     fn the_bucketed_sort_is_a_sort() {
-        let mut x = 1u64;
-        let mut next = || {
-            x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            crate::minhash::sketch::mix64(x)
-        };
+        let mut rng = neardup_testkit::Rng(1);
+        let mut next = || rng.next();
         let uniform: Vec<(u64, u32)> = (0..200_000u32).map(|i| (next(), i)).collect();
         let crowded: Vec<(u64, u32)> = (0..100_000u32).map(|i| (next() >> 20, 100_000 - i)).collect();
         let repeats: Vec<(u64, u32)> = (0..150_000u32).map(|i| (next() % 50, i)).collect();

@@ -44,7 +44,7 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::radius::{Pass, Plan, UNKNOWN_FEATURES};
 pub use crate::similarity::SHINGLE;
-pub use job::{fingerprint_list, round4, Closeness, DedupOptions, DedupRecords, Threshold};
+pub use job::{fingerprint_list, Closeness, DedupOptions, DedupRecords, Threshold};
 pub use lsh::{LshDedup, SignatureRecords};
 pub use sharded::{KeyRows, ShardedDedup};
 pub use verify::{ShingleJaccard, Verifier};

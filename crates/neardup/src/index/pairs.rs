@@ -664,13 +664,8 @@ mod tests {
     /// bucketed path (over 2^16 words), the planted ones among them.
     #[test]
     fn every_simd_level_finds_the_same_pairs() {
-        let mut x = 0x853c_49e6_748f_ea9bu64;
-        let mut next = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut rng = neardup_testkit::Rng(0x853c_49e6_748f_ea9b);
+        let mut next = || rng.next();
         let mut words: Vec<u64> = (0..70_000).map(|_| next()).collect();
         for i in 0..500 {
             let w = words[i * 100] ^ (1 << (next() % 64)) ^ (1 << (next() % 64));

@@ -225,19 +225,8 @@ mod tests {
 
     #[test]
     fn sorts_like_std() {
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        let mut v: Vec<u64> = (0..200_000)
-            .map(|i| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                if i % 7 == 0 {
-                    42
-                } else {
-                    x
-                }
-            })
-            .collect();
+        let mut rng = neardup_testkit::Rng(0x9e37_79b9_7f4a_7c15);
+        let mut v: Vec<u64> = (0..200_000).map(|i| if i % 7 == 0 { 42 } else { rng.next() }).collect();
         let mut w = v.clone();
         w.sort_unstable();
         sort_words(&mut v, 64);

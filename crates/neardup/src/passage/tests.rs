@@ -121,13 +121,8 @@ fn sentence_splitting_is_linear_without_spaces() {
 
 #[test]
 fn close_pairs_equal_brute_force() {
-    let mut x = 0x9e37_79b9_7f4a_7c15u64;
-    let mut next = || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x
-    };
+    let mut rng = neardup_testkit::Rng(0x9e37_79b9_7f4a_7c15);
+    let mut next = || rng.next();
     let window = |v: u128, bits| FingerprintedPassage {
         passage: Passage { bytes: 0..0, sentences: 0..0 },
         fingerprint: Fingerprint::new(v, bits),

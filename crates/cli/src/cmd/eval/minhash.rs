@@ -12,10 +12,11 @@ use std::io::Write;
 use anyhow::Result;
 use neardup::minhash::{Banding, LshConfig, MinHasher, Signature};
 use neardup::quality::{Counts, DistanceHistogram, ThresholdCurve};
+use neardup::similarity::round4;
 use rayon::prelude::*;
 use serde_json::{json, Value};
 
-use super::{groups_of, metrics, print_groups, round, Evaluated, Labelled, Subject};
+use super::{groups_of, metrics, print_groups, Evaluated, Labelled, Subject};
 use crate::args::EvalArgs;
 use crate::cmd::plot::{Axis, PlotInput};
 
@@ -141,7 +142,7 @@ pub fn evaluate<'a>(
         .zip(&scored)
         .map(|(p, x)| {
             json!({"config": s.name, "method": "minhash", "edit": p.edit, "label": u8::from(p.duplicate),
-                "similarity": round(x.similarity), "found": x.found(&banding, threshold),
+                "similarity": round4(x.similarity), "found": x.found(&banding, threshold),
                 "verified": x.verified, "length": p.bucket.name()})
         })
         .collect();
@@ -167,7 +168,7 @@ fn curve_json(c: &ThresholdCurve, bandings: &BTreeMap<u64, Banding>) -> Value {
             .map(|(t, p)| {
                 let b = bandings[&t.to_bits()];
                 json!({"threshold": t, "bands": b.bands, "rows": b.rows,
-                    "precision": round(p.precision()), "recall": round(p.recall()), "f1": round(p.f1())})
+                    "precision": round4(p.precision()), "recall": round4(p.recall()), "f1": round4(p.f1())})
             })
             .collect(),
     )

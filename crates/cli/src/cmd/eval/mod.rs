@@ -12,6 +12,7 @@ use anyhow::{Context, Result};
 use neardup::detector::Detector;
 use neardup::minhash::Method;
 use neardup::quality::{Counts, LengthBucket};
+use neardup::similarity::round4;
 use neardup::Radius;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -126,15 +127,11 @@ pub fn groups_of(pairs: &[Labelled], files: &[PathBuf]) -> BTreeMap<(&'static st
 
 fn metrics(c: &Counts) -> Value {
     json!({
-        "precision": round(c.precision()),
-        "recall": round(c.recall()),
-        "f1": round(c.f1()),
+        "precision": round4(c.precision()),
+        "recall": round4(c.recall()),
+        "f1": round4(c.f1()),
         "tp": c.tp, "fp": c.fp, "fn": c.fn_, "tn": c.tn,
     })
-}
-
-fn round(x: f64) -> f64 {
-    (x * 1e4).round() / 1e4
 }
 
 /// A radius as JSON: a number when fixed, else its steps.

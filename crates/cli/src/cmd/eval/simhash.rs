@@ -6,12 +6,13 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use neardup::quality::{Counts, Curve, DistanceHistogram};
+use neardup::similarity::round4;
 use neardup::similarity::FeatureSet;
 use neardup::{Fingerprinter, Radius};
 use rayon::prelude::*;
 use serde_json::{json, Value};
 
-use super::{groups_of, metrics, print_groups, radius_json, round, Evaluated, Labelled, Subject};
+use super::{groups_of, metrics, print_groups, radius_json, Evaluated, Labelled, Subject};
 use crate::args::EvalArgs;
 use crate::cmd::plot::{Axis, PlotInput};
 
@@ -132,7 +133,7 @@ fn curve_json(c: &Curve) -> Value {
             .iter()
             .enumerate()
             .map(|(k, p)| {
-                json!({"k": k, "precision": round(p.precision()), "recall": round(p.recall()), "f1": round(p.f1())})
+                json!({"k": k, "precision": round4(p.precision()), "recall": round4(p.recall()), "f1": round4(p.f1())})
             })
             .collect(),
     )
