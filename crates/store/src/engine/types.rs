@@ -4,7 +4,7 @@ use neardup::dedup::UNKNOWN_FEATURES;
 use neardup::Sketch;
 use serde::Serialize;
 
-/// What [`Engine::submit`] does with a document.
+/// What [`Engine::submit`](super::Engine::submit) does with a document.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Mode {
@@ -93,7 +93,7 @@ pub struct Found {
     pub similarity: Option<f64>,
 }
 
-/// What [`Engine::submit`] did.
+/// What [`Engine::submit`](super::Engine::submit) did.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Outcome {
     /// Whether the document was stored.
