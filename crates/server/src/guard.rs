@@ -1,7 +1,16 @@
 //! Middleware (guards): the bearer-token check and request observation (timeout, metrics).
 
-#[allow(unused_imports)]
-use super::*;
+use std::sync::Arc;
+use std::time::Instant;
+
+use axum::extract::{MatchedPath, Request, State};
+use axum::http::{header, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use neardup_store::Store;
+
+use crate::error::ApiError;
+use crate::AppState;
 
 /// Equal in time whatever the contents (the length may show).
 pub(crate) fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {

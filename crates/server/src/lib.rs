@@ -22,31 +22,23 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use axum::extract::rejection::JsonRejection;
-use axum::extract::{DefaultBodyLimit, FromRequest, MatchedPath, Path, Request, State};
-use axum::http::{header, StatusCode};
-use axum::middleware::{self, Next};
-use axum::response::{IntoResponse, Response};
+use axum::extract::DefaultBodyLimit;
+use axum::middleware;
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use neardup::detector::Detector;
-use neardup::minhash::{Method, Signature};
-use neardup::{Fingerprint, Sketch};
-use neardup_store::{Engine, Mode, Near, NewDoc, Store};
-use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use neardup::minhash::Method;
+use neardup_store::{Engine, Store};
+use serde_json::json;
 
 pub use error::ApiError;
 pub use listen::{serve_with, ConnLimits};
 pub use metrics::Metrics;
 
-#[allow(unused_imports)]
-use guard::*;
-#[allow(unused_imports)]
-use routes::*;
-#[allow(unused_imports)]
-use types::*;
+use guard::{auth, observe};
+use routes::{
+    delete_document, fingerprint, get_document, healthz, metrics_text, search, stats, submit, submit_batch,
+};
 
 /// Limits and defaults of the service. Defaults: the pipeline's radius
 /// rule (SimHash) or threshold (MinHash), 10 MiB bodies, batches of 1,000,
@@ -214,7 +206,7 @@ pub fn shutdown_signal() -> std::io::Result<impl std::future::Future<Output = ()
 
 #[cfg(test)]
 mod tests {
-    use super::constant_time_eq;
+    use crate::guard::constant_time_eq;
 
     #[test]
     fn tokens_compare_exactly() {

@@ -1,7 +1,22 @@
 //! The handlers: parse the request, call the engine, answer.
 
-#[allow(unused_imports)]
-use super::*;
+use std::sync::Arc;
+
+use axum::extract::{Path, State};
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use neardup::detector::Detector;
+use neardup::minhash::{Method, Signature};
+use neardup::{Fingerprint, Sketch};
+use neardup_store::{Mode, Near, NewDoc, Store};
+use serde_json::{json, Value};
+
+use crate::error::ApiError;
+use crate::types::{
+    ApiJson, BatchOut, BatchReq, DocumentReq, FingerprintReq, OutcomeOut, SearchReq, SignatureIn,
+};
+use crate::AppState;
 
 pub(crate) async fn fingerprint<S: Store + 'static>(
     State(state): State<Arc<AppState<S>>>,

@@ -1,8 +1,17 @@
 //! Request and response bodies, and the JSON extractor that turns a bad
 //! body into the API's error envelope.
 
-#[allow(unused_imports)]
-use super::*;
+use axum::extract::rejection::JsonRejection;
+use axum::extract::{FromRequest, Request};
+use axum::http::StatusCode;
+use axum::Json;
+use neardup::Fingerprint;
+use neardup_store::Mode;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::error::ApiError;
 
 /// `Json` whose rejections are JSON errors that say what is wrong.
 pub(crate) struct ApiJson<T>(pub(crate) T);

@@ -1,8 +1,17 @@
 //! Aligning two texts at hand: candidate windows, then sentences matched
 //! by word Jaccard, joined into spans.
 
-#[allow(unused_imports)]
-use super::*;
+use std::collections::HashMap;
+use std::ops::Range;
+
+use serde::Serialize;
+
+use super::scan::close_pairs;
+use super::windows::PassageDoc;
+use crate::config::{presets, PassageConfig};
+use crate::radius::Radius;
+use crate::similarity::FeatureSet;
+use crate::Fingerprinter;
 
 /// A copied span: sentences of A and the sentences of B they match.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]

@@ -1,13 +1,20 @@
 //! Against an index of passage windows, where the other text is not at
 //! hand: matched windows joined into spans, to window precision.
 
-#[allow(unused_imports)]
-use super::*;
+use std::collections::HashMap;
+use std::ops::Range;
 
+use rayon::prelude::*;
+use serde::Serialize;
+
+use super::windows::PassageDoc;
+use crate::config::PassageConfig;
 use crate::error::{Error, Result};
 use crate::index::file::IndexFile;
 use crate::index::{HammingIndex, Match};
 use crate::meta::IndexMeta;
+use crate::radius::Radius;
+use crate::{Fingerprint, Fingerprinter};
 
 /// A window of A that matched an indexed window of another document.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -35,17 +35,6 @@
 //! # Ok::<(), neardup::Error>(())
 //! ```
 
-use std::collections::HashMap;
-use std::ops::Range;
-
-use rayon::prelude::*;
-use serde::Serialize;
-
-use crate::config::presets;
-use crate::radius::Radius;
-use crate::similarity::FeatureSet;
-use crate::{Fingerprint, Fingerprinter};
-
 pub use crate::config::passage::PassageConfig;
 
 mod align;
@@ -55,17 +44,6 @@ mod sentences;
 #[cfg(test)]
 mod tests;
 mod windows;
-
-#[allow(unused_imports)]
-use align::*;
-#[allow(unused_imports)]
-use indexed::*;
-#[allow(unused_imports)]
-use scan::*;
-#[allow(unused_imports)]
-use sentences::*;
-#[allow(unused_imports)]
-use windows::*;
 
 pub use align::{index_radius, pair_radius, Aligner, Alignment, Span};
 pub use indexed::{

@@ -1,7 +1,8 @@
 //! Window pairs within k: a popcount scan (AVX2 popcnt path chosen at run time).
 
-#[allow(unused_imports)]
-use super::*;
+use rayon::prelude::*;
+
+use super::windows::FingerprintedPassage;
 
 /// Every pair of windows within `k` bits: (a window, b window, distance).
 /// A brute-force scan (in parallel over A, with the CPU's popcount when it

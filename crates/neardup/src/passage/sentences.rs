@@ -1,7 +1,6 @@
 //! Sentences: byte ranges of a text by Chinese and English rules.
 
-#[allow(unused_imports)]
-use super::*;
+use std::ops::Range;
 
 /// Characters that end a sentence wherever they appear.
 pub(super) fn is_hard_stop(c: char) -> bool {

@@ -1,5 +1,9 @@
 //! The passage module's tests.
+
+use super::scan::close_pairs;
+use super::scan::MAX_CANDIDATES;
 use super::*;
+use crate::{Fingerprint, Fingerprinter};
 
 fn texts(text: &str) -> Vec<&str> {
     sentences(text, 400).into_iter().map(|r| &text[r]).collect()

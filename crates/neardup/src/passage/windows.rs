@@ -1,7 +1,12 @@
 //! Windows of sentences, fingerprinted: what passages are compared by.
 
-#[allow(unused_imports)]
-use super::*;
+use std::ops::Range;
+
+use rayon::prelude::*;
+
+use super::sentences;
+use crate::config::PassageConfig;
+use crate::{Fingerprint, Fingerprinter};
 
 /// One window of consecutive sentences.
 #[derive(Clone, Debug, PartialEq, Eq)]
