@@ -208,7 +208,7 @@ impl PassageIndex {
     }
 
     /// The windows of `text` found in the index within `radius` (usually
-    /// [`index_radius`]), joined into spans per indexed document; spans of
+    /// [`index_radius`](super::index_radius)), joined into spans per indexed document; spans of
     /// fewer than `min_windows` windows and documents named in `exclude`
     /// are left out.
     ///
