@@ -222,6 +222,11 @@ impl Chunk {
     }
 
     fn offset_at(&self, j: usize) -> i64 {
+        debug_assert!(
+            j <= self.offset + self.len,
+            "offset {j} past the array's {} + 1",
+            self.offset + self.len
+        );
         // SAFETY: the C Data Interface guarantees `offset + len + 1`
         // offsets of `width` bytes for a string array; j <= offset + len.
         unsafe {
@@ -242,6 +247,11 @@ impl Chunk {
     }
 
     fn get_bytes(&self, i: usize) -> Result<Option<&[u8]>, String> {
+        // The reads below are sound only inside the array: checked here
+        // rather than left to every caller.
+        if i >= self.len {
+            return Err(format!("row {i} is past the array's {} rows", self.len));
+        }
         let j = self.offset + i;
         if !self.validity.is_null() {
             // SAFETY: the interface guarantees a bitmap of offset + len bits.

@@ -94,7 +94,7 @@ pub(crate) fn dedup<'py>(
 ) -> PyResult<Bound<'py, PyList>> {
     let keep: Keep = keep.parse().map_err(to_py)?;
     let verify = verify
-        .map(|t| Threshold::new(t).map_err(|e| PyValueError::new_err(format!("verify: {e}"))))
+        .map(|t| Threshold::check(t).map_err(|e| PyValueError::new_err(format!("verify: {e}"))))
         .transpose()?;
     let detector = detector(fingerprinter, method, k, threshold)?;
     let texts = Texts::read(texts, "texts")?;

@@ -26,6 +26,7 @@ use axum::extract::DefaultBodyLimit;
 use axum::middleware;
 use axum::routing::{get, post};
 use axum::{Json, Router};
+use neardup::config::lsh::Threshold;
 use neardup::detector::Detector;
 use neardup::minhash::Method;
 use neardup_store::{Engine, Store};
@@ -116,7 +117,7 @@ impl<S: Store> AppState<S> {
             }
             _ => {}
         }
-        if let Some(t) = settings.default_threshold.filter(|t| !(*t > 0.0 && *t <= 1.0)) {
+        if let Some(t) = settings.default_threshold.filter(|&t| Threshold::check(t).is_err()) {
             return Err(neardup::Error::Config(format!("--threshold must be in (0, 1], not {t}")));
         }
         Ok(AppState { engine, detector, settings, metrics: Metrics::default(), started: Instant::now() })

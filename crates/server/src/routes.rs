@@ -6,6 +6,7 @@ use axum::extract::{Path, State};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
+use neardup::config::lsh::Threshold;
 use neardup::detector::Detector;
 use neardup::minhash::{Method, Signature};
 use neardup::{Fingerprint, Sketch};
@@ -83,7 +84,7 @@ impl<S: Store> AppState<S> {
             (None, Some(_)) if self.detector.method() == Method::Simhash => Err(ApiError::bad_request(
                 "threshold is for MinHash data directories, but this one holds SimHash fingerprints: give a k",
             )),
-            (None, Some(t)) if !(t > 0.0 && t <= 1.0) => {
+            (None, Some(t)) if Threshold::check(t).is_err() => {
                 Err(ApiError::bad_request(format!("threshold must be in (0, 1], not {t}")))
             }
             (Some(k), None) => Ok(Near::Within(k)),

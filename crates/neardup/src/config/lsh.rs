@@ -14,6 +14,57 @@ use serde::{Deserialize, Serialize};
 /// The default Jaccard threshold of a MinHash pipeline.
 pub const DEFAULT_THRESHOLD: f64 = 0.5;
 
+/// A validated Jaccard threshold, in (0, 1] — the one check every front
+/// end's `--threshold`, `--verify jaccard:T` and `threshold=` goes through.
+///
+/// ```
+/// use neardup::config::lsh::Threshold;
+///
+/// assert_eq!(Threshold::new(0.7)?.get(), 0.7);
+/// assert!(Threshold::new(0.0).is_err() && Threshold::new(1.5).is_err() && Threshold::new(f64::NAN).is_err());
+/// assert!(Threshold::new(2.0).unwrap_err().to_string().ends_with("the threshold must be in (0, 1], not 2"));
+/// # Ok::<(), neardup::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, PartialOrd, Serialize)]
+#[serde(transparent)]
+pub struct Threshold(f64);
+
+impl Threshold {
+    /// `t`, if it lies in (0, 1].
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Config`](crate::Error::Config) naming the value, for anything else (NaN included).
+    pub fn new(t: f64) -> crate::error::Result<Threshold> {
+        Threshold::check(t).map_err(crate::error::Error::Config)
+    }
+
+    /// `t`, if it lies in (0, 1]; else the message every front end shows
+    /// (`the threshold must be in (0, 1], not T`).
+    ///
+    /// # Errors
+    ///
+    /// The message, for anything else (NaN included).
+    pub fn check(t: f64) -> std::result::Result<Threshold, String> {
+        if t > 0.0 && t <= 1.0 {
+            Ok(Threshold(t))
+        } else {
+            Err(format!("the threshold must be in (0, 1], not {t}"))
+        }
+    }
+
+    /// The value.
+    pub fn get(self) -> f64 {
+        self.0
+    }
+}
+
+impl std::fmt::Display for Threshold {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
 /// `bands` bands of `rows` signature values each (`bands · rows` at most
 /// the signature's length; values past the last band are not banded).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -155,9 +206,8 @@ impl LshConfig {
     /// A threshold outside (0, 1], only one of bands and rows, or a banding
     /// that does not fit.
     pub fn validate(&self, permutations: usize) -> Result<(), String> {
-        if !(self.threshold > 0.0 && self.threshold <= 1.0) {
-            return Err(format!("the MinHash threshold must be in (0, 1], not {}", self.threshold));
-        }
+        Threshold::check(self.threshold)
+            .map_err(|e| format!("the MinHash {}", e.trim_start_matches("the ")))?;
         match (self.bands, self.rows) {
             (Some(bands), Some(rows)) => Banding { bands, rows }.validate(permutations),
             (None, None) => Ok(()),

@@ -11,6 +11,7 @@ use serde::Serialize;
 use super::lsh::{LshDedup, SignatureRecords};
 use super::verify::ShingleJaccard;
 use super::{Dedup, DedupResult, Keep, Records};
+pub use crate::config::lsh::Threshold;
 use crate::error::{Error, Result};
 use crate::index::pairs::PairsOptions;
 use crate::minhash::{estimate, MinHasher};
@@ -18,47 +19,6 @@ use crate::radius::Radius;
 use crate::simhash::Fingerprinter;
 use crate::similarity::round4;
 use crate::sketch::Sketch;
-
-/// A validated Jaccard threshold, in (0, 1] — the one check every front
-/// end's `--threshold`, `--verify jaccard:T` and `threshold=` goes through.
-///
-/// ```
-/// use neardup::dedup::Threshold;
-///
-/// assert_eq!(Threshold::new(0.7)?.get(), 0.7);
-/// assert!(Threshold::new(0.0).is_err() && Threshold::new(1.5).is_err() && Threshold::new(f64::NAN).is_err());
-/// assert!(Threshold::new(2.0).unwrap_err().to_string().ends_with("the threshold must be in (0, 1], not 2"));
-/// # Ok::<(), neardup::Error>(())
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, PartialOrd, Serialize)]
-#[serde(transparent)]
-pub struct Threshold(f64);
-
-impl Threshold {
-    /// `t`, if it lies in (0, 1].
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Config`] naming the value, for anything else (NaN included).
-    pub fn new(t: f64) -> Result<Threshold> {
-        if t > 0.0 && t <= 1.0 {
-            Ok(Threshold(t))
-        } else {
-            Err(Error::Config(format!("the threshold must be in (0, 1], not {t}")))
-        }
-    }
-
-    /// The value.
-    pub fn get(self) -> f64 {
-        self.0
-    }
-}
-
-impl std::fmt::Display for Threshold {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        self.0.fmt(f)
-    }
-}
 
 /// A column of records of either method, in input order (a record's id is
 /// its position).

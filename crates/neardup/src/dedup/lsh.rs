@@ -16,6 +16,7 @@
 use rayon::prelude::*;
 
 use super::{make_clusters, timed, DedupResult, Keep, Pair, Verifier};
+use crate::config::lsh::Threshold;
 use crate::error::{Error, Result};
 use crate::index::cluster::UnionFind;
 use crate::minhash::index::LshIndex;
@@ -211,12 +212,8 @@ impl<'v> LshDedup<'v> {
     }
 
     fn check(&self, records: &SignatureRecords) -> Result<()> {
-        if !(self.threshold > 0.0 && self.threshold <= 1.0) {
-            return Err(Error::Config(format!(
-                "the MinHash threshold must be in (0, 1], not {}",
-                self.threshold
-            )));
-        }
+        Threshold::check(self.threshold)
+            .map_err(|e| Error::Config(format!("the MinHash {}", e.trim_start_matches("the "))))?;
         self.banding.validate(records.permutations()).map_err(Error::Config)?;
         if records.len() >= u32::MAX as usize {
             return Err(Error::Config(format!("at most 2^32 - 2 records at once, not {}", records.len())));

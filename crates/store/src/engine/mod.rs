@@ -8,6 +8,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
+use neardup::config::lsh::Threshold;
 use neardup::minhash::{Banding, Method};
 use neardup::{Bits, Fingerprint, PipelineConfig, Radius, Sketch, FORMAT_VERSION};
 
@@ -333,7 +334,7 @@ impl<S: Store> Engine<S> {
                 "a threshold is for MinHash stores, but this one holds SimHash fingerprints: give k instead"
                     .into(),
             )),
-            (Near::AtLeast(t), Some(_)) if !(t > 0.0 && t <= 1.0) => {
+            (Near::AtLeast(t), Some(_)) if Threshold::check(t).is_err() => {
                 Err(StoreError::Invalid(format!("the threshold must be in (0, 1], not {t}")))
             }
             _ => Ok(()),
