@@ -3,23 +3,17 @@
 //! `/healthz` degraded while reads go on, writes again once space is freed
 //! (no restart), and every acknowledged document on disk.
 
-use std::sync::Arc;
-
-use neardup::{Fingerprinter, Radius};
-use neardup_server::{router, AppState, Settings};
-use neardup_store::{Engine, RedbStore, Store};
+use neardup_server::{ConnLimits, Settings};
+use neardup_store::{RedbStore, Store};
 use neardup_testkit::tmpfs::Tmpfs;
 use neardup_testkit::Rng;
 use serde_json::{json, Value};
 
+mod common;
+
 async fn start(path: &std::path::Path) -> String {
-    let fingerprinter = Fingerprinter::preset("default").unwrap();
-    let store = RedbStore::open(path).unwrap();
-    let engine = Arc::new(Engine::open(store, fingerprinter.config().clone(), Radius::fixed(3)).unwrap());
-    let app = router(Arc::new(AppState::new(engine, Settings::default()).unwrap()));
-    let listener = neardup_server::bind("127.0.0.1:0".parse().unwrap()).await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(neardup_server::serve(listener, app, std::future::pending()));
+    let addr =
+        common::start(RedbStore::open(path).unwrap(), Settings::default(), ConnLimits::default()).await;
     format!("http://{addr}")
 }
 

@@ -4,28 +4,21 @@
 //! limit is refused at once, and the framework's own errors come in the
 //! JSON envelope.
 
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use neardup::{Fingerprinter, Radius};
-use neardup_server::{router, AppState, ConnLimits, Settings};
-use neardup_store::{Engine, MemoryStore};
+use neardup_server::{ConnLimits, Settings};
+use neardup_store::MemoryStore;
 use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
+mod common;
+
 const HEADER_TIMEOUT: Duration = Duration::from_millis(800);
 
 async fn start(max_connections: usize) -> std::net::SocketAddr {
-    let fingerprinter = Fingerprinter::preset("default").unwrap();
-    let engine =
-        Arc::new(Engine::open(MemoryStore::new(), fingerprinter.config().clone(), Radius::fixed(3)).unwrap());
-    let app = router(Arc::new(AppState::new(engine, Settings::default()).unwrap()));
-    let listener = neardup_server::bind("127.0.0.1:0".parse().unwrap()).await.unwrap();
-    let addr = listener.local_addr().unwrap();
     let limits = ConnLimits { header_timeout: HEADER_TIMEOUT, max_connections };
-    tokio::spawn(neardup_server::serve_with(listener, app, std::future::pending(), limits));
-    addr
+    common::start(MemoryStore::new(), Settings::default(), limits).await
 }
 
 /// Whether the server closed `s` within `within` (EOF or reset; anything

@@ -6,10 +6,12 @@ use std::sync::Arc;
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use neardup::{Fingerprinter, Radius};
-use neardup_server::{router, AppState, Settings};
+use neardup_server::{router, AppState, ConnLimits, Settings};
 use neardup_store::{Engine, MemoryStore, RedbStore};
 use serde_json::{json, Value};
 use tower::ServiceExt;
+
+mod common;
 
 const TEXT: &str = "The quick brown fox jumps over the lazy dog near the river bank every single morning.";
 const NEAR: &str = "The quick brown fox jumps over the lazy dog near the river bank every single morning!";
@@ -200,13 +202,8 @@ async fn json_of(req: reqwest::RequestBuilder) -> Value {
 
 /// A real server on 127.0.0.1:0 over a redb store; returns its base URL.
 async fn start(settings: Settings, dir: &tempfile::TempDir) -> String {
-    let fingerprinter = Fingerprinter::preset("default").unwrap();
     let store = RedbStore::open(&dir.path().join("store.redb")).unwrap();
-    let engine = Arc::new(Engine::open(store, fingerprinter.config().clone(), Radius::fixed(3)).unwrap());
-    let app = router(Arc::new(AppState::new(engine, settings).unwrap()));
-    let listener = neardup_server::bind("127.0.0.1:0".parse().unwrap()).await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(neardup_server::serve(listener, app, std::future::pending()));
+    let addr = common::start(store, settings, ConnLimits::default()).await;
     format!("http://{addr}")
 }
 
