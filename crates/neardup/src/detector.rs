@@ -168,10 +168,7 @@ impl Detector {
     /// fingerprint's bits.
     pub fn with_radius(self, radius: Radius) -> Result<Detector> {
         match self {
-            Detector::SimHash(f) => {
-                let config = PipelineConfig { radius: Some(radius), ..f.config().clone() };
-                Ok(Detector::SimHash(Fingerprinter::new(config)?))
-            }
+            Detector::SimHash(f) => Ok(Detector::SimHash(f.with_radius(radius)?)),
             Detector::MinHash(_) => Err(Error::Config(
                 "a radius k is a SimHash setting; a MinHash pipeline takes a Jaccard threshold".into(),
             )),

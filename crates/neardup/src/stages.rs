@@ -52,6 +52,11 @@ impl Stages {
         &self.config
     }
 
+    /// Sets the configuration's near-duplicate rule, which no stage reads.
+    pub(crate) fn set_radius(&mut self, radius: Option<crate::radius::Radius>) {
+        self.config.radius = radius;
+    }
+
     /// The tokenizer without its shingling.
     pub fn tokenizer(&self) -> &TokenizerConfig {
         &self.tokenizer

@@ -44,10 +44,7 @@ impl DedupRecords {
             (DedupRecords::Fingerprints(r), Some(Sketch::Fingerprint(f))) => r.push(*f, features, chars),
             (DedupRecords::Fingerprints(r), None) => r.push(crate::Fingerprint::new(0, r.bits()), 0, chars),
             (DedupRecords::Signatures(r), Some(Sketch::Signature(s))) => r.push(s.values(), features, chars),
-            (DedupRecords::Signatures(r), None) => {
-                let none = vec![0u32; r.permutations()];
-                r.push(&none, 0, chars)
-            }
+            (DedupRecords::Signatures(r), None) => r.push_empty(chars),
             (_, Some(s)) => panic!("a {} sketch pushed to records of the other method", s.method()),
         }
     }

@@ -48,11 +48,10 @@ impl SignatureRecords {
             .map(|t| (minhasher.signature_counted(t.as_ref()), t.as_ref().chars().count()))
             .collect();
         let mut r = SignatureRecords::new(k);
-        let none = vec![0u32; k];
         for (s, len) in made {
             match s {
                 Some((sig, n)) => r.push(sig.values(), n, len),
-                None => r.push(&none, 0, len),
+                None => r.push_empty(len),
             }
         }
         r
@@ -74,6 +73,14 @@ impl SignatureRecords {
         assert_eq!(signature.len(), self.permutations, "a signature of the records' length");
         self.values.extend_from_slice(signature);
         self.features.push(features.min(u32::MAX as usize) as u32);
+        self.lengths.push(length as u64);
+    }
+
+    /// Appends a record of a document without features: no signature (its
+    /// values are 0) and 0 features, so it is never a near duplicate.
+    pub fn push_empty(&mut self, length: usize) {
+        self.values.resize(self.values.len() + self.permutations, 0);
+        self.features.push(0);
         self.lengths.push(length as u64);
     }
 

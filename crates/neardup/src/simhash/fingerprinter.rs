@@ -191,6 +191,19 @@ impl Fingerprinter {
         &self.radius
     }
 
+    /// The same pipeline with another near-duplicate rule: the
+    /// fingerprints do not change, and nothing is loaded again.
+    ///
+    /// # Errors
+    ///
+    /// A radius beyond the fingerprint's bits.
+    pub fn with_radius(mut self, radius: Radius) -> Result<Fingerprinter> {
+        radius.validate(self.bits).map_err(Error::Config)?;
+        self.stages.set_radius(Some(radius.clone()));
+        self.radius = radius;
+        Ok(self)
+    }
+
     /// The fingerprint of `text`. A text with no features (empty, or all
     /// filtered out) gives the all-zero fingerprint; use
     /// [`try_fingerprint`](Self::try_fingerprint) to treat that as an error.
@@ -509,6 +522,22 @@ impl FingerprinterBuilder {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A new rule without reloading gives what loading the changed
+    /// configuration gives, and the same fingerprints.
+    #[test]
+    fn with_radius_equals_loading_the_changed_config() {
+        let f = Fingerprinter::preset("default").unwrap();
+        let changed = f.clone().with_radius(Radius::fixed(5)).unwrap();
+        let loaded =
+            Fingerprinter::new(PipelineConfig { radius: Some(Radius::fixed(5)), ..f.config().clone() })
+                .unwrap();
+        assert_eq!((changed.config(), changed.radius()), (loaded.config(), loaded.radius()));
+        let text = "the same fingerprint whatever the rule says about it";
+        assert_eq!(changed.fingerprint(text), f.fingerprint(text));
+        let e = f.with_radius(Radius::fixed(65)).unwrap_err().to_string();
+        assert!(e.contains("more than the 64 bits"), "{e}");
+    }
 
     #[test]
     fn a_minhash_pipeline_is_not_a_fingerprinter() {
