@@ -37,7 +37,8 @@ def call(base, method, path, body=None, timeout=30):
 
 
 def start(binary, data):
-    p = subprocess.Popen([binary, "serve", "--data", data, "--listen", "127.0.0.1:0"],
+    # SimHash: the requests send fingerprints.
+    p = subprocess.Popen([binary, "serve", "--data", data, "--listen", "127.0.0.1:0", "--preset", "default"],
                          stderr=subprocess.PIPE, text=True)
     line = p.stderr.readline()
     m = re.search(r"http://[0-9.:]+", line)

@@ -57,7 +57,7 @@ run() {
 }
 
 mkdir -p "$work/simhash" "$work/minhash"
-start --data "$work/simhash"
+start --data "$work/simhash" --preset default
 run "SimHash, no token"
 stop
 

@@ -156,14 +156,17 @@ fn detector(
     Detector::for_dedup(given, method, k, threshold).map_err(to_py)
 }
 
-/// The pipeline a deduplication runs, as `neardup dedup` resolves it (the
-/// core's `Detector::for_dedup`): `config` (a file) or `preset`, else the
-/// preset of `method`, or of the method `k` or `threshold` implies, else
-/// of the default method. A `Fingerprinter` or a `MinHasher` (with the
-/// threshold set).
+/// `neardup.pipeline(preset=None, config=None, method=None, k=None,
+/// threshold=None)`: the pipeline every front end runs when told the same,
+/// as `neardup dedup` resolves it (the core's `Detector::for_dedup`):
+/// `config` (a file) or `preset`, else the preset of `method`, or of the
+/// method `k` or `threshold` implies, else of the default method
+/// (MinHash). A `MinHasher` (with the threshold set) or a `Fingerprinter`
+/// (with the radius `k` fixed); both have `method`, `rule`, `sign` and
+/// `index`.
 #[pyfunction]
 #[pyo3(signature = (preset = None, config = None, method = None, k = None, threshold = None))]
-pub(crate) fn pipeline_for_dedup(
+pub(crate) fn pipeline(
     py: Python<'_>,
     preset: Option<&str>,
     config: Option<std::path::PathBuf>,

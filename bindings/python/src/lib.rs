@@ -87,6 +87,28 @@ impl Fingerprinter {
         Ok(self.inner.fingerprint(&s).value())
     }
 
+    /// `"simhash"` (a `MinHasher`'s is `"minhash"`).
+    #[getter]
+    fn method(&self) -> &'static str {
+        "simhash"
+    }
+
+    /// The near-duplicate rule in words, as `neardup` prints it (the same
+    /// as `radius`; a `MinHasher` has `rule` too).
+    #[getter]
+    fn rule(&self) -> String {
+        self.inner.radius().to_string()
+    }
+
+    /// The fingerprint of one text by the empty-document rule every front
+    /// end applies: a text without features (empty, or only punctuation or
+    /// stop words) is a ValueError, not the fingerprint 0 that `fingerprint`
+    /// gives it. The twin of `MinHasher.sign`.
+    fn sign(&self, py: Python<'_>, text: &Bound<'_, PyAny>) -> PyResult<u128> {
+        let s = as_text(text, Name::Arg("text"))?;
+        Ok(py.allow_threads(|| self.inner.try_fingerprint(&s)).map_err(to_py)?.value())
+    }
+
     /// The fingerprints of many texts, in order, computed on all cores with
     /// the GIL released. `texts`: a list or any iterable of str, or a
     /// pyarrow string array (read in place; other Arrow arrays through
@@ -213,7 +235,9 @@ fn _neardup(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(minhash::jaccard, m)?)?;
     m.add_function(wrap_pyfunction!(batch::pairs, m)?)?;
     m.add_function(wrap_pyfunction!(batch::dedup, m)?)?;
-    m.add_function(wrap_pyfunction!(batch::pipeline_for_dedup, m)?)?;
+    m.add_function(wrap_pyfunction!(batch::pipeline, m)?)?;
+    // The name `pipeline` had before it was public (the Spark job's).
+    m.add("pipeline_for_dedup", m.getattr("pipeline")?)?;
     m.add_function(wrap_pyfunction!(distance, m)?)?;
     m.add_class::<spark::SparkPlan>()?;
     m.add_function(wrap_pyfunction!(spark::spark_fingerprint, m)?)?;

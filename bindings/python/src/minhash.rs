@@ -201,7 +201,19 @@ impl MinHasher {
     /// The near-duplicate rule in words, as `neardup` prints it.
     #[getter]
     fn rule(&self) -> String {
-        neardup::detector::Detector::MinHash(self.inner.clone()).rule()
+        self.inner.banding().rule(self.inner.threshold(), self.inner.permutations())
+    }
+
+    /// `"minhash"` (a `Fingerprinter`'s is `"simhash"`).
+    #[getter]
+    fn method(&self) -> &'static str {
+        "minhash"
+    }
+
+    /// The signature of one text (as `signature`: a text without features
+    /// is a ValueError). The twin of `Fingerprinter.sign`.
+    fn sign<'py>(&self, py: Python<'py>, text: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
+        self.signature(py, text)
     }
 
     /// The pipeline's id: 16 hex digits (what `neardup` records in

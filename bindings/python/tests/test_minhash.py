@@ -17,7 +17,7 @@ import pytest
 from test_spark import ROOT, SHARED, TESTDATA, cli_dedup, neardup_bin, read_ordered, spark, spark_result  # noqa: F401
 
 import neardup
-from neardup._neardup import pipeline_for_dedup
+from neardup import pipeline
 
 KEEPS = ("first", "longest", "shortest")
 GOLDEN = ROOT / "crates" / "neardup" / "tests" / "golden" / "minhash.txt"
@@ -283,4 +283,35 @@ def test_defaults_agree_everywhere(spark, tmp_path):  # noqa: F811
     assert python_dedup(ids, texts, neardup.MinHasher()) == want
     result = dedup(read_ordered(spark, [path]), order_cols=["_nd_file", "_nd_row"])
     assert spark_result(result) == want and result.summary["method"] == "minhash"
-    assert pipeline_for_dedup().pipeline_id == neardup.MinHasher().pipeline_id
+    assert pipeline().pipeline_id == neardup.MinHasher().pipeline_id
+
+
+def test_the_default_pipeline_answers_as_compare(tmp_path):
+    """`neardup.pipeline()` with nothing given is the default method's (as
+    every command's), and its index (`pipeline().index()`) finds a
+    labelled pair's `a` by `b` exactly when `neardup compare` (default
+    settings) calls them near duplicates; its rule is the one compare
+    prints. Both pipelines sign by the empty-document rule."""
+    p = neardup.pipeline()
+    assert (p.method, type(p)) == ("minhash", neardup.MinHasher)
+    simhash = neardup.pipeline(k=3)
+    assert (simhash.method, simhash.rule) == ("simhash", "k = 3")
+    for q in (p, simhash, neardup.Fingerprinter()):
+        with pytest.raises(ValueError, match="no features"):
+            q.sign("，。！")
+    near = 0
+    for lang in ("en", "zh"):
+        for line in (TESTDATA / f"pairs_{lang}.jsonl").read_text(encoding="utf-8").splitlines():
+            pair = json.loads(line)
+            a, b = pair["text_a"], pair["text_b"]
+            out = subprocess.run(
+                [str(neardup_bin()), "compare", "--text", a, "--text", b],
+                capture_output=True, text=True, check=True,
+            ).stdout
+            assert out.splitlines()[0] == f"method      MinHash, {p.rule}"
+            index = p.index()
+            index.insert("a", p.sign(a))
+            found = [i for i, _ in index.query(p.sign(b))] == ["a"]
+            assert found == ("verdict     near duplicates" in out), (a[:60], b[:60], out)
+            near += found
+    assert near > 10

@@ -52,7 +52,8 @@ pub enum Command {
 /// `neardup serve`.
 #[derive(Args, Debug)]
 #[command(after_help = "The store is DIR/store.redb (created on first use with the pipeline of \
-    --preset/--config, `default` if neither; later runs use the stored pipeline and refuse another). \
+    --preset/--config, else the preset of the method -k (SimHash) or --threshold (MinHash) implies, else \
+    `minhash`, the default method's; later runs use the stored pipeline and refuse another). \
     Every acknowledged write is committed to disk. GET /openapi.json describes the API.\n\n\
     Examples:\n  neardup serve --data /var/lib/neardup\n  \
     neardup serve --data data/ --listen 0.0.0.0:8080 --token-file token.txt\n  \
@@ -130,7 +131,7 @@ impl PipelineArgs {
 
     /// The pipeline a dedup-like command runs (`dedup`, `compare`): the
     /// given --preset/--config, else the one --method, --k or --threshold
-    /// implies, else the default method's (`neardup::presets::DEDUP_METHOD`)
+    /// implies, else the default method's (`neardup::presets::DEFAULT_METHOD`)
     /// — the core's `Detector::for_dedup`, as every front end resolves it.
     /// Errors are usage errors.
     pub fn detector(
@@ -150,21 +151,27 @@ impl PipelineArgs {
             .map_err(|e| UsageError(e.to_string()).into())
     }
 
-    /// Loads the pipeline of either method (by default, the `default`
-    /// preset); a bad preset or configuration is a usage error.
+    /// Loads the pipeline of either method: the given --preset/--config,
+    /// else the default method's preset (`neardup::presets::DEFAULT_METHOD`,
+    /// as `dedup`'s); a bad preset or configuration is a usage error.
     pub fn load_detector(&self) -> Result<Detector> {
-        let detector = match (&self.preset, &self.config) {
-            (_, Some(path)) => Detector::from_file(path),
-            (Some(name), None) => Detector::preset(name),
-            (None, None) => Detector::preset("default"),
-        };
-        detector.map_err(|e| UsageError(e.to_string()).into())
+        self.load_for(None)
     }
 
-    /// Loads a SimHash pipeline; a bad preset or configuration, or a
-    /// MinHash one, is a usage error.
+    /// Loads the pipeline a new index or data directory gets: the given
+    /// --preset/--config, else the preset of `implied` (the method the
+    /// command's other flags imply: `--k` or a fingerprint list SimHash,
+    /// `--threshold` MinHash), else the default method's.
+    pub fn load_for(&self, implied: Option<Method>) -> Result<Detector> {
+        self.load_or(neardup::presets::of_method(implied.unwrap_or(neardup::presets::DEFAULT_METHOD)))
+    }
+
+    /// Loads a SimHash pipeline for the commands that only make
+    /// fingerprints (`fingerprint`, `idf`, `report`, index files): the
+    /// given --preset/--config, else `default`; a bad preset or
+    /// configuration, or a MinHash one, is a usage error.
     pub fn load(&self) -> Result<Fingerprinter> {
-        match self.load_detector()? {
+        match self.load_or("default")? {
             Detector::SimHash(f) => Ok(f),
             Detector::MinHash(_) => Err(UsageError(
                 "this command makes SimHash fingerprints, but the pipeline given is a MinHash one (method = \"minhash\")"
@@ -172,6 +179,16 @@ impl PipelineArgs {
             )
             .into()),
         }
+    }
+
+    /// The given --preset/--config, else the preset `default_preset`.
+    fn load_or(&self, default_preset: &str) -> Result<Detector> {
+        let detector = match (&self.preset, &self.config) {
+            (_, Some(path)) => Detector::from_file(path),
+            (Some(name), None) => Detector::preset(name),
+            (None, None) => Detector::preset(default_preset),
+        };
+        detector.map_err(|e| UsageError(e.to_string()).into())
     }
 }
 
@@ -705,14 +722,21 @@ pub struct IndexArgs {
 
 #[derive(Subcommand, Debug)]
 pub enum IndexCommand {
-    /// Build an index file from documents or a fingerprint list.
-    #[command(after_help = "Examples:\n  neardup index build corpus.jsonl -o corpus.ndx\n  \
-        neardup index build --fingerprints fps.tsv -o fps.ndx --k 4")]
+    /// Build an index from documents or a fingerprint list: with the default
+    /// method (MinHash), a new data directory; with a SimHash pipeline
+    /// (--preset default, …, or --k, --passages, --fingerprints), an index file.
+    #[command(
+        after_help = "Examples:\n  neardup index build corpus.jsonl -o corpus/             # MinHash: a data directory\n  \
+        neardup index build --preset default corpus.jsonl -o corpus.ndx   # SimHash: an index file\n  \
+        neardup index build --fingerprints fps.tsv -o fps.ndx --k 4"
+    )]
     Build(IndexBuildArgs),
     /// Add documents (or fingerprints) to an index file, in place (atomically),
     /// or to a `neardup serve` data directory (while the server is stopped).
     #[command(after_help = "Examples:\n  neardup index add corpus.ndx new.jsonl\n  \
-        mkdir data && neardup index add data corpus.jsonl   # fill a data directory for `neardup serve --data data`")]
+        mkdir data && neardup index add data corpus.jsonl   # fill a data directory for `neardup serve --data data`\n\n\
+        An empty directory becomes a data directory of the pipeline given, else of the default method\n\
+        (MinHash; SimHash with --fingerprints).")]
     Add(IndexAddArgs),
     /// Find the near duplicates of texts, fingerprints or documents.
     #[command(after_help = "Output: one JSON line per query: {\"query\": …, \"fingerprint\": …,\n\
@@ -738,8 +762,9 @@ pub struct IndexBuildArgs {
     /// A fingerprint list (`HEX`, `ID<TAB>HEX` or fingerprint JSONL) instead of documents.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["paths", "preset", "config"])]
     pub fingerprints: Option<PathBuf>,
-    /// The index file to write (atomically).
-    #[arg(short, long, value_name = "FILE")]
+    /// The index file to write (atomically); for a MinHash pipeline, the
+    /// new (or empty) data directory to fill.
+    #[arg(short, long, value_name = "PATH")]
     pub output: PathBuf,
     /// The largest radius answered through the tables (larger radii are
     /// answered exactly but by reading everything). Default: the smallest k

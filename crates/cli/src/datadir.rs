@@ -8,6 +8,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, Result};
+use neardup::minhash::Method;
 use neardup_store::{Engine, IndexSource, RedbStore, Store, StoreError};
 
 use crate::args::PipelineArgs;
@@ -36,19 +37,32 @@ pub struct DataDir {
 impl DataDir {
     /// Opens (or creates) the data directory `dir`. Its stored pipeline is
     /// used; `--preset`/`--config`, when given, must name that pipeline (or
-    /// start a new store with it). `k` fixes the radius requests without
-    /// one get (and the index tables serve); `None`: the pipeline's rule.
-    pub fn open(dir: &Path, pipeline: &PipelineArgs, k: Option<u32>) -> Result<DataDir> {
-        Self::open_with(dir, pipeline, k, true)
+    /// start a new store with it); a new store without them gets the preset
+    /// of `implied` (the method the command's flags imply), else of the
+    /// default method. `k` fixes the radius requests without one get (and
+    /// the index tables serve); `None`: the pipeline's rule.
+    pub fn open(
+        dir: &Path,
+        pipeline: &PipelineArgs,
+        k: Option<u32>,
+        implied: Option<Method>,
+    ) -> Result<DataDir> {
+        Self::open_with(dir, pipeline, k, true, implied)
     }
 
     /// Opens an existing data directory (for commands that only read): a
     /// directory without a store is an error, not a new store.
     pub fn open_existing(dir: &Path, pipeline: &PipelineArgs) -> Result<DataDir> {
-        Self::open_with(dir, pipeline, None, false)
+        Self::open_with(dir, pipeline, None, false, None)
     }
 
-    fn open_with(dir: &Path, pipeline: &PipelineArgs, k: Option<u32>, create: bool) -> Result<DataDir> {
+    fn open_with(
+        dir: &Path,
+        pipeline: &PipelineArgs,
+        k: Option<u32>,
+        create: bool,
+        implied: Option<Method>,
+    ) -> Result<DataDir> {
         let started = Instant::now();
         let path = dir.join(STORE_FILE);
         if dir.exists() && !dir.is_dir() {
@@ -73,7 +87,7 @@ impl DataDir {
         let given = pipeline.preset.is_some() || pipeline.config.is_some();
         let config = match store.meta().map_err(|e| anyhow!("{e}"))? {
             Some(m) if !given => m.config,
-            _ => pipeline.load_detector()?.config().clone(),
+            _ => pipeline.load_for(implied)?.config().clone(),
         };
         // Serving takes its rule (the pipeline's, or -k); tools that only
         // read or load take the snapshot's.

@@ -310,7 +310,7 @@ fn a_closed_stderr_is_not_a_panic() {
     let corpus = testdata("docs_en.jsonl");
     for args in [
         vec!["dedup", corpus.as_str(), "-o", "out"],
-        vec!["index", "build", corpus.as_str(), "-o", "idx.ndx"],
+        vec!["index", "build", corpus.as_str(), "-o", "idx.ndx", "--preset", "default"],
     ] {
         let mut child = Command::new(env!("CARGO_BIN_EXE_neardup"))
             .args(&args)
@@ -594,7 +594,7 @@ fn index_build_add_query_stats() {
     let dir = tmp();
     let en = testdata("docs_en.jsonl");
     let zh = testdata("docs_zh.jsonl");
-    neardup(&["index", "build", &en, "-o", "en.ndx"], dir.path(), None).ok();
+    neardup(&["index", "build", &en, "-o", "en.ndx", "--preset", "default"], dir.path(), None).ok();
     let first: Value =
         serde_json::from_str(std::fs::read_to_string(&en).unwrap().lines().next().unwrap()).unwrap();
     let text = first["text"].as_str().unwrap();
@@ -639,7 +639,7 @@ fn index_files_that_are_damaged_or_mismatched_are_refused() {
     // width or arguments for a good file are usage errors (2).
     let dir = tmp();
     let en = testdata("docs_en.jsonl");
-    neardup(&["index", "build", &en, "-o", "en.ndx"], dir.path(), None).ok();
+    neardup(&["index", "build", &en, "-o", "en.ndx", "--preset", "default"], dir.path(), None).ok();
     let bytes = std::fs::read(dir.path().join("en.ndx")).unwrap();
     write(dir.path(), "cut.ndx", &bytes[..bytes.len() / 2]);
     neardup(&["index", "stats", "cut.ndx"], dir.path(), None).fails(1, "truncated");
@@ -857,9 +857,9 @@ fn index_query_uses_the_pipelines_rule() {
     }
     write(d, "a.jsonl", a_docs.as_bytes());
     write(d, "b.jsonl", b_docs.as_bytes());
-    neardup(&["index", "build", "a.jsonl", "-o", "a.ndx"], d, None).ok();
+    neardup(&["index", "build", "a.jsonl", "-o", "a.ndx", "--preset", "default"], d, None).ok();
     std::fs::create_dir(d.join("data")).unwrap();
-    neardup(&["index", "add", "data", "a.jsonl"], d, None).ok();
+    neardup(&["index", "add", "data", "a.jsonl", "--preset", "default"], d, None).ok();
     for target in ["a.ndx", "data"] {
         let r = neardup(&["index", "query", target, "b.jsonl"], d, None).ok();
         assert!(r.stderr().contains("k = 8 below 600 features, else 4"), "{}", r.stderr());
@@ -1191,7 +1191,7 @@ fn report_against_a_passage_index() {
         assert_eq!(found, (0, Some(0.0)), "{extra:?}: {}", run.stdout());
     }
     // An index of whole documents is refused, with what to do.
-    let mut args = vec!["index", "build", "-o", "d.ndx"];
+    let mut args = vec!["index", "build", "-o", "d.ndx", "--preset", "default"];
     args.extend(paths.iter().map(String::as_str));
     neardup(&args, dir.path(), None).ok();
     let run = neardup(&["report", &testdata("report_en_a.txt"), "--against", "d.ndx"], dir.path(), None);
@@ -1717,7 +1717,7 @@ fn index_query_fingerprint_lists_answer_as_single_queries() {
     let dir = tmp();
     let en = testdata("docs_en.jsonl");
     let zh = testdata("docs_zh.jsonl");
-    neardup(&["index", "build", &en, &zh, "-o", "i.ndx"], dir.path(), None).ok();
+    neardup(&["index", "build", &en, &zh, "-o", "i.ndx", "--preset", "default"], dir.path(), None).ok();
     let fps = neardup(&["fingerprint", &en, &zh, "--format", "tsv"], dir.path(), None).ok().stdout();
     write(dir.path(), "fps.tsv", fps.as_bytes());
     for k in ["0", "3", "12"] {

@@ -65,7 +65,8 @@ fn sigterm(child: &Child) {
 #[test]
 fn serve_persists_and_stops_gracefully() {
     let dir = tempfile::tempdir().unwrap();
-    let (mut child, addr) = start(dir.path(), &[]);
+    // A SimHash directory (the default method's has no snapshot).
+    let (mut child, addr) = start(dir.path(), &["--preset", "default"]);
     insert_doc_1(&addr);
     sigterm(&child);
     assert!(child.wait().unwrap().success());
@@ -117,7 +118,8 @@ fn acknowledged_writes_survive_kill_9() {
     // index snapshot that the writes of the next round make stale), the
     // other 20 with kill -9.
     for round in 0..24 {
-        let (mut child, addr) = start(dir.path(), &[]);
+        // Fingerprints: a SimHash directory.
+        let (mut child, addr) = start(dir.path(), &["--preset", "default"]);
         let clients: Vec<_> = (0..4)
             .map(|t| {
                 let (attempted, acked, addr, centres) =
@@ -232,7 +234,8 @@ fn stderr(o: &std::process::Output) -> String {
 fn index_commands_share_the_data_directory() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
-    let (child, addr) = start(&data, &[]);
+    // SimHash: queried by -k, started from a snapshot.
+    let (child, addr) = start(&data, &["--preset", "default"]);
     insert_doc_1(&addr);
     // While the server runs, the store is locked: a clear refusal.
     let busy =
@@ -442,7 +445,8 @@ fn damaged_or_unwritable_data_directories_are_refused_clearly() {
     let good = dir.path().join("good");
     std::fs::create_dir(&good).unwrap();
     let docs = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/docs_en.jsonl");
-    let o = run(&["index", "add", good.to_str().unwrap(), docs]);
+    // SimHash, whose directories keep an index snapshot.
+    let o = run(&["index", "add", good.to_str().unwrap(), docs, "--preset", "default"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let copy = |name: &str| {
         let to = dir.path().join(name);
@@ -506,4 +510,105 @@ fn a_data_directory_on_a_read_only_filesystem_is_refused_clearly() {
     let o = run(&["serve", "--data", data.to_str().unwrap(), "--listen", "127.0.0.1:0"]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     assert!(stderr(&o).contains("read-only filesystem"), "{}", stderr(&o));
+}
+
+/// The pairs of the one-answer test: the labelled pairs (English and
+/// Chinese), and each labelled `a` against copies of itself with a share of
+/// its words (English) or characters (Chinese) dropped, which puts many
+/// pairs near the threshold.
+fn agreement_pairs() -> Vec<(String, String)> {
+    let mut rng = neardup_testkit::Rng(34);
+    let mut pairs = Vec::new();
+    for (file, rates) in [("pairs_en.jsonl", &[0.15, 0.3, 0.45][..]), ("pairs_zh.jsonl", &[0.3][..])] {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata").join(file);
+        for line in std::fs::read_to_string(path).unwrap().lines() {
+            let p: Value = serde_json::from_str(line).unwrap();
+            let (a, b) = (p["text_a"].as_str().unwrap().to_owned(), p["text_b"].as_str().unwrap().to_owned());
+            for &rate in rates {
+                let kept = |rng: &mut neardup_testkit::Rng| rng.below(1000) >= (rate * 1000.0) as u64;
+                let dropped: String = if file.contains("_en") {
+                    a.split_whitespace().filter(|_| kept(&mut rng)).collect::<Vec<_>>().join(" ")
+                } else {
+                    a.chars().filter(|_| kept(&mut rng)).collect()
+                };
+                pairs.push((a.clone(), dropped));
+            }
+            pairs.push((a, b));
+        }
+    }
+    pairs
+}
+
+/// One default method, one answer: with default settings (no preset, no
+/// k, no threshold), `compare` calls a pair near duplicates exactly when
+/// `index query` on an index built from `a` finds `a` by `b`, and exactly
+/// when `serve`'s `/v1/search` for `b` finds `a` on a new data directory
+/// holding `a` alone (each `a` is inserted, searched for and deleted in
+/// turn). The index holds every `a` at once: whether a query finds an
+/// entry depends on the two alone.
+#[test]
+fn default_settings_give_one_answer_in_compare_index_query_and_serve() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let pairs = agreement_pairs();
+    let run = |args: &[&str]| Command::new(env!("CARGO_BIN_EXE_neardup")).args(args).output().unwrap();
+    // compare, two processes at a time.
+    let compare = |(a, b): &(String, String)| {
+        let o = run(&["compare", "--json", "--text", a, "--text", b]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(v["method"], "minhash", "{v}");
+        v["near_duplicate"].as_bool().unwrap()
+    };
+    let half = pairs.len() / 2;
+    let verdicts: Vec<bool> = std::thread::scope(|s| {
+        let first = s.spawn(|| pairs[..half].iter().map(compare).collect::<Vec<_>>());
+        let mut v: Vec<bool> = pairs[half..].iter().map(compare).collect();
+        let mut all = first.join().unwrap();
+        all.append(&mut v);
+        all
+    });
+    let near = verdicts.iter().filter(|&&v| v).count();
+    assert!(near > 20 && pairs.len() - near > 20, "{near} of {} pairs near", pairs.len());
+
+    // index build and index query, default settings.
+    let (mut a_docs, mut b_docs) = (String::new(), String::new());
+    for (i, (a, b)) in pairs.iter().enumerate() {
+        a_docs += &format!("{}\n", json!({"id": format!("a{i}"), "text": a}));
+        b_docs += &format!("{}\n", json!({"id": format!("b{i}"), "text": b}));
+    }
+    std::fs::write(d.join("a.jsonl"), a_docs).unwrap();
+    std::fs::write(d.join("b.jsonl"), b_docs).unwrap();
+    let (a_path, b_path, idx) = (d.join("a.jsonl"), d.join("b.jsonl"), d.join("idx"));
+    let (a_path, b_path, idx) = (a_path.to_str().unwrap(), b_path.to_str().unwrap(), idx.to_str().unwrap());
+    let build = run(&["index", "build", a_path, "-o", idx]);
+    assert!(build.status.success(), "{}", stderr(&build));
+    assert!(stderr(&build).contains("near duplicates by MinHash"), "{}", stderr(&build));
+    let q = run(&["index", "query", idx, b_path]);
+    assert!(q.status.success(), "{}", stderr(&q));
+    let answers: Vec<Value> =
+        String::from_utf8_lossy(&q.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(answers.len(), pairs.len());
+    for (i, v) in answers.iter().enumerate() {
+        let found = v["matches"].as_array().unwrap().iter().any(|m| m["id"] == format!("a{i}"));
+        assert_eq!(found, verdicts[i], "index query, pair {i}: {v}");
+    }
+
+    // serve on a new data directory, holding one text at a time.
+    let (mut child, addr) = start(&d.join("served"), &[]);
+    for (i, (a, b)) in pairs.iter().enumerate() {
+        let doc = json!({"id": "a", "text": a, "mode": "insert"});
+        let (s, v) = http(&addr, "POST", "/v1/documents", Some(&doc)).unwrap();
+        assert_eq!((s, v["inserted"].as_bool()), (200, Some(true)), "{v}");
+        let (s, v) = http(&addr, "POST", "/v1/search", Some(&json!({"text": b}))).unwrap();
+        assert_eq!(s, 200, "{v}");
+        let found = v["matches"].as_array().unwrap().iter().any(|m| m["id"] == "a");
+        assert_eq!(found, verdicts[i], "serve, pair {i}: {v}");
+        let (s, v) = http(&addr, "DELETE", "/v1/documents/a", None).unwrap();
+        assert_eq!(s, 200, "{v}");
+    }
+    let (_, v) = http(&addr, "GET", "/v1/stats", None).unwrap();
+    assert_eq!(v["method"], "minhash", "{v}");
+    child.kill().unwrap();
+    child.wait().unwrap();
 }

@@ -107,7 +107,7 @@ impl Detector {
     /// The pipeline a deduplication runs, as every front end resolves it:
     /// `given` (a preset or file the caller loaded) or else the preset of
     /// the method asked for, of the one a radius `k` (SimHash) or a
-    /// `threshold` (MinHash) implies, else of [`DEDUP_METHOD`]
+    /// `threshold` (MinHash) implies, else of [`DEFAULT_METHOD`]
     /// (`default` or `minhash`); then checked against the method and given
     /// the threshold as in [`with_method`](Self::with_method), or the fixed
     /// radius `k` as in [`with_radius`](Self::with_radius). The detector's
@@ -132,7 +132,7 @@ impl Detector {
     /// and `threshold`, a threshold outside (0, 1], a k beyond the
     /// fingerprint's bits.
     ///
-    /// [`DEDUP_METHOD`]: crate::presets::DEDUP_METHOD
+    /// [`DEFAULT_METHOD`]: crate::presets::DEFAULT_METHOD
     pub fn for_dedup(
         given: Option<Detector>,
         method: Option<Method>,
@@ -147,10 +147,7 @@ impl Detector {
         let method = method.or(k.map(|_| Method::Simhash)).or(threshold.map(|_| Method::Minhash));
         let detector = match given {
             Some(d) => d,
-            None => Detector::preset(match method.unwrap_or(presets::DEDUP_METHOD) {
-                Method::Simhash => "default",
-                Method::Minhash => "minhash",
-            })?,
+            None => Detector::preset(presets::of_method(method.unwrap_or(presets::DEFAULT_METHOD)))?,
         };
         let detector = detector.with_method(method, threshold)?;
         match k {
@@ -346,5 +343,32 @@ impl Detector {
             Detector::SimHash(f) => f.radius().to_string(),
             Detector::MinHash(m) => m.banding().rule(m.threshold(), m.permutations()),
         }
+    }
+
+    /// The method and its rule in words, as each command says which it used:
+    /// `SimHash, k = 3` or `MinHash, Jaccard ≥ 0.5 (25 bands × 5 rows of
+    /// 128 values)`.
+    ///
+    /// ```
+    /// use neardup::detector::Detector;
+    ///
+    /// let d = Detector::for_dedup(None, None, Some(3), None)?;
+    /// assert_eq!(d.describe(), "SimHash, k = 3");
+    /// # Ok::<(), neardup::Error>(())
+    /// ```
+    pub fn describe(&self) -> String {
+        format!("{}, {}", self.method().title(), self.rule())
+    }
+}
+
+impl From<Fingerprinter> for Detector {
+    fn from(f: Fingerprinter) -> Detector {
+        Detector::SimHash(f)
+    }
+}
+
+impl From<MinHasher> for Detector {
+    fn from(m: MinHasher) -> Detector {
+        Detector::MinHash(m)
     }
 }

@@ -6,7 +6,6 @@ use axum::extract::{Path, State};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use neardup::config::lsh::Threshold;
 use neardup::detector::Detector;
 use neardup::minhash::{Method, Signature};
 use neardup::{Fingerprint, Sketch};
@@ -23,21 +22,20 @@ pub(crate) async fn fingerprint<S: Store + 'static>(
     State(state): State<Arc<AppState<S>>>,
     ApiJson(req): ApiJson<FingerprintReq>,
 ) -> Result<Json<Value>, ApiError> {
-    let mut v = match &state.detector {
-        Detector::SimHash(f) => {
-            let (fp, features) = f.fingerprint_counted(&req.text);
-            json!({"fingerprint": fp, "features": features, "bits": fp.bits().get()})
+    // The empty-document rule of every front end: no features, no sketch.
+    let (sketch, features) = match state.detector.sign(&req.text, false) {
+        Ok((Some(sketch), n)) => (sketch, n),
+        _ => {
+            return Err(ApiError::bad_request(
+                "the text has no features (empty, or only punctuation); nothing to sign",
+            ))
         }
-        Detector::MinHash(m) => match m.signature_counted(&req.text) {
-            Some((sig, features)) => {
-                json!({"signature": sig.to_hex(), "features": features, "permutations": sig.len()})
-            }
-            None => {
-                return Err(ApiError::bad_request(
-                    "the text has no features (empty, or only punctuation); nothing to sign",
-                ))
-            }
-        },
+    };
+    let mut v = match &sketch {
+        Sketch::Fingerprint(fp) => json!({"fingerprint": fp, "features": features, "bits": fp.bits().get()}),
+        Sketch::Signature(sig) => {
+            json!({"signature": sig.to_hex(), "features": features, "permutations": sig.len()})
+        }
     };
     if req.explain {
         v["explain"] = match &state.detector {
@@ -66,9 +64,10 @@ pub(crate) async fn fingerprint<S: Store + 'static>(
 
 impl<S: Store> AppState<S> {
     /// What counts as near for a request: its own `k` or `threshold`, else
-    /// the server's `-k` or `--threshold`, else the engine's rule. (The
-    /// engine refuses a k for MinHash and a threshold for SimHash, saying
-    /// which to give.)
+    /// the server's `-k` or `--threshold`, else the engine's rule: the
+    /// server's own limits (one of the two, `--max-k`) checked here, the
+    /// rest (a k for MinHash, a threshold for SimHash or outside (0, 1])
+    /// by the engine's check.
     pub(crate) fn near(&self, k: Option<u32>, threshold: Option<f64>) -> Result<Near, ApiError> {
         match (k, threshold) {
             (Some(_), Some(_)) => {
@@ -78,23 +77,20 @@ impl<S: Store> AppState<S> {
                 "k = {k} is over this server's limit of {}",
                 self.settings.max_k
             ))),
-            (Some(_), None) if self.detector.method() == Method::Minhash => Err(ApiError::bad_request(
-                "k is a SimHash radius, but this data directory holds MinHash signatures: give a threshold",
-            )),
-            (None, Some(_)) if self.detector.method() == Method::Simhash => Err(ApiError::bad_request(
-                "threshold is for MinHash data directories, but this one holds SimHash fingerprints: give a k",
-            )),
-            (None, Some(t)) if Threshold::check(t).is_err() => {
-                Err(ApiError::bad_request(format!("threshold must be in (0, 1], not {t}")))
-            }
-            (Some(k), None) => Ok(Near::Within(k)),
-            (None, Some(t)) => Ok(Near::AtLeast(t)),
+            (Some(k), None) => self.checked(Near::Within(k)),
+            (None, Some(t)) => self.checked(Near::AtLeast(t)),
             (None, None) => Ok(match (self.settings.default_k, self.settings.default_threshold) {
                 (Some(k), _) => Near::Within(k),
                 (None, Some(t)) => Near::AtLeast(t),
                 (None, None) => Near::Rule,
             }),
         }
+    }
+
+    /// A request's rule, checked by the engine against the store's method.
+    fn checked(&self, near: Near) -> Result<Near, ApiError> {
+        self.engine.check_near(near)?;
+        Ok(near)
     }
 
     /// The sketch of a request, from `text`, `fingerprint` (SimHash) or
@@ -118,9 +114,9 @@ impl<S: Store> AppState<S> {
                 "{what}: \"features\" goes with \"fingerprint\"; a text's features are counted"
             ))),
             (Some(t), None, None) => {
-                let Some((sketch, n)) = self.detector.sketch_counted(t) else {
+                let Ok((Some(sketch), n)) = self.detector.sign(t, false) else {
                     return Err(ApiError::bad_request(format!(
-                        "{what}: the text has no features (empty, or only punctuation); nothing to fingerprint"
+                        "{what}: the text has no features (empty, or only punctuation); nothing to sign"
                     )));
                 };
                 let n = u32::try_from(n).unwrap_or(u32::MAX - 1);
@@ -133,22 +129,15 @@ impl<S: Store> AppState<S> {
                 "{what}: this data directory holds SimHash fingerprints: send \"text\" or \"fingerprint\", not \"signature\""
             ))),
             (None, Some(h), None) => {
-                let bits = self.detector.config().bits;
                 // Exactly the digits (no 0x, no spaces): what /openapi.json says.
                 if !h.bytes().all(|b| b.is_ascii_hexdigit()) {
                     return Err(ApiError::bad_request(format!(
                         "{what}: a fingerprint is {} hex digits, nothing else",
-                        bits.get() / 4
+                        self.detector.config().bits.get() / 4
                     )));
                 }
                 let fp: Fingerprint = h.parse().map_err(|e| ApiError::bad_request(format!("{what}: {e}")))?;
-                if fp.bits() != bits {
-                    return Err(ApiError::bad_request(format!(
-                        "{what}: a {}-bit fingerprint, but this store holds {bits}-bit ones",
-                        fp.bits()
-                    )));
-                }
-                Ok((fp.into(), None, features))
+                Ok((self.checked_sketch(fp.into(), what)?, None, features))
             }
             (None, None, Some(sig)) => {
                 let sig = match sig {
@@ -157,19 +146,21 @@ impl<S: Store> AppState<S> {
                     }
                     SignatureIn::Values(v) => Signature::from_values(v),
                 };
-                let k = self.detector.minhasher().map_or(0, |m| m.permutations());
-                if sig.len() != k {
-                    return Err(ApiError::bad_request(format!(
-                        "{what}: a signature of {} values, but this store holds signatures of {k}",
-                        sig.len()
-                    )));
-                }
-                Ok((sig.into(), None, features))
+                Ok((self.checked_sketch(sig.into(), what)?, None, features))
             }
             _ => Err(ApiError::bad_request(format!(
                 "{what}: give exactly one of \"text\" and \"{}\"",
                 if method == Method::Minhash { "signature" } else { "fingerprint" }
             ))),
+        }
+    }
+
+    /// A sent sketch, checked by the engine against the store's method and
+    /// width, its error naming the record (`what`).
+    fn checked_sketch(&self, sketch: Sketch, what: &str) -> Result<Sketch, ApiError> {
+        match self.engine.check_sketch(&sketch) {
+            Ok(()) => Ok(sketch),
+            Err(e) => Err(ApiError::bad_request(format!("{what}: {e}"))),
         }
     }
 

@@ -19,6 +19,7 @@ from ._neardup import (
     distance,
     jaccard,
     pairs,
+    pipeline,
     similarity,
 )
 
@@ -33,5 +34,6 @@ __all__ = [
     "distance",
     "jaccard",
     "pairs",
+    "pipeline",
     "similarity",
 ]

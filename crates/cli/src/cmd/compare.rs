@@ -14,7 +14,11 @@ use crate::UsageError;
 
 pub fn run(args: CompareArgs) -> Result<ExitCode> {
     let docs = read_two(&args)?;
-    let fingerprinter = match args.pipeline.detector(args.method, args.k, args.threshold)? {
+    let detector = args.pipeline.detector(args.method, args.k, args.threshold)?;
+    if !args.json {
+        println!("method      {}", detector.describe());
+    }
+    let fingerprinter = match detector {
         Detector::SimHash(f) => f,
         Detector::MinHash(m) => return super::compare_minhash::run(&args, &docs, &m),
     };
@@ -89,6 +93,7 @@ impl Verdict {
 fn print_json(args: &CompareArgs, docs: &[(String, String)], ex: &[Explanation], v: &Verdict) -> Result<()> {
     let (a, b) = (ex[0].fingerprint, ex[1].fingerprint);
     let mut out = json!({
+        "method": "simhash",
         "a": { "source": docs[0].0, "fingerprint": a },
         "b": { "source": docs[1].0, "fingerprint": b },
         "bits": a.bits().get(),

@@ -107,14 +107,15 @@ pub fn run(mut args: DedupArgs) -> Result<ExitCode> {
         Some(d) => read_docs(&args, d, &errors, &mut stages, &mut bytes_in)?,
         None => read_fingerprints(&args, &mut stages, &mut bytes_in)?,
     };
-    let (found, rule) = find(&args, || match &detector {
-        Some(d) => Ok((d.dedup(&records, &texts, &options)?, d.rule_json())),
+    // The clusters, the rule as data (summary.json) and in words (the last line).
+    let (found, rule, method) = find(&args, || match &detector {
+        Some(d) => Ok((d.dedup(&records, &texts, &options)?, d.rule_json(), d.describe())),
         None => {
             let DedupRecords::Fingerprints(r) = &records else { unreachable!("a list holds fingerprints") };
             let (radius, found) = fingerprint_list(r, args.k, &options)?;
             let mut rule = serde_json::to_value(&radius).expect("a radius serializes");
             rule["method"] = json!("simhash");
-            Ok((found, rule))
+            Ok((found, rule, format!("SimHash, {radius}")))
         }
     })?;
     stages.0.extend(found.timings.iter().copied());
@@ -126,6 +127,7 @@ pub fn run(mut args: DedupArgs) -> Result<ExitCode> {
     let counts = Counts { documents: n, records_read: total, kept, input_bytes: bytes_in, seconds: secs };
     write_summary(&args, detector.as_ref(), rule, &found, &stages, &counts)?;
     errors.summary(total);
+    note!("neardup: near duplicates by {method}");
     for line in &shown {
         note!("{line}");
     }

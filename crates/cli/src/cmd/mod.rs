@@ -63,41 +63,19 @@ impl ErrorPolicy {
     }
 }
 
-/// Fingerprints a batch of records in parallel, with each one's feature
-/// count; without `allow_empty`, a record with no features is an error.
-pub fn fingerprint_records(
-    fingerprinter: &neardup::Fingerprinter,
-    batch: &[Record],
-    allow_empty: bool,
-) -> Vec<neardup::Result<(neardup::Fingerprint, usize)>> {
-    use rayon::prelude::*;
-    batch
-        .par_iter()
-        .map(|r| match fingerprinter.fingerprint_counted(&r.text) {
-            (_, 0) if !allow_empty => Err(neardup::Error::EmptyDocument),
-            counted => Ok(counted),
-        })
-        .collect()
-}
-
-/// Signs a batch of records in parallel, with each one's feature count; a
-/// record without features is an error unless `allow_empty` (then it has
-/// no signature: kept by dedup and never a near duplicate, left out of
-/// indexes).
+/// Signs a batch of records in parallel by the core's empty-document rule
+/// ([`Detector::sign`](neardup::detector::Detector::sign)), with each
+/// one's feature count: a record without features is an error unless
+/// `allow_empty` (then a SimHash pipeline gives its fingerprint and a
+/// MinHash one no signature: kept by dedup and never a near duplicate,
+/// left out of indexes).
 pub fn sign_records(
-    minhasher: &neardup::minhash::MinHasher,
+    detector: &neardup::detector::Detector,
     batch: &[Record],
     allow_empty: bool,
-) -> Vec<neardup::Result<(Option<neardup::minhash::Signature>, usize)>> {
+) -> Vec<neardup::Result<(Option<neardup::Sketch>, usize)>> {
     use rayon::prelude::*;
-    batch
-        .par_iter()
-        .map(|r| match minhasher.signature_counted(&r.text) {
-            Some((s, n)) => Ok((Some(s), n)),
-            None if allow_empty => Ok((None, 0)),
-            None => Err(neardup::Error::EmptyDocument),
-        })
-        .collect()
+    batch.par_iter().map(|r| detector.sign(&r.text, allow_empty)).collect()
 }
 
 /// Reads the input in batches of records (bad records go to `errors` on the

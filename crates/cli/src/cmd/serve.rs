@@ -5,6 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
+use neardup::minhash::Method;
 use neardup_server::{AppState, Settings};
 
 use crate::args::ServeArgs;
@@ -45,7 +46,14 @@ pub fn run(args: ServeArgs) -> Result<ExitCode> {
         ))
         .into());
     }
-    let data = DataDir::open(&args.data, &args.pipeline, args.k)?;
+    // A new data directory gets the method -k (SimHash) or --threshold
+    // (MinHash) implies, else the default one.
+    let implied = match (args.k, args.threshold) {
+        (Some(_), _) => Some(Method::Simhash),
+        (None, Some(_)) => Some(Method::Minhash),
+        (None, None) => None,
+    };
+    let data = DataDir::open(&args.data, &args.pipeline, args.k, implied)?;
     let n = data.engine.len();
     let settings = Settings {
         default_k: args.k,
@@ -77,11 +85,12 @@ pub fn run(args: ServeArgs) -> Result<ExitCode> {
         // Signals are ours before the line below says we are up.
         let stop = neardup_server::shutdown_signal().context("cannot install the SIGTERM/SIGINT handlers")?;
         note!(
-            "neardup: serving {n} documents from {} on http://{addr} (opened in {:.2} s, {}; near duplicates: {}; \
-             Ctrl-C or SIGTERM stops)",
+            "neardup: serving {n} documents from {} on http://{addr} (opened in {:.2} s, {}; near duplicates by \
+             {}, {}; Ctrl-C or SIGTERM stops)",
             data.dir.display(),
             data.opened_in.as_secs_f64(),
             data.source,
+            data.engine.config().method.title(),
             rule,
         );
         let limits = neardup_server::ConnLimits {

@@ -31,6 +31,18 @@ impl Method {
     }
 }
 
+impl Method {
+    /// The method's name as prose writes it: `SimHash` or `MinHash` (the
+    /// [`Display`](std::fmt::Display) form is the configuration's
+    /// `simhash`/`minhash`).
+    pub fn title(self) -> &'static str {
+        match self {
+            Method::Simhash => "SimHash",
+            Method::Minhash => "MinHash",
+        }
+    }
+}
+
 impl std::fmt::Display for Method {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {

@@ -25,12 +25,27 @@ use crate::weight::{UnknownIdf, WeightConfig, BUILTIN_IDF};
 /// The names of the SimHash presets.
 pub const NAMES: [&str; 4] = ["default", "keywords", "python-simhash", "yanyiwu"];
 
-/// The method `neardup dedup` (and `eval`, Python's `dedup`, the Spark
-/// job) uses when told none: MinHash, preset `minhash`, which
-/// docs/QUALITY.md measured best on both languages (F1 0.994 en / 0.978
-/// zh against SimHash `default`'s 0.903 / 0.895, and no false pair on the
-/// shared documents).
-pub const DEDUP_METHOD: Method = Method::Minhash;
+/// The method every front end uses when told none — `neardup dedup`,
+/// `compare`, `eval`, `index build`, `index add` and `serve` on a new data
+/// directory, Python's `dedup` and `pipeline`, the Spark job: MinHash,
+/// preset `minhash`, which docs/QUALITY.md measured best on both languages
+/// (F1 0.994 en / 0.978 zh against SimHash `default`'s 0.903 / 0.895, and
+/// no false pair on the shared documents). An existing index or data
+/// directory keeps the method it was made with.
+pub const DEFAULT_METHOD: Method = Method::Minhash;
+
+/// The old name of [`DEFAULT_METHOD`].
+#[doc(hidden)]
+pub const DEDUP_METHOD: Method = DEFAULT_METHOD;
+
+/// The preset a method runs when none is named: `default` (SimHash) or
+/// `minhash`.
+pub fn of_method(method: Method) -> &'static str {
+    match method {
+        Method::Simhash => "default",
+        Method::Minhash => "minhash",
+    }
+}
 
 /// The names of the MinHash presets.
 pub const MINHASH_NAMES: [&str; 1] = ["minhash"];

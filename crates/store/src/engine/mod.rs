@@ -293,6 +293,17 @@ impl<S: Store> Engine<S> {
     /// Checks that a request's sketch and rule are of this store's method
     /// and fit it.
     fn check(&self, sketch: &Sketch, near: Near) -> Result<()> {
+        self.check_sketch(sketch)?;
+        self.check_near(near)
+    }
+
+    /// Checks that a sketch is of this store's method and width (every
+    /// write and search does; front ends call it to name the record).
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Invalid`] saying what to send instead.
+    pub fn check_sketch(&self, sketch: &Sketch) -> Result<()> {
         match (sketch, &self.lsh) {
             (Sketch::Fingerprint(fp), None) if fp.bits() != self.bits() => {
                 return Err(StoreError::Invalid(format!(
@@ -322,6 +333,17 @@ impl<S: Store> Engine<S> {
                 ))
             }
         }
+        Ok(())
+    }
+
+    /// Checks that a rule is of this store's method: a k (at most the
+    /// bits) for SimHash, a threshold in (0, 1] for MinHash (every write
+    /// and search does; front ends call it to answer before reading).
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Invalid`] saying what to give instead.
+    pub fn check_near(&self, near: Near) -> Result<()> {
         match (near, &self.lsh) {
             (Near::Within(k), None) if k > self.bits().get() => {
                 Err(StoreError::Invalid(format!("k = {k} is more than the {} bits", self.bits())))

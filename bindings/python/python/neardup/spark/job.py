@@ -8,7 +8,8 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterator, Optional, Sequence
 
-from .._neardup import Fingerprinter, MinHasher, MinHashPlan, SparkPlan, pipeline_for_dedup
+from .._neardup import Fingerprinter, MinHasher, MinHashPlan, SparkPlan
+from .._neardup import pipeline as resolve_pipeline
 from . import _components
 from .frames import _band_keys_fn, _keys_fn, _links_fn, _pairs_fn, fingerprint_frame, sign_frame, similarity_frame
 
@@ -147,7 +148,7 @@ def dedup(
     if k is not None and not 0 <= k < 64:
         raise ValueError(f"k must be from 0 to 63, not {k}")
     check_columns(df, text_col, id_col, list(order_cols or []) + ([error_col] if error_col else []))
-    pipeline = pipeline_for_dedup(preset, config, method, k, threshold)
+    pipeline = resolve_pipeline(preset, config, method, k, threshold)
     if isinstance(pipeline, Fingerprinter) and pipeline.bits != 64:
         raise ValueError("the Spark job needs a 64-bit pipeline (fingerprints travel as longs)")
     spark = df.sparkSession

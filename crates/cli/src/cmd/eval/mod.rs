@@ -192,7 +192,7 @@ fn truncate(s: &str, n: usize) -> String {
 
 /// The configurations named by the flags: when none, the preset `dedup`
 /// would run (of --method, or the method --k/--max-k or --threshold
-/// implies, else `neardup::presets::DEDUP_METHOD`'s); each must be of
+/// implies, else `neardup::presets::DEFAULT_METHOD`'s); each must be of
 /// --method when it is given.
 fn subjects(args: &EvalArgs) -> Result<Vec<Subject>> {
     let mut out = Vec::new();
@@ -202,8 +202,8 @@ fn subjects(args: &EvalArgs) -> Result<Vec<Subject>> {
             .method
             .or((args.k.is_some() || args.max_k.is_some()).then_some(Method::Simhash))
             .or(args.threshold.map(|_| Method::Minhash))
-            .unwrap_or(neardup::presets::DEDUP_METHOD);
-        presets_wanted.push(if method == Method::Minhash { "minhash" } else { "default" }.into());
+            .unwrap_or(neardup::presets::DEFAULT_METHOD);
+        presets_wanted.push(neardup::presets::of_method(method).into());
     }
     let load = |d: neardup::Result<Detector>| {
         d.and_then(|d| d.with_method(args.method, None)).map_err(|e| UsageError(e.to_string()))

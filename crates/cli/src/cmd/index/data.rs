@@ -22,10 +22,17 @@ pub struct DataTarget(DataDir);
 
 impl DataTarget {
     /// Opens the directory; `create` makes a new data directory of an
-    /// empty one (for `add`), else a directory without a store is an error.
-    pub fn open(dir: &Path, pipeline: &PipelineArgs, create: bool) -> Result<DataTarget> {
+    /// empty one (for `add`; of the method `implied`, else the default
+    /// one, when no pipeline is given), else a directory without a store is
+    /// an error.
+    pub fn open(
+        dir: &Path,
+        pipeline: &PipelineArgs,
+        create: bool,
+        implied: Option<Method>,
+    ) -> Result<DataTarget> {
         Ok(DataTarget(if create {
-            DataDir::open(dir, pipeline, None)?
+            DataDir::open(dir, pipeline, None, implied)?
         } else {
             DataDir::open_existing(dir, pipeline)?
         }))
@@ -126,18 +133,11 @@ impl DataTarget {
                 let n = made.len();
                 (made.names, vec![None; n], made.entries.into_iter().map(|(_, f)| f.into()).collect())
             }
-            None => match Detector::new(config.clone())? {
-                Detector::SimHash(f) => {
-                    let made = entries::from_documents(input, &f, 0)?;
-                    let features = made.features.iter().map(|&n| Some(n)).collect();
-                    (made.names, features, made.entries.into_iter().map(|(_, f)| f.into()).collect())
-                }
-                Detector::MinHash(m) => {
-                    let made = entries::signed_documents(input, &m)?;
-                    let features = made.features.iter().map(|&n| Some(n)).collect();
-                    (made.names, features, made.entries.into_iter().map(|(_, s)| s.into()).collect())
-                }
-            },
+            None => {
+                let made = entries::from_documents(input, &Detector::new(config.clone())?, 0)?;
+                let features = made.features.iter().map(|&n| Some(n)).collect();
+                (made.names, features, made.entries.into_iter().map(|(_, s)| s).collect())
+            }
         };
         if let Some((i, id)) = names
             .iter()

@@ -4,14 +4,15 @@ use std::path::Path;
 
 use anyhow::Result;
 use neardup::dedup::UNKNOWN_FEATURES;
-use neardup::minhash::{MinHasher, Signature};
+use neardup::detector::Detector;
+use neardup::minhash::Method;
 use neardup::passage::{PassageConfig, PassageIndex};
-use neardup::{Fingerprint, Fingerprinter};
+use neardup::{Fingerprint, Fingerprinter, Sketch};
 use rayon::prelude::*;
 use serde_json::Value;
 
 use crate::args::InputArgs;
-use crate::cmd::{batches, fingerprint_records, sign_records, ErrorPolicy};
+use crate::cmd::{batches, sign_records, ErrorPolicy};
 use crate::fplist;
 use crate::input::{self, BadRecord};
 
@@ -51,26 +52,16 @@ pub fn from_list(path: &Path, first_id: u64) -> Result<Entries> {
     Ok(e)
 }
 
-/// One entry per document, named by the record's id.
-pub fn from_documents(input: &InputArgs, fingerprinter: &Fingerprinter, first_id: u64) -> Result<Entries> {
-    let allow_empty = input.allow_empty;
-    entries_of(input, first_id, "fingerprinting", |batch| {
-        fingerprint_records(fingerprinter, batch, allow_empty)
-            .into_iter()
-            .zip(batch)
-            .map(|(res, r)| res.map(|(f, n)| vec![(f, id_text(&r.id), n)]))
-            .collect()
-    })
-}
-
-/// One signature per document, named by the record's id. Documents
-/// without features (allowed by `--allow-empty`) have none and are left
-/// out, and said so.
-pub fn signed_documents(input: &InputArgs, minhasher: &MinHasher) -> Result<Entries<Signature>> {
+/// One entry per document (its fingerprint or signature, as the
+/// pipeline's method says), named by the record's id. Documents without
+/// features (allowed by `--allow-empty`) that have no sketch (MinHash) are
+/// left out, and said so.
+pub fn from_documents(input: &InputArgs, detector: &Detector, first_id: u64) -> Result<Entries<Sketch>> {
     let allow_empty = input.allow_empty;
     let unsigned = std::sync::atomic::AtomicUsize::new(0);
-    let made = entries_of(input, 0, "signing", |batch| {
-        sign_records(minhasher, batch, allow_empty)
+    let what = if detector.method() == Method::Simhash { "fingerprinting" } else { "signing" };
+    let made = entries_of(input, first_id, what, |batch| {
+        sign_records(detector, batch, allow_empty)
             .into_iter()
             .zip(batch)
             .map(|(res, r)| {
@@ -87,11 +78,24 @@ pub fn signed_documents(input: &InputArgs, minhasher: &MinHasher) -> Result<Entr
     let unsigned = unsigned.into_inner();
     if unsigned > 0 {
         note!(
-            "neardup: left out {} without features (--allow-empty): they have no MinHash signature",
-            crate::output::count(unsigned as u64, "document")
+            "neardup: left out {} without features (--allow-empty): they have no {} signature",
+            crate::output::count(unsigned as u64, "document"),
+            detector.method().title()
         );
     }
     Ok(made)
+}
+
+impl Entries<Sketch> {
+    /// The fingerprints of a SimHash pipeline's entries.
+    pub fn into_fingerprints(self) -> Entries<Fingerprint> {
+        let entries = self
+            .entries
+            .into_iter()
+            .map(|(i, s)| (i, s.fingerprint().expect("a SimHash pipeline makes fingerprints")))
+            .collect();
+        Entries { entries, names: self.names, features: self.features }
+    }
 }
 
 /// A record's id as an entry name.

@@ -6,10 +6,11 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use neardup::dedup::UNKNOWN_FEATURES;
+use neardup::detector::Detector;
 use neardup::index::file::{IndexFile, Names};
 use neardup::index::{HammingIndex, KeyedIndex, Match, TableIndex};
 use neardup::meta::IndexMeta;
-use neardup::{Bits, Fingerprinter, PipelineConfig, Radius, Sketch};
+use neardup::{Bits, PipelineConfig, Radius, Sketch};
 use neardup_store::Near;
 use serde_json::{json, Value};
 
@@ -63,10 +64,17 @@ impl Target for FileTarget {
         let made = match (&args.fingerprints, &self.meta.pipeline) {
             (Some(path), _) => entries::from_list(path, start)?,
             (None, Some(config)) => {
-                let fingerprinter = Fingerprinter::new(config.clone())?;
+                let detector = Detector::new(config.clone())?;
+                let Some(fingerprinter) = detector.fingerprinter() else {
+                    return Err(UsageError(format!(
+                        "{}: this index file names a MinHash pipeline; index files hold SimHash fingerprints",
+                        self.path.display()
+                    ))
+                    .into());
+                };
                 match &self.meta.passages {
-                    Some(cfg) => entries::from_passages(&args.input, &fingerprinter, cfg, start)?,
-                    None => entries::from_documents(&args.input, &fingerprinter, start)?,
+                    Some(cfg) => entries::from_passages(&args.input, fingerprinter, cfg, start)?,
+                    None => entries::from_documents(&args.input, &detector, start)?.into_fingerprints(),
                 }
             }
             (None, None) => {

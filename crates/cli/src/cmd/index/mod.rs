@@ -33,7 +33,11 @@ pub use file::{check_pipeline, open};
 pub fn run(args: IndexArgs) -> Result<ExitCode> {
     match args.command {
         IndexCommand::Build(a) => build(a)?,
-        IndexCommand::Add(a) => target(&a.index, &a.pipeline, false, true)?.add(&a)?,
+        IndexCommand::Add(a) => {
+            // A fingerprint list makes a new data directory a SimHash one.
+            let implied = a.fingerprints.is_some().then_some(Method::Simhash);
+            target(&a.index, &a.pipeline, false, Some(implied))?.add(&a)?
+        }
         IndexCommand::Query(a) => query(a)?,
         IndexCommand::Stats(a) => stats(a)?,
     }
@@ -70,14 +74,16 @@ trait Target: Sync {
 }
 
 /// Opens `path` as a data directory (a directory) or an index file.
+/// `create`: an empty directory becomes a data directory, of the method
+/// given (the default one if `None`) when no pipeline is.
 fn target(
     path: &Path,
     pipeline: &crate::args::PipelineArgs,
     no_verify: bool,
-    create: bool,
+    create: Option<Option<Method>>,
 ) -> Result<Box<dyn Target>> {
     if !path.exists() {
-        let what = if create {
+        let what = if create.is_some() {
             format!(
                 "a data directory (`mkdir {}` first: an empty directory becomes one) or an index file from `neardup index build`",
                 path.display()
@@ -88,7 +94,7 @@ fn target(
         return Err(anyhow::anyhow!("{} does not exist: give {what}", path.display()));
     }
     Ok(if is_data_dir(path) {
-        Box::new(data::DataTarget::open(path, pipeline, create)?)
+        Box::new(data::DataTarget::open(path, pipeline, create.is_some(), create.flatten())?)
     } else {
         Box::new(file::FileTarget::open(path, pipeline, no_verify)?)
     })
@@ -106,17 +112,23 @@ fn build(a: IndexBuildArgs) -> Result<()> {
         ))
         .into());
     }
-    if a.fingerprints.is_none() && a.pipeline.load_detector()?.method() == Method::Minhash {
+    // --fingerprints, --passages, --k and --blocks make a SimHash index
+    // file; else the pipeline given, or the default method's.
+    let simhash_only = a.fingerprints.is_some() || a.passages || a.k.is_some() || a.layout.blocks.is_some();
+    let implied = simhash_only.then_some(Method::Simhash);
+    if a.fingerprints.is_none() && a.pipeline.load_for(implied)?.method() == Method::Minhash {
         return build_data_dir(&a);
     }
-    let fingerprinter = if a.fingerprints.is_none() { Some(a.pipeline.load()?) } else { None };
+    let detector = if a.fingerprints.is_none() { Some(Detector::from(a.pipeline.load()?)) } else { None };
+    let fingerprinter = detector.as_ref().and_then(Detector::fingerprinter);
     let cfg = a.passages.then(|| a.passage.over(PassageConfig::default()));
-    let made = match (&a.fingerprints, &fingerprinter, &cfg) {
+    let made = match (&a.fingerprints, &detector, &cfg) {
         (Some(path), _, _) => entries::from_list(path, 0)?,
-        (None, Some(fingerprinter), Some(cfg)) => entries::from_passages(&a.input, fingerprinter, cfg, 0)?,
-        (None, fingerprinter, _) => {
-            entries::from_documents(&a.input, fingerprinter.as_ref().expect("a pipeline"), 0)?
+        (None, Some(d), Some(cfg)) => {
+            entries::from_passages(&a.input, d.fingerprinter().expect("SimHash"), cfg, 0)?
         }
+        (None, Some(d), None) => entries::from_documents(&a.input, d, 0)?.into_fingerprints(),
+        (None, None, _) => unreachable!("a pipeline unless --fingerprints"),
     };
     let meta = IndexMeta {
         pipeline: fingerprinter.as_ref().map(|f| f.config().clone()),
@@ -144,7 +156,12 @@ fn build(a: IndexBuildArgs) -> Result<()> {
         meta: meta.to_value(),
     };
     file.write(&a.output)?;
-    note!("neardup: indexed {n} entries into {} ({})", a.output.display(), file.index.layout());
+    note!(
+        "neardup: indexed {n} entries into {} ({}); near duplicates by SimHash, {}",
+        a.output.display(),
+        file.index.layout(),
+        file::rule(&meta, bits)
+    );
     Ok(())
 }
 
@@ -159,30 +176,45 @@ fn build_data_dir(a: &IndexBuildArgs) -> Result<()> {
         .into());
     }
     let out = &a.output;
+    let named = a.pipeline.preset.is_some() || a.pipeline.config.is_some();
+    if !named && out.extension().is_some_and(|e| e == "ndx") {
+        return Err(UsageError(format!(
+            "-o {} names an index file, which holds SimHash fingerprints, but the default method is MinHash, \
+             whose index is a data directory: pass --preset default for a SimHash index file, or name a \
+             directory (-o {}/)",
+            out.display(),
+            out.with_extension("").display()
+        ))
+        .into());
+    }
     let empty_dir = out.is_dir() && std::fs::read_dir(out).is_ok_and(|mut d| d.next().is_none());
     if out.exists() && !empty_dir {
         return Err(UsageError(format!(
-            "{} exists: a MinHash index is a data directory, and -o must name a new (or empty) one;              to add to an existing one, use `neardup index add {} …`",
+            "{} exists: a MinHash index is a data directory, and -o must name a new (or empty) one; to add to an existing one, use `neardup index add {} …`",
             out.display(),
             out.display()
         ))
         .into());
     }
     let existed = out.exists();
-    let built = data::DataTarget::open(out, &a.pipeline, true).and_then(|t| t.add_from(&a.input, None));
-    if let Err(e) = built {
-        // A failed build leaves nothing behind: not a new directory, nor a
-        // store in the empty one given.
-        let _ = if existed {
-            std::fs::remove_file(out.join(crate::datadir::STORE_FILE))
-        } else {
-            std::fs::remove_dir_all(out)
-        };
-        return Err(e);
-    }
+    let built = data::DataTarget::open(out, &a.pipeline, true, Some(Method::Minhash))
+        .and_then(|t| t.add_from(&a.input, None).map(|()| t.radius()));
+    let rule = match built {
+        Ok(rule) => rule,
+        Err(e) => {
+            // A failed build leaves nothing behind: not a new directory, nor
+            // a store in the empty one given.
+            let _ = if existed {
+                std::fs::remove_file(out.join(crate::datadir::STORE_FILE))
+            } else {
+                std::fs::remove_dir_all(out)
+            };
+            return Err(e);
+        }
+    };
     note!(
-        "neardup: {} is a MinHash data directory (query it with `neardup index query {} …`, serve it with \
-         `neardup serve --data {}`)",
+        "neardup: {} is a MinHash data directory; near duplicates by MinHash, {rule} (query it with `neardup \
+         index query {} …`, serve it with `neardup serve --data {}`)",
         out.display(),
         out.display(),
         out.display()
@@ -191,7 +223,7 @@ fn build_data_dir(a: &IndexBuildArgs) -> Result<()> {
 }
 
 fn query(a: IndexQueryArgs) -> Result<()> {
-    let mut target = target(&a.index, &a.pipeline, a.no_verify, false)?;
+    let mut target = target(&a.index, &a.pipeline, a.no_verify, None)?;
     let method = target.pipeline().map_or(Method::Simhash, |c| c.method);
     let pipeline = || -> Result<Detector> {
         match target.pipeline() {
@@ -219,17 +251,12 @@ fn query(a: IndexQueryArgs) -> Result<()> {
     if !a.text.is_empty() {
         let detector = pipeline()?;
         for t in &a.text {
-            let (sketch, n) = match &detector {
-                Detector::SimHash(f) => {
-                    let (fp, n) = f.fingerprint_counted(t);
-                    (fp.into(), n)
-                }
-                Detector::MinHash(_) => detector.sketch_counted(t).ok_or_else(|| {
-                    UsageError(format!(
-                        "--text {t:?} has no features (empty, or only punctuation): nothing to sign"
-                    ))
-                })?,
-            };
+            let (sketch, n) = detector.sign(t, false).map_err(|_| {
+                UsageError(format!(
+                    "--text {t:?} has no features (empty, or only punctuation): nothing to query"
+                ))
+            })?;
+            let sketch = sketch.expect("signed by the empty-document rule");
             queries.push((json!(t), sketch, Some(u32::try_from(n).unwrap_or(u32::MAX - 1))));
         }
     }
@@ -240,19 +267,9 @@ fn query(a: IndexQueryArgs) -> Result<()> {
         }
     }
     if !a.input.paths.is_empty() {
-        match pipeline()? {
-            Detector::SimHash(f) => {
-                let docs = entries::from_documents(&a.input, &f, 0)?;
-                for (((_, f), name), n) in docs.entries.into_iter().zip(docs.names).zip(docs.features) {
-                    queries.push((json!(name), f.into(), Some(n)));
-                }
-            }
-            Detector::MinHash(m) => {
-                let docs = entries::signed_documents(&a.input, &m)?;
-                for (((_, s), name), n) in docs.entries.into_iter().zip(docs.names).zip(docs.features) {
-                    queries.push((json!(name), s.into(), Some(n)));
-                }
-            }
+        let docs = entries::from_documents(&a.input, &pipeline()?, 0)?;
+        for (((_, s), name), n) in docs.entries.into_iter().zip(docs.names).zip(docs.features) {
+            queries.push((json!(name), s, Some(n)));
         }
     }
     if queries.is_empty() {
@@ -268,7 +285,8 @@ fn query(a: IndexQueryArgs) -> Result<()> {
     };
     target.prepare(a.k)?;
     if near == Near::Rule {
-        note!("neardup: near duplicates by the index's rule: {}", target.radius());
+        let method = target.pipeline().map_or(Method::Simhash, |c| c.method);
+        note!("neardup: near duplicates by the index's rule: {}, {}", method.title(), target.radius());
     }
     let target = &*target;
     let asked: Vec<(&Sketch, Option<u32>)> = queries.iter().map(|(_, s, n)| (s, *n)).collect();
@@ -289,5 +307,5 @@ fn query(a: IndexQueryArgs) -> Result<()> {
 }
 
 fn stats(a: IndexStatsArgs) -> Result<()> {
-    target(&a.index, &crate::args::PipelineArgs::none(), false, false)?.stats(a.json)
+    target(&a.index, &crate::args::PipelineArgs::none(), false, None)?.stats(a.json)
 }
