@@ -73,28 +73,95 @@ fn body(schema: &str) -> Value {
 const POST_READ: &[u16] = &[400, 413, 415, 500, 503];
 const POST_WRITE: &[u16] = &[400, 413, 415, 500, 503, 507];
 
-/// The document.
-pub(crate) fn document(c: &Contract) -> Value {
-    let simhash = c.method == Method::Simhash;
-    // The sketch a request may send instead of a text, as the server parses it.
-    let (sketch_key, sketch) = if simhash {
+/// The request fields that depend on the method, and those shared by
+/// several schemas.
+struct Fields {
+    /// `fingerprint` (SimHash) or `signature` (MinHash), and its schema.
+    sketch_key: &'static str,
+    sketch: Value,
+    /// `k` (SimHash) or `threshold` (MinHash), and its schema.
+    near_key: &'static str,
+    near: Value,
+    features: Value,
+    text: Value,
+    mode: Value,
+    id: Value,
+}
+
+impl Fields {
+    fn of(c: &Contract) -> Fields {
+        let (sketch_key, sketch) = sketch_field(c);
+        let (near_key, near) = near_field(c);
+        Fields {
+            sketch_key,
+            sketch,
+            near_key,
+            near,
+            features: json!({"type": "integer", "minimum": 0, "maximum": 4_294_967_294u64,
+                "description": format!("With {sketch_key} only: how many features the document had (the length the radius rule needs); without it the document counts as long. A text's are counted.")}),
+            text: json!({"type": "string", "description": "The document's text. A text without features (empty, only punctuation or stop words) is a 400."}),
+            mode: json!({"type": "string", "enum": ["insert", "check", "insert-if-unique"], "default": "insert-if-unique",
+                "description": "insert: store and report near duplicates; check: only report; insert-if-unique: store only when there is none, atomically."}),
+            id: json!({"type": "string", "minLength": 1, "maxLength": neardup_store::MAX_ID_CHARS,
+                "description": "Unique per document: 1 to 1024 characters (Unicode scalar values)."}),
+        }
+    }
+
+    /// An object schema of `props`; with `one_of`, exactly one of the text
+    /// and the sketch (and `features` only with the sketch).
+    fn object(&self, required: &[&str], props: Vec<(&str, Value)>, one_of: bool) -> Value {
+        let props = Map::from_iter(props.into_iter().map(|(k, v)| (k.to_owned(), v)));
+        let mut o = json!({"type": "object", "additionalProperties": false, "properties": props});
+        if !required.is_empty() {
+            o["required"] = json!(required);
+        }
+        if one_of {
+            let key = self.sketch_key;
+            o["oneOf"] = json!([
+                {"required": ["text"], "not": {"anyOf": [{"required": [key]}, {"required": ["features"]}]}},
+                {"required": [key], "not": {"required": ["text"]}}
+            ]);
+        }
+        o
+    }
+
+    /// A document's fields: alone (with its mode and rule) or in a batch.
+    fn document(&self, batch: bool) -> Vec<(&str, Value)> {
+        let mut p = vec![
+            ("id", self.id.clone()),
+            ("text", self.text.clone()),
+            (self.sketch_key, self.sketch.clone()),
+            ("features", self.features.clone()),
+            ("metadata", json!({"description": "Any JSON, stored with the document.", "nullable": true})),
+        ];
+        if !batch {
+            p.push(("mode", self.mode.clone()));
+            p.push((self.near_key, self.near.clone()));
+        }
+        p
+    }
+}
+
+/// The sketch a request may send instead of a text, as the server parses it.
+fn sketch_field(c: &Contract) -> (&'static str, Value) {
+    if c.method == Method::Simhash {
         let digits = c.bits / 4;
-        (
-            "fingerprint",
-            json!({"type": "string", "pattern": format!("^[0-9a-fA-F]{{{digits}}}$"),
-            "description": format!("A {}-bit SimHash fingerprint: {digits} hex digits.", c.bits)}),
-        )
+        let schema = json!({"type": "string", "pattern": format!("^[0-9a-fA-F]{{{digits}}}$"),
+            "description": format!("A {}-bit SimHash fingerprint: {digits} hex digits.", c.bits)});
+        ("fingerprint", schema)
     } else {
         let k = c.permutations;
-        (
-            "signature",
-            json!({"oneOf": [
+        let schema = json!({"oneOf": [
             {"type": "string", "pattern": format!("^[0-9a-fA-F]{{{}}}$", 8 * k)},
             {"type": "array", "minItems": k, "maxItems": k, "items": {"type": "integer", "minimum": 0, "maximum": 4_294_967_295u64}}],
-            "description": format!("A MinHash signature of {k} values: 8 hex digits per value, or the values.")}),
-        )
-    };
-    let (near_key, near) = if simhash {
+            "description": format!("A MinHash signature of {k} values: 8 hex digits per value, or the values.")});
+        ("signature", schema)
+    }
+}
+
+/// The rule a request may give: a radius `k` or a Jaccard `threshold`.
+fn near_field(c: &Contract) -> (&'static str, Value) {
+    if c.method == Method::Simhash {
         (
             "k",
             json!({"type": "integer", "minimum": 0, "maximum": c.max_k,
@@ -106,46 +173,12 @@ pub(crate) fn document(c: &Contract) -> Value {
             json!({"type": "number", "minimum": 0, "exclusiveMinimum": true, "maximum": 1,
             "description": "Smallest estimated Jaccard similarity of a near duplicate among the documents sharing an LSH band (default: the server's --threshold, else the pipeline's)."}),
         )
-    };
-    let features = json!({"type": "integer", "minimum": 0, "maximum": 4_294_967_294u64,
-        "description": format!("With {sketch_key} only: how many features the document had (the length the radius rule needs); without it the document counts as long. A text's are counted.")});
-    let text = json!({"type": "string", "description": "The document's text. A text without features (empty, only punctuation or stop words) is a 400."});
-    let mode = json!({"type": "string", "enum": ["insert", "check", "insert-if-unique"], "default": "insert-if-unique",
-        "description": "insert: store and report near duplicates; check: only report; insert-if-unique: store only when there is none, atomically."});
-    let id = json!({"type": "string", "minLength": 1, "maxLength": neardup_store::MAX_ID_CHARS,
-        "description": "Unique per document: 1 to 1024 characters (Unicode scalar values)."});
-    // Exactly one of text and the sketch; `features` only with the sketch.
-    let one_of = json!([
-        {"required": ["text"], "not": {"anyOf": [{"required": [sketch_key]}, {"required": ["features"]}]}},
-        {"required": [sketch_key], "not": {"required": ["text"]}}
-    ]);
-    let object = |required: &[&str], props: Vec<(&str, Value)>, with_one_of: bool| {
-        let mut o = json!({"type": "object", "additionalProperties": false, "properties": Map::from_iter(props.into_iter().map(|(k, v)| (k.to_owned(), v)))});
-        if !required.is_empty() {
-            o["required"] = json!(required);
-        }
-        if with_one_of {
-            o["oneOf"] = one_of.clone();
-        }
-        o
-    };
-    let doc_props = |batch: bool| {
-        let mut p = vec![
-            ("id", id.clone()),
-            ("text", text.clone()),
-            (sketch_key, sketch.clone()),
-            ("features", features.clone()),
-            ("metadata", json!({"description": "Any JSON, stored with the document.", "nullable": true})),
-        ];
-        if !batch {
-            p.push(("mode", mode.clone()));
-            p.push((near_key, near.clone()));
-        }
-        p
-    };
-    let document_request = object(&["id"], doc_props(false), true);
-    let batch_document = object(&["id"], doc_props(true), true);
-    let batch_request = object(
+    }
+}
+
+/// The request schemas.
+fn request_schemas(c: &Contract, f: &Fields) -> Map<String, Value> {
+    let batch = f.object(
         &["documents"],
         vec![
             (
@@ -153,32 +186,42 @@ pub(crate) fn document(c: &Contract) -> Value {
                 json!({"type": "array", "maxItems": c.max_batch, "items": {"$ref": "#/components/schemas/BatchDocument"},
                 "description": "At most the server's --max-batch; mode and the rule are the batch's, not its documents'."}),
             ),
-            ("mode", mode.clone()),
-            (near_key, near.clone()),
+            ("mode", f.mode.clone()),
+            (f.near_key, f.near.clone()),
         ],
         false,
     );
-    let search_request = object(
+    let limit = json!({"type": "integer", "minimum": 0, "maximum": u64::MAX, "default": 100, "description": "The most matches to return."});
+    let search = f.object(
         &[],
         vec![
-            ("text", text.clone()),
-            (sketch_key, sketch.clone()),
-            ("features", features.clone()),
-            (near_key, near.clone()),
-            (
-                "limit",
-                json!({"type": "integer", "minimum": 0, "maximum": u64::MAX, "default": 100, "description": "The most matches to return."}),
-            ),
+            ("text", f.text.clone()),
+            (f.sketch_key, f.sketch.clone()),
+            ("features", f.features.clone()),
+            (f.near_key, f.near.clone()),
+            ("limit", limit),
         ],
         true,
     );
-    let fingerprint_request = object(
+    let fingerprint = f.object(
         &["text"],
-        vec![("text", text.clone()), ("explain", json!({"type": "boolean", "default": false}))],
+        vec![("text", f.text.clone()), ("explain", json!({"type": "boolean", "default": false}))],
         false,
     );
+    Map::from_iter([
+        ("FingerprintRequest".to_owned(), fingerprint),
+        ("DocumentRequest".to_owned(), f.object(&["id"], f.document(false), true)),
+        ("BatchDocument".to_owned(), f.object(&["id"], f.document(true), true)),
+        ("BatchRequest".to_owned(), batch),
+        ("SearchRequest".to_owned(), search),
+    ])
+}
+
+/// The response schemas that depend on the method.
+fn method_responses(c: &Contract, sketch_key: &str) -> Map<String, Value> {
+    let simhash = c.method == Method::Simhash;
     let explain = json!({"type": "object", "required": ["features", "distinct_features"], "properties": {"features": {"type": "array"}, "distinct_features": {"type": "integer"}}});
-    let fingerprint_response = if simhash {
+    let fingerprint = if simhash {
         json!({"type": "object", "required": ["fingerprint", "features", "bits"], "properties": {
             "fingerprint": {"type": "string"}, "features": {"type": "integer"}, "bits": {"type": "integer"}, "explain": explain}})
     } else {
@@ -186,16 +229,13 @@ pub(crate) fn document(c: &Contract) -> Value {
             "signature": {"type": "string"}, "features": {"type": "integer"}, "permutations": {"type": "integer"}, "explain": explain}})
     };
     let matches = json!({"type": "array", "items": {"$ref": "#/components/schemas/Match"}});
-    let outcome = {
-        let mut o = json!({"type": "object", "required": ["id", "inserted", "matches"], "properties": {
-            "id": {"type": "string"}, "inserted": {"type": "boolean"}, "matches": matches}});
-        if simhash {
-            o["required"] = json!(["id", "fingerprint", "inserted", "matches"]);
-            o["properties"]["fingerprint"] = json!({"type": "string"});
-        }
-        o
-    };
-    let search_response = if simhash {
+    let mut outcome = json!({"type": "object", "required": ["id", "inserted", "matches"], "properties": {
+        "id": {"type": "string"}, "inserted": {"type": "boolean"}, "matches": matches}});
+    if simhash {
+        outcome["required"] = json!(["id", "fingerprint", "inserted", "matches"]);
+        outcome["properties"]["fingerprint"] = json!({"type": "string"});
+    }
+    let search = if simhash {
         json!({"type": "object", "required": ["radius", "matches", "k", "fingerprint"], "properties": {
             "radius": {"type": "string", "description": "The rule used, as neardup prints it, e.g. k = 8 below 600 features, else 4."},
             "matches": matches, "fingerprint": {"type": "string"},
@@ -209,64 +249,81 @@ pub(crate) fn document(c: &Contract) -> Value {
         "id": {"type": "string"}, sketch_key: {"type": "string"}, "inserted_at_ms": {"type": "integer"},
         "content_hash": {"type": "string", "nullable": true}, "metadata": {"nullable": true},
         "features": {"type": "integer", "nullable": true}}});
+    Map::from_iter([
+        ("FingerprintResponse".to_owned(), fingerprint),
+        ("Outcome".to_owned(), outcome),
+        ("SearchResponse".to_owned(), search),
+        ("StoredDocument".to_owned(), stored),
+    ])
+}
+
+/// The schemas every server has.
+fn fixed_schemas() -> Value {
+    json!({
+        "Error": {"type": "object", "required": ["error"], "properties": {"error": {"type": "object", "required": ["code", "message"], "properties": {"code": {"type": "string"}, "message": {"type": "string"}}}}},
+        "Match": {"type": "object", "required": ["id", "distance"], "properties": {"id": {"type": "string"},
+            "distance": {"type": "integer", "description": "Differing bits (SimHash) or differing signature values (MinHash)."},
+            "similarity": {"type": "number", "description": "MinHash only: the estimated Jaccard similarity."}}},
+        "BatchResponse": {"type": "object", "required": ["results"], "properties": {"results": {"type": "array", "items": {"$ref": "#/components/schemas/Outcome"}}}},
+        "Deleted": {"type": "object", "required": ["id", "deleted"], "properties": {"id": {"type": "string"}, "deleted": {"type": "boolean"}}},
+        "Stats": {"type": "object", "required": ["documents", "method"], "properties": {"documents": {"type": "integer"}, "method": {"type": "string"}}},
+        "Health": {"type": "object", "required": ["status", "reads", "writes"], "properties": {"status": {"type": "string", "enum": ["ok", "degraded"]},
+            "reads": {"type": "string"}, "writes": {"type": "string", "description": "ok, disk_full or io"}, "message": {"type": "string"}}},
+        "Status": {"type": "object", "required": ["status"], "properties": {"status": {"type": "string"}}}
+    })
+}
+
+/// The operations, with the statuses each answers.
+fn paths(c: &Contract, sketch_key: &str) -> Value {
     let id_param = json!([{"name": "id", "in": "path", "required": true,
         "description": "The document id, percent-encoded (slashes may also be sent raw: everything after /v1/documents/ is the id)",
         "schema": {"type": "string"}}]);
-    let public = |op: Value| {
-        let mut op = op;
+    // Answered without the token.
+    let public = |mut op: Value| {
         if c.token {
             op["security"] = json!([]);
         }
         op
     };
+    json!({
+        "/v1/fingerprint": {"post": {"summary": format!("The {sketch_key} of a text"), "requestBody": body("FingerprintRequest"),
+            "responses": responses(c, ok("FingerprintResponse", "The sketch"), POST_READ)}},
+        "/v1/documents": {"post": {"summary": "Check and/or insert one document", "requestBody": body("DocumentRequest"),
+            "responses": responses(c, ok("Outcome", "What was done"), POST_WRITE)}},
+        "/v1/documents:batch": {"post": {"summary": "Check and/or insert documents, one durable commit", "requestBody": body("BatchRequest"),
+            "responses": responses(c, ok("BatchResponse", "One outcome per document, in order"), POST_WRITE)}},
+        "/v1/documents/{id}": {
+            "parameters": id_param,
+            "get": {"summary": "A stored document", "responses": responses(c, ok("StoredDocument", "The document"), &[400, 404, 500, 503])},
+            "delete": {"summary": "Delete a document", "responses": responses(c, ok("Deleted", "Deleted"), &[400, 404, 500, 503, 507])}
+        },
+        "/v1/search": {"post": {"summary": format!("Stored documents near a text or {sketch_key}"), "requestBody": body("SearchRequest"),
+            "responses": responses(c, ok("SearchResponse", "Matches, nearest first"), POST_READ)}},
+        "/v1/stats": {"get": {"summary": "Sizes and settings", "responses": responses(c, ok("Stats", "Stats"), &[503])}},
+        "/metrics": {"get": {"summary": "Prometheus metrics (text format)", "responses": responses(c, json!({"description": "Metrics", "content": {"text/plain": {"schema": {"type": "string"}}}}), &[503])}},
+        "/healthz": {"get": public(json!({"summary": "Health: 503 while writes fail at the disk (reads still work); use /livez for liveness", "responses": {
+            "200": ok("Health", "Reads and writes work"), "503": ok("Health", "Degraded: writes fail (the body says why)")}}))},
+        "/livez": {"get": public(json!({"summary": "Liveness: 200 while the process serves", "responses": {"200": ok("Status", "Serving")}}))},
+        "/openapi.json": {"get": public(json!({"summary": "This document", "responses": {"200": {"description": "OpenAPI 3.0", "content": {"application/json": {"schema": {"type": "object"}}}}}}))}
+    })
+}
+
+/// The document: the paths, then the schemas (fixed, the requests', the
+/// method's responses), and bearer security when there is a token.
+pub(crate) fn document(c: &Contract) -> Value {
+    let f = Fields::of(c);
+    let method = if c.method == Method::Simhash { "SimHash" } else { "MinHash" };
+    let mut schemas = fixed_schemas();
+    if let Value::Object(m) = &mut schemas {
+        m.extend(request_schemas(c, &f));
+        m.extend(method_responses(c, f.sketch_key));
+    }
     let mut doc = json!({
         "openapi": "3.0.3",
         "info": {"title": "neardup", "version": env!("CARGO_PKG_VERSION"),
-            "description": format!("Near-duplicate detection with {} (this data directory's method): check-and-insert documents, search by text or {sketch_key}. Errors are {{\"error\": {{\"code\", \"message\"}}}}.", if simhash { "SimHash" } else { "MinHash" })},
-        "paths": {
-            "/v1/fingerprint": {"post": {"summary": format!("The {sketch_key} of a text"), "requestBody": body("FingerprintRequest"),
-                "responses": responses(c, ok("FingerprintResponse", "The sketch"), POST_READ)}},
-            "/v1/documents": {"post": {"summary": "Check and/or insert one document", "requestBody": body("DocumentRequest"),
-                "responses": responses(c, ok("Outcome", "What was done"), POST_WRITE)}},
-            "/v1/documents:batch": {"post": {"summary": "Check and/or insert documents, one durable commit", "requestBody": body("BatchRequest"),
-                "responses": responses(c, ok("BatchResponse", "One outcome per document, in order"), POST_WRITE)}},
-            "/v1/documents/{id}": {
-                "parameters": id_param,
-                "get": {"summary": "A stored document", "responses": responses(c, ok("StoredDocument", "The document"), &[400, 404, 500, 503])},
-                "delete": {"summary": "Delete a document", "responses": responses(c, ok("Deleted", "Deleted"), &[400, 404, 500, 503, 507])}
-            },
-            "/v1/search": {"post": {"summary": format!("Stored documents near a text or {sketch_key}"), "requestBody": body("SearchRequest"),
-                "responses": responses(c, ok("SearchResponse", "Matches, nearest first"), POST_READ)}},
-            "/v1/stats": {"get": {"summary": "Sizes and settings", "responses": responses(c, ok("Stats", "Stats"), &[503])}},
-            "/metrics": {"get": {"summary": "Prometheus metrics (text format)", "responses": responses(c, json!({"description": "Metrics", "content": {"text/plain": {"schema": {"type": "string"}}}}), &[503])}},
-            "/healthz": {"get": public(json!({"summary": "Health: 503 while writes fail at the disk (reads still work); use /livez for liveness", "responses": {
-                "200": ok("Health", "Reads and writes work"), "503": ok("Health", "Degraded: writes fail (the body says why)")}}))},
-            "/livez": {"get": public(json!({"summary": "Liveness: 200 while the process serves", "responses": {"200": ok("Status", "Serving")}}))},
-            "/openapi.json": {"get": public(json!({"summary": "This document", "responses": {"200": {"description": "OpenAPI 3.0", "content": {"application/json": {"schema": {"type": "object"}}}}}}))}
-        },
-        "components": {
-            "schemas": {
-                "Error": {"type": "object", "required": ["error"], "properties": {"error": {"type": "object", "required": ["code", "message"], "properties": {"code": {"type": "string"}, "message": {"type": "string"}}}}},
-                "FingerprintRequest": fingerprint_request,
-                "FingerprintResponse": fingerprint_response,
-                "DocumentRequest": document_request,
-                "BatchDocument": batch_document,
-                "BatchRequest": batch_request,
-                "Match": {"type": "object", "required": ["id", "distance"], "properties": {"id": {"type": "string"},
-                    "distance": {"type": "integer", "description": "Differing bits (SimHash) or differing signature values (MinHash)."},
-                    "similarity": {"type": "number", "description": "MinHash only: the estimated Jaccard similarity."}}},
-                "Outcome": outcome,
-                "BatchResponse": {"type": "object", "required": ["results"], "properties": {"results": {"type": "array", "items": {"$ref": "#/components/schemas/Outcome"}}}},
-                "SearchRequest": search_request,
-                "SearchResponse": search_response,
-                "StoredDocument": stored,
-                "Deleted": {"type": "object", "required": ["id", "deleted"], "properties": {"id": {"type": "string"}, "deleted": {"type": "boolean"}}},
-                "Stats": {"type": "object", "required": ["documents", "method"], "properties": {"documents": {"type": "integer"}, "method": {"type": "string"}}},
-                "Health": {"type": "object", "required": ["status", "reads", "writes"], "properties": {"status": {"type": "string", "enum": ["ok", "degraded"]},
-                    "reads": {"type": "string"}, "writes": {"type": "string", "description": "ok, disk_full or io"}, "message": {"type": "string"}}},
-                "Status": {"type": "object", "required": ["status"], "properties": {"status": {"type": "string"}}}
-            }
-        }
+            "description": format!("Near-duplicate detection with {method} (this data directory's method): check-and-insert documents, search by text or {}. Errors are {{\"error\": {{\"code\", \"message\"}}}}.", f.sketch_key)},
+        "paths": paths(c, f.sketch_key),
+        "components": {"schemas": schemas}
     });
     if c.token {
         doc["security"] = json!([{"bearer": []}]);

@@ -60,25 +60,7 @@ impl From<Keep> for KeepPolicy {
 }
 
 pub fn run(mut args: DedupArgs) -> Result<ExitCode> {
-    if args.fingerprints.is_some() {
-        if args.verify.is_some() {
-            return Err(
-                UsageError("--verify needs the texts; it cannot be used with --fingerprints".into()).into()
-            );
-        }
-        if args.keep != Keep::First {
-            return Err(
-                UsageError("--keep longest|shortest needs the texts, not --fingerprints".into()).into()
-            );
-        }
-        if args.method == Some(Method::Minhash) || args.threshold.is_some() {
-            return Err(UsageError(
-                "--fingerprints are SimHash fingerprints; MinHash (--method minhash, --threshold) needs the texts"
-                    .into(),
-            )
-            .into());
-        }
-    }
+    check_fingerprint_flags(&args)?;
     input::check_paths(&args.input)?;
     let start = Instant::now();
     let mut stages = Stages::default();
@@ -131,7 +113,36 @@ pub fn run(mut args: DedupArgs) -> Result<ExitCode> {
     for line in &shown {
         note!("{line}");
     }
-    let clusters = found.clusters.len();
+    print_clusters_shown(&args, found.clusters.len());
+    note!(
+        "neardup: {}, {kept} kept, {} removed in {} ({secs:.2} s); kept records in {}, counts in summary.json",
+        count(n as u64, "document"),
+        n as u64 - kept,
+        count(found.clusters.len() as u64, "cluster"),
+        args.output.join("kept.jsonl").display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// With `--fingerprints`, the flags that need the texts are usage errors.
+fn check_fingerprint_flags(args: &DedupArgs) -> Result<()> {
+    if args.fingerprints.is_none() {
+        return Ok(());
+    }
+    let why = if args.verify.is_some() {
+        "--verify needs the texts; it cannot be used with --fingerprints"
+    } else if args.keep != Keep::First {
+        "--keep longest|shortest needs the texts, not --fingerprints"
+    } else if args.method == Some(Method::Minhash) || args.threshold.is_some() {
+        "--fingerprints are SimHash fingerprints; MinHash (--method minhash, --threshold) needs the texts"
+    } else {
+        return Ok(());
+    };
+    Err(UsageError(why.into()).into())
+}
+
+/// Says where the clusters not shown are.
+fn print_clusters_shown(args: &DedupArgs, clusters: usize) {
     if clusters > args.show && args.show > 0 {
         note!(
             "(the first {} of {clusters} clusters; all of them in {})",
@@ -139,14 +150,6 @@ pub fn run(mut args: DedupArgs) -> Result<ExitCode> {
             args.output.join("clusters.jsonl").display()
         );
     }
-    note!(
-        "neardup: {}, {kept} kept, {} removed in {} ({secs:.2} s); kept records in {}, counts in summary.json",
-        count(n as u64, "document"),
-        n as u64 - kept,
-        count(clusters as u64, "cluster"),
-        args.output.join("kept.jsonl").display()
-    );
-    Ok(ExitCode::SUCCESS)
 }
 
 /// Removes an output file of an earlier run that this run does not write.

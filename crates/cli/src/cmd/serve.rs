@@ -7,6 +7,7 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use neardup::minhash::Method;
 use neardup_server::{AppState, Settings};
+use neardup_store::RedbStore;
 
 use crate::args::ServeArgs;
 use crate::datadir::DataDir;
@@ -16,27 +17,7 @@ use crate::UsageError;
 const MIN_TOKEN_BYTES: usize = 16;
 
 pub fn run(args: ServeArgs) -> Result<ExitCode> {
-    let token = match &args.token_file {
-        Some(path) => {
-            let t = std::fs::read_to_string(path)
-                .with_context(|| format!("{}: cannot read the token", path.display()))?;
-            let t = t.trim().to_owned();
-            if t.is_empty() {
-                return Err(UsageError(format!("{}: the token file is empty", path.display())).into());
-            }
-            if t.len() < MIN_TOKEN_BYTES {
-                note!(
-                    "neardup: warning: {}: the token is {} bytes; use {MIN_TOKEN_BYTES} or more random bytes \
-                     (for example `head -c 32 /dev/urandom | base64 > {}`)",
-                    path.display(),
-                    t.len(),
-                    path.display()
-                );
-            }
-            Some(t)
-        }
-        None => None,
-    };
+    let token = read_token(&args)?;
     if token.is_none() && !args.listen.ip().is_loopback() && !args.allow_unauthenticated {
         return Err(UsageError(format!(
             "--listen {} serves other machines, but there is no --token-file: anyone who reaches it could \
@@ -54,7 +35,6 @@ pub fn run(args: ServeArgs) -> Result<ExitCode> {
         (None, None) => None,
     };
     let data = DataDir::open(&args.data, &args.pipeline, args.k, implied)?;
-    let n = data.engine.len();
     let settings = Settings {
         default_k: args.k,
         default_threshold: args.threshold,
@@ -74,6 +54,49 @@ pub fn run(args: ServeArgs) -> Result<ExitCode> {
         (None, Some(t)) => data.engine.rule_of(neardup_store::Near::AtLeast(t)),
         (None, None) => data.engine.rule(),
     };
+    serve_until_stopped(&args, &data, state, &rule)?;
+    note!("neardup: stopped; every acknowledged write is on disk");
+    if let Some(took) = data.save_snapshot()? {
+        note!("neardup: wrote the index snapshot in {:.2} s (the next start loads it)", took.as_secs_f64());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The bearer token of `--token-file`, trimmed; an empty file is a usage
+/// error, a short token is warned about.
+fn read_token(args: &ServeArgs) -> Result<Option<String>> {
+    Ok(match &args.token_file {
+        Some(path) => {
+            let t = std::fs::read_to_string(path)
+                .with_context(|| format!("{}: cannot read the token", path.display()))?;
+            let t = t.trim().to_owned();
+            if t.is_empty() {
+                return Err(UsageError(format!("{}: the token file is empty", path.display())).into());
+            }
+            if t.len() < MIN_TOKEN_BYTES {
+                note!(
+                    "neardup: warning: {}: the token is {} bytes; use {MIN_TOKEN_BYTES} or more random bytes \
+                     (for example `head -c 32 /dev/urandom | base64 > {}`)",
+                    path.display(),
+                    t.len(),
+                    path.display()
+                );
+            }
+            Some(t)
+        }
+        None => None,
+    })
+}
+
+/// Binds, says it is up (with the data directory, the method and the
+/// rule), and serves until SIGTERM or Ctrl-C.
+fn serve_until_stopped(
+    args: &ServeArgs,
+    data: &DataDir,
+    state: Arc<AppState<RedbStore>>,
+    rule: &str,
+) -> Result<()> {
+    let n = data.engine.len();
     let app = neardup_server::router(state);
     let runtime =
         tokio::runtime::Builder::new_multi_thread().enable_all().build().context("cannot start tokio")?;
@@ -100,9 +123,5 @@ pub fn run(args: ServeArgs) -> Result<ExitCode> {
         neardup_server::serve_with(listener, app, stop, limits).await.context("server")?;
         anyhow::Ok(())
     })?;
-    note!("neardup: stopped; every acknowledged write is on disk");
-    if let Some(took) = data.save_snapshot()? {
-        note!("neardup: wrote the index snapshot in {:.2} s (the next start loads it)", took.as_secs_f64());
-    }
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }

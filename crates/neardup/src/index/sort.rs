@@ -114,90 +114,22 @@ pub(crate) fn scatter<S: Copy + Sync, T: Copy + Ord + Send + Sync>(
     let bucket = |w: &T| top(w).min(buckets - 1);
     let threads = rayon::current_num_threads().max(1);
     let chunk = src.len().div_ceil(threads);
-    // Per-chunk histograms.
-    let hists: Vec<Vec<usize>> = src
-        .par_chunks(chunk)
-        .enumerate()
-        .map(|(ci, c)| {
-            let mut h = vec![0usize; buckets];
-            for (o, &x) in c.iter().enumerate() {
-                h[bucket(&map(ci * chunk + o, x))] += 1;
-            }
-            h
-        })
-        .collect();
-    // Start of each (bucket, chunk) region in the output.
-    let mut starts = vec![vec![0usize; buckets]; hists.len()];
-    let mut bounds = vec![0usize; buckets + 1];
-    let mut pos = 0;
-    for b in 0..buckets {
-        bounds[b] = pos;
-        for (c, h) in hists.iter().enumerate() {
-            starts[c][b] = pos;
-            pos += h[b];
-        }
-    }
-    bounds[buckets] = pos;
+    let hists = histograms(src, chunk, buckets, &map, &bucket);
+    let (starts, bounds) = regions(&hists, buckets);
     out.clear();
     if out.capacity() < src.len() {
         *out = huge_vec(src.len());
     }
     let out_ptr = SendPtr(out.as_mut_ptr());
     let overflow = std::sync::atomic::AtomicBool::new(false);
-    // Each word goes first to its bucket's line-sized buffer (in cache);
-    // a full buffer is copied out whole, so the scatter writes whole cache
-    // lines to its 4,096 destinations instead of one word at a time to each
-    // (software write-combining).
-    let per = (64 / std::mem::size_of::<T>().max(1)).max(1);
     src.par_chunks(chunk).enumerate().zip(starts.into_par_iter()).zip(hists.par_iter()).for_each(
-        |(((ci, c), mut st), h)| {
-            let p = out_ptr;
-            // Where each region of this chunk ends.
-            let end: Vec<usize> = st.iter().zip(h).map(|(s, n)| s + n).collect();
-            let mut lines: Vec<std::mem::MaybeUninit<T>> =
-                vec![std::mem::MaybeUninit::uninit(); buckets * per];
-            let mut fill = vec![0usize; buckets];
-            // Copies bucket b's first n buffered words out; false if they do not fit.
-            let flush = |b: usize, n: usize, st: &mut [usize], lines: &[std::mem::MaybeUninit<T>]| {
-                if st[b] + n > end[b] {
-                    return false;
-                }
-                // SAFETY: lines[b·per..b·per + n] were written since bucket b was
-                // last flushed (fill counts them), and st[b] + n <= end[b]: the
-                // regions [starts[c][b], end[b]) are disjoint across chunks and
-                // buckets and lie within 0..src.len() <= the capacity of `out`.
-                unsafe {
-                    let (from, to) = (lines.as_ptr().add(b * per).cast::<T>(), p.0.add(st[b]));
-                    if n * std::mem::size_of::<T>() == 64 {
-                        // A whole line: a copy of constant size, inlined (a
-                        // call to memcpy for 64 bytes costs more than the copy).
-                        std::ptr::copy_nonoverlapping(from.cast::<[u8; 64]>(), to.cast::<[u8; 64]>(), 1)
-                    } else {
-                        std::ptr::copy_nonoverlapping(from, to, n)
-                    }
-                };
-                st[b] += n;
-                true
-            };
-            for (o, &x) in c.iter().enumerate() {
-                let w = map(ci * chunk + o, x);
-                let b = bucket(&w);
-                lines[b * per + fill[b]] = std::mem::MaybeUninit::new(w);
-                fill[b] += 1;
-                if fill[b] == per {
-                    if !flush(b, per, &mut st, &lines) {
-                        // `top` answered otherwise than when counting.
-                        overflow.store(true, std::sync::atomic::Ordering::Relaxed);
-                        return;
-                    }
-                    fill[b] = 0;
-                }
-            }
-            for (b, &n) in fill.iter().enumerate() {
-                if n > 0 && !flush(b, n, &mut st, &lines) {
-                    overflow.store(true, std::sync::atomic::Ordering::Relaxed);
-                    return;
-                }
+        |(((ci, c), st), h)| {
+            let chunk = Chunk { words: c, first: ci * chunk, starts: st, counts: h };
+            // SAFETY: the regions of `starts` and `hists` are disjoint across
+            // chunks and buckets and lie within 0..src.len() <= out's capacity.
+            if !unsafe { chunk.write_combined(out_ptr, buckets, &map, &bucket) } {
+                // `top` answered otherwise than when counting.
+                overflow.store(true, std::sync::atomic::Ordering::Relaxed);
             }
         },
     );
@@ -210,6 +142,113 @@ pub(crate) fn scatter<S: Copy + Sync, T: Copy + Ord + Send + Sync>(
     // position 0..src.len(), was written exactly once.
     unsafe { out.set_len(src.len()) };
     bounds
+}
+
+/// How many words of each chunk of `chunk` words fall in each bucket.
+fn histograms<S: Copy + Sync, T>(
+    src: &[S],
+    chunk: usize,
+    buckets: usize,
+    map: &(impl Fn(usize, S) -> T + Sync),
+    bucket: &(impl Fn(&T) -> usize + Sync),
+) -> Vec<Vec<usize>> {
+    src.par_chunks(chunk)
+        .enumerate()
+        .map(|(ci, c)| {
+            let mut h = vec![0usize; buckets];
+            for (o, &x) in c.iter().enumerate() {
+                h[bucket(&map(ci * chunk + o, x))] += 1;
+            }
+            h
+        })
+        .collect()
+}
+
+/// Where each (chunk, bucket) region starts in the output (buckets in
+/// order, chunks in order within a bucket), and the buckets' bounds.
+fn regions(hists: &[Vec<usize>], buckets: usize) -> (Vec<Vec<usize>>, Vec<usize>) {
+    let mut starts = vec![vec![0usize; buckets]; hists.len()];
+    let mut bounds = vec![0usize; buckets + 1];
+    let mut pos = 0;
+    for b in 0..buckets {
+        bounds[b] = pos;
+        for (c, h) in hists.iter().enumerate() {
+            starts[c][b] = pos;
+            pos += h[b];
+        }
+    }
+    bounds[buckets] = pos;
+    (starts, bounds)
+}
+
+/// One chunk of the scatter: its words, the position of its first, and
+/// where its region of each bucket starts and how many words it holds.
+struct Chunk<'a, S> {
+    words: &'a [S],
+    first: usize,
+    starts: Vec<usize>,
+    counts: &'a [usize],
+}
+
+impl<S: Copy> Chunk<'_, S> {
+    /// Writes the chunk's words to their regions of `out`. Each word goes
+    /// first to its bucket's line-sized buffer (in cache); a full buffer is
+    /// copied out whole, so the scatter writes whole cache lines to its
+    /// 4,096 destinations instead of one word at a time to each (software
+    /// write-combining). False if a bucket got more words than counted.
+    ///
+    /// # Safety
+    ///
+    /// The chunk's regions (`starts[b]..starts[b] + counts[b]`) lie within
+    /// the allocation `out` points to and no other thread writes them.
+    unsafe fn write_combined<T: Copy>(
+        self,
+        out: SendPtr<T>,
+        buckets: usize,
+        map: &impl Fn(usize, S) -> T,
+        bucket: &impl Fn(&T) -> usize,
+    ) -> bool {
+        let per = (64 / std::mem::size_of::<T>().max(1)).max(1);
+        let mut st = self.starts;
+        // Where each region of this chunk ends.
+        let end: Vec<usize> = st.iter().zip(self.counts).map(|(s, n)| s + n).collect();
+        let mut lines: Vec<std::mem::MaybeUninit<T>> = vec![std::mem::MaybeUninit::uninit(); buckets * per];
+        let mut fill = vec![0usize; buckets];
+        // Copies bucket b's first n buffered words out; false if they do not fit.
+        let flush = |b: usize, n: usize, st: &mut [usize], lines: &[std::mem::MaybeUninit<T>]| {
+            if st[b] + n > end[b] {
+                return false;
+            }
+            // SAFETY: lines[b·per..b·per + n] were written since bucket b was
+            // last flushed (fill counts them), and st[b] + n <= end[b]: within
+            // this chunk's region of bucket b, which the caller vouches for.
+            unsafe {
+                let (from, to) = (lines.as_ptr().add(b * per).cast::<T>(), out.0.add(st[b]));
+                if n * std::mem::size_of::<T>() == 64 {
+                    // A whole line: a copy of constant size, inlined (a
+                    // call to memcpy for 64 bytes costs more than the copy).
+                    std::ptr::copy_nonoverlapping(from.cast::<[u8; 64]>(), to.cast::<[u8; 64]>(), 1)
+                } else {
+                    std::ptr::copy_nonoverlapping(from, to, n)
+                }
+            };
+            st[b] += n;
+            true
+        };
+        for (o, &x) in self.words.iter().enumerate() {
+            let w = map(self.first + o, x);
+            let b = bucket(&w);
+            lines[b * per + fill[b]] = std::mem::MaybeUninit::new(w);
+            fill[b] += 1;
+            if fill[b] == per {
+                if !flush(b, per, &mut st, &lines) {
+                    return false;
+                }
+                fill[b] = 0;
+            }
+        }
+        fill.iter().enumerate().all(|(b, &n)| n == 0 || flush(b, n, &mut st, &lines))
+    }
 }
 
 #[derive(Clone, Copy)]

@@ -222,8 +222,43 @@ fn build_data_dir(a: &IndexBuildArgs) -> Result<()> {
     Ok(())
 }
 
+/// One query: as shown in the output, its sketch, its feature count if known.
+type Query = (Value, Sketch, Option<u32>);
+
 fn query(a: IndexQueryArgs) -> Result<()> {
     let mut target = target(&a.index, &a.pipeline, a.no_verify, None)?;
+    let queries = queries(&a, &*target)?;
+    let near = match (a.k, a.threshold) {
+        (Some(k), _) => Near::Within(k),
+        (None, Some(t)) => Near::AtLeast(t),
+        (None, None) => Near::Rule,
+    };
+    target.prepare(a.k)?;
+    if near == Near::Rule {
+        let method = target.pipeline().map_or(Method::Simhash, |c| c.method);
+        note!("neardup: near duplicates by the index's rule: {}, {}", method.title(), target.radius());
+    }
+    let asked: Vec<(&Sketch, Option<u32>)> = queries.iter().map(|(_, s, n)| (s, *n)).collect();
+    let results = target.query_many(&asked, near);
+    let mut out = Output::open(a.output.as_deref())?;
+    for ((q, s, _), res) in queries.iter().zip(results) {
+        let matches = res.map_err(|e| UsageError(format!("query {q}: {e}")))?;
+        // A signature is not echoed (a kilobyte of hex per query).
+        let v = match s.fingerprint() {
+            Some(f) => json!({ "query": q, "fingerprint": f, "matches": matches }),
+            None => json!({ "query": q, "matches": matches }),
+        };
+        serde_json::to_writer(&mut *out.writer(), &v)?;
+        out.writer().write_all(b"\n")?;
+    }
+    out.finish()?;
+    Ok(())
+}
+
+/// The queries `index query` was given, in order: `--fingerprint`s,
+/// `--text`s (signed by the index's pipeline), a `--fingerprints` list,
+/// then documents.
+fn queries(a: &IndexQueryArgs, target: &dyn Target) -> Result<Vec<Query>> {
     let method = target.pipeline().map_or(Method::Simhash, |c| c.method);
     let pipeline = || -> Result<Detector> {
         match target.pipeline() {
@@ -235,8 +270,7 @@ fn query(a: IndexQueryArgs) -> Result<()> {
             .into()),
         }
     };
-    // The queries: (query as shown, sketch, feature count if known).
-    let mut queries: Vec<(Value, Sketch, Option<u32>)> = Vec::new();
+    let mut queries: Vec<Query> = Vec::new();
     for h in &a.fingerprint {
         let f = Sketch::parse(h, method).map_err(|e| UsageError(e.to_string()))?;
         queries.push((json!(h), f, None));
@@ -251,12 +285,12 @@ fn query(a: IndexQueryArgs) -> Result<()> {
     if !a.text.is_empty() {
         let detector = pipeline()?;
         for t in &a.text {
-            let (sketch, n) = detector.sign(t, false).map_err(|_| {
-                UsageError(format!(
+            let Ok((Some(sketch), n)) = detector.sign(t, false) else {
+                return Err(UsageError(format!(
                     "--text {t:?} has no features (empty, or only punctuation): nothing to query"
                 ))
-            })?;
-            let sketch = sketch.expect("signed by the empty-document rule");
+                .into());
+            };
             queries.push((json!(t), sketch, Some(u32::try_from(n).unwrap_or(u32::MAX - 1))));
         }
     }
@@ -278,32 +312,7 @@ fn query(a: IndexQueryArgs) -> Result<()> {
         )
         .into());
     }
-    let near = match (a.k, a.threshold) {
-        (Some(k), _) => Near::Within(k),
-        (None, Some(t)) => Near::AtLeast(t),
-        (None, None) => Near::Rule,
-    };
-    target.prepare(a.k)?;
-    if near == Near::Rule {
-        let method = target.pipeline().map_or(Method::Simhash, |c| c.method);
-        note!("neardup: near duplicates by the index's rule: {}, {}", method.title(), target.radius());
-    }
-    let target = &*target;
-    let asked: Vec<(&Sketch, Option<u32>)> = queries.iter().map(|(_, s, n)| (s, *n)).collect();
-    let results = target.query_many(&asked, near);
-    let mut out = Output::open(a.output.as_deref())?;
-    for ((q, s, _), res) in queries.iter().zip(results) {
-        let matches = res.map_err(|e| UsageError(format!("query {q}: {e}")))?;
-        // A signature is not echoed (a kilobyte of hex per query).
-        let v = match s.fingerprint() {
-            Some(f) => json!({ "query": q, "fingerprint": f, "matches": matches }),
-            None => json!({ "query": q, "matches": matches }),
-        };
-        serde_json::to_writer(&mut *out.writer(), &v)?;
-        out.writer().write_all(b"\n")?;
-    }
-    out.finish()?;
-    Ok(())
+    Ok(queries)
 }
 
 fn stats(a: IndexStatsArgs) -> Result<()> {
