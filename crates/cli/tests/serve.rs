@@ -9,6 +9,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use neardup_testkit::next;
 use serde_json::{json, Value};
 
 /// Starts `neardup serve` on a free loopback port; returns it and its address.
@@ -93,14 +94,6 @@ fn serve_persists_and_stops_gracefully() {
         assert!(child.wait().unwrap().success());
         assert!(dir.path().join("index.ndx").exists());
     }
-}
-
-/// The next number of the test kit's generator seeded by `x`.
-fn next(x: &mut u64) -> u64 {
-    let mut rng = neardup_testkit::Rng(*x);
-    let v = rng.next();
-    *x = rng.0;
-    v
 }
 
 #[test]

@@ -19,15 +19,7 @@ use std::time::{Duration, Instant};
 use neardup::minhash::Signature;
 use neardup::Radius;
 use neardup_store::{Engine, Mode, Near, NewDoc, RedbStore};
-
-/// splitmix64.
-fn next(x: &mut u64) -> u64 {
-    *x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    let mut z = *x;
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
+use neardup_testkit::next;
 
 fn signature(x: &mut u64) -> Signature {
     Signature::from_values((0..128).map(|_| next(x) as u32).collect::<Vec<u32>>())

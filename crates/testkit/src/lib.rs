@@ -124,6 +124,15 @@ pub fn brute_clusters(n: usize, pairs: impl IntoIterator<Item = (usize, usize)>)
     out
 }
 
+/// The next number of [`Rng`] at state `x`, advancing `x`: for code that
+/// keeps its generator's state in a plain `u64`.
+pub fn next(x: &mut u64) -> u64 {
+    let mut rng = Rng(*x);
+    let v = rng.next();
+    *x = rng.0;
+    v
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

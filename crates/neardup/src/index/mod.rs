@@ -34,7 +34,7 @@ pub mod pairs;
 mod segment;
 pub mod sharded;
 mod slots;
-mod sort;
+pub(crate) mod sort;
 mod table_index;
 mod word;
 mod words;

@@ -6,8 +6,8 @@ use rayon::prelude::*;
 use super::blob::huge_vec;
 use super::word::Word;
 
-/// Bits of the first (scatter) pass.
-const RADIX_BITS: u32 = 12;
+/// Bits of the first (scatter) pass: `top` answers below `2^RADIX_BITS`.
+pub(crate) const RADIX_BITS: u32 = 12;
 
 /// Sorts `v` (words of `f` significant bits) ascending.
 pub(crate) fn sort_words<W: Word>(v: &mut Vec<W>, f: u32) {

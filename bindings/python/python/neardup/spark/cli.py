@@ -18,6 +18,7 @@ import time
 import uuid
 from typing import Any, Optional, Sequence
 
+from .._neardup import pipeline as resolve_pipeline
 from . import KEEP, ON_ERROR, BadInputError, dedup
 
 FORMATS = {".jsonl": "json", ".ndjson": "json", ".json": "json", ".parquet": "parquet", ".csv": "csv"}
@@ -98,6 +99,16 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if args.driver_memory is not None and not re.fullmatch(r"[0-9]+[kmgt]?", args.driver_memory.lower()):
         print(f"neardup.spark: --driver-memory takes a size such as 8g or 512m, not {args.driver_memory!r}", file=sys.stderr)
         return 2
+    # The pipeline, resolved as the job will (and as neardup dedup does),
+    # before Spark starts: a method that is not the preset's is refused at
+    # once, and the method and rule are said.
+    try:
+        pipeline = resolve_pipeline(args.preset, args.config, args.method, args.k, args.threshold)
+    except ValueError as e:
+        print(f"neardup.spark: {e}", file=sys.stderr)
+        return 2
+    method = "SimHash" if pipeline.method == "simhash" else "MinHash"
+    print(f"neardup.spark: near duplicates by {method}, {pipeline.rule}", file=sys.stderr)
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     spark = session(args.master, args.driver_memory)
     try:
