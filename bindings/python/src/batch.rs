@@ -28,10 +28,8 @@ fn find(py: Python<'_>, values: Vec<u128>, bits: u32, k: u32) -> PyResult<AllPai
 
 /// Refuses a radius wider than the fingerprints (every pair would match).
 fn radius(k: u32, bits: u32) -> PyResult<()> {
-    if k > bits {
-        return Err(PyValueError::new_err(format!("k = {k} is more than the {bits} bits of a fingerprint")));
-    }
-    Ok(())
+    let bits = neardup::Bits::try_from(bits).map_err(PyValueError::new_err)?;
+    neardup::Radius::fixed(k).validate(bits).map_err(PyValueError::new_err)
 }
 
 fn width(f: u32) -> PyResult<u32> {

@@ -94,9 +94,7 @@ impl Index {
 
     fn radius(&self, k: Option<u32>) -> PyResult<u32> {
         let k = k.unwrap_or(self.k);
-        if k > self.bits().get() {
-            return Err(PyValueError::new_err(format!("k = {k} is more than the {} bits", self.bits())));
-        }
+        neardup::Radius::fixed(k).validate(self.bits()).map_err(PyValueError::new_err)?;
         Ok(k)
     }
 }

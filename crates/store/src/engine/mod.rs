@@ -345,9 +345,7 @@ impl<S: Store> Engine<S> {
     /// [`StoreError::Invalid`] saying what to give instead.
     pub fn check_near(&self, near: Near) -> Result<()> {
         match (near, &self.lsh) {
-            (Near::Within(k), None) if k > self.bits().get() => {
-                Err(StoreError::Invalid(format!("k = {k} is more than the {} bits", self.bits())))
-            }
+            (Near::Within(k), None) => Radius::fixed(k).validate(self.bits()).map_err(StoreError::Invalid),
             (Near::Within(_), Some(_)) => Err(StoreError::Invalid(
                 "k is a SimHash radius, but this store holds MinHash signatures: give a threshold instead"
                     .into(),
