@@ -139,9 +139,9 @@ fn detector(
         None => None,
         Some(p) => {
             if let Ok(f) = p.downcast::<crate::Fingerprinter>() {
-                Some(Detector::SimHash(f.get().inner.clone()))
+                Some(Detector::from(f.get().inner.clone()))
             } else if let Ok(m) = p.downcast::<crate::minhash::MinHasher>() {
-                Some(Detector::MinHash(m.get().inner.clone()))
+                Some(Detector::from(m.get().inner.clone()))
             } else {
                 return Err(PyTypeError::new_err(format!(
                     "fingerprinter must be a neardup.Fingerprinter or a neardup.MinHasher, not {}",
