@@ -122,13 +122,12 @@ fn build(a: IndexBuildArgs) -> Result<()> {
     let detector = if a.fingerprints.is_none() { Some(Detector::from(a.pipeline.load()?)) } else { None };
     let fingerprinter = detector.as_ref().and_then(Detector::fingerprinter);
     let cfg = a.passages.then(|| a.passage.over(PassageConfig::default()));
-    let made = match (&a.fingerprints, &detector, &cfg) {
-        (Some(path), _, _) => entries::from_list(path, 0)?,
-        (None, Some(d), Some(cfg)) => {
-            entries::from_passages(&a.input, d.fingerprinter().expect("SimHash"), cfg, 0)?
+    let made = match (&detector, fingerprinter, &cfg) {
+        (Some(_), Some(f), Some(cfg)) => entries::from_passages(&a.input, f, cfg, 0)?,
+        (Some(d), _, _) => entries::from_documents(&a.input, d, 0)?.into_fingerprints(),
+        (None, _, _) => {
+            entries::from_list(a.fingerprints.as_deref().expect("--fingerprints without a pipeline"), 0)?
         }
-        (None, Some(d), None) => entries::from_documents(&a.input, d, 0)?.into_fingerprints(),
-        (None, None, _) => unreachable!("a pipeline unless --fingerprints"),
     };
     let meta = IndexMeta {
         pipeline: fingerprinter.as_ref().map(|f| f.config().clone()),
