@@ -219,7 +219,7 @@ impl MinHashPlan {
             for i in 0..n {
                 let id = *local.entry(vertices[i]).or_insert_with(|| {
                     names.push(vertices[i]);
-                    records.push(&sigs[i], 1, 0);
+                    records.push(&sigs[i], 1, 0).expect("records held in memory take every push");
                     (names.len() - 1) as u32
                 });
                 rows.push(((band[i] as u32, key[i] as u64), id));

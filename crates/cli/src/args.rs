@@ -470,7 +470,8 @@ pub enum Keep {
 #[derive(Args, Debug)]
 #[command(after_help = "Writes into OUT_DIR: kept.jsonl (the records that survive, all their fields),\n\
     clusters.jsonl (each cluster's members and their distance to the kept one), pairs.jsonl\n\
-    (with --pairs) and summary.json (counts, cluster sizes, time per stage).\n\n\
+    (with --pairs) and summary.json (counts, cluster sizes, time per stage, peak memory),\n\
+    written last: a run that stops early leaves no summary.json and no partial file.\n\n\
     Examples:\n  neardup dedup corpus.jsonl -o out/\n  \
     neardup dedup corpus.csv --text-field body --keep longest --verify jaccard:0.5 -o out/\n  \
     neardup dedup --online crawl.jsonl -o out/")]
@@ -524,8 +525,23 @@ pub struct DedupArgs {
     /// instead of documents.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["paths", "preset", "config"])]
     pub fingerprints: Option<PathBuf>,
-    #[command(flatten)]
-    pub layout: LayoutArgs,
+    /// Number of blocks (m > k) of SimHash's pigeonhole layout, overriding
+    /// the automatic choice.
+    #[arg(long, value_name = "M")]
+    pub blocks: Option<u32>,
+    /// The memory the run may use. Records beyond a quarter of it, and
+    /// MinHash signatures beyond another quarter, move to --tmp-dir; the
+    /// rest holds band keys, SimHash's tables and about 30 bytes a
+    /// document. The default is half of this machine's memory (or of its
+    /// control group's limit).
+    #[arg(long, value_name = "SIZE", default_value = crate::cmd::dedup::default_memory())]
+    pub memory: ByteSize,
+    /// Where records and signatures that do not fit --memory go (files
+    /// with no name, gone when the run ends, even when it is killed).
+    /// About the corpus's size plus 520 bytes a document for MinHash. By
+    /// default, OUT_DIR.
+    #[arg(long, value_name = "DIR")]
+    pub tmp_dir: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]

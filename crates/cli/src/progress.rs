@@ -38,3 +38,18 @@ pub fn stage(what: &str) -> ProgressBar {
     pb.enable_steady_tick(std::time::Duration::from_millis(120));
     pb
 }
+
+/// A progress bar over `n` items, with an ETA, shown only when stderr is
+/// a terminal.
+pub fn count_bar(n: u64, what: &str) -> ProgressBar {
+    if !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let pb = ProgressBar::new(n).with_style(
+        ProgressStyle::with_template("{msg} [{bar:30}] {human_pos}/{human_len} {per_sec} eta {eta}")
+            .expect("valid template")
+            .progress_chars("=> "),
+    );
+    pb.set_message(what.to_owned());
+    pb
+}

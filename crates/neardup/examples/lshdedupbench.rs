@@ -2,7 +2,11 @@
 //! signatures (K = 128, the `minhash` preset's banding and threshold)
 //! deduplicated by the core's batch `LshDedup`, for issue 17's 10^7 target.
 //!
-//! Usage: `cargo run --release -p neardup --example lshdedupbench -- [N] [THREADS]`
+//! Usage: `cargo run --release -p neardup --example lshdedupbench -- [N] [THREADS] [MEMORY_MB] [TMP_DIR]`
+//!
+//! With MEMORY_MB, the run is out of core as `dedup --memory` makes it:
+//! signatures beyond a quarter of it move to a file in TMP_DIR (default
+//! the system's temporary folder) and a quarter holds band keys.
 //!
 //! The records: 80 % distinct random signatures, 15 % near copies of an
 //! earlier one (each value replaced with probability 5–40 %, so estimates
@@ -12,7 +16,7 @@
 
 use std::time::Instant;
 
-use neardup::dedup::{LshDedup, SignatureRecords};
+use neardup::dedup::{LshDedup, SignatureRecords, SpillTo};
 use neardup::minhash::MinHasher;
 use neardup_testkit::next;
 
@@ -29,7 +33,10 @@ fn peak_rss() -> u64 {
 }
 
 fn main() {
-    let args: Vec<usize> = std::env::args().skip(1).map(|a| a.parse().expect("numbers")).collect();
+    let raw: Vec<String> = std::env::args().skip(1).collect();
+    let tmp = raw.get(3).map_or_else(std::env::temp_dir, std::path::PathBuf::from);
+    let args: Vec<usize> = raw.iter().take(3).map(|a| a.parse().expect("numbers")).collect();
+    let memory = args.get(2).map(|&mb| (mb as u64) << 20);
     let n = args.first().copied().unwrap_or(10_000_000);
     if let Some(&threads) = args.get(1) {
         rayon::ThreadPoolBuilder::new().num_threads(threads).build_global().expect("one pool");
@@ -37,15 +44,19 @@ fn main() {
     let minhasher = MinHasher::preset("minhash").expect("preset");
     let k = minhasher.permutations();
     let t0 = Instant::now();
-    let mut records = SignatureRecords::new(k);
+    let mut records = match memory {
+        Some(m) => SignatureRecords::spilling(k, SpillTo { dir: tmp, limit: m / 4 }),
+        None => SignatureRecords::new(k),
+    };
     records.reserve(n);
+    let mut buf = vec![0u32; k];
     let mut x = 7u64;
     let mut sig = vec![0u32; k];
     for i in 0..n {
         let roll = next(&mut x) % 100;
         if i > 0 && roll < 20 {
             let base = (next(&mut x) % i as u64) as u32;
-            sig.copy_from_slice(records.signature(base));
+            sig.copy_from_slice(records.read_signature(base, &mut buf).expect("read back"));
             if roll < 15 {
                 let change = 5 + next(&mut x) % 36;
                 for v in &mut sig {
@@ -59,21 +70,26 @@ fn main() {
                 *v = next(&mut x) as u32;
             }
         }
-        records.push(&sig, 100, 1000);
+        records.push(&sig, 100, 1000).expect("room in the temporary folder");
     }
     let made_s = t0.elapsed().as_secs_f64();
     let rss_records = peak_rss();
     let t1 = Instant::now();
-    let result = LshDedup::of(&minhasher).batch(&records).expect("dedup");
+    let mut dedup = LshDedup::of(&minhasher);
+    if let Some(m) = memory {
+        dedup = dedup.memory(m / 4);
+    }
+    let result = dedup.batch(&records).expect("dedup");
     let dedup_s = t1.elapsed().as_secs_f64();
     let peak = peak_rss();
     let removed: usize = result.clusters.iter().map(|c| c.members.len() - 1).sum();
     let stages: Vec<String> = result.timings.iter().map(|(name, s)| format!("\"{name}\": {s:.2}")).collect();
     println!(
         "{{\"docs\": {n}, \"threads\": {}, \"make_s\": {made_s:.2}, \"dedup_s\": {dedup_s:.2}, \"stages_s\": {{{}}}, \
-         \"peak_rss_mb\": {}, \"records_rss_mb\": {}, \"peak_bytes_per_doc\": {}, \"clusters\": {}, \"removed\": {removed}}}",
+         \"spilled_mb\": {}, \"peak_rss_mb\": {}, \"records_rss_mb\": {}, \"peak_bytes_per_doc\": {}, \"clusters\": {}, \"removed\": {removed}}}",
         rayon::current_num_threads(),
         stages.join(", "),
+        records.spilled_bytes() >> 20,
         peak >> 20,
         rss_records >> 20,
         peak / n.max(1) as u64,

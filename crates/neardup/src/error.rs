@@ -106,6 +106,14 @@ pub enum Error {
         /// The pipeline in use.
         wanted: String,
     },
+    /// A temporary file of an out-of-core job could not be written.
+    #[error("{dir}: {message}")]
+    Spill {
+        /// The temporary folder.
+        dir: PathBuf,
+        /// What went wrong and what to do.
+        message: String,
+    },
 }
 
 impl Error {

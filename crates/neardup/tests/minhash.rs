@@ -1,7 +1,7 @@
 //! MinHash: LSH dedup against brute force over signatures, banding recall
 //! against the S-curve, and the index against a linear scan.
 
-use neardup::dedup::{Keep, LshDedup, SignatureRecords};
+use neardup::dedup::{DedupResult, Keep, LshDedup, ShingleJaccard, SignatureRecords, SpillTo};
 use neardup::minhash::index::LshIndex;
 use neardup::minhash::{estimate, Banding, MinHasher};
 use neardup_testkit::{brute_clusters, Rng};
@@ -30,17 +30,22 @@ fn families(rng: &mut Rng, families: usize, per: usize, size: usize) -> Vec<Vec<
 /// signature stage (features given as space-free words, one shingle each
 /// with a 1-shingle pipeline would change them; so sign the sets directly).
 fn records(sets: &[Vec<String>]) -> SignatureRecords {
-    let minhasher = MinHasher::new(neardup::PipelineConfig {
+    let minhasher = set_minhasher();
+    let texts: Vec<String> = sets.iter().map(|s| s.join(" ")).collect();
+    let r = SignatureRecords::from_texts(&minhasher, &texts);
+    assert_eq!(r.len(), sets.len());
+    r
+}
+
+/// The `minhash` preset with words as they are for tokens.
+fn set_minhasher() -> MinHasher {
+    MinHasher::new(neardup::PipelineConfig {
         tokenizer: neardup::TokenizerConfig::Words { hmm: false },
         filters: vec![],
         normalize: vec![],
         ..neardup::presets::config("minhash").unwrap()
     })
-    .unwrap();
-    let texts: Vec<String> = sets.iter().map(|s| s.join(" ")).collect();
-    let r = SignatureRecords::from_texts(&minhasher, &texts);
-    assert_eq!(r.len(), sets.len());
-    r
+    .unwrap()
 }
 
 /// Clusters by brute force: every pair sharing a band key whose estimate
@@ -88,6 +93,73 @@ fn banded_dedup_equals_brute_force_over_signatures() {
         // Keep policies choose among the same members.
         let longest = d.keep(Keep::Longest).batch(&recs).unwrap();
         assert_eq!(clusters(&longest), clusters(&got));
+    }
+}
+
+/// The same records moved to a temporary file after `limit` bytes.
+fn spilled(recs: &SignatureRecords, limit: u64, dir: &std::path::Path) -> SignatureRecords {
+    let mut out = SignatureRecords::spilling(recs.permutations(), SpillTo { dir: dir.into(), limit });
+    for i in 0..recs.len() as u32 {
+        let pushed = match recs.features(i) {
+            0 => out.push_empty(recs.length(i) as usize),
+            n => out.push(recs.signature(i), n, recs.length(i) as usize),
+        };
+        pushed.unwrap();
+    }
+    out
+}
+
+/// Clusters (kept member, members) and pairs (a, b, distance, score).
+type Seen = (Vec<(u32, Vec<u32>)>, Vec<(u32, u32, u32, Option<f64>)>);
+
+/// Everything a run gives that a user sees: clusters with their kept
+/// member, and the pairs.
+fn seen(r: &DedupResult) -> Seen {
+    (
+        r.clusters.iter().map(|c| (c.kept, c.members.clone())).collect(),
+        r.pairs.iter().map(|p| (p.a, p.b, p.distance, p.score)).collect(),
+    )
+}
+
+/// Out of core, every mode gives what the records in memory give: batch
+/// with every keep policy, with pairs, with a verifier, band keys in one
+/// read or one band at a time, and online. Featureless and identical
+/// records are among them; the spill starts after one record, after 40,
+/// and never.
+#[test]
+fn spilled_signatures_give_the_clusters_of_signatures_in_memory() {
+    let mut rng = Rng(35);
+    let mut sets = families(&mut rng, 40, 5, 60);
+    sets.insert(7, vec![]);
+    let copy = sets[3].clone();
+    sets.push(copy);
+    let texts: Vec<String> = sets.iter().map(|s| s.join(" ")).collect();
+    let minhasher = set_minhasher();
+    let recs = SignatureRecords::from_texts(&minhasher, &texts);
+    let dir = tempfile::tempdir().unwrap();
+    let verifier = ShingleJaccard::for_minhash(&minhasher, &texts, 0.3);
+    for limit in [1, 40 * 512, u64::MAX] {
+        let out = spilled(&recs, limit, dir.path());
+        assert_eq!(out.spilled_bytes() > 0, limit < u64::MAX, "limit {limit}");
+        let d = LshDedup::of(&minhasher);
+        for memory in [1, 1 << 30] {
+            for keep in [Keep::First, Keep::Longest, Keep::Shortest] {
+                for pairs in [false, true] {
+                    let d = d.keep(keep).pairs(pairs).memory(memory);
+                    let want = d.batch(&recs).unwrap();
+                    assert!(want.clusters.len() > 10);
+                    assert_eq!(seen(&d.batch(&out).unwrap()), seen(&want), "{limit} {memory} {keep} {pairs}");
+                    let want = d.verify(&verifier).batch(&recs).unwrap();
+                    assert_eq!(seen(&d.verify(&verifier).batch(&out).unwrap()), seen(&want), "verified");
+                }
+            }
+        }
+        let d = d.pairs(true);
+        assert_eq!(seen(&d.online(&out).unwrap()), seen(&d.online(&recs).unwrap()), "online, {limit}");
+        let mut buf = vec![0; recs.permutations()];
+        for i in [0, 7, 150, recs.len() as u32 - 1] {
+            assert_eq!(out.read_signature(i, &mut buf).unwrap(), recs.signature(i));
+        }
     }
 }
 

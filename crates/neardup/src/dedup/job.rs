@@ -35,17 +35,33 @@ impl DedupRecords {
     /// features, which is kept and never a near duplicate), its feature
     /// count and its length in characters.
     ///
+    /// # Errors
+    ///
+    /// Signatures that spill cannot write their temporary file.
+    ///
     /// # Panics
     ///
     /// If the sketch is of the other method, or of another width or length
     /// than the records'.
-    pub fn push(&mut self, sketch: Option<&Sketch>, features: usize, chars: usize) {
+    pub fn push(&mut self, sketch: Option<&Sketch>, features: usize, chars: usize) -> Result<()> {
         match (self, sketch) {
             (DedupRecords::Fingerprints(r), Some(Sketch::Fingerprint(f))) => r.push(*f, features, chars),
             (DedupRecords::Fingerprints(r), None) => r.push(crate::Fingerprint::new(0, r.bits()), 0, chars),
-            (DedupRecords::Signatures(r), Some(Sketch::Signature(s))) => r.push(s.values(), features, chars),
-            (DedupRecords::Signatures(r), None) => r.push_empty(chars),
+            (DedupRecords::Signatures(r), Some(Sketch::Signature(s))) => {
+                return r.push(s.values(), features, chars)
+            }
+            (DedupRecords::Signatures(r), None) => return r.push_empty(chars),
             (_, Some(s)) => panic!("a {} sketch pushed to records of the other method", s.method()),
+        }
+        Ok(())
+    }
+
+    /// Bytes of signatures spilled to a temporary file (0 in memory, and
+    /// always for fingerprints, which are small).
+    pub fn spilled_bytes(&self) -> u64 {
+        match self {
+            DedupRecords::Fingerprints(_) => 0,
+            DedupRecords::Signatures(r) => r.spilled_bytes(),
         }
     }
 
@@ -64,16 +80,22 @@ impl DedupRecords {
 
     /// How near records `a` and `b` are, in the method's terms.
     ///
+    /// # Errors
+    ///
+    /// Spilled signatures cannot be read back.
+    ///
     /// # Panics
     ///
     /// If either is out of range.
-    pub fn closeness(&self, a: u32, b: u32) -> Closeness {
-        match self {
+    pub fn closeness(&self, a: u32, b: u32) -> Result<Closeness> {
+        Ok(match self {
             DedupRecords::Fingerprints(r) => Closeness::Distance(r.fingerprint(a).distance(r.fingerprint(b))),
             DedupRecords::Signatures(r) => {
-                Closeness::Similarity(round4(estimate(r.signature(a), r.signature(b))))
+                let (mut ba, mut bb) = (vec![0; r.permutations()], vec![0; r.permutations()]);
+                let (sa, sb) = (r.read_signature(a, &mut ba)?, r.read_signature(b, &mut bb)?);
+                Closeness::Similarity(round4(estimate(sa, sb)))
             }
-        }
+        })
     }
 }
 
@@ -130,6 +152,9 @@ pub struct DedupOptions {
     pub verify: Option<Threshold>,
     /// SimHash's all-pairs layout. By default, chosen within 4 GiB.
     pub layout: PairsOptions,
+    /// MinHash: the memory for band keys when signatures were spilled
+    /// (see [`LshDedup::memory`]). By default (`None`), 1 GiB.
+    pub key_memory: Option<u64>,
 }
 
 /// Deduplicates SimHash `records` by `radius`, with the texts at hand for
@@ -167,6 +192,9 @@ pub(crate) fn signatures<T: AsRef<str> + Sync>(
 ) -> Result<DedupResult> {
     let verifier = options.verify.map(|t| ShingleJaccard::for_minhash(minhasher, texts, t.get()));
     let mut dedup = LshDedup::of(minhasher).keep(options.keep).pairs(options.pairs);
+    if let Some(m) = options.key_memory {
+        dedup = dedup.memory(m);
+    }
     if let Some(v) = &verifier {
         dedup = dedup.verify(v);
     }

@@ -23,21 +23,38 @@ use crate::index::sort::{sort_by_top, RADIX_BITS};
 use crate::minhash::index::LshIndex;
 use crate::minhash::{estimate, Banding, MinHasher};
 
+use super::spill::{SpillColumn, SpillTo};
+
 /// Signatures to deduplicate, as columns: K values each, feature count
 /// (0: the document had no features and is never a near duplicate) and
 /// length in characters. A record's id is its position.
+///
+/// The signatures live in memory ([`new`](Self::new)) or, past a budget,
+/// in a temporary file ([`spilling`](Self::spilling)): 4·K bytes a
+/// document move to disk and only 12 stay in memory, and
+/// [`LshDedup::batch`] gives the same clusters either way.
 #[derive(Clone, Debug)]
 pub struct SignatureRecords {
-    permutations: usize,
-    values: Vec<u32>,
+    values: SpillColumn,
     features: Vec<u32>,
     lengths: Vec<u64>,
 }
 
 impl SignatureRecords {
-    /// No records yet, of signatures of `permutations` values.
+    /// No records yet, of signatures of `permutations` values, held in
+    /// memory.
     pub fn new(permutations: usize) -> SignatureRecords {
-        SignatureRecords { permutations, values: Vec::new(), features: Vec::new(), lengths: Vec::new() }
+        SignatureRecords { values: SpillColumn::new(permutations), features: Vec::new(), lengths: Vec::new() }
+    }
+
+    /// No records yet, of signatures that move to a temporary file in
+    /// `to.dir` once they take more than `to.limit` bytes.
+    pub fn spilling(permutations: usize, to: SpillTo) -> SignatureRecords {
+        SignatureRecords {
+            values: SpillColumn::spilling(permutations, to),
+            features: Vec::new(),
+            lengths: Vec::new(),
+        }
     }
 
     /// Signs `texts` on every core; a text without features becomes a
@@ -49,40 +66,53 @@ impl SignatureRecords {
             .map(|t| (minhasher.signature_counted(t.as_ref()), t.as_ref().chars().count()))
             .collect();
         let mut r = SignatureRecords::new(k);
+        r.reserve(made.len());
         for (s, len) in made {
-            match s {
+            let pushed = match s {
                 Some((sig, n)) => r.push(sig.values(), n, len),
                 None => r.push_empty(len),
-            }
+            };
+            pushed.expect("records held in memory take every push");
         }
         r
     }
 
-    /// Room for `n` more records without growing.
+    /// Room for `n` more records without growing (in memory).
     pub fn reserve(&mut self, n: usize) {
-        self.values.reserve(n * self.permutations);
+        self.values.reserve(n);
         self.features.reserve(n);
         self.lengths.reserve(n);
     }
 
     /// Appends a record.
     ///
+    /// # Errors
+    ///
+    /// Records that spill cannot write their temporary file (records held
+    /// in memory never fail).
+    ///
     /// # Panics
     ///
     /// If the signature's length is not the records'.
-    pub fn push(&mut self, signature: &[u32], features: usize, length: usize) {
-        assert_eq!(signature.len(), self.permutations, "a signature of the records' length");
-        self.values.extend_from_slice(signature);
+    pub fn push(&mut self, signature: &[u32], features: usize, length: usize) -> Result<()> {
+        assert_eq!(signature.len(), self.permutations(), "a signature of the records' length");
+        self.values.push(signature)?;
         self.features.push(features.min(u32::MAX as usize) as u32);
         self.lengths.push(length as u64);
+        Ok(())
     }
 
     /// Appends a record of a document without features: no signature (its
     /// values are 0) and 0 features, so it is never a near duplicate.
-    pub fn push_empty(&mut self, length: usize) {
-        self.values.resize(self.values.len() + self.permutations, 0);
+    ///
+    /// # Errors
+    ///
+    /// As [`push`](Self::push).
+    pub fn push_empty(&mut self, length: usize) -> Result<()> {
+        self.values.push_zeros()?;
         self.features.push(0);
         self.lengths.push(length as u64);
+        Ok(())
     }
 
     /// How many records.
@@ -97,13 +127,47 @@ impl SignatureRecords {
 
     /// Values per signature.
     pub fn permutations(&self) -> usize {
-        self.permutations
+        self.values.width()
     }
 
-    /// Record `i`'s signature.
+    /// Bytes of signatures written to the temporary file (0 in memory).
+    pub fn spilled_bytes(&self) -> u64 {
+        self.values.spilled_bytes()
+    }
+
+    /// Record `i`'s signature, from memory.
+    ///
+    /// # Panics
+    ///
+    /// If the signatures were spilled to a file ([`spilled_bytes`](Self::spilled_bytes)
+    /// above 0): read them with [`read_signature`](Self::read_signature).
     pub fn signature(&self, i: u32) -> &[u32] {
+        let k = self.permutations();
         let i = i as usize;
-        &self.values[i * self.permutations..(i + 1) * self.permutations]
+        &self.values.as_slice().expect("signatures in memory; spilled ones are read with read_signature")
+            [i * k..(i + 1) * k]
+    }
+
+    /// Record `i`'s signature, from memory or read into `buf` (at least
+    /// [`permutations`](Self::permutations) long) from the file.
+    ///
+    /// # Errors
+    ///
+    /// The temporary file cannot be read.
+    pub fn read_signature<'a>(&'a self, i: u32, buf: &'a mut [u32]) -> Result<&'a [u32]> {
+        self.values.get(i as usize, buf)
+    }
+
+    /// Record `i`'s signature after [`read_signature`](Self::read_signature)
+    /// read it into `buf`: from memory, or `buf`.
+    fn read_before<'a>(&'a self, i: u32, buf: &'a [u32]) -> &'a [u32] {
+        self.values.in_memory(i as usize).unwrap_or_else(|| &buf[..self.permutations()])
+    }
+
+    /// A buffer for [`read_signature`](Self::read_signature): empty when
+    /// the signatures are in memory (none is needed).
+    fn buffer(&self) -> Vec<u32> {
+        vec![0; if self.values.as_slice().is_some() { 0 } else { self.permutations() }]
     }
 
     /// Record `i`'s feature count.
@@ -119,6 +183,18 @@ impl SignatureRecords {
     /// Whether record `i` takes part (it had features).
     fn live(&self, i: u32) -> bool {
         self.features[i as usize] > 0
+    }
+}
+
+/// Two signature buffers, for judging a pair.
+struct Bufs {
+    a: Vec<u32>,
+    b: Vec<u32>,
+}
+
+impl Bufs {
+    fn of(records: &SignatureRecords) -> Bufs {
+        Bufs { a: records.buffer(), b: records.buffer() }
     }
 }
 
@@ -148,16 +224,21 @@ pub struct LshDedup<'v> {
     banding: Banding,
     keep: Keep,
     pairs: bool,
+    memory: u64,
     verifier: Option<&'v dyn Verifier>,
 }
+
+/// Bytes a band key takes while sorted: the key and record (16 with
+/// padding), and as much again for the sort's output.
+const KEY_BYTES: u64 = 16;
 
 impl<'v> LshDedup<'v> {
     /// Deduplicates at Jaccard `threshold` with candidates from `banding`
     /// (usually [`MinHasher::threshold`] and [`MinHasher::banding`]),
     /// keeping the first of each cluster, no pairs collected, no
-    /// verification.
+    /// verification, within 1 GiB for band keys.
     pub fn new(threshold: f64, banding: Banding) -> LshDedup<'v> {
-        LshDedup { threshold, banding, keep: Keep::First, pairs: false, verifier: None }
+        LshDedup { threshold, banding, keep: Keep::First, pairs: false, memory: 1 << 30, verifier: None }
     }
 
     /// The settings of `minhasher`'s pipeline.
@@ -176,6 +257,15 @@ impl<'v> LshDedup<'v> {
     /// the verifier's score). By default, no.
     pub fn pairs(mut self, pairs: bool) -> Self {
         self.pairs = pairs;
+        self
+    }
+
+    /// The memory for band keys (16 bytes a distinct signature per band,
+    /// and as much again to sort one band). With signatures spilled to a
+    /// file, as many bands as fit are keyed in one read of the file. By
+    /// default, 1 GiB.
+    pub fn memory(mut self, bytes: u64) -> Self {
+        self.memory = bytes;
         self
     }
 
@@ -201,10 +291,10 @@ impl<'v> LshDedup<'v> {
         Ok(())
     }
 
-    /// The pair `(a, b)` if it stands: estimate at least the threshold and,
-    /// with a verifier, its score at least the verifier's threshold.
-    fn judge(&self, records: &SignatureRecords, a: u32, b: u32) -> Option<Pair> {
-        let (sa, sb) = (records.signature(a), records.signature(b));
+    /// The pair `(a, b)` of signatures `sa`, `sb` if it stands: estimate
+    /// at least the threshold and, with a verifier, its score at least the
+    /// verifier's threshold.
+    fn judge(&self, a: u32, sa: &[u32], b: u32, sb: &[u32]) -> Option<Pair> {
         let similarity = estimate(sa, sb);
         if similarity < self.threshold {
             return None;
@@ -225,34 +315,40 @@ impl<'v> LshDedup<'v> {
 
     /// Removes near duplicates from `records` as a batch: identical
     /// signatures collapsed, then the pairs of each band's runs of equal
-    /// keys linked where they stand.
+    /// keys linked where they stand. Signatures spilled to a file are read
+    /// in order, as many bands keyed per read as the memory allows, and
+    /// the pairs judged by reading their two signatures: the clusters are
+    /// those of records held in memory.
     ///
     /// # Errors
     ///
-    /// A threshold outside (0, 1], a banding that does not fit, or more
-    /// than `u32::MAX - 1` records.
+    /// A threshold outside (0, 1], a banding that does not fit, more than
+    /// `u32::MAX - 1` records, or a spill file that cannot be read.
     pub fn batch(&self, records: &SignatureRecords) -> Result<DedupResult> {
         self.check(records)?;
         let n = records.len();
         let mut timings = Vec::new();
         let mut uf = UnionFind::new(n);
         let mut pairs = Vec::new();
+        let mut bufs = Bufs::of(records);
         let reps = timed(&mut timings, "collapse identical signatures", || {
-            Ok(self.collapse(records, &mut uf, &mut pairs))
+            self.collapse(records, &mut uf, &mut pairs, &mut bufs)
         })?;
         timed(&mut timings, "find pairs by band", || {
-            let mut keys: Vec<(u64, u32)> = Vec::with_capacity(reps.len());
+            let per_pass = self.bands_per_pass(records, reps.len());
             let mut sorted: Vec<(u64, u32)> = Vec::new();
-            for band in 0..self.banding.bands {
-                keys.clear();
-                keys.par_extend(reps.par_iter().map(|&i| (self.banding.key(records.signature(i), band), i)));
-                sort_by_key_bits(&keys, &mut sorted);
-                for run in sorted.chunk_by(|x, y| x.0 == y.0).filter(|r| r.len() > 1) {
-                    self.link_run(records, run, &mut uf, &mut |p| {
-                        if self.pairs {
-                            pairs.push(p);
-                        }
-                    });
+            for first in (0..self.banding.bands).step_by(per_pass) {
+                let bands = first..(first + per_pass).min(self.banding.bands);
+                for keys in self.band_keys(records, &reps, bands)? {
+                    sort_by_key_bits(&keys, &mut sorted);
+                    drop(keys);
+                    for run in sorted.chunk_by(|x, y| x.0 == y.0).filter(|r| r.len() > 1) {
+                        self.link_run(records, run, &mut uf, &mut bufs, &mut |p| {
+                            if self.pairs {
+                                pairs.push(p);
+                            }
+                        })?;
+                    }
                 }
             }
             Ok(())
@@ -266,6 +362,44 @@ impl<'v> LshDedup<'v> {
         Ok(DedupResult { clusters, pairs, layout, timings })
     }
 
+    /// How many bands to key per read of the signatures: one when they are
+    /// in memory (reading them again costs nothing), else as many as the
+    /// memory holds beside one band's sort.
+    fn bands_per_pass(&self, records: &SignatureRecords, reps: usize) -> usize {
+        if records.spilled_bytes() == 0 {
+            return 1;
+        }
+        let per_band = KEY_BYTES * reps.max(1) as u64;
+        ((self.memory / per_band).saturating_sub(1) as usize).clamp(1, self.banding.bands)
+    }
+
+    /// The keys of `bands` for the records `reps` (ascending), one vector
+    /// per band, each in the order of `reps`: one read of the signatures,
+    /// each block keyed on every core.
+    fn band_keys(
+        &self,
+        records: &SignatureRecords,
+        reps: &[u32],
+        bands: std::ops::Range<usize>,
+    ) -> Result<Vec<Vec<(u64, u32)>>> {
+        let k = records.permutations();
+        let mut keys: Vec<Vec<(u64, u32)>> = bands.clone().map(|_| Vec::with_capacity(reps.len())).collect();
+        records.values.chunks(|first, values| {
+            let end = first + values.len() / k;
+            let lo = reps.partition_point(|&i| (i as usize) < first);
+            let hi = reps.partition_point(|&i| (i as usize) < end);
+            let here = &reps[lo..hi];
+            for (band, out) in bands.clone().zip(keys.iter_mut()) {
+                out.par_extend(here.par_iter().map(|&i| {
+                    let at = (i as usize - first) * k;
+                    (self.banding.key(&values[at..at + k], band), i)
+                }));
+            }
+            Ok(())
+        })?;
+        Ok(keys)
+    }
+
     /// Groups identical signatures, links each group's members that stand,
     /// and returns the records that stand for the distinct signatures (the
     /// live ones only; each group's lowest record). Signatures are sorted
@@ -273,37 +407,50 @@ impl<'v> LshDedup<'v> {
     /// of two 512-byte rows misses the cache twice); records of equal
     /// hashes are then grouped by their values, so a collision costs time,
     /// never a wrong group.
-    fn collapse(&self, records: &SignatureRecords, uf: &mut UnionFind, pairs: &mut Vec<Pair>) -> Vec<u32> {
-        let mut order: Vec<(u64, u32)> = (0..records.len() as u32)
-            .into_par_iter()
-            .filter(|&i| records.live(i))
-            .map(|i| (signature_hash(records.signature(i)), i))
-            .collect();
+    fn collapse(
+        &self,
+        records: &SignatureRecords,
+        uf: &mut UnionFind,
+        pairs: &mut Vec<Pair>,
+        bufs: &mut Bufs,
+    ) -> Result<Vec<u32>> {
+        let k = records.permutations();
+        let mut order: Vec<(u64, u32)> = Vec::with_capacity(records.len());
+        records.values.chunks(|first, values| {
+            let rows = (first as u32..(first + values.len() / k) as u32).into_par_iter();
+            order.par_extend(rows.filter(|&i| records.live(i)).map(|i| {
+                let at = (i as usize - first) * k;
+                (signature_hash(&values[at..at + k]), i)
+            }));
+            Ok(())
+        })?;
         order.par_sort_unstable();
         let mut reps = Vec::with_capacity(order.len());
-        let mut members: Vec<u32> = Vec::new();
+        let mut members: Vec<(Vec<u32>, u32)> = Vec::new();
         for run in order.chunk_by(|x, y| x.0 == y.0) {
             if let [(_, only)] = run {
                 reps.push(*only);
                 continue;
             }
             members.clear();
-            members.extend(run.iter().map(|&(_, i)| i));
-            members.sort_unstable_by(|&a, &b| records.signature(a).cmp(records.signature(b)).then(a.cmp(&b)));
-            for group in members.chunk_by(|&a, &b| records.signature(a) == records.signature(b)) {
-                reps.push(group[0]);
+            for &(_, i) in run {
+                members.push((records.read_signature(i, &mut bufs.a)?.to_vec(), i));
+            }
+            members.sort_unstable();
+            for group in members.chunk_by(|a, b| a.0 == b.0) {
+                reps.push(group[0].1);
                 if group.len() > 1 {
-                    let run: Vec<(u64, u32)> = group.iter().map(|&i| (0, i)).collect();
-                    self.link_run(records, &run, uf, &mut |p| {
+                    let run: Vec<(u64, u32)> = group.iter().map(|&(_, i)| (0, i)).collect();
+                    self.link_run(records, &run, uf, bufs, &mut |p| {
                         if self.pairs {
                             pairs.push(p);
                         }
-                    });
+                    })?;
                 }
             }
         }
         reps.par_sort_unstable();
-        reps
+        Ok(reps)
     }
 
     /// Links the pairs of one run of records sharing a key and hands each
@@ -315,20 +462,29 @@ impl<'v> LshDedup<'v> {
         records: &SignatureRecords,
         run: &[(K, u32)],
         uf: &mut UnionFind,
+        bufs: &mut Bufs,
         found: &mut dyn FnMut(Pair),
-    ) {
+    ) -> Result<()> {
         for (x, &(_, a)) in run.iter().enumerate() {
+            let mut read_a = false;
             for &(_, b) in &run[x + 1..] {
-                let (a, b) = (a.min(b), a.max(b));
                 if !self.pairs && uf.find(a) == uf.find(b) {
                     continue;
                 }
-                if let Some(p) = self.judge(records, a, b) {
+                if !read_a {
+                    records.read_signature(a, &mut bufs.a)?;
+                    read_a = true;
+                }
+                let sa = records.read_before(a, &bufs.a);
+                let sb = records.read_signature(b, &mut bufs.b)?;
+                let p = if a < b { self.judge(a, sa, b, sb) } else { self.judge(b, sb, a, sa) };
+                if let Some(p) = p {
                     uf.union(a, b);
                     found(p);
                 }
             }
         }
+        Ok(())
     }
 
     /// The links among rows of band keys that a distributed job shuffled
@@ -357,8 +513,9 @@ impl<'v> LshDedup<'v> {
         rows.par_sort_unstable();
         let mut uf = UnionFind::new(records.len());
         let mut pairs = Vec::new();
+        let mut bufs = Bufs::of(records);
         for run in rows.chunk_by(|x, y| x.0 == y.0).filter(|r| r.len() > 1) {
-            self.link_run(records, run, &mut uf, &mut |p| pairs.push(p));
+            self.link_run(records, run, &mut uf, &mut bufs, &mut |p| pairs.push(p))?;
         }
         pairs.sort_unstable_by_key(|p| (p.a, p.b));
         pairs.dedup_by_key(|p| (p.a, p.b));
@@ -375,26 +532,38 @@ impl<'v> LshDedup<'v> {
     pub fn online(&self, records: &SignatureRecords) -> Result<DedupResult> {
         self.check(records)?;
         let n = records.len();
-        let mut index = LshIndex::new(self.banding, records.permutations());
+        let k = records.permutations();
+        let mut index = LshIndex::new(self.banding, k);
         let mut uf = UnionFind::new(n);
         let mut pairs = Vec::new();
         let mut timings = Vec::new();
+        let mut buf = records.buffer();
         timed(&mut timings, "online check", || {
-            for i in (0..n as u32).filter(|&i| records.live(i)) {
-                let sig = records.signature(i);
-                let owner =
-                    index.query(sig, self.threshold).into_iter().find_map(|m| self.judge(records, m.id, i));
-                match owner {
-                    Some(p) => {
-                        uf.union(p.a, i);
-                        if self.pairs {
-                            pairs.push(p);
+            records.values.chunks(|first, values| {
+                for (at, sig) in values.chunks_exact(k).enumerate() {
+                    let i = (first + at) as u32;
+                    if !records.live(i) {
+                        continue;
+                    }
+                    let mut owner = None;
+                    for m in index.query(sig, self.threshold) {
+                        if let Some(p) = self.judge(m.id, records.read_signature(m.id, &mut buf)?, i, sig) {
+                            owner = Some(p);
+                            break;
                         }
                     }
-                    None => index.insert(i, sig),
+                    match owner {
+                        Some(p) => {
+                            uf.union(p.a, i);
+                            if self.pairs {
+                                pairs.push(p);
+                            }
+                        }
+                        None => index.insert(i, sig),
+                    }
                 }
-            }
-            Ok(())
+                Ok(())
+            })
         })?;
         let clusters = make_clusters(uf, Keep::First, true, |i| records.length(i));
         let layout = format!("MinHash LSH, {}, threshold {}", self.banding, self.threshold);

@@ -37,6 +37,7 @@ pub(crate) mod job;
 mod lsh;
 mod online;
 mod sharded;
+mod spill;
 mod verify;
 
 use rayon::prelude::*;
@@ -47,6 +48,7 @@ pub use crate::similarity::SHINGLE;
 pub use job::{fingerprint_list, Closeness, DedupOptions, DedupRecords, Threshold};
 pub use lsh::{LshDedup, SignatureRecords};
 pub use sharded::{KeyRows, ShardedDedup};
+pub use spill::{free_bytes, SpillColumn, SpillTo};
 pub use verify::{ShingleJaccard, Verifier};
 
 use crate::error::{Error, Result};

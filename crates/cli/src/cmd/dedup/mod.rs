@@ -5,14 +5,24 @@
 //! threshold; with a SimHash one, fingerprints, pigeonhole tables and a
 //! radius. This command reads the documents, hands them over and
 //! writes kept.jsonl, clusters.jsonl, pairs.jsonl and summary.json.
+//!
+//! Memory is bounded by `--memory`: records that do not fit move to
+//! `--tmp-dir` ([`docs::DocStore`]), and so do MinHash signatures (the
+//! core's spilling records); the outputs are written in one read of the
+//! records, and summary.json last, as the mark of a finished run.
 
-use std::collections::BTreeMap;
+mod docs;
+mod memory;
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
 use neardup::dedup::{
-    fingerprint_list, DedupOptions, DedupRecords, DedupResult, Keep as KeepPolicy, Records,
+    fingerprint_list, DedupOptions, DedupRecords, DedupResult, Keep as KeepPolicy, Records, SignatureRecords,
+    SpillTo,
 };
 use neardup::detector::Detector;
 use neardup::index::pairs::PairsOptions;
@@ -25,13 +35,19 @@ use crate::fplist;
 use crate::input::{self, BadRecord};
 use crate::output::{count, Output};
 use crate::UsageError;
+use docs::DocStore;
+use memory::Shares;
 use neardup::minhash::Method;
 
-/// One input document, as much of it as the outputs need.
-struct Doc {
-    id: Value,
-    /// The record as JSON, written to kept.jsonl when it survives.
-    raw: String,
+/// What `--memory` defaults to (half of this machine's memory).
+pub fn default_memory() -> &'static str {
+    memory::default_budget()
+}
+
+/// Where a run keeps what does not fit in memory, and how much.
+struct Spill {
+    dir: PathBuf,
+    shares: Shares,
 }
 
 /// Times per stage, in seconds, in order.
@@ -66,10 +82,14 @@ pub fn run(mut args: DedupArgs) -> Result<ExitCode> {
     let mut stages = Stages::default();
     std::fs::create_dir_all(&args.output)
         .with_context(|| format!("{}: cannot create the output directory", args.output.display()))?;
-    // A pairs.jsonl of an earlier --pairs run must not stand beside new results.
+    // summary.json marks a finished run: an earlier one's goes first, so a
+    // run that stops early leaves none. pairs.jsonl of an earlier --pairs
+    // run must not stand beside new results either.
+    remove_stale(&args.output.join("summary.json"))?;
     if !args.pairs {
         remove_stale(&args.output.join("pairs.jsonl"))?;
     }
+    let spill = spill_of(&args)?;
     let detector = if args.fingerprints.is_none() {
         Some(args.pipeline.detector(args.method, args.k, args.threshold)?)
     } else {
@@ -80,14 +100,15 @@ pub fn run(mut args: DedupArgs) -> Result<ExitCode> {
         online: args.online,
         pairs: args.pairs,
         verify: args.verify.map(|v| v.threshold),
-        layout: PairsOptions { blocks: args.layout.blocks, memory: args.layout.memory.0 },
+        layout: PairsOptions { blocks: args.blocks, memory: spill.shares.tables },
+        key_memory: Some(spill.shares.band_keys),
     };
     args.input.keep_raw = true;
     let errors = ErrorPolicy::new(args.input.on_error);
     let mut bytes_in = 0u64;
-    let (docs, records, texts, total) = match &detector {
-        Some(d) => read_docs(&args, d, &errors, &mut stages, &mut bytes_in)?,
-        None => read_fingerprints(&args, &mut stages, &mut bytes_in)?,
+    let (mut docs, records, texts, total) = match &detector {
+        Some(d) => read_docs(&args, d, &spill, &errors, &mut stages, &mut bytes_in)?,
+        None => read_fingerprints(&args, &spill, &mut stages, &mut bytes_in)?,
     };
     // The clusters, the rule as data (summary.json) and in words (the last line).
     let (found, rule, method) = find(&args, || match &detector {
@@ -100,14 +121,15 @@ pub fn run(mut args: DedupArgs) -> Result<ExitCode> {
             Ok((found, rule, format!("SimHash, {radius}")))
         }
     })?;
+    drop(texts);
     stages.0.extend(found.timings.iter().copied());
-    stages.time("write", || write_outputs(&args, &docs, &found, &records))?;
-    let shown = show(&args, &docs, &found, &records);
     let n = docs.len();
+    let shown = stages.time("write", || write_outputs(&args, &mut docs, &found, &records))?;
     let kept = found.kept_mask(n).iter().filter(|&&k| k).count() as u64;
     let secs = start.elapsed().as_secs_f64();
+    let spilled = Spilled { records: docs.spilled_bytes(), signatures: records.spilled_bytes() };
     let counts = Counts { documents: n, records_read: total, kept, input_bytes: bytes_in, seconds: secs };
-    write_summary(&args, detector.as_ref(), rule, &found, &stages, &counts)?;
+    write_summary(&args, detector.as_ref(), rule, &found, &stages, &counts, &spill, spilled)?;
     errors.summary(total);
     note!("neardup: near duplicates by {method}");
     for line in &shown {
@@ -122,6 +144,23 @@ pub fn run(mut args: DedupArgs) -> Result<ExitCode> {
         args.output.join("kept.jsonl").display()
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// The temporary folder (`--tmp-dir`, else the output directory), checked
+/// to be a writable folder, and the shares of `--memory`.
+fn spill_of(args: &DedupArgs) -> Result<Spill> {
+    let dir = args.tmp_dir.clone().unwrap_or_else(|| args.output.clone());
+    if !dir.is_dir() {
+        return Err(UsageError(format!(
+            "--tmp-dir {}: no such folder; name an existing folder with room for about the corpus's size",
+            dir.display()
+        ))
+        .into());
+    }
+    tempfile::tempfile_in(&dir).with_context(|| {
+        format!("{}: cannot write a temporary file in this folder (--tmp-dir)", dir.display())
+    })?;
+    Ok(Spill { dir, shares: Shares::of(args.memory.0) })
 }
 
 /// With `--fingerprints`, the flags that need the texts are usage errors.
@@ -164,21 +203,25 @@ fn remove_stale(path: &std::path::Path) -> Result<()> {
 
 /// What reading gives: the documents, their records, their texts (kept
 /// only for --verify) and how many records were read.
-type Read = (Vec<Doc>, DedupRecords, Vec<String>, u64);
+type Read = (DocStore, DedupRecords, Vec<String>, u64);
 
 /// Reads a list of fingerprints (--fingerprints).
-fn read_fingerprints(args: &DedupArgs, stages: &mut Stages, bytes_in: &mut u64) -> Result<Read> {
+fn read_fingerprints(
+    args: &DedupArgs,
+    spill: &Spill,
+    stages: &mut Stages,
+    bytes_in: &mut u64,
+) -> Result<Read> {
     let path = args.fingerprints.as_ref().expect("--fingerprints");
     stages.time("read fingerprints", || {
         *bytes_in = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
         let (words, ids) = fplist::read(path)?;
-        let docs = (0..words.len())
-            .map(|i| {
-                let id = ids.get(i);
-                let raw = json!({ "id": id, "fingerprint": words.get(i) }).to_string();
-                Doc { id, raw }
-            })
-            .collect::<Vec<_>>();
+        let mut docs = DocStore::new(spill.shares.records, &spill.dir);
+        for i in 0..words.len() {
+            let id = ids.get(i);
+            let raw = json!({ "id": id, "fingerprint": words.get(i) }).to_string();
+            docs.push(id, raw)?;
+        }
         let n = docs.len() as u64;
         Ok((docs, DedupRecords::Fingerprints(Records::from_words(words)), Vec::new(), n))
     })
@@ -205,7 +248,14 @@ struct Counts {
     seconds: f64,
 }
 
+/// Bytes moved to the temporary folder.
+struct Spilled {
+    records: u64,
+    signatures: u64,
+}
+
 /// Writes summary.json.
+#[allow(clippy::too_many_arguments)]
 fn write_summary(
     args: &DedupArgs,
     detector: Option<&Detector>,
@@ -213,6 +263,8 @@ fn write_summary(
     found: &DedupResult,
     stages: &Stages,
     c: &Counts,
+    spill: &Spill,
+    spilled: Spilled,
 ) -> Result<()> {
     let mut histogram: BTreeMap<usize, usize> = BTreeMap::new();
     for cl in &found.clusters {
@@ -236,6 +288,12 @@ fn write_summary(
         "seconds": { "total": c.seconds, "stages": stages.0.iter().map(|(k, v)| (k.to_string(), json!(v))).collect::<serde_json::Map<_, _>>() },
         "documents_per_second": n as f64 / c.seconds,
         "mb_per_second": c.input_bytes as f64 / 1e6 / c.seconds,
+        "memory": {
+            "budget": args.memory.0,
+            "peak_rss": memory::peak_rss(),
+            "tmp_dir": spill.dir.display().to_string(),
+            "spilled_bytes": { "records": spilled.records, "signatures": spilled.signatures },
+        },
     });
     let mut summary = summary;
     if let (Some(to), Value::Object(rule)) = (summary.as_object_mut(), rule) {
@@ -248,40 +306,63 @@ fn write_summary(
     Ok(())
 }
 
-/// Writes clusters.jsonl, kept.jsonl and (with --pairs) pairs.jsonl; each
-/// cluster member and pair says how close it is in the method's terms
-/// (`distance` in bits, or estimated `similarity`).
-fn write_outputs(args: &DedupArgs, docs: &[Doc], found: &DedupResult, records: &DedupRecords) -> Result<()> {
-    let mut out = Output::open(Some(&args.output.join("clusters.jsonl")))?;
-    for (ci, c) in found.clusters.iter().enumerate() {
-        let members: Vec<Value> = c
-            .members
-            .iter()
-            .map(|&i| {
-                let c = records.closeness(c.kept, i);
-                json!({ "id": docs[i as usize].id, c.name(): c.value() })
-            })
-            .collect();
-        // Numbered from 1, as the terminal shows them ("cluster 1 of 5").
-        let v = json!({ "cluster": ci + 1, "representative": docs[c.kept as usize].id, "size": c.members.len(), "members": members });
-        serde_json::to_writer(&mut *out.writer(), &v)?;
-        out.writer().write_all(b"\n")?;
-    }
-    out.finish()?;
+/// Writes kept.jsonl in one read of the documents, gathering on the way
+/// the ids of the documents in a cluster (and the records of the shown
+/// ones); then clusters.jsonl and (with --pairs) pairs.jsonl. Each cluster
+/// member and pair says how close it is in the method's terms (`distance`
+/// in bits, or estimated `similarity`). Returns the lines that show the
+/// first clusters.
+fn write_outputs(
+    args: &DedupArgs,
+    docs: &mut DocStore,
+    found: &DedupResult,
+    records: &DedupRecords,
+) -> Result<Vec<String>> {
+    let n = docs.len();
+    let kept = found.kept_mask(n);
+    let clustered: HashSet<u32> = found.clusters.iter().flat_map(|c| c.members.iter().copied()).collect();
+    let shown: HashSet<u32> =
+        found.clusters.iter().take(args.show).flat_map(|c| c.members.iter().copied()).collect();
+    let mut ids: HashMap<u32, Value> = HashMap::with_capacity(clustered.len());
+    let mut raws: HashMap<u32, String> = HashMap::with_capacity(shown.len());
+    let pb = crate::progress::count_bar(n as u64, "writing kept.jsonl");
     let mut out = Output::open(Some(&args.output.join("kept.jsonl")))?;
-    for (d, keep) in docs.iter().zip(found.kept_mask(docs.len())) {
-        if keep {
-            out.writer().write_all(d.raw.as_bytes())?;
+    docs.for_each(|i, id, raw| {
+        pb.inc(1);
+        if kept[i] {
+            out.writer().write_all(raw.as_bytes())?;
             out.writer().write_all(b"\n")?;
         }
+        let i = i as u32;
+        if clustered.contains(&i) {
+            ids.insert(i, id.value());
+        }
+        if shown.contains(&i) {
+            raws.insert(i, raw.to_owned());
+        }
+        Ok(())
+    })?;
+    pb.finish_and_clear();
+    out.finish()?;
+    let id = |i: u32| &ids[&i];
+    let mut out = Output::open(Some(&args.output.join("clusters.jsonl")))?;
+    for (ci, c) in found.clusters.iter().enumerate() {
+        let mut members = Vec::with_capacity(c.members.len());
+        for &i in &c.members {
+            let c = records.closeness(c.kept, i)?;
+            members.push(json!({ "id": id(i), c.name(): c.value() }));
+        }
+        // Numbered from 1, as the terminal shows them ("cluster 1 of 5").
+        let v = json!({ "cluster": ci + 1, "representative": id(c.kept), "size": c.members.len(), "members": members });
+        serde_json::to_writer(&mut *out.writer(), &v)?;
+        out.writer().write_all(b"\n")?;
     }
     out.finish()?;
     if args.pairs {
         let mut out = Output::open(Some(&args.output.join("pairs.jsonl")))?;
         for p in &found.pairs {
-            let c = records.closeness(p.a, p.b);
-            let mut v =
-                json!({ "a": docs[p.a as usize].id, "b": docs[p.b as usize].id, c.name(): c.value() });
+            let c = records.closeness(p.a, p.b)?;
+            let mut v = json!({ "a": id(p.a), "b": id(p.b), c.name(): c.value() });
             if let (Some(j), Some(_)) = (p.score, args.verify) {
                 v["jaccard"] = json!(j);
             }
@@ -290,28 +371,28 @@ fn write_outputs(args: &DedupArgs, docs: &[Doc], found: &DedupResult, records: &
         }
         out.finish()?;
     }
-    Ok(())
+    show(args, &ids, &raws, found, records)
 }
 
 /// The first `--show` clusters, as lines for a person.
-fn show(args: &DedupArgs, docs: &[Doc], found: &DedupResult, records: &DedupRecords) -> Vec<String> {
-    let doc = |i: u32| Shown { id: &docs[i as usize].id, raw: &docs[i as usize].raw };
-    let clusters: Vec<ShownCluster> = found
-        .clusters
-        .iter()
-        .take(args.show)
-        .map(|c| ShownCluster {
-            kept: doc(c.kept),
-            removed: c
-                .members
-                .iter()
-                .filter(|&&i| i != c.kept)
-                .map(|&i| (doc(i), records.closeness(c.kept, i).to_string()))
-                .collect(),
-            size: c.members.len(),
-        })
-        .collect();
-    cluster_view::lines(&clusters, found.clusters.len(), args.input.text_field.as_deref().unwrap_or("text"))
+fn show(
+    args: &DedupArgs,
+    ids: &HashMap<u32, Value>,
+    raws: &HashMap<u32, String>,
+    found: &DedupResult,
+    records: &DedupRecords,
+) -> Result<Vec<String>> {
+    let doc = |i: u32| Shown { id: &ids[&i], raw: &raws[&i] };
+    let mut clusters = Vec::new();
+    for c in found.clusters.iter().take(args.show) {
+        let mut removed = Vec::new();
+        for &i in c.members.iter().filter(|&&i| i != c.kept) {
+            removed.push((doc(i), records.closeness(c.kept, i)?.to_string()));
+        }
+        clusters.push(ShownCluster { kept: doc(c.kept), removed, size: c.members.len() });
+    }
+    let field = args.input.text_field.as_deref().unwrap_or("text");
+    Ok(cluster_view::lines(&clusters, found.clusters.len(), field))
 }
 
 /// Reads the documents in batches, signs each batch in parallel by the
@@ -320,6 +401,7 @@ fn show(args: &DedupArgs, docs: &[Doc], found: &DedupResult, records: &DedupReco
 fn read_docs(
     args: &DedupArgs,
     detector: &Detector,
+    spill: &Spill,
     errors: &ErrorPolicy,
     stages: &mut Stages,
     bytes_in: &mut u64,
@@ -327,8 +409,14 @@ fn read_docs(
     use rayon::prelude::*;
     let keep_text = args.verify.is_some();
     let allow_empty = args.input.allow_empty;
-    let mut records = detector.records();
-    let mut docs = Vec::new();
+    let mut records = match detector {
+        Detector::MinHash(m) => DedupRecords::Signatures(SignatureRecords::spilling(
+            m.permutations(),
+            SpillTo { dir: spill.dir.clone(), limit: spill.shares.signatures },
+        )),
+        d => d.records(),
+    };
+    let mut docs = DocStore::new(spill.shares.records, &spill.dir);
     let mut texts = Vec::new();
     let pb = crate::progress::bar(|| input::total_bytes(&args.input), "reading");
     let t = Instant::now();
@@ -338,9 +426,9 @@ fn read_docs(
             *bytes_in += r.raw_len;
             match res {
                 Ok((sketch, features)) => {
-                    records.push(sketch.as_ref(), features, r.text.chars().count());
+                    records.push(sketch.as_ref(), features, r.text.chars().count())?;
                     let raw = r.raw.unwrap_or_else(|| json!({ "id": r.id, "text": r.text }).to_string());
-                    docs.push(Doc { id: r.id, raw });
+                    docs.push(r.id, raw)?;
                     if keep_text {
                         texts.push(r.text);
                     }

@@ -1,0 +1,61 @@
+//! The memory of a dedup run: the default budget (from the machine), how
+//! the budget is shared among the parts that grow with the corpus, and the
+//! peak the run reached.
+
+use std::sync::OnceLock;
+
+/// What `--memory` defaults to, as `--help` shows it: half the memory this
+/// process may use (the machine's, or its control group's limit if lower),
+/// at least 1 GiB; 4 GiB where neither can be read.
+pub fn default_budget() -> &'static str {
+    static TEXT: OnceLock<String> = OnceLock::new();
+    TEXT.get_or_init(|| {
+        let bytes = available().map_or(4 << 30, |b| (b / 2).max(1 << 30));
+        format!("{}M", bytes >> 20)
+    })
+}
+
+/// The memory this process may use: the machine's, or its control
+/// group's limit where that is lower.
+fn available() -> Option<u64> {
+    let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let total = meminfo
+        .lines()
+        .find_map(|l| l.strip_prefix("MemTotal:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())?
+        * 1024;
+    let limit =
+        std::fs::read_to_string("/sys/fs/cgroup/memory.max").ok().and_then(|s| s.trim().parse::<u64>().ok());
+    Some(limit.map_or(total, |l| l.min(total)))
+}
+
+/// How a budget is shared.
+#[derive(Clone, Copy, Debug)]
+pub struct Shares {
+    /// Held records (ids and JSON) before they move to `--tmp-dir`.
+    pub records: u64,
+    /// MinHash signatures before they move to `--tmp-dir`.
+    pub signatures: u64,
+    /// MinHash band keys of one read of spilled signatures.
+    pub band_keys: u64,
+    /// SimHash's all-pairs tables (its fingerprints, 20 bytes a document,
+    /// stay in memory).
+    pub tables: u64,
+}
+
+impl Shares {
+    /// The shares of `budget` bytes: the rest is left for what every
+    /// document keeps (about 30 bytes: feature count, length, cluster
+    /// link, kept mark) and the signing threads.
+    pub fn of(budget: u64) -> Shares {
+        Shares { records: budget / 4, signatures: budget / 4, band_keys: budget / 4, tables: budget / 2 }
+    }
+}
+
+/// The most resident memory this process has had, in bytes (Linux; None
+/// elsewhere).
+pub fn peak_rss() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let kb = status.lines().find_map(|l| l.strip_prefix("VmHWM:"))?.trim().trim_end_matches("kB").trim();
+    kb.parse::<u64>().ok().map(|k| k * 1024)
+}
