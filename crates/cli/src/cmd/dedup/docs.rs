@@ -30,11 +30,15 @@ pub struct DocStore {
     spill: Option<BufWriter<File>>,
     spilled_bytes: u64,
     count: usize,
+    /// The input's size, when known: about what the file will take.
+    input_bytes: Option<u64>,
 }
 
 impl DocStore {
     /// No documents yet; past `limit` bytes they move to a file in `dir`.
-    pub fn new(limit: u64, dir: &Path) -> DocStore {
+    /// `input_bytes`, the input's size when known, goes into the message
+    /// of a full disk.
+    pub fn new(limit: u64, dir: &Path, input_bytes: Option<u64>) -> DocStore {
         DocStore {
             held: Vec::new(),
             held_bytes: 0,
@@ -43,6 +47,7 @@ impl DocStore {
             spill: None,
             spilled_bytes: 0,
             count: 0,
+            input_bytes,
         }
     }
 
@@ -97,10 +102,12 @@ impl DocStore {
         let free = neardup::dedup::free_bytes(&self.dir)
             .map_or(String::new(), |b| format!(" ({:.1} MB free)", b as f64 / 1e6));
         if e.kind() == std::io::ErrorKind::StorageFull || e.raw_os_error() == Some(28) {
+            let need = self.input_bytes.map_or("about the corpus's size".into(), |b| {
+                format!("about {:.1} MB, the corpus's size", b as f64 / 1e6)
+            });
             anyhow::anyhow!(
                 "{}: no space left in the temporary folder{free} after {:.1} MB of records; the \
-                 records of the corpus need about its size again: free space there or choose \
-                 another folder with --tmp-dir",
+                 records need {need}: free space there or choose another folder with --tmp-dir",
                 self.dir.display(),
                 self.spilled_bytes as f64 / 1e6
             )

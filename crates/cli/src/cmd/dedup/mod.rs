@@ -216,7 +216,7 @@ fn read_fingerprints(
     stages.time("read fingerprints", || {
         *bytes_in = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
         let (words, ids) = fplist::read(path)?;
-        let mut docs = DocStore::new(spill.shares.records, &spill.dir);
+        let mut docs = DocStore::new(spill.shares.records, &spill.dir, Some(*bytes_in));
         for i in 0..words.len() {
             let id = ids.get(i);
             let raw = json!({ "id": id, "fingerprint": words.get(i) }).to_string();
@@ -416,7 +416,7 @@ fn read_docs(
         )),
         d => d.records(),
     };
-    let mut docs = DocStore::new(spill.shares.records, &spill.dir);
+    let mut docs = DocStore::new(spill.shares.records, &spill.dir, input::total_bytes(&args.input));
     let mut texts = Vec::new();
     let pb = crate::progress::bar(|| input::total_bytes(&args.input), "reading");
     let t = Instant::now();

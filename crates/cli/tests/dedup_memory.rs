@@ -1,0 +1,155 @@
+//! `dedup` in bounded memory: a run whose records and signatures move to
+//! `--tmp-dir` (`--memory 1K` spills every one) writes what a run in
+//! memory writes; a full temporary folder is a clear error that leaves no
+//! output.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use super::{neardup, testdata, tmp};
+
+/// A corpus with near duplicates in both languages: the labelled pairs'
+/// texts, each pair's `a` again with a word changed, and records that are
+/// skipped (malformed JSON, an empty text) among them.
+fn corpus() -> String {
+    let mut body = String::new();
+    let mut n = 0;
+    for file in ["pairs_en.jsonl", "pairs_zh.jsonl"] {
+        for l in std::fs::read_to_string(testdata(file)).unwrap().lines() {
+            let p: Value = serde_json::from_str(l).unwrap();
+            for text in [&p["text_a"], &p["text_b"]] {
+                n += 1;
+                body += &format!("{}\n", serde_json::json!({"id": format!("d{n}"), "text": text, "n": n}));
+            }
+            let changed = p["text_a"].as_str().unwrap().replacen(' ', " zebra ", 1);
+            body += &format!("{}\n", serde_json::json!({"id": n * 1000, "text": changed}));
+            if n % 20 == 0 {
+                body += "{\"id\": \"broken\", \"text\": \n";
+                body += "{\"id\": \"empty\", \"text\": \"  \"}\n";
+            }
+        }
+    }
+    body
+}
+
+/// The files of a finished run, and summary.json without what differs by
+/// run (times, memory).
+fn outputs(out: &Path) -> (Vec<(String, String)>, Value) {
+    let mut files = Vec::new();
+    for name in ["kept.jsonl", "clusters.jsonl", "pairs.jsonl"] {
+        if let Ok(s) = std::fs::read_to_string(out.join(name)) {
+            files.push((name.to_owned(), s));
+        }
+    }
+    let mut summary: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let memory = summary.as_object_mut().unwrap().remove("memory").unwrap();
+    for volatile in ["seconds", "documents_per_second", "mb_per_second"] {
+        summary.as_object_mut().unwrap().remove(volatile);
+    }
+    (files, serde_json::json!({ "summary": summary, "memory": memory }))
+}
+
+#[test]
+fn dedup_out_of_core_writes_what_dedup_in_memory_writes() {
+    let dir = tmp();
+    let corpus = neardup_testkit::cli::write(dir.path(), "corpus.jsonl", corpus().as_bytes());
+    let corpus = corpus.to_str().unwrap();
+    let spill = dir.path().join("spill");
+    std::fs::create_dir(&spill).unwrap();
+    let runs: &[(&str, &[&str])] = &[
+        ("minhash", &["--keep", "first"]),
+        ("minhash", &["--keep", "longest", "--pairs"]),
+        ("minhash", &["--keep", "shortest", "--verify", "jaccard:0.3", "--pairs"]),
+        ("minhash", &["--online", "--pairs"]),
+        ("simhash", &["--keep", "first", "--pairs"]),
+        ("simhash", &["--keep", "longest", "--verify", "jaccard:0.3"]),
+        ("simhash", &["--keep", "shortest", "--online"]),
+    ];
+    for (i, (method, flags)) in runs.iter().enumerate() {
+        let run = |memory: &str, out: &str| {
+            let mut args = vec!["dedup", corpus, "-o", out, "--method", method, "--on-error", "skip"];
+            args.extend_from_slice(flags);
+            args.extend_from_slice(&["--memory", memory, "--tmp-dir", spill.to_str().unwrap()]);
+            neardup(&args, dir.path(), None).ok();
+            outputs(&dir.path().join(out))
+        };
+        let (in_memory, m) = run("1G", &format!("mem{i}"));
+        let (out_of_core, o) = run("1K", &format!("ooc{i}"));
+        let what = format!("{method} {flags:?}");
+        assert_eq!(out_of_core, in_memory, "{what}");
+        assert_eq!(o["summary"], m["summary"], "{what}");
+        let removed = m["summary"]["duplicates_removed"].as_u64().unwrap();
+        assert!(removed >= 20, "{what}: {removed} removed; the corpus has near duplicates");
+        assert_eq!(m["summary"]["skipped"], 12, "{what}");
+        // In memory nothing moved; out of core the records did, and
+        // MinHash's signatures.
+        assert_eq!(m["memory"]["spilled_bytes"]["records"], 0, "{what}");
+        assert!(o["memory"]["spilled_bytes"]["records"].as_u64().unwrap() > 100_000, "{what}");
+        let signatures = o["memory"]["spilled_bytes"]["signatures"].as_u64().unwrap();
+        assert_eq!(signatures > 0, *method == "minhash", "{what}");
+        assert!(o["memory"]["peak_rss"].as_u64().unwrap() > 0);
+        assert_eq!(o["memory"]["budget"], 1024);
+    }
+    // Nothing is left in the temporary folder.
+    assert_eq!(std::fs::read_dir(&spill).unwrap().count(), 0);
+    // Standard input moves to the temporary folder as a file does.
+    let body = std::fs::read(corpus).unwrap();
+    let args = ["dedup", "-", "--input-format", "jsonl", "-o", "stdin", "--on-error", "skip"];
+    neardup(&args, dir.path(), Some(&body)).ok();
+    let mut small = args.to_vec();
+    small[5] = "stdin_ooc";
+    small.extend_from_slice(&["--memory", "1K"]);
+    neardup(&small, dir.path(), Some(&body)).ok();
+    assert_eq!(outputs(&dir.path().join("stdin_ooc")).0, outputs(&dir.path().join("stdin")).0);
+}
+
+#[test]
+fn dedup_refuses_a_temporary_folder_that_is_not_one() {
+    let dir = tmp();
+    let corpus = testdata("docs_en.jsonl");
+    neardup(&["dedup", &corpus, "-o", "out", "--tmp-dir", "nowhere"], dir.path(), None)
+        .fails(2, "--tmp-dir nowhere: no such folder");
+    neardup(&["dedup", &corpus, "-o", "out", "--memory", "lots"], dir.path(), None).fails(2, "--memory");
+}
+
+#[test]
+#[cfg_attr(not(neardup_tmpfs), ignore = "needs root to mount a tmpfs; NEARDUP_REQUIRE_TMPFS=1 requires it")]
+fn a_full_temporary_folder_is_named_and_leaves_no_output() {
+    let dir = tmp();
+    let mount = dir.path().join("small");
+    std::fs::create_dir(&mount).unwrap();
+    let fs = neardup_testkit::tmpfs::Tmpfs::mount(&mount, "64k");
+    let corpus = corpus().repeat(3);
+    let corpus = neardup_testkit::cli::write(dir.path(), "corpus.jsonl", corpus.as_bytes());
+    // An earlier run's outputs stand in the output folder.
+    neardup(&["dedup", corpus.to_str().unwrap(), "-o", "out", "--on-error", "skip"], dir.path(), None).ok();
+    assert!(dir.path().join("out/summary.json").exists());
+    for method in ["minhash", "simhash"] {
+        let args = [
+            "dedup",
+            corpus.to_str().unwrap(),
+            "-o",
+            "out",
+            "--on-error",
+            "skip",
+            "--method",
+            method,
+            "--memory",
+            "1K",
+            "--tmp-dir",
+            fs.path().to_str().unwrap(),
+        ];
+        let run = neardup(&args, dir.path(), None).fails(1, "no space left in the temporary folder");
+        assert!(run.stderr().contains(fs.path().to_str().unwrap()), "{}", run.stderr());
+        assert!(run.stderr().contains("--tmp-dir"), "{}", run.stderr());
+        // No summary.json: the earlier run's is gone, so no one takes the
+        // folder for a finished run; no temporary file is left.
+        assert!(!dir.path().join("out/summary.json").exists());
+        let left: Vec<_> =
+            std::fs::read_dir(dir.path().join("out")).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert!(left.iter().all(|n| !n.to_string_lossy().starts_with(".neardup-")), "{left:?}");
+        assert_eq!(std::fs::read_dir(fs.path()).unwrap().count(), 0);
+    }
+}
