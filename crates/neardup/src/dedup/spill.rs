@@ -21,7 +21,7 @@ const WRITE_BLOCK: usize = 8 << 20;
 
 /// The rows of a [`SpillColumn`] read at once by [`SpillColumn::chunks`],
 /// in bytes.
-pub(crate) const READ_BLOCK: usize = 32 << 20;
+pub(crate) const READ_BLOCK: usize = 8 << 20;
 
 /// Where a spilling column writes and when.
 #[derive(Clone, Debug)]

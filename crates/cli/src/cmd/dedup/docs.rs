@@ -69,19 +69,30 @@ impl DocStore {
     /// folder).
     pub fn push(&mut self, id: Value, raw: String) -> Result<()> {
         self.count += 1;
+        if self.spill.is_none() && self.input_bytes.is_some_and(|b| b > self.limit) {
+            // Too big from the start: straight to the file, never held
+            // (memory freed in many small pieces is not given back).
+            self.start_spill()?;
+        }
         if self.spill.is_some() {
             return self.write(&id, &raw);
         }
         self.held_bytes += raw.len() as u64 + HELD_OVERHEAD;
         self.held.push(Doc { id, raw });
         if self.held_bytes > self.limit {
-            let file = tempfile::tempfile_in(&self.dir).map_err(|e| self.spill_error(e))?;
-            self.spill = Some(BufWriter::with_capacity(1 << 20, file));
+            self.start_spill()?;
             for d in std::mem::take(&mut self.held) {
                 self.write(&d.id, &d.raw)?;
             }
             self.held_bytes = 0;
         }
+        Ok(())
+    }
+
+    /// Opens the temporary file.
+    fn start_spill(&mut self) -> Result<()> {
+        let file = tempfile::tempfile_in(&self.dir).map_err(|e| self.spill_error(e))?;
+        self.spill = Some(BufWriter::with_capacity(1 << 20, file));
         Ok(())
     }
 
