@@ -474,7 +474,8 @@ pub enum Keep {
     written last: a run that stops early leaves no summary.json and no partial file.\n\n\
     Examples:\n  neardup dedup corpus.jsonl -o out/\n  \
     neardup dedup corpus.csv --text-field body --keep longest --verify jaccard:0.5 -o out/\n  \
-    neardup dedup --online crawl.jsonl -o out/")]
+    neardup dedup --online crawl.jsonl -o out/\n  \
+    neardup dedup new.jsonl --against corpus-index/ --save-index -o out/")]
 pub struct DedupArgs {
     #[command(flatten)]
     pub input: InputArgs,
@@ -525,6 +526,18 @@ pub struct DedupArgs {
     /// instead of documents.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["paths", "preset", "config"])]
     pub fingerprints: Option<PathBuf>,
+    /// Deduplicate the new documents against an existing corpus: an index
+    /// file or data directory (`neardup index build`, or a run with
+    /// --save-index). A new document near an indexed one is removed, and
+    /// so is every new document clustered with it; the method and pipeline
+    /// are the index's.
+    #[arg(long, value_name = "INDEX", conflicts_with = "fingerprints")]
+    pub against: Option<PathBuf>,
+    /// With --against: add the kept new documents to the index, at once (a
+    /// new index file renamed over the old, or one commit to a data
+    /// directory).
+    #[arg(long, requires = "against")]
+    pub save_index: bool,
     /// Number of blocks (m > k) of SimHash's pigeonhole layout, overriding
     /// the automatic choice.
     #[arg(long, value_name = "M")]

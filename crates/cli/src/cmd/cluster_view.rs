@@ -25,6 +25,9 @@ pub struct Shown<'a> {
 /// each is to it, in words ("similarity 0.74", "distance 3").
 pub struct ShownCluster<'a> {
     pub kept: Shown<'a>,
+    /// Whether `kept` is a document of the index a dedup ran against (not
+    /// a new one).
+    pub indexed: bool,
     pub removed: Vec<(Shown<'a>, String)>,
     /// How many documents the cluster has (the shown ones may be fewer).
     pub size: usize,
@@ -44,7 +47,7 @@ pub fn lines(clusters: &[ShownCluster], total: usize, text_field: &str) -> Vec<S
     for (i, c) in clusters.iter().enumerate() {
         let size = crate::output::count(c.size as u64, "document");
         rows.push(Row::Line(format!("cluster {} of {total}, {size}", i + 1)));
-        rows.push(doc("  kept".into(), &c.kept));
+        rows.push(doc(if c.indexed { "  in the index".into() } else { "  kept".into() }, &c.kept));
         for (d, closeness) in c.removed.iter().take(SHOWN_MEMBERS) {
             rows.push(doc(format!("  removed, {closeness}"), d));
         }
@@ -145,6 +148,7 @@ mod tests {
     fn clusters_show_kept_removed_and_how_close_in_aligned_columns() {
         let (a, b) = (json!("en/a"), json!("en/blog/b"));
         let c = ShownCluster {
+            indexed: false,
             kept: Shown { id: &a, raw: r#"{"title":"Heinous"}"# },
             removed: vec![(
                 Shown { id: &b, raw: r#"{"text":"Heinous DVD Pirates reposted"}"# },

@@ -56,7 +56,7 @@ pub(super) fn run(d: &Dedup<'_>, records: &Records) -> Result<DedupResult> {
         }
     }
     let clusters = make_clusters(uf, d.keep, false, |i| records.length(i));
-    Ok(DedupResult { clusters, pairs, layout, timings })
+    Ok(DedupResult { clusters, pairs, layout, timings, indexed: Vec::new() })
 }
 
 /// The passes after the first: the records short enough for a larger

@@ -78,6 +78,32 @@ impl DedupRecords {
         self.len() == 0
     }
 
+    /// Record `i`'s sketch (`None`: a document without features, which
+    /// MinHash does not sign).
+    ///
+    /// # Errors
+    ///
+    /// Spilled signatures cannot be read back.
+    pub fn sketch(&self, i: u32) -> Result<Option<Sketch>> {
+        Ok(match self {
+            DedupRecords::Fingerprints(r) => Some(Sketch::Fingerprint(r.fingerprint(i))),
+            DedupRecords::Signatures(r) if r.features(i) == 0 => None,
+            DedupRecords::Signatures(r) => {
+                let mut buf = vec![0; r.permutations()];
+                let values = r.read_signature(i, &mut buf)?;
+                Some(Sketch::Signature(crate::minhash::Signature::from_values(values.to_vec())))
+            }
+        })
+    }
+
+    /// Record `i`'s feature count.
+    pub fn features(&self, i: u32) -> usize {
+        match self {
+            DedupRecords::Fingerprints(r) => r.features(i),
+            DedupRecords::Signatures(r) => r.features(i),
+        }
+    }
+
     /// How near records `a` and `b` are, in the method's terms.
     ///
     /// # Errors

@@ -359,7 +359,7 @@ impl<'v> LshDedup<'v> {
         }
         let clusters = make_clusters(uf, self.keep, false, |i| records.length(i));
         let layout = format!("MinHash LSH, {}, threshold {}", self.banding, self.threshold);
-        Ok(DedupResult { clusters, pairs, layout, timings })
+        Ok(DedupResult { clusters, pairs, layout, timings, indexed: Vec::new() })
     }
 
     /// How many bands to key per read of the signatures: one when they are
@@ -567,7 +567,7 @@ impl<'v> LshDedup<'v> {
         })?;
         let clusters = make_clusters(uf, Keep::First, true, |i| records.length(i));
         let layout = format!("MinHash LSH, {}, threshold {}", self.banding, self.threshold);
-        Ok(DedupResult { clusters, pairs, layout, timings })
+        Ok(DedupResult { clusters, pairs, layout, timings, indexed: Vec::new() })
     }
 }
 

@@ -32,6 +32,7 @@
 //! # Ok::<(), neardup::Error>(())
 //! ```
 
+mod against;
 mod batch;
 pub(crate) mod job;
 mod lsh;
@@ -45,6 +46,7 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::radius::{Pass, Plan, UNKNOWN_FEATURES};
 pub use crate::similarity::SHINGLE;
+pub use against::IndexMatch;
 pub use job::{fingerprint_list, Closeness, DedupOptions, DedupRecords, Threshold};
 pub use lsh::{LshDedup, SignatureRecords};
 pub use sharded::{KeyRows, ShardedDedup};
@@ -215,23 +217,38 @@ pub struct DedupResult {
     pub layout: String,
     /// Seconds per stage, in order.
     pub timings: Vec<(&'static str, f64)>,
+    /// Against an index ([`DedupResult::against`]): for each cluster, the
+    /// indexed document it is near, if any (then none of its members is
+    /// kept). Empty otherwise.
+    pub indexed: Vec<Option<IndexMatch>>,
 }
 
 impl DedupResult {
     /// For each of the `n` records, whether it is kept.
     pub fn kept_mask(&self, n: usize) -> Vec<bool> {
         let mut kept = vec![true; n];
-        for c in &self.clusters {
+        for (i, c) in self.clusters.iter().enumerate() {
+            let indexed = self.is_indexed(i);
             for &m in &c.members {
-                kept[m as usize] = m == c.kept;
+                kept[m as usize] = m == c.kept && !indexed;
             }
         }
         kept
     }
 
+    /// Whether cluster `i` is near an indexed document (and keeps none of
+    /// its members).
+    pub fn is_indexed(&self, i: usize) -> bool {
+        self.indexed.get(i).is_some_and(Option::is_some)
+    }
+
     /// How many records were removed.
     pub fn removed(&self) -> usize {
-        self.clusters.iter().map(|c| c.members.len() - 1).sum()
+        self.clusters
+            .iter()
+            .enumerate()
+            .map(|(i, c)| c.members.len() - usize::from(!self.is_indexed(i)))
+            .sum()
     }
 }
 

@@ -51,5 +51,5 @@ pub(super) fn run(d: &Dedup<'_>, records: &Records) -> Result<DedupResult> {
         Ok(())
     })?;
     let clusters = make_clusters(uf, d.keep, true, |i| records.length(i));
-    Ok(DedupResult { clusters, pairs, layout, timings })
+    Ok(DedupResult { clusters, pairs, layout, timings, indexed: Vec::new() })
 }

@@ -11,6 +11,7 @@
 //! core's spilling records); the outputs are written in one read of the
 //! records, and summary.json last, as the mark of a finished run.
 
+mod against;
 mod docs;
 mod memory;
 
@@ -90,10 +91,13 @@ pub fn run(mut args: DedupArgs) -> Result<ExitCode> {
         remove_stale(&args.output.join("pairs.jsonl"))?;
     }
     let spill = spill_of(&args)?;
-    let detector = if args.fingerprints.is_none() {
-        Some(args.pipeline.detector(args.method, args.k, args.threshold)?)
-    } else {
-        None
+    let mut against = against::Against::open(&args)?;
+    let detector = match &against {
+        Some(a) => Some(a.detector(&args)?),
+        None if args.fingerprints.is_none() => {
+            Some(args.pipeline.detector(args.method, args.k, args.threshold)?)
+        }
+        None => None,
     };
     let options = DedupOptions {
         keep: args.keep.into(),
@@ -123,8 +127,23 @@ pub fn run(mut args: DedupArgs) -> Result<ExitCode> {
     })?;
     drop(texts);
     stages.0.extend(found.timings.iter().copied());
+    let found = match &against {
+        Some(a) => found.against(&stages.time("look up the index", || a.matches(&records))?),
+        None => found,
+    };
     let n = docs.len();
-    let shown = stages.time("write", || write_outputs(&args, &mut docs, &found, &records))?;
+    let mut kept_ids = Vec::new();
+    let shown = stages.time("write", || {
+        write_outputs(&args, &mut docs, &found, &records, args.save_index.then_some(&mut kept_ids))
+    })?;
+    if let Some(a) = against.as_mut().filter(|_| args.save_index) {
+        let added = stages.time("add to the index", || a.save(&records, &kept_ids))?;
+        note!(
+            "neardup: added the {} kept to {}",
+            count(added as u64, "document"),
+            args.against.as_ref().expect("--against").display()
+        );
+    }
     let kept = found.kept_mask(n).iter().filter(|&&k| k).count() as u64;
     let secs = start.elapsed().as_secs_f64();
     let spilled = Spilled { records: docs.spilled_bytes(), signatures: records.spilled_bytes() };
@@ -280,6 +299,9 @@ fn write_summary(
         "clusters": found.clusters.len(),
         "cluster_sizes": histogram.iter().map(|(k, v)| (k.to_string(), json!(v))).collect::<serde_json::Map<_, _>>(),
         "mode": if args.online { "online" } else { "batch" },
+        "against": args.against.as_ref().map(|p| p.display().to_string()),
+        "clusters_near_the_index": found.indexed.iter().filter(|x| x.is_some()).count(),
+        "index_updated": args.save_index,
         "keep": KeepPolicy::from(args.keep).to_string(),
         "verify": args.verify.map(|v| format!("jaccard:{}", v.threshold)),
         "pipeline": detector.map(|d| format!("{:016x}", d.config().id())),
@@ -317,6 +339,7 @@ fn write_outputs(
     docs: &mut DocStore,
     found: &DedupResult,
     records: &DedupRecords,
+    mut kept_ids: Option<&mut Vec<(u32, String)>>,
 ) -> Result<Vec<String>> {
     let n = docs.len();
     let kept = found.kept_mask(n);
@@ -332,6 +355,9 @@ fn write_outputs(
         if kept[i] {
             out.writer().write_all(raw.as_bytes())?;
             out.writer().write_all(b"\n")?;
+            if let Some(ids) = kept_ids.as_deref_mut() {
+                ids.push((i as u32, id_text(&id.value())));
+            }
         }
         let i = i as u32;
         if clustered.contains(&i) {
@@ -347,13 +373,18 @@ fn write_outputs(
     let id = |i: u32| &ids[&i];
     let mut out = Output::open(Some(&args.output.join("clusters.jsonl")))?;
     for (ci, c) in found.clusters.iter().enumerate() {
-        let mut members = Vec::with_capacity(c.members.len());
-        for &i in &c.members {
-            let c = records.closeness(c.kept, i)?;
-            members.push(json!({ "id": id(i), c.name(): c.value() }));
-        }
-        // Numbered from 1, as the terminal shows them ("cluster 1 of 5").
-        let v = json!({ "cluster": ci + 1, "representative": id(c.kept), "size": c.members.len(), "members": members });
+        let v = match found.indexed.get(ci).and_then(Option::as_ref) {
+            Some(x) => indexed_cluster(ci, c, x, records, &ids)?,
+            None => {
+                let mut members = Vec::with_capacity(c.members.len());
+                for &i in &c.members {
+                    let c = records.closeness(c.kept, i)?;
+                    members.push(json!({ "id": id(i), c.name(): c.value() }));
+                }
+                // Numbered from 1, as the terminal shows them ("cluster 1 of 5").
+                json!({ "cluster": ci + 1, "representative": id(c.kept), "size": c.members.len(), "members": members })
+            }
+        };
         serde_json::to_writer(&mut *out.writer(), &v)?;
         out.writer().write_all(b"\n")?;
     }
@@ -374,6 +405,44 @@ fn write_outputs(
     show(args, &ids, &raws, found, records)
 }
 
+/// A cluster near an indexed document, as clusters.jsonl has it: the
+/// indexed document is the representative (and the first member, marked
+/// `"indexed": true`); a new member that matched the index says how near
+/// it is to it, the others how near they are to the member that matched
+/// (`"to"`).
+fn indexed_cluster(
+    ci: usize,
+    c: &neardup::dedup::Cluster,
+    x: &neardup::dedup::IndexMatch,
+    records: &DedupRecords,
+    ids: &HashMap<u32, Value>,
+) -> Result<Value> {
+    let mut members = vec![json!({ "id": x.id, "indexed": true })];
+    for &i in &c.members {
+        members.push(if i == c.kept {
+            json!({ "id": ids[&i], x.closeness.name(): x.closeness.value() })
+        } else {
+            let near = records.closeness(c.kept, i)?;
+            json!({ "id": ids[&i], near.name(): near.value(), "to": ids[&c.kept] })
+        });
+    }
+    Ok(json!({
+        "cluster": ci + 1,
+        "representative": x.id,
+        "indexed": true,
+        "size": c.members.len() + 1,
+        "members": members,
+    }))
+}
+
+/// A record's id as text (an index's names are text).
+fn id_text(id: &Value) -> String {
+    match id {
+        Value::String(s) => s.clone(),
+        v => v.to_string(),
+    }
+}
+
 /// The first `--show` clusters, as lines for a person.
 fn show(
     args: &DedupArgs,
@@ -383,13 +452,33 @@ fn show(
     records: &DedupRecords,
 ) -> Result<Vec<String>> {
     let doc = |i: u32| Shown { id: &ids[&i], raw: &raws[&i] };
+    let indexed: Vec<Option<Value>> =
+        found.indexed.iter().take(args.show).map(|x| x.as_ref().map(|x| json!(x.id))).collect();
     let mut clusters = Vec::new();
-    for c in found.clusters.iter().take(args.show) {
+    for (ci, c) in found.clusters.iter().take(args.show).enumerate() {
         let mut removed = Vec::new();
-        for &i in c.members.iter().filter(|&&i| i != c.kept) {
-            removed.push((doc(i), records.closeness(c.kept, i)?.to_string()));
-        }
-        clusters.push(ShownCluster { kept: doc(c.kept), removed, size: c.members.len() });
+        let cluster = match indexed.get(ci).and_then(Option::as_ref) {
+            Some(x) => {
+                let m = found.indexed[ci].as_ref().expect("indexed");
+                removed.push((doc(c.kept), m.closeness.to_string()));
+                for &i in c.members.iter().filter(|&&i| i != c.kept) {
+                    removed.push((doc(i), records.closeness(c.kept, i)?.to_string()));
+                }
+                ShownCluster {
+                    kept: Shown { id: x, raw: "{}" },
+                    indexed: true,
+                    removed,
+                    size: c.members.len() + 1,
+                }
+            }
+            None => {
+                for &i in c.members.iter().filter(|&&i| i != c.kept) {
+                    removed.push((doc(i), records.closeness(c.kept, i)?.to_string()));
+                }
+                ShownCluster { kept: doc(c.kept), indexed: false, removed, size: c.members.len() }
+            }
+        };
+        clusters.push(cluster);
     }
     let field = args.input.text_field.as_deref().unwrap_or("text");
     Ok(cluster_view::lines(&clusters, found.clusters.len(), field))

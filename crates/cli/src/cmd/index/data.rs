@@ -51,6 +51,12 @@ impl Target for DataTarget {
         self.add_from(&args.input, args.fingerprints.as_deref())
     }
 
+    fn add_entries(&mut self, made: entries::Entries<Sketch>) -> Result<()> {
+        let features = made.features.iter().map(|&n| Some(n)).collect();
+        let sketches = made.entries.into_iter().map(|(_, s)| s).collect();
+        self.insert(made.names, features, sketches, usize::MAX)
+    }
+
     fn prepare(&mut self, _k: Option<u32>) -> Result<()> {
         Ok(())
     }
@@ -139,6 +145,20 @@ impl DataTarget {
                 (made.names, features, made.entries.into_iter().map(|(_, s)| s).collect())
             }
         };
+        self.insert(names, features, sketches, DATA_CHUNK)
+    }
+
+    /// Stores documents (replacing equal ids) in commits of `chunk`, then
+    /// writes the snapshot.
+    fn insert(
+        &self,
+        names: Vec<String>,
+        features: Vec<Option<u32>>,
+        sketches: Vec<Sketch>,
+        chunk: usize,
+    ) -> Result<()> {
+        let data = &self.0;
+        let dir = &data.dir;
         if let Some((i, id)) = names
             .iter()
             .enumerate()
@@ -160,7 +180,7 @@ impl DataTarget {
             .map(|((sketch, id), features)| NewDoc { features, ..NewDoc::new(id, sketch) })
             .collect();
         while !docs.is_empty() {
-            let rest = docs.split_off(docs.len().min(DATA_CHUNK));
+            let rest = docs.split_off(docs.len().min(chunk));
             data.engine
                 .load(std::mem::replace(&mut docs, rest))
                 .map_err(|e| anyhow::anyhow!("{}: {e}", dir.display()))?;

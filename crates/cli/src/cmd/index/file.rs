@@ -54,6 +54,33 @@ impl FileTarget {
     }
 }
 
+impl FileTarget {
+    /// Adds entries numbered from the file's count on, and rewrites the
+    /// file (a new file renamed over it).
+    fn insert(&mut self, made: entries::Entries) -> Result<()> {
+        let start = self.file.names.as_ref().map_or(0, Names::len) as u64;
+        let n = made.len();
+        let file = &mut self.file;
+        file.index
+            .bulk_load(made.entries)
+            .map_err(|e| UsageError(format!("{}: {e}", self.path.display())))?;
+        let names = Names::followed_by(file.names.as_ref(), &made.names);
+        if file.features.is_some() || self.meta.pipeline.is_some() {
+            // Older files have no counts: their entries count as long.
+            let mut features =
+                file.features.take().unwrap_or_else(|| vec![UNKNOWN_FEATURES as u32; start as usize]);
+            features.resize(start as usize, UNKNOWN_FEATURES as u32);
+            features.extend(made.features);
+            file.features = Some(features);
+        }
+        file.names = Some(names);
+        file.meta = self.meta.to_value();
+        file.write(&self.path)?;
+        note!("neardup: added {n} entries; {} now holds {}", self.path.display(), file.index.len());
+        Ok(())
+    }
+}
+
 impl Target for FileTarget {
     fn pipeline(&self) -> Option<&PipelineConfig> {
         self.meta.pipeline.as_ref()
@@ -85,25 +112,23 @@ impl Target for FileTarget {
                 .into())
             }
         };
-        let n = made.len();
-        let file = &mut self.file;
-        file.index
-            .bulk_load(made.entries)
-            .map_err(|e| UsageError(format!("{}: {e}", self.path.display())))?;
-        let names = Names::followed_by(file.names.as_ref(), &made.names);
-        if file.features.is_some() || self.meta.pipeline.is_some() {
-            // Older files have no counts: their entries count as long.
-            let mut features =
-                file.features.take().unwrap_or_else(|| vec![UNKNOWN_FEATURES as u32; start as usize]);
-            features.resize(start as usize, UNKNOWN_FEATURES as u32);
-            features.extend(made.features);
-            file.features = Some(features);
+        self.insert(made)
+    }
+
+    fn add_entries(&mut self, made: entries::Entries<Sketch>) -> Result<()> {
+        if made.entries.iter().any(|(_, s)| s.fingerprint().is_none()) {
+            return Err(UsageError(format!(
+                "{}: index files hold SimHash fingerprints, not MinHash signatures",
+                self.path.display()
+            ))
+            .into());
         }
-        file.names = Some(names);
-        file.meta = self.meta.to_value();
-        file.write(&self.path)?;
-        note!("neardup: added {n} entries; {} now holds {}", self.path.display(), file.index.len());
-        Ok(())
+        let start = self.file.names.as_ref().map_or(0, Names::len) as u64;
+        let mut made = made.into_fingerprints();
+        for (i, e) in made.entries.iter_mut().enumerate() {
+            e.0 = start + i as u64;
+        }
+        self.insert(made)
     }
 
     fn prepare(&mut self, k: Option<u32>) -> Result<()> {

@@ -4,7 +4,7 @@
 //! file ([`file::FileTarget`]) and a data directory ([`data::DataTarget`]).
 
 mod data;
-mod entries;
+pub(crate) mod entries;
 mod file;
 
 use std::path::Path;
@@ -44,13 +44,18 @@ pub fn run(args: IndexArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// What `index add|query|stats` work on.
-trait Target: Sync {
+/// What `index add|query|stats` (and `dedup --against`) work on.
+pub(crate) trait Target: Sync {
     /// The pipeline that made the entries, if the index knows it.
     fn pipeline(&self) -> Option<&PipelineConfig>;
 
     /// Adds documents or a fingerprint list.
     fn add(&mut self, args: &IndexAddArgs) -> Result<()>;
+
+    /// Adds entries signed by the index's own pipeline, at once: an index
+    /// file is rewritten (a new file renamed over it), a data directory
+    /// commits them in one transaction.
+    fn add_entries(&mut self, made: entries::Entries<Sketch>) -> Result<()>;
 
     /// Prepares for queries by `k` (`None`: the index's radius rule).
     fn prepare(&mut self, k: Option<u32>) -> Result<()>;
@@ -71,6 +76,19 @@ trait Target: Sync {
 
     /// Prints sizes and settings.
     fn stats(&self, json: bool) -> Result<()>;
+}
+
+/// Opens the index a dedup runs against: an index file or a data
+/// directory that exists (a --preset or --config given must be its
+/// pipeline), prepared for queries by the rule (`k`: at that radius).
+pub(crate) fn open_against(
+    path: &Path,
+    pipeline: &crate::args::PipelineArgs,
+    k: Option<u32>,
+) -> Result<Box<dyn Target>> {
+    let mut t = target(path, pipeline, false, None)?;
+    t.prepare(k)?;
+    Ok(t)
 }
 
 /// Opens `path` as a data directory (a directory) or an index file.

@@ -1,0 +1,94 @@
+//! Deduplicating new records against an existing corpus (`neardup dedup
+//! NEW… --against INDEX`): the new records are clustered among themselves
+//! as in any run, and each is looked up in the index of the corpus; the
+//! indexed documents count as earlier kept members. A cluster with a member
+//! near an indexed document keeps none of its new records (the corpus
+//! already holds their content), and a new record near an indexed one
+//! alone is a cluster of one, removed. Other clusters keep one member by
+//! the run's [`Keep`](super::Keep) policy, as without an index.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use super::{Closeness, Cluster, DedupResult};
+
+/// An indexed document that a new record is near: its id in the index and
+/// how near, in the method's terms.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct IndexMatch {
+    /// The indexed document's id.
+    pub id: String,
+    /// How near the new record is to it.
+    pub closeness: Closeness,
+}
+
+impl DedupResult {
+    /// The result of a dedup against an index: `matches` gives, for the
+    /// new records near an indexed document, the nearest such (by record
+    /// position). Clusters with a matched member get that match (of their
+    /// earliest matched member, which becomes the cluster's `kept`: the
+    /// record linked to the index, removed like the others); a matched
+    /// record in no cluster becomes a cluster of one. Clusters stay ordered
+    /// by their first member.
+    pub fn against(mut self, matches: &BTreeMap<u32, IndexMatch>) -> DedupResult {
+        let mut clustered = std::collections::HashSet::new();
+        let mut indexed = Vec::with_capacity(self.clusters.len());
+        for c in &mut self.clusters {
+            clustered.extend(c.members.iter().copied());
+            let first = c.members.iter().find_map(|m| matches.get(m).map(|x| (*m, x)));
+            indexed.push(first.map(|(m, x)| {
+                c.kept = m;
+                x.clone()
+            }));
+        }
+        let mut clusters: Vec<(Cluster, Option<IndexMatch>)> =
+            self.clusters.into_iter().zip(indexed).collect();
+        for (&m, x) in matches.iter().filter(|(m, _)| !clustered.contains(m)) {
+            clusters.push((Cluster { kept: m, members: vec![m] }, Some(x.clone())));
+        }
+        clusters.sort_by_key(|(c, _)| c.members[0]);
+        let (clusters, indexed) = clusters.into_iter().unzip();
+        self.clusters = clusters;
+        self.indexed = indexed;
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dedup::Pair;
+
+    fn m(id: &str) -> IndexMatch {
+        IndexMatch { id: id.into(), closeness: Closeness::Distance(1) }
+    }
+
+    /// Matched clusters keep nothing, matched singletons become clusters of
+    /// one, and the rest is untouched.
+    #[test]
+    fn indexed_documents_count_as_earlier_kept_members() {
+        let found = DedupResult {
+            clusters: vec![
+                Cluster { kept: 0, members: vec![0, 2] },
+                Cluster { kept: 6, members: vec![3, 5, 6] },
+            ],
+            pairs: vec![Pair { a: 0, b: 2, distance: 1, score: None }],
+            ..DedupResult::default()
+        };
+        let matches = BTreeMap::from([(5, m("old-5")), (6, m("old-6")), (1, m("old-1"))]);
+        let got = found.against(&matches);
+        let seen: Vec<_> = got
+            .clusters
+            .iter()
+            .zip(&got.indexed)
+            .map(|(c, x)| (c.kept, c.members.clone(), x.as_ref().map(|x| x.id.as_str())))
+            .collect();
+        assert_eq!(
+            seen,
+            [(0, vec![0, 2], None), (1, vec![1], Some("old-1")), (5, vec![3, 5, 6], Some("old-5"))]
+        );
+        assert_eq!(got.kept_mask(8), [true, false, false, false, true, false, false, true]);
+        assert_eq!(got.removed(), 5);
+    }
+}
