@@ -526,6 +526,12 @@ pub struct DedupArgs {
     /// instead of documents.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["paths", "preset", "config"])]
     pub fingerprints: Option<PathBuf>,
+    /// Keep a checkpoint in --tmp-dir after reading and signing and after
+    /// clustering, and start from the last one that an earlier run of the
+    /// same command (same inputs, unchanged, and settings) left: a run
+    /// that was stopped goes on where it was. A finished run removes it.
+    #[arg(long)]
+    pub resume: bool,
     /// Deduplicate the new documents against an existing corpus: an index
     /// file or data directory (`neardup index build`, or a run with
     /// --save-index). A new document near an indexed one is removed, and

@@ -153,3 +153,67 @@ fn a_full_temporary_folder_is_named_and_leaves_no_output() {
         assert_eq!(std::fs::read_dir(fs.path()).unwrap().count(), 0);
     }
 }
+
+/// A run stopped in each stage (as `kill -9` stops it) leaves no
+/// summary.json and no partial file; run again with --resume, it goes on
+/// from its last finished stage and writes what an uninterrupted run
+/// writes, then removes its checkpoint.
+#[test]
+fn a_run_killed_in_each_stage_resumes_to_the_uninterrupted_output() {
+    let dir = tmp();
+    let corpus = neardup_testkit::cli::write(dir.path(), "corpus.jsonl", corpus().as_bytes());
+    let corpus = corpus.to_str().unwrap();
+    for method in ["minhash", "simhash"] {
+        let base = ["dedup", corpus, "--method", method, "--on-error", "skip", "--pairs", "--resume"];
+        let whole = format!("whole-{method}");
+        let mut args = base.to_vec();
+        args.extend_from_slice(&["-o", &whole]);
+        neardup(&args, dir.path(), None).ok();
+        let want = outputs(&dir.path().join(&whole));
+        for (stage, resumes) in
+            [("sign", None), ("find", Some("after reading and signing")), ("write", Some("after clustering"))]
+        {
+            let out = format!("{method}-{stage}");
+            let mut args = base.to_vec();
+            args.extend_from_slice(&["-o", &out, "--memory", "1K"]);
+            let killed = std::process::Command::new(env!("CARGO_BIN_EXE_neardup"))
+                .args(&args)
+                .current_dir(dir.path())
+                .env("NEARDUP_ABORT_AT", stage)
+                .output()
+                .unwrap();
+            assert!(killed.status.code().is_none(), "{method} {stage}: the run was not stopped: {killed:?}");
+            let o = dir.path().join(&out);
+            assert!(!o.join("summary.json").exists(), "{method} {stage}");
+            let names: Vec<String> = std::fs::read_dir(&o)
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect();
+            if stage != "write" {
+                assert!(
+                    names.iter().all(|n| n.starts_with(".neardup-resume-")),
+                    "{method} {stage}: {names:?}"
+                );
+            }
+            let run = neardup(&args, dir.path(), None).ok();
+            match resumes {
+                Some(what) => assert!(
+                    run.stderr().contains(&format!("resuming {what}")),
+                    "{method} {stage}: {}",
+                    run.stderr()
+                ),
+                None => assert!(!run.stderr().contains("resuming"), "{}", run.stderr()),
+            }
+            let got = outputs(&o);
+            assert_eq!(got.0, want.0, "{method} {stage}");
+            assert_eq!(got.1["summary"]["duplicates_removed"], want.1["summary"]["duplicates_removed"]);
+            assert_eq!(got.1["summary"]["skipped"], want.1["summary"]["skipped"], "{method} {stage}");
+            let left: Vec<_> = std::fs::read_dir(&o)
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .filter(|n| n.starts_with('.'))
+                .collect();
+            assert!(left.is_empty(), "{method} {stage}: {left:?}");
+        }
+    }
+}

@@ -55,6 +55,16 @@ impl ErrorPolicy {
         }
     }
 
+    /// How many records were skipped.
+    pub fn skipped(&self) -> u64 {
+        self.skipped.get()
+    }
+
+    /// Counts records an earlier run skipped (a resumed run).
+    pub fn add_skipped(&self, n: u64) {
+        self.skipped.set(self.skipped.get() + n);
+    }
+
     /// Prints the count of skipped records, if any.
     pub fn summary(&self, total: u64) {
         if self.skipped.get() > 0 {

@@ -9,13 +9,13 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::{Closeness, Cluster, DedupResult};
 
 /// An indexed document that a new record is near: its id in the index and
 /// how near, in the method's terms.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct IndexMatch {
     /// The indexed document's id.
     pub id: String,

@@ -126,7 +126,7 @@ impl DedupRecords {
 }
 
 /// How near two records are.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Closeness {
     /// SimHash: the bits their fingerprints differ in.

@@ -57,6 +57,17 @@ impl SignatureRecords {
         }
     }
 
+    /// Records of `values` and their (feature count, length) columns.
+    pub(crate) fn from_columns(values: SpillColumn, columns: Vec<(u32, u64)>) -> SignatureRecords {
+        let (features, lengths) = columns.into_iter().unzip();
+        SignatureRecords { values, features, lengths }
+    }
+
+    /// The signatures' column.
+    pub(crate) fn values_column(&self) -> &SpillColumn {
+        &self.values
+    }
+
     /// Signs `texts` on every core; a text without features becomes a
     /// record that matches nothing.
     pub fn from_texts<T: AsRef<str> + Sync>(minhasher: &MinHasher, texts: &[T]) -> SignatureRecords {

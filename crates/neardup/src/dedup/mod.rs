@@ -34,6 +34,7 @@
 
 mod against;
 mod batch;
+mod checkpoint;
 pub(crate) mod job;
 mod lsh;
 mod online;
@@ -184,7 +185,7 @@ impl Records {
 
 /// A near-duplicate pair of records: `a < b`, their distance, and the
 /// verifier's score when pairs were verified.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Pair {
     /// The earlier record.
     pub a: u32,
@@ -197,7 +198,7 @@ pub struct Pair {
 }
 
 /// A cluster of near duplicates (two or more records).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Cluster {
     /// The member kept (see [`Keep`]; always the first in online mode).
     pub kept: u32,

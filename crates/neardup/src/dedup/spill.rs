@@ -81,6 +81,17 @@ impl SpillColumn {
         SpillColumn { width, tail: Vec::new(), spill_to: Some(to), spilled: None }
     }
 
+    /// A column of `rows` rows already in `file` (a checkpoint's), read
+    /// as a spilled column; `dir` names it in errors.
+    pub(crate) fn from_file(width: usize, file: File, dir: &Path, rows: usize) -> SpillColumn {
+        SpillColumn {
+            width,
+            tail: Vec::new(),
+            spill_to: None,
+            spilled: Some(Spilled { file, dir: dir.to_path_buf(), rows }),
+        }
+    }
+
     /// Values per row.
     pub fn width(&self) -> usize {
         self.width
@@ -236,7 +247,7 @@ impl SpillColumn {
 
 /// The bytes of `values` in memory order (the file is this process's own,
 /// read back by the same machine).
-fn as_bytes(values: &[u32]) -> &[u8] {
+pub(crate) fn as_bytes(values: &[u32]) -> &[u8] {
     // SAFETY: u8 has alignment 1 and every byte of a u32 is initialised;
     // the slice covers exactly the values' memory and borrows them.
     unsafe { std::slice::from_raw_parts(values.as_ptr().cast::<u8>(), std::mem::size_of_val(values)) }

@@ -51,6 +51,39 @@ impl DocStore {
         }
     }
 
+    /// The documents a checkpoint kept in `path` ([`save`](Self::save)).
+    ///
+    /// # Errors
+    ///
+    /// The file cannot be opened.
+    pub fn open_file(path: &Path, count: usize) -> Result<DocStore> {
+        let file =
+            File::open(path).with_context(|| format!("{}: cannot open the checkpoint", path.display()))?;
+        let dir = path.parent().unwrap_or(Path::new(".")).to_owned();
+        let mut store = DocStore::new(0, &dir, None);
+        store.spill = Some(BufWriter::new(file));
+        store.count = count;
+        Ok(store)
+    }
+
+    /// Writes every document to `path` (a checkpoint's file), atomically.
+    ///
+    /// # Errors
+    ///
+    /// A file cannot be read or written.
+    pub fn save(&mut self, path: &Path) -> Result<()> {
+        let mut out = crate::output::Output::open(Some(path))?;
+        self.for_each(|_, id, raw| {
+            let id = match id {
+                Id::Value(v) => v.to_string(),
+                Id::Json(s) => s.to_owned(),
+            };
+            writeln!(out.writer(), "{id}\t{raw}")?;
+            Ok(())
+        })?;
+        out.finish()
+    }
+
     /// How many documents.
     pub fn len(&self) -> usize {
         self.count

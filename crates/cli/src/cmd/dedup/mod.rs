@@ -14,6 +14,7 @@
 mod against;
 mod docs;
 mod memory;
+mod resume;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::PathBuf;
@@ -39,6 +40,7 @@ use crate::UsageError;
 use docs::DocStore;
 use memory::Shares;
 use neardup::minhash::Method;
+use resume::{abort_at, Checkpoint, ReadStage};
 
 /// What `--memory` defaults to (half of this machine's memory).
 pub fn default_memory() -> &'static str {
@@ -109,28 +111,58 @@ pub fn run(mut args: DedupArgs) -> Result<ExitCode> {
     };
     args.input.keep_raw = true;
     let errors = ErrorPolicy::new(args.input.on_error);
-    let mut bytes_in = 0u64;
-    let (mut docs, records, texts, total) = match &detector {
-        Some(d) => read_docs(&args, d, &spill, &errors, &mut stages, &mut bytes_in)?,
-        None => read_fingerprints(&args, &spill, &mut stages, &mut bytes_in)?,
-    };
-    // The clusters, the rule as data (summary.json) and in words (the last line).
-    let (found, rule, method) = find(&args, || match &detector {
-        Some(d) => Ok((d.dedup(&records, &texts, &options)?, d.rule_json(), d.describe())),
-        None => {
-            let DedupRecords::Fingerprints(r) = &records else { unreachable!("a list holds fingerprints") };
-            let (radius, found) = fingerprint_list(r, args.k, &options)?;
-            let mut rule = serde_json::to_value(&radius).expect("a radius serializes");
-            rule["method"] = json!("simhash");
-            Ok((found, rule, format!("SimHash, {radius}")))
+    let checkpoint = Checkpoint::of(&args, &spill.dir, detector.as_ref().map(|d| d.config().id()))?;
+    let ReadStage { mut docs, records, texts, total, bytes_in, .. } =
+        match checkpoint.as_ref().map(Checkpoint::read_stage).transpose()?.flatten() {
+            Some(r) => {
+                stages.0.push(("read (earlier run)", r.seconds));
+                errors.add_skipped(r.skipped);
+                r
+            }
+            None => {
+                let mut r = match &detector {
+                    Some(d) => read_docs(&args, d, &spill, &errors, &mut stages)?,
+                    None => read_fingerprints(&args, &spill, &mut stages)?,
+                };
+                if let Some(c) = &checkpoint {
+                    stages.time("checkpoint", || c.save_read(&mut r))?;
+                }
+                r
+            }
+        };
+    // The rule as data (summary.json) and in words (the last line).
+    let (rule, method) = rule_of(&args, detector.as_ref(), &records)?;
+    let earlier = checkpoint.as_ref().map(Checkpoint::found).transpose()?.flatten();
+    let found = match earlier {
+        Some((found, timings)) => {
+            for (name, secs) in timings {
+                stages.0.push((Box::leak(format!("{name} (earlier run)").into_boxed_str()), secs));
+            }
+            found
         }
-    })?;
-    drop(texts);
-    stages.0.extend(found.timings.iter().copied());
-    let found = match &against {
-        Some(a) => found.against(&stages.time("look up the index", || a.matches(&records))?),
-        None => found,
+        None => {
+            let found = find(&args, || match &detector {
+                Some(d) => d.dedup(&records, &texts, &options),
+                None => {
+                    let DedupRecords::Fingerprints(r) = &records else {
+                        unreachable!("a list holds fingerprints")
+                    };
+                    Ok(fingerprint_list(r, args.k, &options)?.1)
+                }
+            })?;
+            stages.0.extend(found.timings.iter().copied());
+            let found = match &against {
+                Some(a) => found.against(&stages.time("look up the index", || a.matches(&records))?),
+                None => found,
+            };
+            abort_at("find");
+            if let Some(c) = &checkpoint {
+                c.save_found(&found)?;
+            }
+            found
+        }
     };
+    drop(texts);
     let n = docs.len();
     let mut kept_ids = Vec::new();
     let shown = stages.time("write", || {
@@ -149,6 +181,9 @@ pub fn run(mut args: DedupArgs) -> Result<ExitCode> {
     let spilled = Spilled { records: docs.spilled_bytes(), signatures: records.spilled_bytes() };
     let counts = Counts { documents: n, records_read: total, kept, input_bytes: bytes_in, seconds: secs };
     write_summary(&args, detector.as_ref(), rule, &found, &stages, &counts, &spill, spilled)?;
+    if let Some(c) = checkpoint {
+        c.finish()?;
+    }
     errors.summary(total);
     note!("neardup: near duplicates by {method}");
     for line in &shown {
@@ -220,30 +255,37 @@ fn remove_stale(path: &std::path::Path) -> Result<()> {
     }
 }
 
-/// What reading gives: the documents, their records, their texts (kept
-/// only for --verify) and how many records were read.
-type Read = (DocStore, DedupRecords, Vec<String>, u64);
-
 /// Reads a list of fingerprints (--fingerprints).
-fn read_fingerprints(
-    args: &DedupArgs,
-    spill: &Spill,
-    stages: &mut Stages,
-    bytes_in: &mut u64,
-) -> Result<Read> {
+fn read_fingerprints(args: &DedupArgs, spill: &Spill, stages: &mut Stages) -> Result<ReadStage> {
     let path = args.fingerprints.as_ref().expect("--fingerprints");
+    let t = Instant::now();
     stages.time("read fingerprints", || {
-        *bytes_in = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+        let bytes_in = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
         let (words, ids) = fplist::read(path)?;
-        let mut docs = DocStore::new(spill.shares.records, &spill.dir, Some(*bytes_in));
+        let mut docs = DocStore::new(spill.shares.records, &spill.dir, Some(bytes_in));
         for i in 0..words.len() {
             let id = ids.get(i);
             let raw = json!({ "id": id, "fingerprint": words.get(i) }).to_string();
             docs.push(id, raw)?;
         }
-        let n = docs.len() as u64;
-        Ok((docs, DedupRecords::Fingerprints(Records::from_words(words)), Vec::new(), n))
+        let total = docs.len() as u64;
+        let records = DedupRecords::Fingerprints(Records::from_words(words));
+        let seconds = t.elapsed().as_secs_f64();
+        Ok(ReadStage { docs, records, texts: Vec::new(), total, bytes_in, skipped: 0, seconds })
     })
+}
+
+/// The rule as data (summary.json) and in words: the detector's, or for
+/// a fingerprint list the radius --k or the classic one.
+fn rule_of(args: &DedupArgs, detector: Option<&Detector>, records: &DedupRecords) -> Result<(Value, String)> {
+    if let Some(d) = detector {
+        return Ok((d.rule_json(), d.describe()));
+    }
+    let DedupRecords::Fingerprints(r) = records else { unreachable!("a list holds fingerprints") };
+    let radius = args.k.map_or_else(|| neardup::Radius::classic(r.bits()), neardup::Radius::fixed);
+    let mut rule = serde_json::to_value(&radius).expect("a radius serializes");
+    rule["method"] = json!("simhash");
+    Ok((rule, format!("SimHash, {radius}")))
 }
 
 /// Runs the core's dedup under a progress line; its configuration errors
@@ -370,6 +412,7 @@ fn write_outputs(
     })?;
     pb.finish_and_clear();
     out.finish()?;
+    abort_at("write");
     let id = |i: u32| &ids[&i];
     let mut out = Output::open(Some(&args.output.join("clusters.jsonl")))?;
     for (ci, c) in found.clusters.iter().enumerate() {
@@ -493,8 +536,7 @@ fn read_docs(
     spill: &Spill,
     errors: &ErrorPolicy,
     stages: &mut Stages,
-    bytes_in: &mut u64,
-) -> Result<Read> {
+) -> Result<ReadStage> {
     use rayon::prelude::*;
     let keep_text = args.verify.is_some();
     let allow_empty = args.input.allow_empty;
@@ -509,10 +551,11 @@ fn read_docs(
     let mut texts = Vec::new();
     let pb = crate::progress::bar(|| input::total_bytes(&args.input), "reading");
     let t = Instant::now();
+    let mut bytes_in = 0;
     let total = batches(&args.input, errors, &pb, |batch| {
         let results: Vec<_> = batch.par_iter().map(|r| detector.sign(&r.text, allow_empty)).collect();
         for (r, res) in batch.drain(..).zip(results) {
-            *bytes_in += r.raw_len;
+            bytes_in += r.raw_len;
             match res {
                 Ok((sketch, features)) => {
                     records.push(sketch.as_ref(), features, r.text.chars().count())?;
@@ -525,6 +568,7 @@ fn read_docs(
                 Err(e) => errors.bad(&BadRecord { origin: r.origin.clone(), message: e.to_string() })?,
             }
         }
+        abort_at("sign");
         Ok(())
     })?;
     pb.finish_and_clear();
@@ -533,6 +577,7 @@ fn read_docs(
         Method::Simhash => "read and fingerprint",
         Method::Minhash => "read and sign",
     };
-    stages.0.push((stage, t.elapsed().as_secs_f64()));
-    Ok((docs, records, texts, total))
+    let seconds = t.elapsed().as_secs_f64();
+    stages.0.push((stage, seconds));
+    Ok(ReadStage { docs, records, texts, total, bytes_in, skipped: errors.skipped(), seconds })
 }
