@@ -31,6 +31,9 @@ pub struct ReadStage {
     pub seconds: f64,
 }
 
+/// Seconds per stage, by name.
+type Timings = Vec<(String, f64)>;
+
 /// A run's checkpoint folder.
 pub struct Checkpoint {
     dir: PathBuf,
@@ -123,12 +126,12 @@ impl Checkpoint {
 
     /// The clusters of an earlier run, if it got that far, with the
     /// seconds of its stages.
-    pub fn found(&self) -> Result<Option<(DedupResult, Vec<(String, f64)>)>> {
+    pub fn found(&self) -> Result<Option<(DedupResult, Timings)>> {
         if !self.dir.join("found.done").exists() {
             return Ok(None);
         }
         let found = DedupResult::load(&self.dir.join("found.json"))?;
-        let timings: Vec<(String, f64)> =
+        let timings: Timings =
             serde_json::from_str(&std::fs::read_to_string(self.dir.join("timings.json"))?)?;
         note!("neardup: resuming after clustering ({} clusters)", found.clusters.len());
         Ok(Some((found, timings)))
