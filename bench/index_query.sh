@@ -5,7 +5,8 @@
 # against one query (the cost of opening the index); prints queries per
 # second with the open cost taken off (median of REPEAT runs each).
 #
-# Usage: bench/index_query.sh [N=10000000] [Q=1000000] [REPEAT=3]
+# Usage: [BLOCKS=M] bench/index_query.sh [N=10000000] [Q=1000000] [REPEAT=3]
+#   BLOCKS: the layout's blocks (index build --blocks), else its own choice.
 set -euo pipefail
 n=${1:-10000000}
 q=${2:-1000000}
@@ -35,7 +36,7 @@ with open(f"{work}/queries.tsv", "w") as f:
 with open(f"{work}/one.tsv", "w") as f:
     f.write(f"q0\t{base[0]:016x}\n")
 PY
-"$bin" index build --fingerprints "$work/base.tsv" -o "$work/idx.ndx" 2>&1 | tail -1
+"$bin" index build --fingerprints "$work/base.tsv" -o "$work/idx.ndx" ${BLOCKS:+--blocks $BLOCKS} 2>&1 | tail -1
 echo "cpu: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) threads; N=$n, Q=$q"
 for r in $(seq "$repeat"); do
   /usr/bin/time -f "%e" -o "$work/t1" "$bin" index query "$work/idx.ndx" --fingerprints "$work/one.tsv" --k 3 -o "$work/one.jsonl"

@@ -318,10 +318,22 @@ pub fn estimate_bytes(spec: &LayoutSpec, n: usize) -> u64 {
     bytes
 }
 
+/// Nanoseconds a query spends per table probed (a cache miss or two).
+const PROBE_NS: f64 = 150.0;
+
+/// Nanoseconds a query spends per candidate compared. Calibrated on
+/// `index query --fingerprints` over 10^7 random fingerprints at k = 3
+/// (bench/index_query.sh, 2 vCPUs of a Xeon): 4 tables with 610
+/// candidates a query took 5.8 µs of CPU a query, 10 tables with 3
+/// candidates 3.0 µs; with 150 ns a probe and about 1.5 µs of parsing and
+/// output, that is 6 ns a candidate. The model used to count 1 ns, and so
+/// chose the slower layout.
+const CANDIDATE_NS: f64 = 5.0;
+
 /// Chooses the layout for `n` fingerprints of `bits` bits at radius `k`
-/// within `memory` bytes: the fastest by a simple cost model (a cache miss
-/// or two per table probed, plus one nanosecond per candidate compared) among
-/// those that fit, else the smallest.
+/// within `memory` bytes: the fastest by a cost model ([`PROBE_NS`] per
+/// table probed, [`CANDIDATE_NS`] per candidate compared) among those that
+/// fit, else the smallest.
 pub fn choose(bits: u32, k: u32, n: usize, memory: u64) -> Result<LayoutChoice> {
     let mut considered = Vec::new();
     for m in (k + 1)..=bits.min(k + 12) {
@@ -333,7 +345,7 @@ pub fn choose(bits: u32, k: u32, n: usize, memory: u64) -> Result<LayoutChoice> 
         let per_query: f64 =
             layout.tables.iter().map(|t| n as f64 / 2f64.powi(t.key_bits.min(1000) as i32)).sum();
         let tables = layout.tables.len() as f64;
-        let cost_ns = tables * 150.0 + per_query;
+        let cost_ns = tables * PROBE_NS + per_query * CANDIDATE_NS;
         let bytes = estimate_bytes(&spec, n);
         considered.push(Candidate {
             spec,
