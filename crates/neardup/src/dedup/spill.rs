@@ -42,7 +42,12 @@ struct Spilled {
 }
 
 /// Fixed-width rows of `u32`, in memory or (past a budget) in a temporary
-/// file; see the [module](self) documentation.
+/// file. Rows are appended in order; until the column's bytes pass the
+/// budget they live in memory, then in an unnamed temporary file (gone
+/// when the process ends, even by `kill -9`) to which later rows are
+/// appended in blocks. A row is read back with [`get`](Self::get) (one
+/// positioned read) and the whole column with [`chunks`](Self::chunks)
+/// (one block at a time).
 #[derive(Debug)]
 pub struct SpillColumn {
     width: usize,
