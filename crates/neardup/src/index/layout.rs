@@ -319,7 +319,7 @@ pub fn estimate_bytes(spec: &LayoutSpec, n: usize) -> u64 {
 }
 
 /// Nanoseconds a query spends per table probed (a cache miss or two).
-const PROBE_NS: f64 = 150.0;
+pub const PROBE_NS: f64 = 150.0;
 
 /// Nanoseconds a query spends per candidate compared. Calibrated on
 /// `index query --fingerprints` over 10^7 random fingerprints at k = 3
@@ -328,7 +328,7 @@ const PROBE_NS: f64 = 150.0;
 /// candidates 3.0 µs; with 150 ns a probe and about 1.5 µs of parsing and
 /// output, that is 6 ns a candidate. The model used to count 1 ns, and so
 /// chose the slower layout.
-const CANDIDATE_NS: f64 = 5.0;
+pub const CANDIDATE_NS: f64 = 5.0;
 
 /// Chooses the layout for `n` fingerprints of `bits` bits at radius `k`
 /// within `memory` bytes: the fastest by a cost model ([`PROBE_NS`] per
