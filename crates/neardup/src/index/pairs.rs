@@ -595,7 +595,8 @@ fn sub_layout(rest: u32, k: u32, n: usize) -> Option<std::sync::Arc<Layout>> {
     if let Some(found) = cache.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get(&key) {
         return found.clone();
     }
-    let made = layout::choose(rest, k, rounded, u64::MAX).and_then(|c| Layout::new(c.spec)).ok().map(Arc::new);
+    let made =
+        layout::choose(rest, k, rounded, u64::MAX).and_then(|c| Layout::new(c.spec)).ok().map(Arc::new);
     cache.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(key, made.clone());
     made
 }
