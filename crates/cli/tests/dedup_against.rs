@@ -163,3 +163,35 @@ fn dedup_against_refuses_what_does_not_fit_the_index() {
     neardup(&["dedup", &docs, "--against", "fps.ndx", "-o", "out"], dir.path(), None)
         .fails(2, "knows no pipeline");
 }
+
+/// A resumed run does not add its kept documents to the index twice: stopped
+/// right after --save-index updated the index, it finishes without adding
+/// them again.
+#[test]
+fn a_resumed_run_adds_to_the_index_once() {
+    let dir = tmp();
+    let docs = testdata("docs_en.jsonl");
+    let new = testdata("docs_zh.jsonl");
+    neardup(&["index", "build", &docs, "-o", "idx"], dir.path(), None).ok();
+    let count = || {
+        let out = neardup(&["index", "stats", "idx", "--json"], dir.path(), None).ok();
+        serde_json::from_str::<Value>(&out.stdout()).unwrap()["documents"].as_u64().unwrap()
+    };
+    let before = count();
+    let args = ["dedup", &new, "--against", "idx", "--save-index", "--resume", "-o", "out"];
+    let killed = std::process::Command::new(env!("CARGO_BIN_EXE_neardup"))
+        .args(args)
+        .current_dir(dir.path())
+        .env("NEARDUP_ABORT_AT", "saved")
+        .output()
+        .unwrap();
+    assert!(killed.status.code().is_none(), "{killed:?}");
+    let after = count();
+    assert!(after > before, "the kept documents went in: {before} -> {after}");
+    let run = neardup(&args, dir.path(), None).ok();
+    assert!(run.stderr().contains("before the run stopped"), "{}", run.stderr());
+    assert_eq!(count(), after);
+    let summary: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("out/summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["kept"].as_u64().unwrap(), after - before);
+}

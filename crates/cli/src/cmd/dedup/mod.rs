@@ -168,13 +168,20 @@ pub fn run(mut args: DedupArgs) -> Result<ExitCode> {
     let shown = stages.time("write", || {
         write_outputs(&args, &mut docs, &found, &records, args.save_index.then_some(&mut kept_ids))
     })?;
+    let index = args.against.as_ref().map(|p| p.display().to_string()).unwrap_or_default();
     if let Some(a) = against.as_mut().filter(|_| args.save_index) {
-        let added = stages.time("add to the index", || a.save(&records, &kept_ids))?;
-        note!(
-            "neardup: added the {} kept to {}",
-            count(added as u64, "document"),
-            args.against.as_ref().expect("--against").display()
-        );
+        // A resumed run whose index was updated before it stopped does not
+        // add the same documents again.
+        if checkpoint.as_ref().is_some_and(Checkpoint::index_saved) {
+            note!("neardup: the kept documents were added to {index} before the run stopped");
+        } else {
+            let added = stages.time("add to the index", || a.save(&records, &kept_ids))?;
+            if let Some(c) = &checkpoint {
+                c.mark_index_saved()?;
+            }
+            abort_at("saved");
+            note!("neardup: added the {} kept to {index}", count(added as u64, "document"));
+        }
     }
     let kept = found.kept_mask(n).iter().filter(|&&k| k).count() as u64;
     let secs = start.elapsed().as_secs_f64();

@@ -7,8 +7,8 @@
 //! modification time), the pipeline, the method and rule, and the flags
 //! that change the outputs. After reading and signing it holds the
 //! records, the documents and the counts (`read.done` written last);
-//! after clustering, the clusters (`found.done`). A finished run removes
-//! it. Standard input cannot be read again, so a run reading it keeps no
+//! after clustering, the clusters (`found.done`); after `--save-index`
+//! updated the index, `index.done`. A finished run removes it. Standard input cannot be read again, so a run reading it keeps no
 //! checkpoint.
 
 use std::path::{Path, PathBuf};
@@ -143,6 +143,17 @@ impl Checkpoint {
         let timings: Vec<(&str, f64)> = found.timings.iter().map(|&(k, v)| (k, v)).collect();
         write(&self.dir.join("timings.json"), serde_json::to_string(&timings)?.as_bytes())?;
         write(&self.dir.join("found.done"), b"")
+    }
+
+    /// Whether an earlier run added its kept documents to the --against
+    /// index (`--save-index`) before it stopped.
+    pub fn index_saved(&self) -> bool {
+        self.dir.join("index.done").exists()
+    }
+
+    /// Marks the index updated.
+    pub fn mark_index_saved(&self) -> Result<()> {
+        write(&self.dir.join("index.done"), b"")
     }
 
     /// Removes the checkpoint of a finished run.
