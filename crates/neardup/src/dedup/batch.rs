@@ -8,6 +8,9 @@ use crate::index::cluster::UnionFind;
 use crate::index::pairs::{AllPairs, PairsOptions};
 
 pub(super) fn run(d: &Dedup<'_>, records: &Records) -> Result<DedupResult> {
+    if d.verifier.is_none() && !d.pairs {
+        return linked(d, records);
+    }
     let plan = Plan::new(d.radius);
     let mut timings = Vec::new();
     let n = records.len();
@@ -57,6 +60,32 @@ pub(super) fn run(d: &Dedup<'_>, records: &Records) -> Result<DedupResult> {
     }
     let clusters = make_clusters(uf, d.keep, false, |i| records.length(i));
     Ok(DedupResult { clusters, pairs, layout, timings, indexed: Vec::new() })
+}
+
+/// The batch without pairs to collect or verify: pass 0's pairs go
+/// straight into union-find a few buckets at a time (never all held: on
+/// near-duplicate-heavy data they are hundreds of millions), then the
+/// later passes' accepted pairs. The same clusters as [`run`]'s other path.
+fn linked(d: &Dedup<'_>, records: &Records) -> Result<DedupResult> {
+    let plan = Plan::new(d.radius);
+    let mut timings = Vec::new();
+    let mut uf = UnionFind::new(records.len());
+    let spec = timed(&mut timings, "find pairs", || {
+        records.words().linked(plan.passes()[0].k, d.layout, &mut |a, b| {
+            uf.union(a, b);
+        })
+    })?;
+    let layout = spec.map(|l| l.to_string()).unwrap_or_default();
+    let extra =
+        timed(&mut timings, "find pairs of short documents", || later_passes(&plan, records, d.layout))?;
+    timed(&mut timings, "cluster", || {
+        for &(a, b, _) in &extra {
+            uf.union(a, b);
+        }
+        Ok(())
+    })?;
+    let clusters = make_clusters(uf, d.keep, false, |i| records.length(i));
+    Ok(DedupResult { clusters, pairs: Vec::new(), layout, timings, indexed: Vec::new() })
 }
 
 /// The passes after the first: the records short enough for a larger

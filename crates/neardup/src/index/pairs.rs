@@ -133,6 +133,54 @@ pub fn all_pairs<W: Word>(words: &[W], bits: u32, k: u32, opts: PairsOptions) ->
     Ok(AllPairs { members, group_starts, pairs, layout: Some(spec) })
 }
 
+/// What [`all_pairs`] finds, as links for a union-find instead of a list:
+/// `link(i, j)` for input positions `i`, `j` joined by identical words or
+/// by a pair within `k` (each group of identical words linked through its
+/// first position, each pair of groups through theirs). The pairs are
+/// found a few buckets at a time and never all held, so memory stays that
+/// of the words whatever the number of pairs (a near-duplicate-heavy
+/// corpus has hundreds of millions). Returns the layout used.
+///
+/// # Errors
+/// As [`all_pairs`].
+pub fn linked<W: Word>(
+    words: &[W],
+    bits: u32,
+    k: u32,
+    opts: PairsOptions,
+    link: &mut dyn FnMut(u32, u32),
+) -> Result<Option<LayoutSpec>> {
+    if words.len() >= u32::MAX as usize {
+        return Err(Error::Config(format!("at most 2^32 - 1 fingerprints at once, not {}", words.len())));
+    }
+    let Collapsed { distinct, group_starts, members, spare } = collapse(words, bits);
+    let first = |g: u32| members[group_starts[g as usize] as usize];
+    for g in 0..distinct.len() {
+        let m = &members[group_starts[g] as usize..group_starts[g + 1] as usize];
+        for &i in &m[1..] {
+            link(m[0], i);
+        }
+    }
+    if k >= bits && opts.blocks.is_none() {
+        for (a, &x) in distinct.iter().enumerate() {
+            for (b, &y) in distinct.iter().enumerate().skip(a + 1) {
+                if x.dist(y) <= k {
+                    link(first(a as u32), first(b as u32));
+                }
+            }
+        }
+        return Ok(None);
+    }
+    let spec = batch_layout(bits, k, distinct.len(), opts)?;
+    let layout = Layout::new(spec)?;
+    distinct_pairs_into(&distinct, &layout, k, 0, spare, &mut |part| {
+        for (a, b, _) in group_numbers(&distinct, &part) {
+            link(first(a), first(b));
+        }
+    });
+    Ok(Some(spec))
+}
+
 /// Groups of identical `words`: the distinct words ascending, the start of
 /// each group in `members`, and the input positions grouped by word
 /// (ascending within a group).
@@ -330,10 +378,28 @@ fn distinct_pairs<W: Word>(
     layout: &Layout,
     k: u32,
     depth: u32,
-    mut scattered: Vec<W>,
+    scattered: Vec<W>,
 ) -> Vec<(W, W, u32)> {
-    let f = layout.spec.bits;
     let mut out = Vec::new();
+    distinct_pairs_into(words, layout, k, depth, scattered, &mut |part| out.extend(part));
+    out
+}
+
+/// Buckets whose pairs are found at once by [`distinct_pairs_into`]: what
+/// bounds the pairs held at a time when they go to a sink.
+const BUCKETS_AT_ONCE: usize = 256;
+
+/// [`distinct_pairs`], handing the pairs to `sink` a few buckets at a time
+/// instead of collecting them all.
+fn distinct_pairs_into<W: Word>(
+    words: &[W],
+    layout: &Layout,
+    k: u32,
+    depth: u32,
+    mut scattered: Vec<W>,
+    sink: &mut dyn FnMut(Vec<(W, W, u32)>),
+) {
+    let f = layout.spec.bits;
     // `scattered`: the scattered words, an allocation reused group after
     // group (a fresh one would be faulted in and zeroed every time).
     let bucketed = words.len() >= 1 << 16;
@@ -363,19 +429,20 @@ fn distinct_pairs<W: Word>(
             bounds.windows(2).filter(|b| b[1] - b[0] > 1).map(|b| &source[b[0]..b[1]]).collect();
         let keys: Vec<TopBits> =
             layout.tables[t..end].iter().map(|p| p.top_of_permuted(f, p.key_bits)).collect();
-        let parts: Vec<Vec<(W, W, u32)>> = buckets
-            .into_par_iter()
-            .map_init(KeyRuns::default, |runs, bucket| {
-                let group = Group { layout, keys: &keys, t, first, fixed, k, depth };
-                group.bucket_pairs(runs, bucket)
-            })
-            .collect();
-        for part in parts {
-            out.extend(part);
+        for some in buckets.chunks(BUCKETS_AT_ONCE) {
+            let parts: Vec<Vec<(W, W, u32)>> = some
+                .par_iter()
+                .map_init(KeyRuns::default, |runs, bucket| {
+                    let group = Group { layout, keys: &keys, t, first, fixed, k, depth };
+                    group.bucket_pairs(runs, bucket)
+                })
+                .collect();
+            for part in parts.into_iter().filter(|p| !p.is_empty()) {
+                sink(part);
+            }
         }
         t = end;
     }
-    out
 }
 
 /// The tables of one group of [`distinct_pairs`], for its buckets.
@@ -659,6 +726,59 @@ mod tests {
             }
         }
         v
+    }
+
+    /// Components of `n` positions linked by `pairs`, as sorted lists.
+    fn components(n: usize, pairs: impl IntoIterator<Item = (u32, u32)>) -> Vec<Vec<u32>> {
+        let mut uf = crate::index::cluster::UnionFind::new(n);
+        for (a, b) in pairs {
+            uf.union(a, b);
+        }
+        uf.clusters()
+    }
+
+    /// `linked` joins what `all_pairs` pairs: the same components as brute
+    /// force, on words with identical copies, a dense centre (long runs,
+    /// split by a finer layout) and random ones, at several k, with
+    /// layouts chosen and forced, for 64 bits.
+    #[test]
+    fn linked_gives_the_components_of_all_pairs() {
+        let mut x = 35u64;
+        let mut next = || {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            x
+        };
+        let centre = 0x0123_4567_89ab_cdefu64;
+        let mut words: Vec<u64> = Vec::new();
+        for i in 0..4000 {
+            let w = match i % 4 {
+                0 => next(),
+                1 => {
+                    let mut w = centre;
+                    for _ in 0..(next() % 4) {
+                        w ^= 1 << (next() >> 58);
+                    }
+                    w
+                }
+                _ => {
+                    words[(next() % (words.len() as u64 + 1)) as usize % words.len().max(1)]
+                        ^ (1 << (next() >> 58))
+                }
+            };
+            words.push(if i == 0 { centre } else { w });
+        }
+        words.extend_from_within(..50);
+        for (k, blocks) in [(0, None), (2, None), (3, None), (3, Some(5)), (4, None)] {
+            let opts = PairsOptions { blocks, ..PairsOptions::default() };
+            let mut links = Vec::new();
+            linked(&words, 64, k, opts, &mut |a, b| links.push((a, b))).unwrap();
+            let want = components(words.len(), brute(&words, k).into_iter().map(|(a, b, _)| (a, b)));
+            assert!(
+                k < 3 || want.iter().any(|c| c.len() > LONG_RUN),
+                "a run long enough to split at k = {k}"
+            );
+            assert_eq!(components(words.len(), links), want, "k = {k}, blocks {blocks:?}");
+        }
     }
 
     #[test]

@@ -100,4 +100,22 @@ impl Words {
             Words::B128(v) => super::pairs::all_pairs(v, 128, k, opts),
         }
     }
+
+    /// The links of [`all_pairs`](Self::all_pairs) for a union-find,
+    /// without holding the pairs (see [`linked`](super::pairs::linked)).
+    ///
+    /// # Errors
+    ///
+    /// As [`all_pairs`](super::pairs::all_pairs).
+    pub fn linked(
+        &self,
+        k: u32,
+        opts: super::pairs::PairsOptions,
+        link: &mut dyn FnMut(u32, u32),
+    ) -> crate::Result<Option<super::layout::LayoutSpec>> {
+        match self {
+            Words::B64(v) => super::pairs::linked(v, 64, k, opts, link),
+            Words::B128(v) => super::pairs::linked(v, 128, k, opts, link),
+        }
+    }
 }
