@@ -560,12 +560,15 @@ fn read_docs(
     let t = Instant::now();
     let mut bytes_in = 0;
     let total = batches(&args.input, errors, &pb, |batch| {
-        let results: Vec<_> = batch.par_iter().map(|r| detector.sign(&r.text, allow_empty)).collect();
-        for (r, res) in batch.drain(..).zip(results) {
+        // Lengths are counted by the signing threads too: the loop below
+        // runs on one thread while they wait.
+        let results: Vec<_> =
+            batch.par_iter().map(|r| (detector.sign(&r.text, allow_empty), r.text.chars().count())).collect();
+        for (r, (res, chars)) in batch.drain(..).zip(results) {
             bytes_in += r.raw_len;
             match res {
                 Ok((sketch, features)) => {
-                    records.push(sketch.as_ref(), features, r.text.chars().count())?;
+                    records.push(sketch.as_ref(), features, chars)?;
                     let raw = r.raw.unwrap_or_else(|| json!({ "id": r.id, "text": r.text }).to_string());
                     docs.push(r.id, raw)?;
                     if keep_text {
