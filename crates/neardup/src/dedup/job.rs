@@ -89,7 +89,7 @@ impl DedupRecords {
             DedupRecords::Fingerprints(r) => Some(Sketch::Fingerprint(r.fingerprint(i))),
             DedupRecords::Signatures(r) if r.features(i) == 0 => None,
             DedupRecords::Signatures(r) => {
-                let mut buf = vec![0; r.permutations()];
+                let mut buf = r.buffer();
                 let values = r.read_signature(i, &mut buf)?;
                 Some(Sketch::Signature(crate::minhash::Signature::from_values(values.to_vec())))
             }
@@ -117,7 +117,8 @@ impl DedupRecords {
         Ok(match self {
             DedupRecords::Fingerprints(r) => Closeness::Distance(r.fingerprint(a).distance(r.fingerprint(b))),
             DedupRecords::Signatures(r) => {
-                let (mut ba, mut bb) = (vec![0; r.permutations()], vec![0; r.permutations()]);
+                // Empty buffers while the signatures are in memory (no read).
+                let (mut ba, mut bb) = (r.buffer(), r.buffer());
                 let (sa, sb) = (r.read_signature(a, &mut ba)?, r.read_signature(b, &mut bb)?);
                 Closeness::Similarity(round4(estimate(sa, sb)))
             }

@@ -177,7 +177,7 @@ impl SignatureRecords {
 
     /// A buffer for [`read_signature`](Self::read_signature): empty when
     /// the signatures are in memory (none is needed).
-    fn buffer(&self) -> Vec<u32> {
+    pub(crate) fn buffer(&self) -> Vec<u32> {
         vec![0; if self.values.as_slice().is_some() { 0 } else { self.permutations() }]
     }
 

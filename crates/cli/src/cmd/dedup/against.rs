@@ -18,7 +18,7 @@ use neardup_store::Near;
 use serde_json::Value;
 
 use crate::args::DedupArgs;
-use crate::cmd::index::entries::Entries;
+use crate::cmd::index::entries::{id_text, Entries};
 use crate::cmd::index::{open_against, Target};
 use crate::UsageError;
 
@@ -100,10 +100,7 @@ impl Against {
 
     /// A match as the index gave it (`{"id", "distance"[, "similarity"]}`).
     fn index_match(&self, m: &Value) -> IndexMatch {
-        let id = match &m["id"] {
-            Value::String(s) => s.clone(),
-            v => v.to_string(),
-        };
+        let id = id_text(&m["id"]);
         let closeness = match self.method {
             Method::Simhash => Closeness::Distance(m["distance"].as_u64().unwrap_or(0) as u32),
             Method::Minhash => Closeness::Similarity(round4(m["similarity"].as_f64().unwrap_or(0.0))),

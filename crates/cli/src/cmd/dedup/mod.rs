@@ -33,6 +33,7 @@ use serde_json::{json, Value};
 use super::cluster_view::{self, Shown, ShownCluster};
 use super::{batches, ErrorPolicy};
 use crate::args::{DedupArgs, Keep};
+use crate::cmd::index::entries::id_text;
 use crate::fplist;
 use crate::input::{self, BadRecord};
 use crate::output::{count, Output};
@@ -483,14 +484,6 @@ fn indexed_cluster(
         "size": c.members.len() + 1,
         "members": members,
     }))
-}
-
-/// A record's id as text (an index's names are text).
-fn id_text(id: &Value) -> String {
-    match id {
-        Value::String(s) => s.clone(),
-        v => v.to_string(),
-    }
 }
 
 /// The first `--show` clusters, as lines for a person.

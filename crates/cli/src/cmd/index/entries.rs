@@ -98,8 +98,8 @@ impl Entries<Sketch> {
     }
 }
 
-/// A record's id as an entry name.
-fn id_text(id: &Value) -> String {
+/// A record's id as an entry name (an index's names are text).
+pub(crate) fn id_text(id: &Value) -> String {
     match id {
         Value::String(s) => s.clone(),
         v => v.to_string(),
