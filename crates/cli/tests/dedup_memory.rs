@@ -217,3 +217,25 @@ fn a_run_killed_in_each_stage_resumes_to_the_uninterrupted_output() {
         }
     }
 }
+
+/// A damaged checkpoint is said so and the run starts over, not stuck.
+#[test]
+fn a_damaged_checkpoint_is_discarded_and_the_run_starts_over() {
+    let dir = tmp();
+    let docs = testdata("docs_en.jsonl");
+    let args = ["dedup", docs.as_str(), "-o", "out", "--resume"];
+    let killed = std::process::Command::new(env!("CARGO_BIN_EXE_neardup"))
+        .args(args)
+        .current_dir(dir.path())
+        .env("NEARDUP_ABORT_AT", "find")
+        .output()
+        .unwrap();
+    assert!(killed.status.code().is_none());
+    let checkpoint = std::fs::read_dir(dir.path().join("out")).unwrap().next().unwrap().unwrap().path();
+    std::fs::write(checkpoint.join("records.bin"), b"NDDUPCK1 cut short").unwrap();
+    let run = neardup(&args, dir.path(), None).ok();
+    assert!(run.stderr().contains("cannot read the checkpoint"), "{}", run.stderr());
+    assert!(run.stderr().contains("starting over"), "{}", run.stderr());
+    assert!(dir.path().join("out/summary.json").exists());
+    assert!(!checkpoint.exists());
+}

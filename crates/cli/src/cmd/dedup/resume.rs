@@ -80,8 +80,30 @@ impl Checkpoint {
         Ok(Some(Checkpoint { dir }))
     }
 
-    /// The reading stage of an earlier run, if it finished.
+    /// The reading stage of an earlier run, if it finished. A checkpoint
+    /// that cannot be read (damaged, from another version) is said so,
+    /// removed, and the run starts over.
     pub fn read_stage(&self) -> Result<Option<ReadStage>> {
+        self.try_read_stage().or_else(|e| self.discard(e))
+    }
+
+    /// The clusters of an earlier run, if it got that far, with the
+    /// seconds of its stages; an unreadable checkpoint as for
+    /// [`read_stage`](Self::read_stage).
+    pub fn found(&self) -> Result<Option<(DedupResult, Timings)>> {
+        self.try_found().or_else(|e| self.discard(e))
+    }
+
+    /// Removes a checkpoint that cannot be read, saying why.
+    fn discard<T>(&self, e: anyhow::Error) -> Result<Option<T>> {
+        note!("neardup: cannot read the checkpoint {} ({e:#}); starting over", self.dir.display());
+        std::fs::remove_dir_all(&self.dir)
+            .and_then(|()| std::fs::create_dir_all(&self.dir))
+            .with_context(|| format!("{}: cannot remove the damaged checkpoint", self.dir.display()))?;
+        Ok(None)
+    }
+
+    fn try_read_stage(&self) -> Result<Option<ReadStage>> {
         if !self.dir.join("read.done").exists() {
             return Ok(None);
         }
@@ -124,9 +146,7 @@ impl Checkpoint {
         write(&self.dir.join("read.done"), b"")
     }
 
-    /// The clusters of an earlier run, if it got that far, with the
-    /// seconds of its stages.
-    pub fn found(&self) -> Result<Option<(DedupResult, Timings)>> {
+    fn try_found(&self) -> Result<Option<(DedupResult, Timings)>> {
         if !self.dir.join("found.done").exists() {
             return Ok(None);
         }
