@@ -5,7 +5,7 @@ use rayon::prelude::*;
 use super::{make_clusters, timed, Dedup, DedupResult, Pair, Plan, Records, Verifier};
 use crate::error::Result;
 use crate::index::cluster::UnionFind;
-use crate::index::pairs::{AllPairs, PairsOptions};
+use crate::index::pairs::{AllPairs, LinkRule, PairsOptions};
 
 pub(super) fn run(d: &Dedup<'_>, records: &Records) -> Result<DedupResult> {
     if d.verifier.is_none() && !d.pairs {
@@ -71,19 +71,40 @@ fn linked(d: &Dedup<'_>, records: &Records) -> Result<DedupResult> {
     let mut timings = Vec::new();
     let mut uf = UnionFind::new(records.len());
     let spec = timed(&mut timings, "find pairs", || {
-        records.words().linked(plan.passes()[0].k, d.layout, &mut |a, b| {
+        records.words().linked(plan.passes()[0].k, d.layout, None, &mut |a, b| {
             uf.union(a, b);
         })
     })?;
     let layout = spec.map(|l| l.to_string()).unwrap_or_default();
-    let extra =
-        timed(&mut timings, "find pairs of short documents", || later_passes(&plan, records, d.layout))?;
-    timed(&mut timings, "cluster", || {
-        for &(a, b, _) in &extra {
-            uf.union(a, b);
-        }
-        Ok(())
-    })?;
+    if plan.radius().shrinks_with_length() {
+        // Later passes linked too: a pair is linked when the radius takes
+        // it, whichever pass finds it (a pair within a smaller radius is
+        // joined already), judged on each group's shortest member.
+        let radius = plan.radius();
+        let length = |i: u32| records.features(i).min(u32::MAX as usize) as u32;
+        let accepts = |d: u32, a: u32, b: u32| radius.accepts(d, a as usize, b as usize);
+        timed(&mut timings, "find pairs of short documents", || {
+            for pass in plan.passes().iter().skip(1) {
+                let subset: Vec<u32> =
+                    (0..records.len() as u32).filter(|&i| pass.includes(records.features(i))).collect();
+                let length = |j: u32| length(subset[j as usize]);
+                let rule = LinkRule { length: &length, accepts: &accepts };
+                records.words().subset(&subset).linked(pass.k, d.layout, Some(&rule), &mut |a, b| {
+                    uf.union(subset[a as usize], subset[b as usize]);
+                })?;
+            }
+            Ok(())
+        })?;
+    } else {
+        let extra =
+            timed(&mut timings, "find pairs of short documents", || later_passes(&plan, records, d.layout))?;
+        timed(&mut timings, "cluster", || {
+            for &(a, b, _) in &extra {
+                uf.union(a, b);
+            }
+            Ok(())
+        })?;
+    }
     let clusters = make_clusters(uf, d.keep, false, |i| records.length(i));
     Ok(DedupResult { clusters, pairs: Vec::new(), layout, timings, indexed: Vec::new() })
 }

@@ -133,13 +133,36 @@ pub fn all_pairs<W: Word>(words: &[W], bits: u32, k: u32, opts: PairsOptions) ->
     Ok(AllPairs { members, group_starts, pairs, layout: Some(spec) })
 }
 
+/// A condition a pair within `k` must also meet to be a link of
+/// [`linked`]: `accepts(distance, a, b)` on the `length`s of the two input
+/// positions (a document's feature count, for a radius that depends on
+/// length). A group of identical words is judged by its shortest member,
+/// so `accepts` must never take a pair of longer inputs that it refuses
+/// for shorter ones at the same distance (true of every radius that
+/// shrinks with length).
+pub struct LinkRule<'a> {
+    /// Each input position's length.
+    pub length: &'a (dyn Fn(u32) -> u32 + Sync),
+    /// Whether two inputs of these lengths at this distance are linked.
+    pub accepts: &'a (dyn Fn(u32, u32, u32) -> bool + Sync),
+}
+
+/// Whether a pair of distinct words at a distance (at most `k`) is a link.
+type Edge<'a, W> = dyn Fn(W, W, u32) -> bool + Sync + 'a;
+
 /// What [`all_pairs`] finds, as links for a union-find instead of a list:
 /// `link(i, j)` for input positions `i`, `j` joined by identical words or
-/// by a pair within `k` (each group of identical words linked through its
-/// first position, each pair of groups through theirs). The pairs are
-/// found a few buckets at a time and never all held, so memory stays that
-/// of the words whatever the number of pairs (a near-duplicate-heavy
-/// corpus has hundreds of millions). Returns the layout used.
+/// by a pair within `k` (that `rule` accepts, when given). The links give
+/// the components of all those pairs, but are not the pairs themselves:
+/// inside each run of words with equal keys, only the components of the
+/// run are found (a word is compared with each component's members until
+/// one is near, and no further), and each member is linked to its
+/// component's first. A dense cloud of near-identical fingerprints (tens
+/// of thousands on near-duplicate-heavy data) thus costs about one
+/// comparison per word and table, not one per pair. A long run that holds
+/// many components falls back to listing its pairs by a finer layout.
+/// Nothing is held beyond a few buckets' links at a time, so memory stays
+/// that of the words. Returns the layout used.
 ///
 /// # Errors
 /// As [`all_pairs`].
@@ -148,6 +171,7 @@ pub fn linked<W: Word>(
     bits: u32,
     k: u32,
     opts: PairsOptions,
+    rule: Option<&LinkRule<'_>>,
     link: &mut dyn FnMut(u32, u32),
 ) -> Result<Option<LayoutSpec>> {
     if words.len() >= u32::MAX as usize {
@@ -161,10 +185,27 @@ pub fn linked<W: Word>(
             link(m[0], i);
         }
     }
+    // Each group's shortest member's length, for the rule.
+    let shortest: Vec<u32> = match rule {
+        Some(r) => (0..distinct.len())
+            .into_par_iter()
+            .map(|g| {
+                let m = &members[group_starts[g] as usize..group_starts[g + 1] as usize];
+                m.iter().map(|&i| (r.length)(i)).min().unwrap_or(0)
+            })
+            .collect(),
+        None => Vec::new(),
+    };
+    let length_of = |w: W| shortest[distinct.partition_point(|&x| x < w)];
+    let ruled = |a: W, b: W, d: u32| match rule {
+        Some(r) => (r.accepts)(d, length_of(a), length_of(b)),
+        None => true,
+    };
     if k >= bits && opts.blocks.is_none() {
         for (a, &x) in distinct.iter().enumerate() {
             for (b, &y) in distinct.iter().enumerate().skip(a + 1) {
-                if x.dist(y) <= k {
+                let d = x.dist(y);
+                if d <= k && ruled(x, y, d) {
                     link(first(a as u32), first(b as u32));
                 }
             }
@@ -173,7 +214,7 @@ pub fn linked<W: Word>(
     }
     let spec = batch_layout(bits, k, distinct.len(), opts)?;
     let layout = Layout::new(spec)?;
-    distinct_pairs_into(&distinct, &layout, k, 0, spare, &mut |part| {
+    distinct_pairs_into(&distinct, &layout, k, 0, spare, Some(&ruled), &mut |part| {
         for (a, b, _) in group_numbers(&distinct, &part) {
             link(first(a), first(b));
         }
@@ -381,7 +422,7 @@ fn distinct_pairs<W: Word>(
     scattered: Vec<W>,
 ) -> Vec<(W, W, u32)> {
     let mut out = Vec::new();
-    distinct_pairs_into(words, layout, k, depth, scattered, &mut |part| out.extend(part));
+    distinct_pairs_into(words, layout, k, depth, scattered, None, &mut |part| out.extend(part));
     out
 }
 
@@ -390,13 +431,16 @@ fn distinct_pairs<W: Word>(
 const BUCKETS_AT_ONCE: usize = 256;
 
 /// [`distinct_pairs`], handing the pairs to `sink` a few buckets at a time
-/// instead of collecting them all.
+/// instead of collecting them all; with an `edge` rule, links instead of
+/// pairs (see [`linked`]): the components of each run of equal keys under
+/// the pairs within `k` that `edge` accepts, as (first, member) pairs.
 fn distinct_pairs_into<W: Word>(
     words: &[W],
     layout: &Layout,
     k: u32,
     depth: u32,
     mut scattered: Vec<W>,
+    edge: Option<&Edge<'_, W>>,
     sink: &mut dyn FnMut(Vec<(W, W, u32)>),
 ) {
     let f = layout.spec.bits;
@@ -433,7 +477,7 @@ fn distinct_pairs_into<W: Word>(
             let parts: Vec<Vec<(W, W, u32)>> = some
                 .par_iter()
                 .map_init(KeyRuns::default, |runs, bucket| {
-                    let group = Group { layout, keys: &keys, t, first, fixed, k, depth };
+                    let group = Group { layout, keys: &keys, t, first, fixed, k, depth, edge };
                     group.bucket_pairs(runs, bucket)
                 })
                 .collect();
@@ -446,7 +490,7 @@ fn distinct_pairs_into<W: Word>(
 }
 
 /// The tables of one group of [`distinct_pairs`], for its buckets.
-struct Group<'a> {
+struct Group<'a, W: Word> {
     layout: &'a Layout,
     /// Each table's key extractor.
     keys: &'a [TopBits],
@@ -458,15 +502,17 @@ struct Group<'a> {
     fixed: u32,
     k: u32,
     depth: u32,
+    /// Links instead of pairs, under this rule (see [`linked`]).
+    edge: Option<&'a Edge<'a, W>>,
 }
 
-impl Group<'_> {
+impl<W: Word> Group<'_, W> {
     /// The pairs of one bucket under every table of the group. Distances
     /// are popcounts: with the CPU's POPCNT instruction where it has one
     /// and the [SIMD level](crate::simd) is not `portable` (chosen at run
     /// time; the portable build counts bits with a dozen instructions
     /// instead of one).
-    fn bucket_pairs<W: Word>(&self, runs: &mut KeyRuns, bucket: &[W]) -> Vec<(W, W, u32)> {
+    fn bucket_pairs(&self, runs: &mut KeyRuns, bucket: &[W]) -> Vec<(W, W, u32)> {
         #[cfg(target_arch = "x86_64")]
         if crate::simd::level() != crate::simd::Level::Portable
             && std::arch::is_x86_feature_detected!("popcnt")
@@ -479,21 +525,21 @@ impl Group<'_> {
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "popcnt")]
-    unsafe fn bucket_pairs_popcnt<W: Word>(&self, runs: &mut KeyRuns, bucket: &[W]) -> Vec<(W, W, u32)> {
+    unsafe fn bucket_pairs_popcnt(&self, runs: &mut KeyRuns, bucket: &[W]) -> Vec<(W, W, u32)> {
         self.bucket_pairs_inline(runs, bucket)
     }
 
     #[inline(always)]
-    fn bucket_pairs_inline<W: Word>(&self, runs: &mut KeyRuns, bucket: &[W]) -> Vec<(W, W, u32)> {
+    fn bucket_pairs_inline(&self, runs: &mut KeyRuns, bucket: &[W]) -> Vec<(W, W, u32)> {
         let mut found = Vec::new();
         for (i, key) in self.keys.iter().enumerate() {
             let t = self.t + i;
             let plan = &self.layout.tables[t];
             if source_is_key_sorted(plan, self.first) {
-                scan_sorted_runs(bucket, key, self.layout, t, self.k, self.depth, &mut found);
+                scan_sorted_runs(bucket, key, self.layout, t, self.k, self.depth, self.edge, &mut found);
             } else {
                 let bits = plan.key_bits - self.fixed;
-                runs.pairs(bucket, key, bits, self.layout, t, self.k, self.depth, &mut found);
+                runs.pairs(bucket, key, bits, self.layout, t, self.k, self.depth, self.edge, &mut found);
             }
         }
         found
@@ -507,7 +553,9 @@ fn source_is_key_sorted(plan: &TablePlan, first: u32) -> bool {
 }
 
 /// The pairs inside each run of equal keys of table `t` in `words`
-/// (unpermuted, sorted by that key), each reported only if `t` owns it.
+/// (unpermuted, sorted by that key), each reported only if `t` owns it
+/// (or the run's links, with an `edge` rule).
+#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn scan_sorted_runs<W: Word>(
     words: &[W],
@@ -516,6 +564,7 @@ fn scan_sorted_runs<W: Word>(
     t: usize,
     k: u32,
     depth: u32,
+    edge: Option<&Edge<'_, W>>,
     found: &mut Vec<(W, W, u32)>,
 ) {
     let mut i = 0;
@@ -526,7 +575,7 @@ fn scan_sorted_runs<W: Word>(
             j += 1;
         }
         if j - i > 1 {
-            run_pairs_unpermuted(&words[i..j], layout, t, k, depth, found);
+            run_pairs_unpermuted(&words[i..j], layout, t, k, depth, edge, found);
         }
         i = j;
     }
@@ -534,7 +583,9 @@ fn scan_sorted_runs<W: Word>(
 
 /// The pairs of one run of equal keys of table `t` (unpermuted words),
 /// each reported only if `t` owns it; an over-long run is permuted and
-/// split by [`run_pairs`].
+/// split by [`run_pairs`]. With an `edge` rule, the run's links (see
+/// [`run_links`]); a long run whose components take too many comparisons
+/// (many small ones) is split by [`split_links`].
 #[inline(always)]
 fn run_pairs_unpermuted<W: Word>(
     run: &[W],
@@ -542,8 +593,19 @@ fn run_pairs_unpermuted<W: Word>(
     t: usize,
     k: u32,
     depth: u32,
+    edge: Option<&Edge<'_, W>>,
     found: &mut Vec<(W, W, u32)>,
 ) {
+    if let Some(edge) = edge {
+        if run.len() <= LONG_RUN {
+            run_links(run, k, edge, usize::MAX, found);
+            return;
+        }
+        if !run_links(run, k, edge, LINK_BUDGET * run.len(), found) {
+            split_links(run, k, depth, edge, found);
+        }
+        return;
+    }
     if run.len() > LONG_RUN {
         let plan = &layout.tables[t];
         let permuted: Vec<W> = run.iter().map(|&w| plan.permute(w)).collect();
@@ -557,6 +619,73 @@ fn run_pairs_unpermuted<W: Word>(
             }
         }
     }
+}
+
+/// Comparisons per word that a long run may spend on its components
+/// before it is split by a finer layout instead (a run of one dense cloud
+/// spends about one per word).
+const LINK_BUDGET: usize = 64;
+
+/// The components of `run` (distinct words) under the pairs within `k`
+/// that `edge` accepts, pushed to `found` as (first, member, 0) for each
+/// other member. Each word is compared with the members of each component
+/// found so far, latest first (the run is in key order, so neighbours are
+/// alike), until one is near: it joins that component, and any other
+/// component it is near is merged in. Exact: a word near any member of a
+/// component finds one. Returns false, pushing nothing, if that takes more
+/// than `budget` comparisons.
+fn run_links<W: Word>(
+    run: &[W],
+    k: u32,
+    edge: &Edge<'_, W>,
+    budget: usize,
+    found: &mut Vec<(W, W, u32)>,
+) -> bool {
+    let mut comps: Vec<Vec<u32>> = Vec::new();
+    let mut spent = 0usize;
+    for (i, &w) in run.iter().enumerate() {
+        let mut home: Option<usize> = None;
+        let mut c = 0;
+        while c < comps.len() {
+            let mut near = false;
+            for &m in comps[c].iter().rev() {
+                spent += 1;
+                let v = run[m as usize];
+                let d = v.dist(w);
+                if d <= k && edge(v, w, d) {
+                    near = true;
+                    break;
+                }
+            }
+            if spent > budget {
+                return false;
+            }
+            match (near, home) {
+                (false, _) => c += 1,
+                (true, None) => {
+                    comps[c].push(i as u32);
+                    home = Some(c);
+                    c += 1;
+                }
+                (true, Some(h)) => {
+                    // Merge component c into h; the last component moves to c.
+                    let moved = comps.swap_remove(c);
+                    let h = if h == comps.len() { c } else { h };
+                    comps[h].extend(moved);
+                    home = Some(h);
+                }
+            }
+        }
+        if home.is_none() {
+            comps.push(vec![i as u32]);
+        }
+    }
+    for comp in &comps {
+        for &m in &comp[1..] {
+            found.push((run[comp[0] as usize], run[m as usize], 0));
+        }
+    }
+    true
 }
 
 /// Finds the runs of equal keys in a bucket without sorting it: the keys
@@ -592,13 +721,14 @@ impl KeyRuns {
         t: usize,
         k: u32,
         depth: u32,
+        edge: Option<&Edge<'_, W>>,
         found: &mut Vec<(W, W, u32)>,
     ) {
         if bits > 20 || bucket.len() < 64 {
             // Too many digits to count (or too few words to bother): sort.
             let mut v = bucket.to_vec();
             v.sort_unstable_by_key(|&w| key.get_word(w));
-            return scan_sorted_runs(&v, key, layout, t, k, depth, found);
+            return scan_sorted_runs(&v, key, layout, t, k, depth, edge, found);
         }
         let mask = W::low_mask(bits);
         self.digits.clear();
@@ -613,6 +743,7 @@ impl KeyRuns {
         self.next.clear();
         self.next.resize(bucket.len(), u32::MAX);
         let mut long: Vec<(u32, W)> = Vec::new();
+        let mut run: Vec<W> = Vec::new();
         for (i, (&d, &w)) in self.digits.iter().zip(bucket).enumerate() {
             let c = self.count[d as usize];
             if c < 2 {
@@ -620,6 +751,12 @@ impl KeyRuns {
             }
             if c as usize > LONG_RUN {
                 long.push((d, w));
+                continue;
+            }
+            if edge.is_some() {
+                // Links: chain the runs now, take each whole below.
+                self.next[i] = self.head[d as usize];
+                self.head[d as usize] = i as u32;
                 continue;
             }
             let mut j = self.head[d as usize];
@@ -634,11 +771,27 @@ impl KeyRuns {
             self.next[i] = self.head[d as usize];
             self.head[d as usize] = i as u32;
         }
+        if let Some(edge) = edge {
+            // Each chained run from its head (its last word), in bucket order.
+            for (i, &d) in self.digits.iter().enumerate() {
+                if self.head[d as usize] != i as u32 {
+                    continue;
+                }
+                run.clear();
+                let mut j = i as u32;
+                while j != u32::MAX {
+                    run.push(bucket[j as usize]);
+                    j = self.next[j as usize];
+                }
+                run.reverse();
+                run_links(&run, k, edge, usize::MAX, found);
+            }
+        }
         if !long.is_empty() {
             long.sort_unstable();
             for run in long.chunk_by(|a, b| a.0 == b.0) {
                 let words: Vec<W> = run.iter().map(|&(_, w)| w).collect();
-                run_pairs_unpermuted(&words, layout, t, k, depth, found);
+                run_pairs_unpermuted(&words, layout, t, k, depth, edge, found);
             }
         }
     }
@@ -711,6 +864,51 @@ pub(crate) fn run_pairs<W: Word>(
     }
 }
 
+/// Runs up to this long are linked by comparing words directly (at most
+/// about 134 million comparisons, a tenth of a second), never split: a
+/// finer layout over skewed words (most of their bits alike) keeps long
+/// runs in most of its tables, and recursing table by table costs far
+/// more than the comparisons it saves.
+const DIRECT_RUN: usize = 16_384;
+
+/// The links of a long run of distinct words (unpermuted) of many
+/// components (see [`run_links`]). The bits that vary across the run are
+/// packed into the low bits of each word (the others add nothing to any
+/// distance), and the packed words are linked by a finer layout over just
+/// those bits, recursively: so a run of words that agree on most of their
+/// bits is split by the bits that tell them apart (a layout over all the
+/// bits would keep it whole in most tables, and recurse table by table).
+/// Short runs, few varying bits or deep recursion: linked directly.
+fn split_links<W: Word>(run: &[W], k: u32, depth: u32, edge: &Edge<'_, W>, found: &mut Vec<(W, W, u32)>) {
+    let varying = run.iter().fold(W::default(), |m, &w| m.or(w.xor(run[0])));
+    let v = varying.dist(W::default());
+    let sub = if run.len() > DIRECT_RUN && depth < 6 && v > 2 * (k + 1) {
+        sub_layout(v, k, run.len())
+    } else {
+        None
+    };
+    let Some(sub) = sub else {
+        run_links(run, k, edge, usize::MAX, found);
+        return;
+    };
+    let positions: Vec<u32> =
+        (0..W::BITS).filter(|&b| varying.shr(b).and(W::low_mask(1)) != W::default()).collect();
+    let pack = |w: W| {
+        positions
+            .iter()
+            .enumerate()
+            .fold(W::default(), |p, (j, &b)| p.or(w.shr(b).and(W::low_mask(1)).shl(j as u32)))
+    };
+    let mut packed: Vec<(W, W)> = run.iter().map(|&w| (pack(w), w)).collect();
+    packed.sort_unstable();
+    let low: Vec<W> = packed.iter().map(|p| p.0).collect();
+    let full = |x: W| packed[low.partition_point(|&y| y < x)].1;
+    let sub_edge = |a: W, b: W, d: u32| edge(full(a), full(b), d);
+    distinct_pairs_into(&low, &sub, k, depth + 1, Vec::new(), Some(&sub_edge), &mut |part| {
+        found.extend(part.into_iter().map(|(a, b, d)| (full(a), full(b), d)));
+    });
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -771,7 +969,7 @@ mod tests {
         for (k, blocks) in [(0, None), (2, None), (3, None), (3, Some(5)), (4, None)] {
             let opts = PairsOptions { blocks, ..PairsOptions::default() };
             let mut links = Vec::new();
-            linked(&words, 64, k, opts, &mut |a, b| links.push((a, b))).unwrap();
+            linked(&words, 64, k, opts, None, &mut |a, b| links.push((a, b))).unwrap();
             let want = components(words.len(), brute(&words, k).into_iter().map(|(a, b, _)| (a, b)));
             assert!(
                 k < 3 || want.iter().any(|c| c.len() > LONG_RUN),
@@ -779,6 +977,84 @@ mod tests {
             );
             assert_eq!(components(words.len(), links), want, "k = {k}, blocks {blocks:?}");
         }
+    }
+
+    /// `linked` with a rule on lengths joins what brute force joins: dense
+    /// clouds (one component per long run), skewed words that share their
+    /// top bits but are not near (long runs of many components, split by
+    /// finer layouts in links mode), identical copies of unequal lengths,
+    /// at the radii of a length-dependent rule, 64 and 128 bits.
+    #[test]
+    fn linked_with_a_rule_gives_the_components_of_brute_force() {
+        let mut rng = neardup_testkit::Rng(0x1bad_5eed_0035_0036);
+        let mut next = || rng.next();
+        let mut words: Vec<u64> = Vec::new();
+        for i in 0..6000u64 {
+            let w = match i % 5 {
+                0 => next(),
+                // Skewed: the top 40 bits shared, the rest random.
+                1 | 2 => 0x5a5a_5a5a_5a00_0000 | (next() & 0xff_ffff),
+                // A dense cloud around one centre.
+                3 => {
+                    let mut w = 0x0123_4567_89ab_cdefu64;
+                    for _ in 0..(next() % 5) {
+                        w ^= 1 << (next() % 64);
+                    }
+                    w
+                }
+                _ => words[(next() as usize) % words.len()] ^ (1 << (next() % 64)) ^ (1 << (next() % 64)),
+            };
+            words.push(w);
+        }
+        words.extend_from_within(100..160);
+        let lengths: Vec<u32> = (0..words.len()).map(|_| (next() % 2000) as u32).collect();
+        // Shrinking with length: 8 bits for pairs of short documents, 4 else.
+        let radius = |a: u32, b: u32| if a.min(b) < 600 && a.max(b) < 1200 { 8 } else { 4 };
+        let accepts = |d: u32, a: u32, b: u32| d <= radius(a, b);
+        let length = |i: u32| lengths[i as usize];
+        let rule = LinkRule { length: &length, accepts: &accepts };
+        for k in [4, 8] {
+            let mut want_pairs = Vec::new();
+            for i in 0..words.len() {
+                for j in i + 1..words.len() {
+                    let d = words[i].dist(words[j]);
+                    if d == 0 || (d <= k && accepts(d, lengths[i], lengths[j])) {
+                        want_pairs.push((i as u32, j as u32));
+                    }
+                }
+            }
+            let want = components(words.len(), want_pairs);
+            assert!(want.iter().any(|c| c.len() > LONG_RUN), "a dense cloud at k = {k}");
+            let mut links = Vec::new();
+            linked(&words, 64, k, PairsOptions::default(), Some(&rule), &mut |a, b| links.push((a, b)))
+                .unwrap();
+            assert_eq!(components(words.len(), links), want, "64 bits, k = {k}");
+            // The same words in the top half of 128-bit words.
+            let wide: Vec<u128> = words.iter().map(|&w| (w as u128) << 64 | 0x77).collect();
+            let mut links = Vec::new();
+            linked(&wide, 128, k, PairsOptions::default(), Some(&rule), &mut |a, b| links.push((a, b)))
+                .unwrap();
+            assert_eq!(components(words.len(), links), want, "128 bits, k = {k}");
+        }
+    }
+
+    /// A run's links give its components whatever the budget allows: all
+    /// at once, or nothing (false) when the budget is too small.
+    #[test]
+    fn run_links_are_the_components_or_nothing() {
+        let run: Vec<u64> = vec![0b0, 0b1, 0b1_0000_0000, 0b11, 0b1_0000_0001, 0xff00, 0xff01];
+        let mut found = Vec::new();
+        assert!(run_links(&run, 1, &|_, _, _| true, usize::MAX, &mut found));
+        let pos = |w: u64| run.iter().position(|&x| x == w).unwrap() as u32;
+        let got = components(run.len(), found.iter().map(|&(a, b, _)| (pos(a), pos(b))));
+        assert_eq!(got, vec![vec![0, 1, 2, 3, 4], vec![5, 6]]);
+        let mut found = Vec::new();
+        assert!(!run_links(&run, 1, &|_, _, _| true, 3, &mut found));
+        assert!(found.is_empty());
+        // A rule that refuses everything leaves every word alone.
+        let mut found = Vec::new();
+        assert!(run_links(&run, 1, &|_, _, _| false, usize::MAX, &mut found));
+        assert!(found.is_empty());
     }
 
     #[test]

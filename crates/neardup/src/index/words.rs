@@ -102,7 +102,8 @@ impl Words {
     }
 
     /// The links of [`all_pairs`](Self::all_pairs) for a union-find,
-    /// without holding the pairs (see [`linked`](super::pairs::linked)).
+    /// without holding the pairs, of the pairs `rule` accepts when given
+    /// (see [`linked`](super::pairs::linked)).
     ///
     /// # Errors
     ///
@@ -111,11 +112,12 @@ impl Words {
         &self,
         k: u32,
         opts: super::pairs::PairsOptions,
+        rule: Option<&super::pairs::LinkRule<'_>>,
         link: &mut dyn FnMut(u32, u32),
     ) -> crate::Result<Option<super::layout::LayoutSpec>> {
         match self {
-            Words::B64(v) => super::pairs::linked(v, 64, k, opts, link),
-            Words::B128(v) => super::pairs::linked(v, 128, k, opts, link),
+            Words::B64(v) => super::pairs::linked(v, 64, k, opts, rule, link),
+            Words::B128(v) => super::pairs::linked(v, 128, k, opts, rule, link),
         }
     }
 }
