@@ -147,8 +147,13 @@ pub struct LinkRule<'a> {
     pub accepts: &'a (dyn Fn(u32, u32, u32) -> bool + Sync),
 }
 
-/// Whether a pair of distinct words at a distance (at most `k`) is a link.
-type Edge<'a, W> = dyn Fn(W, W, u32) -> bool + Sync + 'a;
+/// Whether a pair of distinct words at a distance (at most `k`) is a link:
+/// `accepts(distance, length(a), length(b))` (a run looks each word's
+/// length up once, not once a comparison).
+struct Edge<'a, W> {
+    length: &'a (dyn Fn(W) -> u32 + Sync),
+    accepts: &'a (dyn Fn(u32, u32, u32) -> bool + Sync),
+}
 
 /// What [`all_pairs`] finds, as links for a union-find instead of a list:
 /// `link(i, j)` for input positions `i`, `j` joined by identical words or
@@ -196,16 +201,20 @@ pub fn linked<W: Word>(
             .collect(),
         None => Vec::new(),
     };
-    let length_of = |w: W| shortest[distinct.partition_point(|&x| x < w)];
-    let ruled = |a: W, b: W, d: u32| match rule {
-        Some(r) => (r.accepts)(d, length_of(a), length_of(b)),
+    let length_of = |w: W| match rule {
+        Some(_) => shortest[distinct.partition_point(|&x| x < w)],
+        None => 0,
+    };
+    let accepts = |d: u32, a: u32, b: u32| match rule {
+        Some(r) => (r.accepts)(d, a, b),
         None => true,
     };
+    let ruled = Edge { length: &length_of, accepts: &accepts };
     if k >= bits && opts.blocks.is_none() {
         for (a, &x) in distinct.iter().enumerate() {
             for (b, &y) in distinct.iter().enumerate().skip(a + 1) {
                 let d = x.dist(y);
-                if d <= k && ruled(x, y, d) {
+                if d <= k && accepts(d, length_of(x), length_of(y)) {
                     link(first(a as u32), first(b as u32));
                 }
             }
@@ -641,6 +650,7 @@ fn run_links<W: Word>(
     budget: usize,
     found: &mut Vec<(W, W, u32)>,
 ) -> bool {
+    let lengths: Vec<u32> = run.iter().map(|&w| (edge.length)(w)).collect();
     let mut comps: Vec<Vec<u32>> = Vec::new();
     let mut spent = 0usize;
     for (i, &w) in run.iter().enumerate() {
@@ -652,7 +662,7 @@ fn run_links<W: Word>(
                 spent += 1;
                 let v = run[m as usize];
                 let d = v.dist(w);
-                if d <= k && edge(v, w, d) {
+                if d <= k && (edge.accepts)(d, lengths[m as usize], lengths[i]) {
                     near = true;
                     break;
                 }
@@ -903,7 +913,8 @@ fn split_links<W: Word>(run: &[W], k: u32, depth: u32, edge: &Edge<'_, W>, found
     packed.sort_unstable();
     let low: Vec<W> = packed.iter().map(|p| p.0).collect();
     let full = |x: W| packed[low.partition_point(|&y| y < x)].1;
-    let sub_edge = |a: W, b: W, d: u32| edge(full(a), full(b), d);
+    let sub_length = |x: W| (edge.length)(full(x));
+    let sub_edge = Edge { length: &sub_length, accepts: edge.accepts };
     distinct_pairs_into(&low, &sub, k, depth + 1, Vec::new(), Some(&sub_edge), &mut |part| {
         found.extend(part.into_iter().map(|(a, b, d)| (full(a), full(b), d)));
     });
@@ -1044,16 +1055,19 @@ mod tests {
     fn run_links_are_the_components_or_nothing() {
         let run: Vec<u64> = vec![0b0, 0b1, 0b1_0000_0000, 0b11, 0b1_0000_0001, 0xff00, 0xff01];
         let mut found = Vec::new();
-        assert!(run_links(&run, 1, &|_, _, _| true, usize::MAX, &mut found));
+        let zero = |_: u64| 0;
+        let all = Edge { length: &zero, accepts: &|_, _, _| true };
+        let none = Edge { length: &zero, accepts: &|_, _, _| false };
+        assert!(run_links(&run, 1, &all, usize::MAX, &mut found));
         let pos = |w: u64| run.iter().position(|&x| x == w).unwrap() as u32;
         let got = components(run.len(), found.iter().map(|&(a, b, _)| (pos(a), pos(b))));
         assert_eq!(got, vec![vec![0, 1, 2, 3, 4], vec![5, 6]]);
         let mut found = Vec::new();
-        assert!(!run_links(&run, 1, &|_, _, _| true, 3, &mut found));
+        assert!(!run_links(&run, 1, &all, 3, &mut found));
         assert!(found.is_empty());
         // A rule that refuses everything leaves every word alone.
         let mut found = Vec::new();
-        assert!(run_links(&run, 1, &|_, _, _| false, usize::MAX, &mut found));
+        assert!(run_links(&run, 1, &none, usize::MAX, &mut found));
         assert!(found.is_empty());
     }
 
