@@ -210,9 +210,11 @@ def main():
                 "documents": docs,
                 "mb": round(mb, 1),
                 "kept": s["kept"],
-                "distinct_fingerprints": s["distinct_fingerprints"],
+                "method": s.get("method", "simhash"),
+                # SimHash counts distinct fingerprints, MinHash (the default) signatures.
+                "distinct": s.get("distinct_fingerprints", s.get("distinct_signatures")),
                 "edges": s["edges"],
-                "passes": s["passes"],
+                "passes": s.get("passes"),
                 "cli_s": round(statistics.median(cli_times), 3),
                 "spark_cold_s": round(cold, 2),
                 "spark_startup_s": round(startup, 2),
