@@ -6,6 +6,7 @@ use super::{make_clusters, timed, Dedup, DedupResult, Pair, Plan, Records, Verif
 use crate::error::Result;
 use crate::index::cluster::UnionFind;
 use crate::index::pairs::{AllPairs, LinkRule, PairsOptions};
+use crate::radius::Pass;
 
 pub(super) fn run(d: &Dedup<'_>, records: &Records) -> Result<DedupResult> {
     if d.verifier.is_none() && !d.pairs {
@@ -85,8 +86,7 @@ fn linked(d: &Dedup<'_>, records: &Records) -> Result<DedupResult> {
         let accepts = |d: u32, a: u32, b: u32| radius.accepts(d, a as usize, b as usize);
         timed(&mut timings, "find pairs of short documents", || {
             for pass in plan.passes().iter().skip(1) {
-                let subset: Vec<u32> =
-                    (0..records.len() as u32).filter(|&i| pass.includes(records.features(i))).collect();
+                let subset = pass_subset(pass, records);
                 let length = |j: u32| length(subset[j as usize]);
                 let rule = LinkRule { length: &length, accepts: &accepts };
                 records.words().subset(&subset).linked(pass.k, d.layout, Some(&rule), &mut |a, b| {
@@ -114,8 +114,7 @@ fn linked(d: &Dedup<'_>, records: &Records) -> Result<DedupResult> {
 fn later_passes(plan: &Plan, records: &Records, layout: PairsOptions) -> Result<Vec<(u32, u32, u32)>> {
     let mut extra: Vec<(u32, u32, u32)> = Vec::new();
     for (p, pass) in plan.passes().iter().enumerate().skip(1) {
-        let subset: Vec<u32> =
-            (0..records.len() as u32).filter(|&i| pass.includes(records.features(i))).collect();
+        let subset = pass_subset(pass, records);
         let found = records.words().subset(&subset).all_pairs(pass.k, layout)?;
         found.for_each_pair(|i, j, dist| {
             let (a, b) = (subset[i as usize], subset[j as usize]);
@@ -125,6 +124,11 @@ fn later_passes(plan: &Plan, records: &Records, layout: PairsOptions) -> Result<
         });
     }
     Ok(extra)
+}
+
+/// The records that take part in a later pass: those short enough for it.
+fn pass_subset(pass: &Pass, records: &Records) -> Vec<u32> {
+    (0..records.len() as u32).filter(|&i| pass.includes(records.features(i))).collect()
 }
 
 /// The candidate pairs the verifier accepts: every pair of records the

@@ -148,12 +148,16 @@ pub struct LinkRule<'a> {
 }
 
 /// Whether a pair of distinct words at a distance (at most `k`) is a link:
-/// `accepts(distance, length(a), length(b))` (a run looks each word's
-/// length up once, not once a comparison).
+/// with a rule, `accepts(distance, length(a), length(b))` (a run looks each
+/// word's length up once, not once a comparison); without, every pair.
 struct Edge<'a, W> {
-    length: &'a (dyn Fn(W) -> u32 + Sync),
-    accepts: &'a (dyn Fn(u32, u32, u32) -> bool + Sync),
+    rule: Option<(WordLength<'a, W>, Accepts<'a>)>,
 }
+
+/// A word's length, for [`Edge`].
+type WordLength<'a, W> = &'a (dyn Fn(W) -> u32 + Sync);
+/// `accepts(distance, length a, length b)`, for [`Edge`].
+type Accepts<'a> = &'a (dyn Fn(u32, u32, u32) -> bool + Sync);
 
 /// What [`all_pairs`] finds, as links for a union-find instead of a list:
 /// `link(i, j)` for input positions `i`, `j` joined by identical words or
@@ -165,7 +169,8 @@ struct Edge<'a, W> {
 /// component's first. A dense cloud of near-identical fingerprints (tens
 /// of thousands on near-duplicate-heavy data) thus costs about one
 /// comparison per word and table, not one per pair. A long run that holds
-/// many components falls back to listing its pairs by a finer layout.
+/// many components is split by a finer layout over the bits that vary in
+/// it, or compared directly up to 16,384 words.
 /// Nothing is held beyond a few buckets' links at a time, so memory stays
 /// that of the words. Returns the layout used.
 ///
@@ -201,20 +206,13 @@ pub fn linked<W: Word>(
             .collect(),
         None => Vec::new(),
     };
-    let length_of = |w: W| match rule {
-        Some(_) => shortest[distinct.partition_point(|&x| x < w)],
-        None => 0,
-    };
-    let accepts = |d: u32, a: u32, b: u32| match rule {
-        Some(r) => (r.accepts)(d, a, b),
-        None => true,
-    };
-    let ruled = Edge { length: &length_of, accepts: &accepts };
+    let length_of = |w: W| shortest[distinct.partition_point(|&x| x < w)];
+    let ruled = Edge { rule: rule.map(|r| (&length_of as WordLength<'_, W>, r.accepts)) };
     if k >= bits && opts.blocks.is_none() {
         for (a, &x) in distinct.iter().enumerate() {
             for (b, &y) in distinct.iter().enumerate().skip(a + 1) {
                 let d = x.dist(y);
-                if d <= k && accepts(d, length_of(x), length_of(y)) {
+                if d <= k && rule.is_none_or(|r| (r.accepts)(d, length_of(x), length_of(y))) {
                     link(first(a as u32), first(b as u32));
                 }
             }
@@ -650,7 +648,8 @@ fn run_links<W: Word>(
     budget: usize,
     found: &mut Vec<(W, W, u32)>,
 ) -> bool {
-    let lengths: Vec<u32> = run.iter().map(|&w| (edge.length)(w)).collect();
+    let lengths: Vec<u32> =
+        edge.rule.map_or_else(Vec::new, |(length, _)| run.iter().map(|&w| length(w)).collect());
     let mut comps: Vec<Vec<u32>> = Vec::new();
     let mut spent = 0usize;
     for (i, &w) in run.iter().enumerate() {
@@ -662,7 +661,8 @@ fn run_links<W: Word>(
                 spent += 1;
                 let v = run[m as usize];
                 let d = v.dist(w);
-                if d <= k && (edge.accepts)(d, lengths[m as usize], lengths[i]) {
+                if d <= k && edge.rule.is_none_or(|(_, accepts)| accepts(d, lengths[m as usize], lengths[i]))
+                {
                     near = true;
                     break;
                 }
@@ -913,8 +913,8 @@ fn split_links<W: Word>(run: &[W], k: u32, depth: u32, edge: &Edge<'_, W>, found
     packed.sort_unstable();
     let low: Vec<W> = packed.iter().map(|p| p.0).collect();
     let full = |x: W| packed[low.partition_point(|&y| y < x)].1;
-    let sub_length = |x: W| (edge.length)(full(x));
-    let sub_edge = Edge { length: &sub_length, accepts: edge.accepts };
+    let sub_length = |x: W| edge.rule.map_or(0, |(length, _)| length(full(x)));
+    let sub_edge = Edge { rule: edge.rule.map(|(_, accepts)| (&sub_length as WordLength<'_, W>, accepts)) };
     distinct_pairs_into(&low, &sub, k, depth + 1, Vec::new(), Some(&sub_edge), &mut |part| {
         found.extend(part.into_iter().map(|(a, b, d)| (full(a), full(b), d)));
     });
@@ -1055,9 +1055,9 @@ mod tests {
     fn run_links_are_the_components_or_nothing() {
         let run: Vec<u64> = vec![0b0, 0b1, 0b1_0000_0000, 0b11, 0b1_0000_0001, 0xff00, 0xff01];
         let mut found = Vec::new();
-        let zero = |_: u64| 0;
-        let all = Edge { length: &zero, accepts: &|_, _, _| true };
-        let none = Edge { length: &zero, accepts: &|_, _, _| false };
+        let zero = |_: u64| 0u32;
+        let all = Edge { rule: None };
+        let none = Edge { rule: Some((&zero as WordLength<'_, u64>, &|_, _, _| false)) };
         assert!(run_links(&run, 1, &all, usize::MAX, &mut found));
         let pos = |w: u64| run.iter().position(|&x| x == w).unwrap() as u32;
         let got = components(run.len(), found.iter().map(|&(a, b, _)| (pos(a), pos(b))));
