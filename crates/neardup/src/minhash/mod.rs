@@ -21,6 +21,7 @@
 //! # Ok::<(), neardup::Error>(())
 //! ```
 
+pub mod datasketch;
 pub mod index;
 mod keyed;
 pub mod lsh;
