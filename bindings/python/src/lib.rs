@@ -9,6 +9,7 @@
 mod args;
 mod arrow;
 mod batch;
+mod datasketch;
 mod index;
 mod minhash;
 mod spark;
@@ -229,6 +230,10 @@ fn similarity(a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>, bits: u32) -> PyResult
 #[pymodule]
 fn _neardup(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Fingerprinter>()?;
+    m.add_class::<datasketch::Permuter>()?;
+    m.add_class::<datasketch::Bands>()?;
+    m.add_function(wrap_pyfunction!(datasketch::sha1_prefixes, m)?)?;
+    m.add_function(wrap_pyfunction!(datasketch::optimal_param, m)?)?;
     m.add_class::<index::Index>()?;
     m.add_class::<minhash::MinHasher>()?;
     m.add_class::<minhash::MinHashIndex>()?;

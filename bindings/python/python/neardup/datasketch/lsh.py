@@ -1,0 +1,549 @@
+"""``MinHashLSH``: datasketch 2.0.0's LSH index with its in-memory (dict)
+storage, giving the same band parameters, buckets and query answers, with
+the band tables in neardup's compact exact ``Bands`` (Rust) instead of a
+dict of sets per band. Redis, Cassandra and MongoDB storage are not
+supported: a ValueError names the backend."""
+
+from __future__ import annotations
+
+import pickle
+from typing import Any, Callable, Hashable, Iterable, List, Optional
+
+import numpy as np
+
+from .._neardup import Bands, optimal_param
+from .minhash import _check_scheme_consistency
+
+
+def _optimal_param(threshold, num_perm, false_positive_weight, false_negative_weight):
+    """The (b, r) datasketch's optimizer picks."""
+    return optimal_param(float(threshold), int(num_perm), float(false_positive_weight), float(false_negative_weight))
+
+
+class _PyBands:
+    """Band tables keyed by what a user's ``hashfunc`` returns (any
+    hashable): plain dicts, as datasketch keeps them; the same interface
+    as ``Bands``."""
+
+    def __init__(self, bands: int):
+        self._tables: List[dict] = [{} for _ in range(bands)]
+        self._entries: List[Optional[tuple]] = []
+        self._free: List[int] = []
+
+    def insert(self, hs: tuple) -> int:
+        i = self._free.pop() if self._free else len(self._entries)
+        if i == len(self._entries):
+            self._entries.append(None)
+        self._entries[i] = hs
+        for h, t in zip(hs, self._tables):
+            t.setdefault(h, set()).add(i)
+        return i
+
+    def remove(self, i: int) -> bool:
+        hs = self._entries[i] if i < len(self._entries) else None
+        if hs is None:
+            return False
+        for h, t in zip(hs, self._tables):
+            s = t[h]
+            s.discard(i)
+            if not s:
+                del t[h]
+        self._entries[i] = None
+        self._free.append(i)
+        return True
+
+    def query(self, hs: tuple, bands: int) -> set:
+        out: set = set()
+        for h, t in zip(hs[:bands], self._tables[:bands]):
+            out.update(t.get(h, ()))
+        return out
+
+    def bucket(self, band: int, h) -> List[int]:
+        return list(self._tables[band].get(h, ()))
+
+    def buckets(self, band: int):
+        return [(h, list(ids)) for h, ids in self._tables[band].items()]
+
+    def bucket_count(self, band: int) -> int:
+        return len(self._tables[band])
+
+    def get(self, i: int):
+        return self._entries[i] if i < len(self._entries) else None
+
+    def __len__(self) -> int:
+        return len(self._entries) - len(self._free)
+
+
+class _BandView:
+    """Band ``i``'s table, read-only, as datasketch's ``DictSetStorage``:
+    band key (bytes) → set of keys."""
+
+    def __init__(self, lsh: "MinHashLSH", band: int):
+        self._lsh = lsh
+        self._band = band
+
+    def _items(self):
+        lsh = self._lsh
+        if lsh._bands is None:
+            return []
+        return [(h, {lsh._key_of(i) for i in ids}) for h, ids in lsh._bands.buckets(self._band)]
+
+    def keys(self):
+        return [h for h, _ in self._items()]
+
+    def items(self):
+        return self._items()
+
+    def values(self):
+        return [s for _, s in self._items()]
+
+    def get(self, key):
+        lsh = self._lsh
+        if lsh._bands is None:
+            return set()
+        return {lsh._key_of(i) for i in lsh._bands.bucket(self._band, key)}
+
+    def __getitem__(self, key):
+        return self.get(key)
+
+    def has_key(self, key) -> bool:
+        return bool(self.get(key))
+
+    __contains__ = has_key
+
+    def size(self) -> int:
+        return 0 if self._lsh._bands is None else self._lsh._bands.bucket_count(self._band)
+
+    __len__ = size
+
+    def __iter__(self):
+        return iter(self.keys())
+
+    def itemcounts(self, **kwargs) -> dict:
+        return {h: len(s) for h, s in self._items()}
+
+    def getmany(self, *keys):
+        return [self.get(k) for k in keys]
+
+
+class _KeysView:
+    """The index's keys, read-only, as datasketch's ``DictListStorage``:
+    key → its band keys."""
+
+    def __init__(self, lsh: "MinHashLSH"):
+        self._lsh = lsh
+
+    def keys(self):
+        return list(self._lsh._ids)
+
+    def get(self, key):
+        return self._lsh._band_keys_of(key)
+
+    def __getitem__(self, key):
+        return self.get(key)
+
+    def has_key(self, key) -> bool:
+        return key in self._lsh._ids
+
+    __contains__ = has_key
+
+    def size(self) -> int:
+        return len(self._lsh._ids)
+
+    __len__ = size
+
+    def __iter__(self):
+        return iter(list(self._lsh._ids))
+
+    def itemcounts(self, **kwargs) -> dict:
+        return {k: len(self.get(k)) for k in self._lsh._ids}
+
+    def getmany(self, *keys):
+        return [self.get(k) for k in keys]
+
+
+_UNSUPPORTED = {"redis": "Redis", "cassandra": "Cassandra", "mongo": "MongoDB", "aiomongo": "MongoDB", "aioredis": "Redis"}
+
+
+class MinHashLSH:
+    """LSH index of MinHashes for Jaccard threshold queries, identical to
+    ``datasketch.MinHashLSH`` with dict storage. Beyond datasketch:
+    ``insert_many`` and ``query_many`` take many sketches in one call."""
+
+    def __init__(
+        self,
+        threshold: float = 0.9,
+        num_perm: int = 128,
+        weights: tuple = (0.5, 0.5),
+        params: Optional[tuple] = None,
+        storage_config: Optional[dict] = None,
+        prepickle: Optional[bool] = None,
+        hashfunc: Optional[Callable[[bytes], Any]] = None,
+    ) -> None:
+        storage_config = storage_config if storage_config else {"type": "dict"}
+        kind = storage_config.get("type")
+        if kind != "dict":
+            name = _UNSUPPORTED.get(kind, repr(kind))
+            raise ValueError(
+                "neardup.datasketch.MinHashLSH keeps its tables in memory: %s storage (storage_config type %r) "
+                "is not supported. Use storage_config={'type': 'dict'} (the default), or datasketch itself "
+                "for external storage." % (name, kind)
+            )
+        self._buffer_size = 50000
+        if threshold > 1.0 or threshold < 0.0:
+            raise ValueError("threshold must be in [0.0, 1.0]")
+        if num_perm < 2:
+            raise ValueError("Too few permutation functions")
+        if any(w < 0.0 or w > 1.0 for w in weights):
+            raise ValueError("Weight must be in [0.0, 1.0]")
+        if sum(weights) != 1.0:
+            raise ValueError("Weights must sum to 1.0")
+        self.h = num_perm
+        if params is not None:
+            self.b, self.r = params
+            if self.b * self.r > num_perm:
+                raise ValueError(
+                    "The product of b and r in params is "
+                    f"{self.b} * {self.r} = {self.b * self.r} -- it must be less than num_perm {num_perm}. "
+                    "Did you forget to specify num_perm?"
+                )
+        else:
+            false_positive_weight, false_negative_weight = weights
+            self.b, self.r = _optimal_param(threshold, num_perm, false_positive_weight, false_negative_weight)
+        if self.b < 2:
+            raise ValueError("The number of bands are too small (b < 2)")
+        self.prepickle = False if prepickle is None else prepickle
+        self.hashfunc = hashfunc
+        self.hashranges = [(i * self.r, (i + 1) * self.r) for i in range(self.b)]
+        self._minhash_scheme: Optional[str] = None
+        self._reset()
+
+    def _reset(self) -> None:
+        self._bands: Any = _PyBands(self.b) if self.hashfunc else None
+        self._ids: dict = {}  # key -> id, or a list of ids (check_duplication=False)
+        self._keys: list = []  # id -> key
+        self._query_buffer: list = []
+        self.hashtables = [_BandView(self, i) for i in range(self.b)]
+        self.keys = _KeysView(self)
+
+    # -- band keys -----------------------------------------------------------
+
+    def _byteswap(self, hs):
+        return bytes(hs.byteswap().data)
+
+    def _hashed_byteswap(self, hs):
+        if self.hashfunc is None:
+            raise RuntimeError("Hash function not configured.")
+        return self.hashfunc(bytes(hs.byteswap().data))
+
+    def _entry(self, minhash):
+        """The band keys of a sketch: all bands' bytes in one string (or a
+        tuple of ``hashfunc`` values)."""
+        hv = minhash.hashvalues
+        if self.hashfunc:
+            return tuple(self._hashed_byteswap(hv[s:e]) for s, e in self.hashranges)
+        return np.ascontiguousarray(hv[: self.b * self.r]).byteswap().tobytes()
+
+    def _ensure_bands(self, entry) -> None:
+        if self._bands is None:
+            self._bands = Bands(self.b, len(entry) // self.b)
+
+    def _band_keys_of(self, key) -> list:
+        ids = self._ids.get(key)
+        if ids is None:
+            return []
+        out: list = []
+        for i in ids if isinstance(ids, list) else [ids]:
+            out.extend(self._split(self._bands.get(i)))
+        return out
+
+    def _split(self, entry) -> list:
+        if isinstance(entry, tuple):
+            return list(entry)
+        n = len(entry) // self.b
+        return [entry[i * n : (i + 1) * n] for i in range(self.b)]
+
+    def _key_of(self, i: int):
+        return self._keys[i]
+
+    def _check(self, minhash) -> None:
+        if len(minhash) != self.h:
+            raise ValueError("Expecting minhash with length %d, got %d" % (self.h, len(minhash)))
+
+    # -- datasketch's API ----------------------------------------------------
+
+    @property
+    def buffer_size(self) -> int:
+        return self._buffer_size
+
+    @buffer_size.setter
+    def buffer_size(self, value: int) -> None:
+        self._buffer_size = value
+
+    def insert(self, key: Hashable, minhash, check_duplication: bool = True):
+        """Insert a key with the MinHash of its set."""
+        self._insert(key, minhash, check_duplication=check_duplication)
+
+    def _insert(self, key, minhash, check_duplication=True, buffer=False):
+        self._check(minhash)
+        self._minhash_scheme = _check_scheme_consistency(getattr(self, "_minhash_scheme", None), minhash)
+        if self.prepickle:
+            key = pickle.dumps(key)
+        if check_duplication and key in self._ids:
+            raise ValueError("The given key already exists")
+        self._insert_entry(key, self._entry(minhash))
+
+    def _insert_entry(self, key, entry) -> None:
+        if self.hashfunc:
+            i = self._bands.insert(entry)
+        else:
+            self._ensure_bands(entry)
+            i = self._bands.insert_many(entry)[0]
+        self._add_id(key, i)
+
+    def _add_id(self, key, i: int) -> None:
+        if i == len(self._keys):
+            self._keys.append(key)
+        else:
+            self._keys[i] = key
+        old = self._ids.get(key)
+        if old is None:
+            self._ids[key] = i
+        elif isinstance(old, list):
+            old.append(i)
+        else:
+            self._ids[key] = [old, i]
+
+    def insert_many(self, items: Iterable, check_duplication: bool = True) -> None:
+        """Insert many (key, minhash) pairs in one call: as ``insert`` one
+        by one, the band tables filled by one call into the kernels."""
+        items = list(items)
+        if not items:
+            return
+        keys = []
+        seen = set()
+        for key, minhash in items:
+            self._check(minhash)
+            self._minhash_scheme = _check_scheme_consistency(self._minhash_scheme, minhash)
+            if self.prepickle:
+                key = pickle.dumps(key)
+            if check_duplication and (key in self._ids or key in seen):
+                raise ValueError("The given key already exists")
+            seen.add(key)
+            keys.append(key)
+        if self.hashfunc:
+            for key, (_, m) in zip(keys, items):
+                self._insert_entry(key, self._entry(m))
+            return
+        blob = self._blob([m for _, m in items])
+        self._ensure_bands(blob[: len(blob) // len(items)])
+        for key, i in zip(keys, self._bands.insert_many(blob)):
+            self._add_id(key, i)
+
+    def _blob(self, minhashes) -> bytes:
+        n = self.b * self.r
+        rows = np.stack([np.asarray(m.hashvalues)[:n] for m in minhashes])
+        return np.ascontiguousarray(rows).byteswap().tobytes()
+
+    def merge(self, other: "MinHashLSH", check_overlap: bool = False):
+        """Add every key of ``other`` (same num_perm, b and r)."""
+        if type(self) is type(other) and self.h == other.h and self.b == other.b and self.r == other.r:
+            known, other_known = self._minhash_scheme, other._minhash_scheme
+            if known is not None and other_known is not None and known != other_known:
+                raise ValueError(
+                    "Cannot merge MinHashLSH indexed with MinHash scheme %r into one indexed with scheme %r"
+                    % (other_known, known)
+                )
+            if check_overlap and set(self._ids).intersection(set(other._ids)):
+                raise ValueError("The keys are overlapping, duplicate key exists.")
+            if known is None:
+                self._minhash_scheme = other_known
+            for key, ids in list(other._ids.items()):
+                for i in ids if isinstance(ids, list) else [ids]:
+                    self._insert_entry(key, other._bands.get(i))
+        else:
+            if type(self) is not type(other):
+                raise ValueError(f"Cannot merge type MinHashLSH and type {type(other).__name__}.")
+            raise ValueError("Cannot merge MinHashLSH with different initialization parameters.")
+
+    def insertion_session(self, buffer_size: int = 50000) -> "MinHashLSHInsertionSession":
+        """A context manager for inserting many keys."""
+        return MinHashLSHInsertionSession(self, buffer_size=buffer_size)
+
+    def deletion_session(self, buffer_size: int = 50000) -> "MinHashLSHDeletionSession":
+        """A context manager for removing many keys."""
+        return MinHashLSHDeletionSession(self, buffer_size=buffer_size)
+
+    def _candidates(self, minhash, bands: int) -> set:
+        if self._bands is None or not len(self._bands):
+            return set()
+        entry = self._entry(minhash)
+        if self.hashfunc:
+            ids = self._bands.query(entry, bands)
+        else:
+            ids = self._bands.query_many(entry, bands)[0]
+        keys = self._keys
+        return {keys[i] for i in ids}
+
+    def query(self, minhash) -> list:
+        """The keys sharing at least one band with ``minhash``."""
+        self._check(minhash)
+        _check_scheme_consistency(getattr(self, "_minhash_scheme", None), minhash)
+        candidates = self._candidates(minhash, self.b)
+        if self.prepickle:
+            return [pickle.loads(key) for key in candidates]
+        return list(candidates)
+
+    def query_many(self, minhashes: Iterable) -> list:
+        """``query`` of many sketches in one call (in parallel)."""
+        minhashes = list(minhashes)
+        for m in minhashes:
+            self._check(m)
+            _check_scheme_consistency(self._minhash_scheme, m)
+        if self.hashfunc or self._bands is None or not minhashes:
+            return [self.query(m) for m in minhashes]
+        keys = self._keys
+        out = []
+        for ids in self._bands.query_many(self._blob(minhashes), self.b):
+            found = {keys[i] for i in ids}
+            out.append([pickle.loads(k) for k in found] if self.prepickle else list(found))
+        return out
+
+    def add_to_query_buffer(self, minhash) -> None:
+        """Buffer a query; ``collect_query_buffer`` answers them together."""
+        self._check(minhash)
+        _check_scheme_consistency(getattr(self, "_minhash_scheme", None), minhash)
+        self._query_buffer.append(self._candidates(minhash, self.b))
+
+    def collect_query_buffer(self) -> list:
+        """The keys every buffered query found (their intersection)."""
+        buffered, self._query_buffer = self._query_buffer, []
+        if not buffered:
+            return []
+        candidates = set.intersection(*buffered)
+        if self.prepickle:
+            return [pickle.loads(key) for key in candidates]
+        return list(candidates)
+
+    def __contains__(self, key) -> bool:
+        if self.prepickle:
+            key = pickle.dumps(key)
+        return key in self._ids
+
+    def remove(self, key) -> None:
+        """Remove a key (ValueError if absent)."""
+        self._remove(key)
+
+    def _remove(self, key, buffer=False) -> None:
+        if self.prepickle:
+            key = pickle.dumps(key)
+        if key not in self._ids:
+            raise ValueError("The given key does not exist")
+        ids = self._ids.pop(key)
+        # datasketch removes the key from the buckets of its first bands
+        # only; a second insertion (check_duplication=False) stays there.
+        first = ids[0] if isinstance(ids, list) else ids
+        self._bands.remove(first)
+        self._keys[first] = None
+
+    def is_empty(self) -> bool:
+        return self._bands is None or len(self._bands) == 0
+
+    def _query_b(self, minhash, b):
+        self._check(minhash)
+        _check_scheme_consistency(getattr(self, "_minhash_scheme", None), minhash)
+        if b > self.b:
+            raise ValueError("b must be less or equal to the number of hash tables")
+        candidates = self._candidates(minhash, b)
+        if self.prepickle:
+            return {pickle.loads(key) for key in candidates}
+        return candidates
+
+    def get_counts(self) -> list:
+        """Per band: band key → how many keys have it."""
+        return [t.itemcounts() for t in self.hashtables]
+
+    def get_subset_counts(self, *keys) -> list:
+        """``get_counts`` restricted to ``keys``."""
+        key_set = [pickle.dumps(key) for key in set(keys)] if self.prepickle else list(set(keys))
+        tables: list = [{} for _ in range(self.b)]
+        for key in key_set:
+            hs = self._band_keys_of(key)
+            for h, t in zip(hs, tables):
+                t.setdefault(h, set()).add(key)
+        return [{h: len(s) for h, s in t.items()} for t in tables]
+
+    # -- pickling ------------------------------------------------------------
+
+    def __getstate__(self):
+        bands = self._bands
+        entries = [] if bands is None else [(k, bands.get(i)) for i, k in enumerate(self._keys) if bands.get(i) is not None]
+        return {
+            "neardup_lsh": 1,
+            "h": self.h,
+            "b": self.b,
+            "r": self.r,
+            "prepickle": self.prepickle,
+            "hashfunc": self.hashfunc,
+            "_buffer_size": self._buffer_size,
+            "_minhash_scheme": self._minhash_scheme,
+            "entries": entries,
+        }
+
+    def __setstate__(self, state):
+        self.h, self.b, self.r = state["h"], state["b"], state["r"]
+        self.prepickle = state.get("prepickle", False)
+        self.hashfunc = state.get("hashfunc")
+        self._buffer_size = state.get("_buffer_size", 50000)
+        self._minhash_scheme = state.get("_minhash_scheme")
+        self.hashranges = [(i * self.r, (i + 1) * self.r) for i in range(self.b)]
+        self._reset()
+        if "neardup_lsh" in state:
+            for key, entry in state["entries"]:
+                self._insert_entry(key, entry)
+            return
+        # datasketch's own state: the keys storage holds each key's band keys.
+        for key, hs in state["keys"]._dict.items():
+            for start in range(0, len(hs), self.b):
+                part = hs[start : start + self.b]
+                self._insert_entry(key, tuple(part) if self.hashfunc else b"".join(part))
+
+
+class MinHashLSHInsertionSession:
+    """Inserts into a MinHashLSH (a context manager)."""
+
+    def __init__(self, lsh: MinHashLSH, buffer_size: int):
+        self.lsh = lsh
+        self.lsh.buffer_size = buffer_size
+
+    def __enter__(self) -> "MinHashLSHInsertionSession":
+        return self
+
+    def __exit__(self, exc_type, exc_val, exc_tb) -> None:
+        self.close()
+
+    def close(self) -> None:
+        pass
+
+    def insert(self, key, minhash, check_duplication=True) -> None:
+        self.lsh._insert(key, minhash, check_duplication=check_duplication, buffer=True)
+
+
+class MinHashLSHDeletionSession:
+    """Removes from a MinHashLSH (a context manager)."""
+
+    def __init__(self, lsh: MinHashLSH, buffer_size: int):
+        self.lsh = lsh
+        self.lsh.buffer_size = buffer_size
+
+    def __enter__(self) -> "MinHashLSHDeletionSession":
+        return self
+
+    def __exit__(self, exc_type, exc_val, exc_tb) -> None:
+        self.close()
+
+    def close(self) -> None:
+        pass
+
+    def remove(self, key) -> None:
+        self.lsh._remove(key, buffer=True)

@@ -1,0 +1,312 @@
+//! The kernels under `neardup.datasketch` (the drop-in for datasketch
+//! 2.0.0): permutations, SHA-1 feature hashing and the min-update, and the
+//! exact band tables of `MinHashLSH`. The Python classes keep datasketch's
+//! attributes (numpy `hashvalues` and `permutations`) and call these for
+//! the arithmetic, which lives in `neardup::minhash::datasketch`.
+
+use neardup::minhash::datasketch::{BandIndex, Permutations, Scheme};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyByteArray, PyBytes, PyList, PyTuple};
+use rayon::prelude::*;
+
+fn scheme(name: &str) -> PyResult<Scheme> {
+    Scheme::from_name(name).ok_or_else(|| {
+        PyValueError::new_err(format!("scheme must be one of affine32, affine64, legacy, got {name:?}"))
+    })
+}
+
+/// The items of a list or tuple of `bytes` as slices, or `None` when one is
+/// not `bytes` (the caller then hashes with its Python hash function).
+fn byte_items<'py>(items: &Bound<'py, PyAny>) -> Option<Vec<Bound<'py, PyBytes>>> {
+    let seq: Vec<Bound<'py, PyAny>> = if let Ok(list) = items.downcast::<PyList>() {
+        list.iter().collect()
+    } else if let Ok(tuple) = items.downcast::<PyTuple>() {
+        tuple.iter().collect()
+    } else {
+        return None;
+    };
+    seq.into_iter().map(|it| it.downcast_into::<PyBytes>().ok()).collect()
+}
+
+/// The permutations of one MinHash family: `Permuter.draw(scheme, seed,
+/// num_perm)` or `Permuter(scheme, a, b)`.
+#[pyclass(module = "neardup._neardup", frozen)]
+pub(crate) struct Permuter {
+    inner: Permutations,
+}
+
+impl Permuter {
+    /// Hash values from their native-endian bytes (`ndarray.tobytes()`).
+    fn values(&self, bytes: &[u8]) -> PyResult<Values> {
+        let n = self.inner.len();
+        let width = self.inner.scheme().value_bytes();
+        if bytes.len() != n * width {
+            return Err(PyValueError::new_err(format!(
+                "{} bytes of hash values for {n} permutations of {width} bytes",
+                bytes.len()
+            )));
+        }
+        Ok(if width == 4 { Values::U32(words(bytes)) } else { Values::U64(words(bytes)) })
+    }
+}
+
+/// Native-endian words of a byte string whose length is a multiple of
+/// their size.
+fn words<T: Word>(bytes: &[u8]) -> Vec<T> {
+    bytes.chunks_exact(T::SIZE).map(T::from_ne).collect()
+}
+
+trait Word: Sized {
+    const SIZE: usize;
+    fn from_ne(b: &[u8]) -> Self;
+}
+
+impl Word for u32 {
+    const SIZE: usize = 4;
+    fn from_ne(b: &[u8]) -> u32 {
+        u32::from_ne_bytes(b.try_into().expect("4 bytes"))
+    }
+}
+
+impl Word for u64 {
+    const SIZE: usize = 8;
+    fn from_ne(b: &[u8]) -> u64 {
+        u64::from_ne_bytes(b.try_into().expect("8 bytes"))
+    }
+}
+
+enum Values {
+    U32(Vec<u32>),
+    U64(Vec<u64>),
+}
+
+impl Values {
+    fn into_bytearray(self, py: Python<'_>) -> Bound<'_, PyByteArray> {
+        match self {
+            Values::U32(v) => {
+                PyByteArray::new(py, &v.iter().flat_map(|x| x.to_ne_bytes()).collect::<Vec<u8>>())
+            }
+            Values::U64(v) => {
+                PyByteArray::new(py, &v.iter().flat_map(|x| x.to_ne_bytes()).collect::<Vec<u8>>())
+            }
+        }
+    }
+}
+
+#[pymethods]
+impl Permuter {
+    /// Permutations from their parameters (`a` odd for the affine schemes).
+    #[new]
+    fn new(scheme_name: &str, a: Vec<u64>, b: Vec<u64>) -> PyResult<Permuter> {
+        let inner = Permutations::from_parts(scheme(scheme_name)?, a, b)
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        Ok(Permuter { inner })
+    }
+
+    /// The permutations datasketch draws from `np.random.RandomState(seed)`.
+    #[staticmethod]
+    fn draw(scheme_name: &str, seed: u32, num_perm: usize) -> PyResult<Permuter> {
+        Ok(Permuter { inner: Permutations::draw(scheme(scheme_name)?, seed, num_perm) })
+    }
+
+    /// `a` then `b`, each `num_perm` native-endian `u64`s.
+    fn parameters<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        let bytes: Vec<u8> =
+            self.inner.a().iter().chain(self.inner.b()).flat_map(|x| x.to_ne_bytes()).collect();
+        PyBytes::new(py, &bytes)
+    }
+
+    /// `values` (the bytes of a numpy array of the scheme's dtype) lowered by `items`
+    /// (a list or tuple of `bytes`) hashed with SHA-1, as a new bytearray;
+    /// `None`, with nothing done, when an item is not `bytes`.
+    fn update_bytes<'py>(
+        &self,
+        py: Python<'py>,
+        values: &[u8],
+        items: &Bound<'py, PyAny>,
+    ) -> PyResult<Option<Bound<'py, PyByteArray>>> {
+        let Some(items) = byte_items(items) else { return Ok(None) };
+        let slices: Vec<&[u8]> = items.iter().map(|b| b.as_bytes()).collect();
+        let mut v = self.values(values)?;
+        match &mut v {
+            Values::U32(v) => self.inner.update_bytes32(&slices, v),
+            Values::U64(v) => self.inner.update_bytes64(&slices, v),
+        }
+        Ok(Some(v.into_bytearray(py)))
+    }
+
+    /// `values` lowered by hash values (the bytes of a numpy array: `uint32`
+    /// for affine32, `uint64` otherwise), as a new bytearray.
+    fn update_hashes<'py>(
+        &self,
+        py: Python<'py>,
+        values: &[u8],
+        hashes: &[u8],
+    ) -> PyResult<Bound<'py, PyByteArray>> {
+        let mut v = self.values(values)?;
+        let width = self.inner.scheme().value_bytes();
+        if !hashes.len().is_multiple_of(width) {
+            return Err(PyValueError::new_err(format!("hash values of {width} bytes expected")));
+        }
+        match &mut v {
+            Values::U32(v) => self.inner.update32(&words(hashes), v),
+            Values::U64(v) => self.inner.update64(&words(hashes), v),
+        }
+        Ok(v.into_bytearray(py))
+    }
+
+    /// The values of many sets of `bytes` items (a list of lists), from
+    /// empty, on every core with the GIL released: one bytearray of
+    /// `len(sets) · num_perm` values. `None` when an item is not `bytes`.
+    fn bulk_bytes<'py>(
+        &self,
+        py: Python<'py>,
+        sets: &Bound<'py, PyAny>,
+    ) -> PyResult<Option<Bound<'py, PyByteArray>>> {
+        let mut held = Vec::new();
+        for set in sets.try_iter()? {
+            match byte_items(&set?) {
+                Some(items) => held.push(items),
+                None => return Ok(None),
+            }
+        }
+        let slices: Vec<Vec<&[u8]>> = held.iter().map(|s| s.iter().map(|b| b.as_bytes()).collect()).collect();
+        let p = &self.inner;
+        let bytes = py.allow_threads(|| {
+            let per: Vec<Vec<u8>> = slices
+                .par_iter()
+                .map(|items| {
+                    if p.scheme() == Scheme::Affine32 {
+                        let mut v = p.empty32();
+                        p.update_bytes32(items, &mut v);
+                        v.iter().flat_map(|x| x.to_ne_bytes()).collect()
+                    } else {
+                        let mut v = p.empty64();
+                        p.update_bytes64(items, &mut v);
+                        v.iter().flat_map(|x| x.to_ne_bytes()).collect()
+                    }
+                })
+                .collect();
+            per.concat()
+        });
+        Ok(Some(PyByteArray::new(py, &bytes)))
+    }
+}
+
+/// The first 8 bytes of SHA-1 digests, little-endian (`sha1_hash64`; the
+/// low 32 bits are `sha1_hash32`), of a list of `bytes`; `None` when an
+/// item is not `bytes`.
+#[pyfunction]
+pub(crate) fn sha1_prefixes(items: &Bound<'_, PyAny>) -> Option<Vec<u64>> {
+    let items = byte_items(items)?;
+    let slices: Vec<&[u8]> = items.iter().map(|b| b.as_bytes()).collect();
+    let mut out = Vec::with_capacity(slices.len());
+    neardup::minhash::datasketch::sha1_batch(&slices, &mut out);
+    Some(out)
+}
+
+/// The band tables of one `MinHashLSH`: entries by id, each given by its
+/// bands' key bytes.
+#[pyclass(module = "neardup._neardup")]
+pub(crate) struct Bands {
+    inner: BandIndex,
+}
+
+impl Bands {
+    fn rows<'a>(&self, blob: &'a [u8]) -> PyResult<std::slice::ChunksExact<'a, u8>> {
+        let stride = self.inner.bands() * self.inner.band_bytes();
+        if !blob.len().is_multiple_of(stride) {
+            return Err(PyValueError::new_err(format!(
+                "{} bytes is not a whole number of {stride}-byte rows",
+                blob.len()
+            )));
+        }
+        Ok(blob.chunks_exact(stride))
+    }
+}
+
+#[pymethods]
+impl Bands {
+    #[new]
+    fn new(bands: usize, band_bytes: usize) -> PyResult<Bands> {
+        if bands == 0 || band_bytes == 0 {
+            return Err(PyValueError::new_err("bands and bytes per band must be positive"));
+        }
+        Ok(Bands { inner: BandIndex::new(bands, band_bytes) })
+    }
+
+    /// Adds each row of `blob` (bands · band_bytes bytes each); their ids.
+    fn insert_many(&mut self, blob: &[u8]) -> PyResult<Vec<u32>> {
+        let rows: Vec<&[u8]> = self.rows(blob)?.collect();
+        Ok(rows.into_iter().map(|r| self.inner.insert(r)).collect())
+    }
+
+    /// Removes entry `id`; false if absent.
+    fn remove(&mut self, id: u32) -> bool {
+        self.inner.remove(id)
+    }
+
+    /// The ids sharing one of the first `bands` bands with each row of
+    /// `blob`, in parallel with the GIL released.
+    fn query_many(&self, py: Python<'_>, blob: &[u8], bands: usize) -> PyResult<Vec<Vec<u32>>> {
+        if bands > self.inner.bands() {
+            return Err(PyValueError::new_err("b must be less or equal to the number of hash tables"));
+        }
+        let rows: Vec<&[u8]> = self.rows(blob)?.collect();
+        let inner = &self.inner;
+        Ok(py.allow_threads(|| {
+            if rows.len() < 64 {
+                rows.iter().map(|r| inner.query(r, bands)).collect()
+            } else {
+                rows.par_iter().map(|r| inner.query(r, bands)).collect()
+            }
+        }))
+    }
+
+    /// The ids in band `band`'s bucket `key`.
+    fn bucket(&self, band: usize, key: &[u8]) -> Vec<u32> {
+        if band >= self.inner.bands() || key.len() != self.inner.band_bytes() {
+            return Vec::new();
+        }
+        self.inner.bucket(band, key).collect()
+    }
+
+    /// Every bucket of band `band`: (key bytes, ids).
+    fn buckets<'py>(&self, py: Python<'py>, band: usize) -> Vec<(Bound<'py, PyBytes>, Vec<u32>)> {
+        self.inner.buckets(band).into_iter().map(|(k, ids)| (PyBytes::new(py, k), ids)).collect()
+    }
+
+    /// How many buckets band `band` has.
+    fn bucket_count(&self, band: usize) -> usize {
+        self.inner.buckets(band).len()
+    }
+
+    /// Entry `id`'s band keys (all bands' bytes), or None.
+    fn get<'py>(&self, py: Python<'py>, id: u32) -> Option<Bound<'py, PyBytes>> {
+        self.inner.get(id).map(|k| PyBytes::new(py, k))
+    }
+
+    fn __len__(&self) -> usize {
+        self.inner.len()
+    }
+
+    /// Bytes held, about.
+    fn memory_bytes(&self) -> usize {
+        self.inner.memory_bytes()
+    }
+}
+
+/// datasketch's `_optimal_param`: the (bands, rows) of at most `num_perm`
+/// values that minimise the weighted false positive and negative mass at
+/// `threshold` (the core's `Banding::optimal`).
+#[pyfunction]
+pub(crate) fn optimal_param(
+    threshold: f64,
+    num_perm: usize,
+    fp_weight: f64,
+    fn_weight: f64,
+) -> (usize, usize) {
+    let b = neardup::minhash::Banding::optimal(threshold, num_perm, fp_weight, fn_weight);
+    (b.bands, b.rows)
+}
