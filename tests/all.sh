@@ -29,7 +29,17 @@ pip_q=(--quiet --disable-pip-version-check)
 suite "the Python package (pip install ./bindings/python, pytest, Spark)"
 python3 -m venv --clear "$venv"
 "$venv/bin/pip" install "${pip_q[@]}" 'pytest>=7' 'simhash==2.1.2' 'numpy>=1.24' 'pyarrow>=14' 'mypy==2.4.1' \
-  'pyspark==4.3.0' 'pandas>=2.2,<3'
+  'pyspark==4.3.0' 'pandas>=2.2,<3' 'datasketch==2.0.0'
+# datasketch's own tests for MinHash, LeanMinHash and MinHashLSH, run against
+# neardup.datasketch: from the newest sdist that ships them (1.7.0), fetched
+# from PyPI here and never committed.
+ds_tests="$tdir/datasketch-tests"
+if [ ! -f "$ds_tests/test/test_lsh.py" ]; then
+  rm -rf "$ds_tests" && mkdir -p "$ds_tests"
+  "$venv/bin/pip" download "${pip_q[@]}" --no-deps --no-binary :all: 'datasketch==1.7.0' -d "$ds_tests"
+  tar -xzf "$ds_tests"/datasketch-1.7.0.tar.gz -C "$ds_tests" --strip-components=1 datasketch-1.7.0/test
+fi
+export NEARDUP_DATASKETCH_TESTS="$ds_tests/test"
 CARGO_TARGET_DIR="$tdir" "$venv/bin/pip" install "${pip_q[@]}" ./bindings/python
 # The Spark tests (local[2], Java 17) compare with this build of the CLI.
 NEARDUP_BIN="$tdir/release/neardup" NEARDUP_REQUIRE_PEERS=1 "$venv/bin/python" -m pytest -q -rs --durations=5 -p no:cacheprovider bindings/python/tests

@@ -24,12 +24,10 @@ Redis/Cassandra/MongoDB storage, b-bit and weighted MinHash, LSH Forest and
 Ensemble, HyperLogLog, GPU mode.
 """
 
-try:
-    import numpy as _np  # noqa: F401
-except ImportError as err:  # pragma: no cover - numpy is a dependency of the extra
-    raise ImportError(
-        "neardup.datasketch needs numpy (datasketch's hashvalues are numpy arrays): pip install numpy"
-    ) from err
+import importlib.util as _util
+
+if _util.find_spec("numpy") is None:  # pragma: no cover - numpy comes with the extra
+    raise ImportError("neardup.datasketch needs numpy (its hashvalues are numpy arrays): pip install 'neardup[datasketch]'")
 
 from ._pickle import dump, dumps, load, loads
 from .hashfunc import sha1_hash32, sha1_hash64

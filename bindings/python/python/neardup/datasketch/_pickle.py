@@ -1,3 +1,5 @@
+# mypy: ignore-errors
+# (datasketch's numpy arithmetic, kept as datasketch writes it, is dynamically typed.)
 """Pickles that cross between datasketch and neardup.datasketch.
 
 ``loads`` reads a pickle written by datasketch (MinHash, LeanMinHash,

@@ -1,3 +1,5 @@
+# mypy: ignore-errors
+# (datasketch's numpy arithmetic, kept as datasketch writes it, is dynamically typed.)
 """``LeanMinHash``: a frozen MinHash without permutations, identical to
 datasketch 2.0.0's, including its ``serialize`` bytes and pickles."""
 

@@ -1,3 +1,5 @@
+# mypy: ignore-errors
+# (datasketch's numpy arithmetic, kept as datasketch writes it, is dynamically typed.)
 """``MinHashLSH``: datasketch 2.0.0's LSH index with its in-memory (dict)
 storage, giving the same band parameters, buckets and query answers, with
 the band tables in neardup's compact exact ``Bands`` (Rust) instead of a

@@ -1,3 +1,5 @@
+# mypy: ignore-errors
+# (datasketch's numpy arithmetic, kept as datasketch writes it, is dynamically typed.)
 """``MinHash``: datasketch 2.0.0's MinHash, bit for bit, with the hashing and
 the min-update in neardup's kernels (``neardup.minhash.datasketch`` in the
 Rust core). The attributes are datasketch's: ``hashvalues`` and
