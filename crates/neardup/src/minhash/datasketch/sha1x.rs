@@ -78,6 +78,20 @@ fn lanes() -> usize {
 
 /// Hashes the features at `idx` (at most 16, each one block) into `out`.
 fn hash_lanes(features: &[&[u8]], idx: &[usize], out: &mut [u64]) {
+    #[cfg(target_arch = "x86_64")]
+    if level() == Level::Avx512 {
+        let mut msgs: [&[u8]; 16] = [&[]; 16];
+        for (m, &i) in msgs.iter_mut().zip(idx) {
+            *m = features[i];
+        }
+        // SAFETY: the level is capped at what the CPU supports; every
+        // message is at most MAX_LEN bytes.
+        let state = unsafe { x86::hash16(&msgs[..idx.len()]) };
+        for (lane, &i) in idx.iter().enumerate() {
+            out[i] = prefix(state[0][lane], state[1][lane]);
+        }
+        return;
+    }
     // Word g of lane l at [g][l], big-endian as SHA-1 reads it.
     let mut words = [[0u32; 16]; 16];
     for (lane, &i) in idx.iter().enumerate() {
@@ -96,8 +110,6 @@ fn hash_lanes(features: &[&[u8]], idx: &[usize], out: &mut [u64]) {
 fn compress_lanes(words: &[[u32; 16]; 16], n: usize) -> [[u32; 16]; 2] {
     match level() {
         // SAFETY: the level is capped at what the CPU supports.
-        Level::Avx512 => unsafe { x86::compress16(words) },
-        // SAFETY: as above.
         Level::Avx2 if n <= 8 => unsafe { x86::compress8(words) },
         _ => compress_lanes_portable(words, n),
     }
@@ -126,14 +138,24 @@ fn prefix(h0: u32, h1: u32) -> u64 {
 }
 
 /// The padded block of a feature of at most 55 bytes, as 16 big-endian
-/// words.
+/// words: the feature's whole words, then its last 0–3 bytes and the 0x80
+/// marker, zeros, and the length in bits (which fits the last word).
 fn block_words(feature: &[u8]) -> [u32; 16] {
     debug_assert!(feature.len() <= MAX_LEN);
-    let mut block = [0u8; 64];
-    block[..feature.len()].copy_from_slice(feature);
-    block[feature.len()] = 0x80;
-    block[56..].copy_from_slice(&(feature.len() as u64 * 8).to_be_bytes());
-    std::array::from_fn(|g| u32::from_be_bytes(block[4 * g..4 * g + 4].try_into().expect("4 bytes")))
+    let mut w = [0u32; 16];
+    let chunks = feature.chunks_exact(4);
+    let rest = chunks.remainder();
+    let whole = feature.len() / 4;
+    for (word, c) in w.iter_mut().zip(chunks) {
+        *word = u32::from_be_bytes([c[0], c[1], c[2], c[3]]);
+    }
+    let mut tail = 0x80u32 << (24 - 8 * rest.len());
+    for (i, &b) in rest.iter().enumerate() {
+        tail |= u32::from(b) << (24 - 8 * i);
+    }
+    w[whole] = tail;
+    w[15] = (feature.len() * 8) as u32;
+    w
 }
 
 /// One SHA-1 compression of one block from the initial state.
@@ -172,12 +194,43 @@ mod x86 {
     use super::{INIT, K};
     use std::arch::x86_64::*;
 
-    /// SHA-1 of 16 one-block messages: the first two state words per lane.
+    /// SHA-1 of up to 16 messages of at most 55 bytes, padded in
+    /// registers: each message is one masked load, its padding three masked
+    /// moves and its big-endian words one byte shuffle; a gather per word
+    /// then turns messages into lanes.
+    #[target_feature(enable = "avx512f,avx512bw")]
+    pub(super) unsafe fn hash16(msgs: &[&[u8]]) -> [[u32; 16]; 2] {
+        debug_assert!(msgs.len() <= 16 && msgs.iter().all(|m| m.len() <= super::MAX_LEN));
+        // Message l's padded block, as big-endian words, at rows[l].
+        let mut rows = [[0u32; 16]; 16];
+        // Reverses the bytes of each 32-bit word.
+        let swap = _mm512_set4_epi32(0x0c0d_0e0f, 0x0809_0a0b, 0x0405_0607, 0x0001_0203);
+        let marker = _mm512_set1_epi8(0x80u8 as i8);
+        for (row, m) in rows.iter_mut().zip(msgs) {
+            let len = m.len();
+            let bits = (len * 8) as u16;
+            // SAFETY: the mask selects the message's `len` bytes only; masked-out
+            // bytes are not read (AVX-512 masked loads suppress their faults).
+            let mut v = unsafe { _mm512_maskz_loadu_epi8((1u64 << len) - 1, m.as_ptr().cast()) };
+            v = _mm512_mask_mov_epi8(v, 1u64 << len, marker);
+            v = _mm512_mask_mov_epi8(v, 1u64 << 62, _mm512_set1_epi8((bits >> 8) as i8));
+            v = _mm512_mask_mov_epi8(v, 1u64 << 63, _mm512_set1_epi8(bits as u8 as i8));
+            // SAFETY: a row is 16 u32s, the 64 bytes a store writes.
+            unsafe { _mm512_storeu_si512(row.as_mut_ptr().cast(), _mm512_shuffle_epi8(v, swap)) };
+        }
+        let lanes = _mm512_setr_epi32(0, 16, 32, 48, 64, 80, 96, 112, 128, 144, 160, 176, 192, 208, 224, 240);
+        let w: [__m512i; 16] = std::array::from_fn(|g| {
+            let idx = _mm512_add_epi32(lanes, _mm512_set1_epi32(g as i32));
+            // SAFETY: word offsets 16·l + g (l, g < 16) lie within the 256 words of `rows`.
+            unsafe { _mm512_i32gather_epi32::<4>(idx, rows.as_ptr().cast()) }
+        });
+        rounds16(w)
+    }
+
+    /// The 80 rounds of SHA-1 over 16 lanes from the initial state: the
+    /// first two state words per lane.
     #[target_feature(enable = "avx512f")]
-    pub(super) unsafe fn compress16(words: &[[u32; 16]; 16]) -> [[u32; 16]; 2] {
-        // SAFETY: each row is 16 u32s, the 64 bytes an unaligned load reads.
-        let mut w: [__m512i; 16] =
-            std::array::from_fn(|g| unsafe { _mm512_loadu_si512(words[g].as_ptr().cast()) });
+    fn rounds16(mut w: [__m512i; 16]) -> [[u32; 16]; 2] {
         let [mut a, mut b, mut c, mut d, mut e] = INIT.map(|v| _mm512_set1_epi32(v as i32));
         macro_rules! round {
             ($t:expr) => {{

@@ -1,0 +1,66 @@
+//! Times the datasketch kernels at every SIMD level: SHA-1 of short
+//! features and the affine32 min-update (`cargo run --release --example
+//! dsbench -- [N]`).
+
+use neardup::minhash::datasketch::{sha1_batch, Permutations, Scheme};
+use neardup::simd::{scoped, supported};
+use std::time::Instant;
+
+fn median(mut f: impl FnMut()) -> f64 {
+    let mut t: Vec<f64> = (0..7)
+        .map(|_| {
+            let s = Instant::now();
+            f();
+            s.elapsed().as_secs_f64()
+        })
+        .collect();
+    t.sort_by(f64::total_cmp);
+    t[3]
+}
+
+fn main() {
+    let n: usize = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(400_000);
+    let feats: Vec<Vec<u8>> =
+        (0..n).map(|i| format!("word{} other{} third{}", i % 977, i % 131, i).into_bytes()).collect();
+    let refs: Vec<&[u8]> = feats.iter().map(Vec::as_slice).collect();
+    let p = Permutations::draw(Scheme::Affine32, 1, 128);
+    let hashes: Vec<u32> = (0..n as u32).map(|i| i.wrapping_mul(2_654_435_761)).collect();
+    for level in supported() {
+        scoped(level, || {
+            let mut out = Vec::with_capacity(n);
+            let sha = median(|| {
+                out.clear();
+                sha1_batch(&refs, &mut out);
+            });
+            let mut v = p.empty32();
+            let upd = median(|| p.update32(&hashes, &mut v));
+            let mut v = p.empty32();
+            let all = median(|| p.update_bytes32(&refs, &mut v));
+            println!(
+                "{level:>8}: sha1 {:.1} ns/feature, min-update (K=128) {:.1} ns/feature, both {:.1} ns/feature",
+                sha / n as f64 * 1e9,
+                upd / n as f64 * 1e9,
+                all / n as f64 * 1e9
+            );
+        });
+    }
+    use sha1::Digest;
+    let crate_sha = median(|| {
+        for f in &refs {
+            std::hint::black_box(sha1::Sha1::digest(f));
+        }
+    });
+    println!("sha1 crate (SHA-NI where the CPU has it): {:.1} ns/feature", crate_sha / n as f64 * 1e9);
+    let compress = median(|| {
+        for f in &refs {
+            let mut block = [0u8; 64];
+            block[..f.len()].copy_from_slice(f);
+            block[f.len()] = 0x80;
+            block[56..].copy_from_slice(&(f.len() as u64 * 8).to_be_bytes());
+            let mut state = [0x6745_2301, 0xefcd_ab89, 0x98ba_dcfe, 0x1032_5476, 0xc3d2_e1f0];
+            sha1::compress(&mut state, &[block.into()]);
+            std::hint::black_box(state);
+        }
+    });
+    println!("sha1::compress of one padded block: {:.1} ns/feature", compress / n as f64 * 1e9);
+}
