@@ -16,17 +16,51 @@ fn scheme(name: &str) -> PyResult<Scheme> {
     })
 }
 
-/// The items of a list or tuple of `bytes` as slices, or `None` when one is
-/// not `bytes` (the caller then hashes with its Python hash function).
-fn byte_items<'py>(items: &Bound<'py, PyAny>) -> Option<Vec<Bound<'py, PyBytes>>> {
-    let seq: Vec<Bound<'py, PyAny>> = if let Ok(list) = items.downcast::<PyList>() {
-        list.iter().collect()
+/// `f` of the items of a list or tuple of `bytes`, borrowed without
+/// touching their reference counts; `None` when one is not `bytes`. The
+/// GIL stays held and no Python code runs while `f` does, so the
+/// container cannot change under it.
+fn with_byte_slices<'a, R>(items: &'a Bound<'_, PyAny>, f: impl FnOnce(&[&'a [u8]]) -> R) -> Option<R> {
+    let mut slices: Vec<&'a [u8]> = Vec::new();
+    if let Ok(list) = items.downcast::<PyList>() {
+        slices.reserve(list.len());
+        for i in 0..list.len() {
+            // SAFETY: i < len; PyList_GetItem returns a borrowed reference the
+            // list keeps alive while the GIL is held and nothing mutates it.
+            let item = unsafe { pyo3::ffi::PyList_GetItem(list.as_ptr(), i as pyo3::ffi::Py_ssize_t) };
+            slices.push(bytes_of(item)?);
+        }
     } else if let Ok(tuple) = items.downcast::<PyTuple>() {
-        tuple.iter().collect()
+        for item in tuple.iter_borrowed() {
+            slices.push(bytes_of(item.as_ptr())?);
+        }
     } else {
         return None;
-    };
-    seq.into_iter().map(|it| it.downcast_into::<PyBytes>().ok()).collect()
+    }
+    Some(f(&slices))
+}
+
+/// The contents of a `bytes` object (`None` for anything else), borrowed.
+fn bytes_of<'a>(item: *mut pyo3::ffi::PyObject) -> Option<&'a [u8]> {
+    use pyo3::ffi;
+    // SAFETY: `item` is a live object (a borrowed list or tuple item); a
+    // bytes object's buffer holds its size in bytes and never changes.
+    unsafe {
+        if item.is_null() {
+            return None;
+        }
+        let exact = std::ptr::eq(ffi::Py_TYPE(item), std::ptr::addr_of_mut!(ffi::PyBytes_Type));
+        if !exact && ffi::PyBytes_Check(item) == 0 {
+            return None;
+        }
+        let mut data: *mut std::os::raw::c_char = std::ptr::null_mut();
+        let mut len: ffi::Py_ssize_t = 0;
+        if ffi::PyBytes_AsStringAndSize(item, &mut data, &mut len) != 0 {
+            ffi::PyErr_Clear();
+            return None;
+        }
+        Some(std::slice::from_raw_parts(data.cast::<u8>(), len as usize))
+    }
 }
 
 /// The permutations of one MinHash family: `Permuter.draw(scheme, seed,
@@ -126,14 +160,12 @@ impl Permuter {
         values: &[u8],
         items: &Bound<'py, PyAny>,
     ) -> PyResult<Option<Bound<'py, PyByteArray>>> {
-        let Some(items) = byte_items(items) else { return Ok(None) };
-        let slices: Vec<&[u8]> = items.iter().map(|b| b.as_bytes()).collect();
         let mut v = self.values(values)?;
-        match &mut v {
-            Values::U32(v) => self.inner.update_bytes32(&slices, v),
-            Values::U64(v) => self.inner.update_bytes64(&slices, v),
-        }
-        Ok(Some(v.into_bytearray(py)))
+        let done = with_byte_slices(items, |slices| match &mut v {
+            Values::U32(v) => self.inner.update_bytes32(slices, v),
+            Values::U64(v) => self.inner.update_bytes64(slices, v),
+        });
+        Ok(done.map(|()| v.into_bytearray(py)))
     }
 
     /// `values` lowered by hash values (the bytes of a numpy array: `uint32`
@@ -157,40 +189,52 @@ impl Permuter {
     }
 
     /// The values of many sets of `bytes` items (a list of lists), from
-    /// empty, on every core with the GIL released: one bytearray of
-    /// `len(sets) · num_perm` values. `None` when an item is not `bytes`.
+    /// empty, on every core: one bytearray of `len(sets) · num_perm`
+    /// values. `None` when an item is not `bytes`.
+    ///
+    /// The items are read where they are, borrowed: the calling thread keeps
+    /// the GIL while the pool's threads (which never touch a Python object)
+    /// hash them, so no Python code can change them meanwhile. Copying them
+    /// out to release the GIL, and reading the next sets while hashing the
+    /// last, were both slower on two cores (bench/RESULTS.md).
     fn bulk_bytes<'py>(
         &self,
         py: Python<'py>,
         sets: &Bound<'py, PyAny>,
     ) -> PyResult<Option<Bound<'py, PyByteArray>>> {
-        let mut held = Vec::new();
-        for set in sets.try_iter()? {
-            match byte_items(&set?) {
-                Some(items) => held.push(items),
-                None => return Ok(None),
-            }
-        }
-        let slices: Vec<Vec<&[u8]>> = held.iter().map(|s| s.iter().map(|b| b.as_bytes()).collect()).collect();
         let p = &self.inner;
-        let bytes = py.allow_threads(|| {
-            let per: Vec<Vec<u8>> = slices
-                .par_iter()
-                .map(|items| {
-                    if p.scheme() == Scheme::Affine32 {
-                        let mut v = p.empty32();
-                        p.update_bytes32(items, &mut v);
-                        v.iter().flat_map(|x| x.to_ne_bytes()).collect()
-                    } else {
-                        let mut v = p.empty64();
-                        p.update_bytes64(items, &mut v);
-                        v.iter().flat_map(|x| x.to_ne_bytes()).collect()
-                    }
-                })
-                .collect();
-            per.concat()
+        let row = p.len() * p.scheme().value_bytes();
+        let sets: Vec<Bound<'py, PyAny>> = sets.try_iter()?.collect::<PyResult<_>>()?;
+        let mut out = vec![0u8; sets.len() * row];
+        let mut slices: Vec<&[u8]> = Vec::new();
+        let mut bounds = vec![0usize];
+        for set in &sets {
+            if with_byte_slices(set, |items| slices.extend_from_slice(items)).is_none() {
+                return Ok(None);
+            }
+            bounds.push(slices.len());
+        }
+        out.par_chunks_mut(row).enumerate().for_each(|(j, chunk)| {
+            sign_into(p, &slices[bounds[j]..bounds[j + 1]], chunk);
         });
-        Ok(Some(PyByteArray::new(py, &bytes)))
+        Ok(Some(PyByteArray::new(py, &out)))
+    }
+}
+
+/// The values of one set of items, from empty, as native-endian bytes.
+fn sign_into(p: &Permutations, items: &[&[u8]], out: &mut [u8]) {
+    if p.scheme() == Scheme::Affine32 {
+        let mut v = p.empty32();
+        p.update_bytes32(items, &mut v);
+        for (c, x) in out.chunks_exact_mut(4).zip(v) {
+            c.copy_from_slice(&x.to_ne_bytes());
+        }
+    } else {
+        let mut v = p.empty64();
+        p.update_bytes64(items, &mut v);
+        for (c, x) in out.chunks_exact_mut(8).zip(v) {
+            c.copy_from_slice(&x.to_ne_bytes());
+        }
     }
 }
 
@@ -199,11 +243,11 @@ impl Permuter {
 /// item is not `bytes`.
 #[pyfunction]
 pub(crate) fn sha1_prefixes(items: &Bound<'_, PyAny>) -> Option<Vec<u64>> {
-    let items = byte_items(items)?;
-    let slices: Vec<&[u8]> = items.iter().map(|b| b.as_bytes()).collect();
-    let mut out = Vec::with_capacity(slices.len());
-    neardup::minhash::datasketch::sha1_batch(&slices, &mut out);
-    Some(out)
+    with_byte_slices(items, |slices| {
+        let mut out = Vec::with_capacity(slices.len());
+        neardup::minhash::datasketch::sha1_batch(slices, &mut out);
+        out
+    })
 }
 
 /// The band tables of one `MinHashLSH`: entries by id, each given by its

@@ -286,10 +286,12 @@ impl Permutations {
     ///
     /// As [`update32`](Self::update32).
     pub fn update_bytes32(&self, features: &[&[u8]], values: &mut [u32]) {
+        assert_eq!(self.scheme, Scheme::Affine32, "update_bytes32 is for affine32");
+        assert_eq!(values.len(), self.len(), "num_perm values");
         let mut hashes = Vec::with_capacity(features.len());
         sha1_batch(features, &mut hashes);
-        let hashes: Vec<u32> = hashes.iter().map(|&h| h as u32).collect();
-        self.update32(&hashes, values);
+        let mixed: Vec<u32> = hashes.iter().map(|&h| fmix32(h as u32)).collect();
+        kernels::affine32(&self.a32, &self.b32, &mixed, values);
     }
 
     /// Lowers an `affine64` or `legacy` sketch by features hashed with
