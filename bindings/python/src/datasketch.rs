@@ -250,15 +250,19 @@ pub(crate) fn sha1_prefixes(items: &Bound<'_, PyAny>) -> Option<Vec<u64>> {
     })
 }
 
-/// The band tables of one `MinHashLSH`: entries by id, each given by its
-/// bands' key bytes.
+/// The band tables of one `MinHashLSH`: entries by id, each keyed per band
+/// by the big-endian bytes of its values (datasketch's band keys).
 #[pyclass(module = "neardup._neardup")]
 pub(crate) struct Bands {
     inner: BandIndex,
+    /// Bytes per value (4 or 8; 0 for rows given as key bytes only).
+    width: usize,
 }
 
 impl Bands {
-    fn rows<'a>(&self, blob: &'a [u8]) -> PyResult<std::slice::ChunksExact<'a, u8>> {
+    /// The rows of `blob`: native-endian values turned into band key bytes,
+    /// or key bytes as they are (`native` false).
+    fn key_rows(&self, blob: &[u8], native: bool) -> PyResult<Vec<u8>> {
         let stride = self.inner.bands() * self.inner.band_bytes();
         if !blob.len().is_multiple_of(stride) {
             return Err(PyValueError::new_err(format!(
@@ -266,24 +270,37 @@ impl Bands {
                 blob.len()
             )));
         }
-        Ok(blob.chunks_exact(stride))
+        if !native {
+            return Ok(blob.to_vec());
+        }
+        let mut out = blob.to_vec();
+        if cfg!(target_endian = "little") && self.width > 1 {
+            for v in out.chunks_exact_mut(self.width) {
+                v.reverse();
+            }
+        }
+        Ok(out)
     }
 }
 
 #[pymethods]
 impl Bands {
+    /// `bands` bands of `rows` values of `width` bytes each.
     #[new]
-    fn new(bands: usize, band_bytes: usize) -> PyResult<Bands> {
-        if bands == 0 || band_bytes == 0 {
-            return Err(PyValueError::new_err("bands and bytes per band must be positive"));
+    fn new(bands: usize, rows: usize, width: usize) -> PyResult<Bands> {
+        if bands == 0 || rows == 0 || width == 0 {
+            return Err(PyValueError::new_err("bands, rows and bytes per value must be positive"));
         }
-        Ok(Bands { inner: BandIndex::new(bands, band_bytes) })
+        Ok(Bands { inner: BandIndex::new(bands, rows * width), width })
     }
 
-    /// Adds each row of `blob` (bands · band_bytes bytes each); their ids.
-    fn insert_many(&mut self, blob: &[u8]) -> PyResult<Vec<u32>> {
-        let rows: Vec<&[u8]> = self.rows(blob)?.collect();
-        Ok(rows.into_iter().map(|r| self.inner.insert(r)).collect())
+    /// Adds each row of `blob` (the native-endian bytes of `bands · rows`
+    /// values; with `native=False`, band key bytes as they are); their ids.
+    #[pyo3(signature = (blob, native = true))]
+    fn insert_many(&mut self, py: Python<'_>, blob: &[u8], native: bool) -> PyResult<Vec<u32>> {
+        let rows = self.key_rows(blob, native)?;
+        let inner = &mut self.inner;
+        Ok(py.allow_threads(|| inner.insert_batch(&rows)))
     }
 
     /// Removes entry `id`; false if absent.
@@ -292,23 +309,36 @@ impl Bands {
     }
 
     /// The ids sharing one of the first `bands` bands with each row of
-    /// `blob`, in parallel with the GIL released.
-    fn query_many(&self, py: Python<'_>, blob: &[u8], bands: usize) -> PyResult<Vec<Vec<u32>>> {
+    /// `blob` (native-endian values), found in parallel with the GIL
+    /// released; with `keys` (a list indexed by id), those keys instead.
+    #[pyo3(signature = (blob, bands, keys = None))]
+    fn query_many<'py>(
+        &self,
+        py: Python<'py>,
+        blob: &[u8],
+        bands: usize,
+        keys: Option<&Bound<'py, PyList>>,
+    ) -> PyResult<Vec<Bound<'py, PyList>>> {
         if bands > self.inner.bands() {
             return Err(PyValueError::new_err("b must be less or equal to the number of hash tables"));
         }
-        let rows: Vec<&[u8]> = self.rows(blob)?.collect();
+        let rows = self.key_rows(blob, true)?;
         let inner = &self.inner;
-        Ok(py.allow_threads(|| {
-            if rows.len() < 64 {
-                rows.iter().map(|r| inner.query(r, bands)).collect()
-            } else {
-                rows.par_iter().map(|r| inner.query(r, bands)).collect()
-            }
-        }))
+        let found = py.allow_threads(|| inner.query_batch(&rows, bands));
+        found
+            .into_iter()
+            .map(|ids| match keys {
+                Some(keys) => {
+                    let items: Vec<Bound<'py, PyAny>> =
+                        ids.iter().map(|&i| keys.get_item(i as usize)).collect::<PyResult<_>>()?;
+                    Ok(PyList::new(py, items)?)
+                }
+                None => PyList::new(py, ids),
+            })
+            .collect()
     }
 
-    /// The ids in band `band`'s bucket `key`.
+    /// The ids in band `band`'s bucket `key` (key bytes).
     fn bucket(&self, band: usize, key: &[u8]) -> Vec<u32> {
         if band >= self.inner.bands() || key.len() != self.inner.band_bytes() {
             return Vec::new();
@@ -328,7 +358,7 @@ impl Bands {
 
     /// Entry `id`'s band keys (all bands' bytes), or None.
     fn get<'py>(&self, py: Python<'py>, id: u32) -> Option<Bound<'py, PyBytes>> {
-        self.inner.get(id).map(|k| PyBytes::new(py, k))
+        self.inner.get(id).map(|k| PyBytes::new(py, &k))
     }
 
     fn __len__(&self) -> usize {

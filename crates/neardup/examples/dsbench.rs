@@ -2,7 +2,7 @@
 //! features and the affine32 min-update (`cargo run --release --example
 //! dsbench -- [N]`).
 
-use neardup::minhash::datasketch::{sha1_batch, Permutations, Scheme};
+use neardup::minhash::datasketch::{sha1_batch, BandIndex, Permutations, Scheme};
 use neardup::simd::{scoped, supported};
 use std::time::Instant;
 
@@ -63,4 +63,23 @@ fn main() {
         }
     });
     println!("sha1::compress of one padded block: {:.1} ns/feature", compress / n as f64 * 1e9);
+    // MinHashLSH's band tables: 25 bands of 5 values (threshold 0.5, K = 128).
+    let entries = 100_000usize;
+    let rows: Vec<u8> = (0..entries * 125)
+        .flat_map(|i| (((i / 125) / 3 * 125 + i % 125) as u32).wrapping_mul(2_654_435_761).to_be_bytes())
+        .collect();
+    let mut index = BandIndex::new(25, 20);
+    let ins = median(|| {
+        index = BandIndex::new(25, 20);
+        index.insert_batch(&rows);
+    });
+    let q = median(|| {
+        std::hint::black_box(index.query_batch(&rows, 25));
+    });
+    println!(
+        "band tables, {entries} entries of 25 bands: insert {:.0} ns/entry, query {:.0} ns/entry, {} B/entry",
+        ins / entries as f64 * 1e9,
+        q / entries as f64 * 1e9,
+        index.memory_bytes() / entries
+    );
 }

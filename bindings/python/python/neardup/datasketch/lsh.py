@@ -164,6 +164,13 @@ class _KeysView:
         return [self.get(k) for k in keys]
 
 
+class _Scheme:
+    """Something with a ``scheme``, for the scheme check of a batch."""
+
+    def __init__(self, scheme: str):
+        self.scheme = scheme
+
+
 _UNSUPPORTED = {"redis": "Redis", "cassandra": "Cassandra", "mongo": "MongoDB", "aiomongo": "MongoDB", "aioredis": "Redis"}
 
 
@@ -224,6 +231,7 @@ class MinHashLSH:
         self._bands: Any = _PyBands(self.b) if self.hashfunc else None
         self._ids: dict = {}  # key -> id, or a list of ids (check_duplication=False)
         self._keys: list = []  # id -> key
+        self._dups = False  # a key was inserted twice (check_duplication=False)
         self._query_buffer: list = []
         self.hashtables = [_BandView(self, i) for i in range(self.b)]
         self.keys = _KeysView(self)
@@ -239,16 +247,25 @@ class MinHashLSH:
         return self.hashfunc(bytes(hs.byteswap().data))
 
     def _entry(self, minhash):
-        """The band keys of a sketch: all bands' bytes in one string (or a
-        tuple of ``hashfunc`` values)."""
+        """A sketch's band keys: the native bytes of its first b·r values
+        (``Bands`` turns them into datasketch's big-endian keys), or a tuple
+        of ``hashfunc`` values."""
         hv = minhash.hashvalues
         if self.hashfunc:
             return tuple(self._hashed_byteswap(hv[s:e]) for s, e in self.hashranges)
-        return np.ascontiguousarray(hv[: self.b * self.r]).byteswap().tobytes()
+        return np.ascontiguousarray(hv[: self.b * self.r]).tobytes()
 
-    def _ensure_bands(self, entry) -> None:
+    def _ensure_bands(self, minhash) -> None:
         if self._bands is None:
-            self._bands = Bands(self.b, len(entry) // self.b)
+            hv = np.asarray(minhash.hashvalues)
+            self._bands = Bands(self.b, self.r * hv[:1].size, hv.dtype.itemsize)
+
+    def _ensure_bands_raw(self, entry: bytes) -> None:
+        """Bands for entries given as key bytes (from a pickle or another
+        index): 4-byte values for affine32 sketches, else 8."""
+        if self._bands is None:
+            width = 4 if self._minhash_scheme == "affine32" else 8
+            self._bands = Bands(self.b, len(entry) // self.b // width, width)
 
     def _band_keys_of(self, key) -> list:
         ids = self._ids.get(key)
@@ -293,14 +310,20 @@ class MinHashLSH:
             key = pickle.dumps(key)
         if check_duplication and key in self._ids:
             raise ValueError("The given key already exists")
-        self._insert_entry(key, self._entry(minhash))
+        if self.hashfunc:
+            self._insert_entry(key, self._entry(minhash))
+        else:
+            self._ensure_bands(minhash)
+            self._add_id(key, self._bands.insert_many(self._entry(minhash))[0])
 
     def _insert_entry(self, key, entry) -> None:
+        """Insert a key by its band keys as stored (key bytes, or a tuple of
+        ``hashfunc`` values)."""
         if self.hashfunc:
             i = self._bands.insert(entry)
         else:
-            self._ensure_bands(entry)
-            i = self._bands.insert_many(entry)[0]
+            self._ensure_bands_raw(entry)
+            i = self._bands.insert_many(entry, False)[0]
         self._add_id(key, i)
 
     def _add_id(self, key, i: int) -> None:
@@ -311,10 +334,12 @@ class MinHashLSH:
         old = self._ids.get(key)
         if old is None:
             self._ids[key] = i
-        elif isinstance(old, list):
-            old.append(i)
         else:
-            self._ids[key] = [old, i]
+            self._dups = True
+            if isinstance(old, list):
+                old.append(i)
+            else:
+                self._ids[key] = [old, i]
 
     def insert_many(self, items: Iterable, check_duplication: bool = True) -> None:
         """Insert many (key, minhash) pairs in one call: as ``insert`` one
@@ -322,30 +347,47 @@ class MinHashLSH:
         items = list(items)
         if not items:
             return
-        keys = []
-        seen = set()
-        for key, minhash in items:
-            self._check(minhash)
-            self._minhash_scheme = _check_scheme_consistency(self._minhash_scheme, minhash)
-            if self.prepickle:
-                key = pickle.dumps(key)
-            if check_duplication and (key in self._ids or key in seen):
+        keys = [k for k, _ in items]
+        minhashes = [m for _, m in items]
+        if set(map(len, [m.hashvalues for m in minhashes])) != {self.h}:
+            for m in minhashes:
+                self._check(m)
+        known = self._minhash_scheme
+        for scheme in {getattr(m, "scheme", None) for m in minhashes} - {None, known}:
+            known = _check_scheme_consistency(known, _Scheme(scheme))
+        self._minhash_scheme = known
+        if self.prepickle:
+            keys = [pickle.dumps(k) for k in keys]
+        if check_duplication:
+            ids = self._ids
+            if len(set(keys)) != len(keys) or any(k in ids for k in keys):
                 raise ValueError("The given key already exists")
-            seen.add(key)
-            keys.append(key)
         if self.hashfunc:
-            for key, (_, m) in zip(keys, items):
+            for key, m in zip(keys, minhashes):
                 self._insert_entry(key, self._entry(m))
             return
-        blob = self._blob([m for _, m in items])
-        self._ensure_bands(blob[: len(blob) // len(items)])
-        for key, i in zip(keys, self._bands.insert_many(blob)):
+        self._ensure_bands(minhashes[0])
+        new = self._bands.insert_many(self._blob(minhashes))
+        if not self._dups and len(self._keys) == new[0] and new[-1] == new[0] + len(new) - 1:
+            # Fresh ids in order, no key seen before: the common case, in C loops.
+            if check_duplication or not any(k in self._ids for k in keys):
+                if len(set(keys)) == len(keys):
+                    self._keys.extend(keys)
+                    self._ids.update(zip(keys, new))
+                    return
+        for key, i in zip(keys, new):
             self._add_id(key, i)
 
     def _blob(self, minhashes) -> bytes:
-        n = self.b * self.r
-        rows = np.stack([np.asarray(m.hashvalues)[:n] for m in minhashes])
-        return np.ascontiguousarray(rows).byteswap().tobytes()
+        """The native bytes of the first b·r values of each sketch (a
+        ValueError, as ``query`` gives, for a sketch of another length)."""
+        hvs = [m.hashvalues for m in minhashes]
+        lengths = set(map(len, hvs))
+        if lengths != {self.h}:
+            for m in minhashes:
+                self._check(m)
+        values = np.concatenate(hvs).reshape(len(hvs), self.h, *np.shape(hvs[0])[1:])
+        return np.ascontiguousarray(values[:, : self.b * self.r]).tobytes()
 
     def merge(self, other: "MinHashLSH", check_overlap: bool = False):
         """Add every key of ``other`` (same num_perm, b and r)."""
@@ -376,39 +418,49 @@ class MinHashLSH:
         """A context manager for removing many keys."""
         return MinHashLSHDeletionSession(self, buffer_size=buffer_size)
 
-    def _candidates(self, minhash, bands: int) -> set:
+    def _candidate_keys(self, minhash, bands: int) -> list:
+        """The keys sharing one of the first ``bands`` bands, each once."""
         if self._bands is None or not len(self._bands):
-            return set()
+            return []
         entry = self._entry(minhash)
+        keys = self._keys
         if self.hashfunc:
             ids = self._bands.query(entry, bands)
+        elif not self._dups:
+            return self._bands.query_many(entry, bands, keys)[0]
         else:
             ids = self._bands.query_many(entry, bands)[0]
-        keys = self._keys
-        return {keys[i] for i in ids}
+        if self._dups:
+            return list({keys[i] for i in ids})
+        return [keys[i] for i in ids]
+
+    def _candidates(self, minhash, bands: int) -> set:
+        return set(self._candidate_keys(minhash, bands))
 
     def query(self, minhash) -> list:
         """The keys sharing at least one band with ``minhash``."""
         self._check(minhash)
         _check_scheme_consistency(getattr(self, "_minhash_scheme", None), minhash)
-        candidates = self._candidates(minhash, self.b)
+        candidates = self._candidate_keys(minhash, self.b)
         if self.prepickle:
             return [pickle.loads(key) for key in candidates]
-        return list(candidates)
+        return candidates
 
     def query_many(self, minhashes: Iterable) -> list:
         """``query`` of many sketches in one call (in parallel)."""
         minhashes = list(minhashes)
         for m in minhashes:
-            self._check(m)
             _check_scheme_consistency(self._minhash_scheme, m)
         if self.hashfunc or self._bands is None or not minhashes:
             return [self.query(m) for m in minhashes]
         keys = self._keys
-        out = []
-        for ids in self._bands.query_many(self._blob(minhashes), self.b):
-            found = {keys[i] for i in ids}
-            out.append([pickle.loads(k) for k in found] if self.prepickle else list(found))
+        if self._dups:
+            found = self._bands.query_many(self._blob(minhashes), self.b)
+            out = [list({keys[i] for i in ids}) for ids in found]
+        else:
+            out = self._bands.query_many(self._blob(minhashes), self.b, keys)
+        if self.prepickle:
+            out = [[pickle.loads(k) for k in keys_] for keys_ in out]
         return out
 
     def add_to_query_buffer(self, minhash) -> None:

@@ -25,8 +25,9 @@ pub type BandKey<'a> = &'a [u8];
 pub struct BandIndex {
     bands: usize,
     band_bytes: usize,
-    /// Entry `id`'s bands at `id · bands · band_bytes`.
-    keys: Vec<u8>,
+    /// Per band: entry `id`'s key bytes at `id · band_bytes` (a band's
+    /// keys together, so a lookup band by band reads one small array).
+    keys: Vec<Vec<u8>>,
     present: Vec<bool>,
     /// Ids of removed entries, for reuse.
     free: Vec<u32>,
@@ -38,8 +39,28 @@ pub struct BandIndex {
     len: usize,
 }
 
+/// A band key's table hash: its 8-byte words, each folded in with a
+/// multiply–xorshift mix (band keys are hash values already, so this only
+/// has to spread structured ones; collisions are resolved by the bytes).
+#[inline]
 fn hash(bytes: &[u8]) -> u64 {
-    xxhash_rust::xxh3::xxh3_64(bytes)
+    #[inline(always)]
+    fn mix(h: u64) -> u64 {
+        let h = (h ^ (h >> 32)).wrapping_mul(0xd6e8_feb8_6659_fd93);
+        h ^ (h >> 32)
+    }
+    let mut h = 0x9e37_79b9_7f4a_7c15 ^ bytes.len() as u64;
+    let mut chunks = bytes.chunks_exact(8);
+    for c in &mut chunks {
+        h = mix(h ^ u64::from_le_bytes(c.try_into().expect("8 bytes")));
+    }
+    let rest = chunks.remainder();
+    if !rest.is_empty() {
+        let mut last = [0u8; 8];
+        last[..rest.len()].copy_from_slice(rest);
+        h = mix(h ^ u64::from_le_bytes(last) ^ (1 << 63));
+    }
+    h
 }
 
 impl BandIndex {
@@ -53,7 +74,7 @@ impl BandIndex {
         BandIndex {
             bands,
             band_bytes,
-            keys: Vec::new(),
+            keys: vec![Vec::new(); bands],
             present: Vec::new(),
             free: Vec::new(),
             heads: vec![HashMap::default(); bands],
@@ -87,7 +108,11 @@ impl BandIndex {
     pub fn memory_bytes(&self) -> usize {
         let tables: usize = self.heads.iter().map(|t| t.capacity() * 13).sum();
         let chains: usize = self.next.iter().chain(&self.prev).map(|c| c.capacity() * 4).sum();
-        self.keys.capacity() + self.present.capacity() + self.free.capacity() * 4 + tables + chains
+        self.keys.iter().map(Vec::capacity).sum::<usize>()
+            + self.present.capacity()
+            + self.free.capacity() * 4
+            + tables
+            + chains
     }
 
     fn stride(&self) -> usize {
@@ -98,10 +123,18 @@ impl BandIndex {
         &keys[band * self.band_bytes..(band + 1) * self.band_bytes]
     }
 
-    /// Entry `id`'s band bytes, if present.
-    pub fn get(&self, id: u32) -> Option<&[u8]> {
+    /// Entry `id`'s band bytes (all bands'), if present.
+    pub fn get(&self, id: u32) -> Option<Vec<u8>> {
         let i = id as usize;
-        (self.present.get(i) == Some(&true)).then(|| &self.keys[i * self.stride()..(i + 1) * self.stride()])
+        (self.present.get(i) == Some(&true))
+            .then(|| (0..self.bands).flat_map(|b| self.key(b, id)).copied().collect())
+    }
+
+    /// Band `band`'s key bytes of entry `id` (present or not).
+    #[inline]
+    fn key(&self, band: usize, id: u32) -> &[u8] {
+        let i = id as usize;
+        &self.keys[band][i * self.band_bytes..(i + 1) * self.band_bytes]
     }
 
     /// Adds an entry and returns its id (the lowest free one, else the
@@ -111,8 +144,61 @@ impl BandIndex {
     ///
     /// If `keys` is not `bands · band_bytes` long, or past 2^32 − 1 entries.
     pub fn insert(&mut self, keys: &[u8]) -> u32 {
-        assert_eq!(keys.len(), self.stride(), "one key per band");
-        let id = match self.free.pop() {
+        self.insert_batch(keys)[0]
+    }
+
+    /// Adds one entry per `bands · band_bytes` bytes of `rows`, as
+    /// [`insert`](Self::insert) one after another; their ids. The bands'
+    /// tables are filled in parallel, each table by one thread from start
+    /// to end (so it stays in that core's cache).
+    ///
+    /// # Panics
+    ///
+    /// If `rows` is not a whole number of rows, or past 2^32 − 1 entries.
+    pub fn insert_batch(&mut self, rows: &[u8]) -> Vec<u32> {
+        use rayon::prelude::*;
+        let stride = self.stride();
+        assert!(rows.len().is_multiple_of(stride), "one key per band");
+        let n = rows.len() / stride;
+        let ids: Vec<u32> = (0..n).map(|_| self.new_id()).collect();
+        let band_bytes = self.band_bytes;
+        for (&id, row) in ids.iter().zip(rows.chunks_exact(stride)) {
+            let i = id as usize;
+            for (band, keys) in self.keys.iter_mut().enumerate() {
+                keys[i * band_bytes..(i + 1) * band_bytes]
+                    .copy_from_slice(&row[band * band_bytes..(band + 1) * band_bytes]);
+            }
+            self.present[i] = true;
+        }
+        self.len += n;
+        let link =
+            |band: usize, head: &mut HashMap<u64, u32, FxBuildHasher>, next: &mut [u32], prev: &mut [u32]| {
+                head.reserve(n);
+                for (&id, row) in ids.iter().zip(rows.chunks_exact(stride)) {
+                    let i = id as usize;
+                    let h = hash(&row[band * band_bytes..(band + 1) * band_bytes]);
+                    let slot = head.entry(h).or_insert(NONE);
+                    let old = std::mem::replace(slot, id);
+                    next[i] = old;
+                    prev[i] = NONE;
+                    if old != NONE {
+                        prev[old as usize] = id;
+                    }
+                }
+            };
+        let tables = self.heads.iter_mut().zip(self.next.iter_mut().zip(self.prev.iter_mut()));
+        if n * self.bands < 4096 {
+            tables.enumerate().for_each(|(band, (h, (nx, pv)))| link(band, h, nx, pv));
+        } else {
+            let tables: Vec<_> = tables.collect();
+            tables.into_par_iter().enumerate().for_each(|(band, (h, (nx, pv)))| link(band, h, nx, pv));
+        }
+        ids
+    }
+
+    /// A free id: a removed entry's, else a new one (its slots made).
+    fn new_id(&mut self) -> u32 {
+        match self.free.pop() {
             Some(id) => id,
             None => {
                 let id = u32::try_from(self.present.len())
@@ -120,34 +206,20 @@ impl BandIndex {
                     .filter(|&i| i != NONE)
                     .expect("fewer than 2^32 - 1 entries");
                 self.present.push(false);
-                self.keys.resize(self.keys.len() + self.stride(), 0);
+                for keys in &mut self.keys {
+                    keys.resize(keys.len() + self.band_bytes, 0);
+                }
                 for c in self.next.iter_mut().chain(&mut self.prev) {
                     c.push(NONE);
                 }
                 id
             }
-        };
-        let i = id as usize;
-        let stride = self.stride();
-        self.keys[i * stride..(i + 1) * stride].copy_from_slice(keys);
-        self.present[i] = true;
-        for band in 0..self.bands {
-            let h = hash(self.band(keys, band));
-            let head = self.heads[band].entry(h).or_insert(NONE);
-            let old = std::mem::replace(head, id);
-            self.next[band][i] = old;
-            self.prev[band][i] = NONE;
-            if old != NONE {
-                self.prev[band][old as usize] = id;
-            }
         }
-        self.len += 1;
-        id
     }
 
     /// Removes entry `id`; false if absent.
     pub fn remove(&mut self, id: u32) -> bool {
-        let Some(keys) = self.get(id).map(<[u8]>::to_vec) else {
+        let Some(keys) = self.get(id) else {
             return false;
         };
         let i = id as usize;
@@ -176,14 +248,13 @@ impl BandIndex {
     }
 
     /// The entries with band `band`'s bytes equal to `key`, newest first.
-    pub fn bucket(&self, band: usize, key: &[u8]) -> impl Iterator<Item = u32> + '_ {
-        let key = key.to_vec();
-        let mut at = self.heads[band].get(&hash(&key)).copied().unwrap_or(NONE);
+    pub fn bucket<'a>(&'a self, band: usize, key: &'a [u8]) -> impl Iterator<Item = u32> + 'a {
+        let mut at = self.heads[band].get(&hash(key)).copied().unwrap_or(NONE);
         std::iter::from_fn(move || {
             while at != NONE {
                 let id = at;
                 at = self.next[band][id as usize];
-                if self.band(self.get(id).expect("chained entries are present"), band) == key.as_slice() {
+                if self.key(band, id) == key {
                     return Some(id);
                 }
             }
@@ -201,11 +272,48 @@ impl BandIndex {
     pub fn query(&self, keys: &[u8], bands: usize) -> Vec<u32> {
         assert_eq!(keys.len(), self.stride(), "one key per band");
         assert!(bands <= self.bands, "at most the index's bands");
-        let mut found: Vec<u32> =
-            (0..bands).flat_map(|band| self.bucket(band, self.band(keys, band))).collect();
-        found.sort_unstable();
-        found.dedup();
+        let mut found: Vec<u32> = Vec::new();
+        for band in 0..bands {
+            found.extend(self.bucket(band, self.band(keys, band)));
+        }
+        if found.len() > 1 {
+            found.sort_unstable();
+            found.dedup();
+        }
         found
+    }
+
+    /// [`query`](Self::query) of every row of `rows`, band by band (each
+    /// band's table stays in cache while the rows pass), in parallel.
+    ///
+    /// # Panics
+    ///
+    /// As [`query`](Self::query).
+    pub fn query_batch(&self, rows: &[u8], bands: usize) -> Vec<Vec<u32>> {
+        use rayon::prelude::*;
+        let stride = self.stride();
+        assert!(rows.len().is_multiple_of(stride), "one key per band");
+        assert!(bands <= self.bands, "at most the index's bands");
+        let run = |rows: &[u8]| -> Vec<Vec<u32>> {
+            let mut found: Vec<Vec<u32>> = vec![Vec::new(); rows.len() / stride];
+            for band in 0..bands {
+                for (f, row) in found.iter_mut().zip(rows.chunks_exact(stride)) {
+                    f.extend(self.bucket(band, self.band(row, band)));
+                }
+            }
+            for f in &mut found {
+                if f.len() > 1 {
+                    f.sort_unstable();
+                    f.dedup();
+                }
+            }
+            found
+        };
+        let per = 1024 * stride;
+        if rows.len() <= per {
+            return run(rows);
+        }
+        rows.par_chunks(per).map(run).flatten().collect()
     }
 
     /// Every bucket of band `band`: its bytes and entries (newest first).
@@ -216,7 +324,7 @@ impl BandIndex {
             let mut at = head;
             let mut seen: Vec<&[u8]> = Vec::new();
             while at != NONE {
-                let key = self.band(self.get(at).expect("present"), band);
+                let key = self.key(band, at);
                 if !seen.contains(&key) {
                     seen.push(key);
                     out.push((key, self.bucket(band, key).collect()));
@@ -241,6 +349,45 @@ mod tests {
 
     /// datasketch's storage: per band, bytes → set of ids.
     type Model = Vec<BTreeMap<Vec<u8>, BTreeSet<u32>>>;
+
+    proptest! {
+        // Few cases: each inserts thousands of rows (the parallel paths).
+        #![proptest_config(ProptestConfig::with_cases(24))]
+        #[test]
+        fn batches_equal_one_by_one(
+            rows in proptest::collection::vec(proptest::collection::vec(0u8..3, 6), 1..3000),
+            removed in proptest::collection::vec(any::<u16>(), 0..20),
+        ) {
+            // Large enough batches take the parallel paths.
+            let flat: Vec<u8> = rows.concat();
+            let mut one = BandIndex::new(3, 2);
+            let mut batch = BandIndex::new(3, 2);
+            let mut ids_one: Vec<u32> = rows.iter().map(|r| one.insert(r)).collect();
+            let half = flat.len() / 12 * 6;
+            let mut ids = batch.insert_batch(&flat[..half]);
+            ids.extend(batch.insert_batch(&flat[half..]));
+            prop_assert_eq!(&ids, &ids_one);
+            for &r in &removed {
+                let id = u32::from(r) % rows.len() as u32;
+                prop_assert_eq!(one.remove(id), batch.remove(id));
+            }
+            // Freed ids are reused in the same order.
+            let again: Vec<u8> = rows.iter().take(5).flatten().copied().collect();
+            ids_one = rows.iter().take(5).map(|r| one.insert(r)).collect();
+            prop_assert_eq!(batch.insert_batch(&again), ids_one);
+            prop_assert_eq!(one.len(), batch.len());
+            for band in 0..3 {
+                let sets = |ix: &BandIndex| -> BTreeMap<Vec<u8>, BTreeSet<u32>> {
+                    ix.buckets(band).into_iter().map(|(k, v)| (k.to_vec(), v.into_iter().collect())).collect()
+                };
+                prop_assert_eq!(sets(&one), sets(&batch));
+            }
+            let answers = batch.query_batch(&flat, 3);
+            for (row, got) in rows.iter().zip(&answers) {
+                prop_assert_eq!(&one.query(row, 3), got);
+            }
+        }
+    }
 
     proptest! {
         #[test]
