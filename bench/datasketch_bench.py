@@ -7,7 +7,8 @@ Usage: python bench/datasketch_bench.py DOCS.jsonl [MB] [LSH_N] [MEM_N]
 - bulk: MinHash.bulk of the same documents (the drop-in on every core);
 - LSH: insert then query LSH_N (default 10^5) sketches, threshold 0.5;
 - memory: RSS growth of MinHashLSH(0.5) holding MEM_N (default 10^6)
-  entries, each in a fresh process.
+  entries, each in a fresh process (resident bytes after minus before the
+  inserts, the sketches themselves freed).
 Prints medians of 3 runs and the ratios.
 """
 
@@ -75,7 +76,7 @@ def memory_child(modname, n):
     lsh = mod.MinHashLSH(threshold=0.5, num_perm=128)
     rng = np.random.default_rng(1)
     chunk = 10_000
-    base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    base = rss()
     probe = mod.LeanMinHash(seed=1, hashvalues=np.ones(128, dtype=np.uint32), scheme="affine32")
     for start in range(0, n, chunk):
         rows = rng.integers(0, 2**32, size=(chunk, 128), dtype=np.uint32)
@@ -90,8 +91,16 @@ def memory_child(modname, n):
             for key, m in items:
                 lsh.insert(key, m)
         del items, rows
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    print((peak - base) * 1024)
+    import gc
+
+    gc.collect()
+    print(rss() - base)
+
+
+def rss():
+    """Resident bytes now (/proc/self/statm)."""
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * resource.getpagesize()
 
 
 def main():

@@ -260,24 +260,55 @@ pub(crate) struct Bands {
 }
 
 impl Bands {
-    /// The rows of `blob`: native-endian values turned into band key bytes,
-    /// or key bytes as they are (`native` false).
-    fn key_rows(&self, blob: &[u8], native: bool) -> PyResult<Vec<u8>> {
+    /// The band key rows of `blob`: rows of `row_values` native-endian
+    /// values (the whole sketches), of which the first `bands · rows` are
+    /// turned into big-endian key bytes, in parallel; or, with `native`
+    /// false, rows of key bytes taken as they are.
+    fn key_rows(&self, blob: &[u8], native: bool, row_values: Option<usize>) -> PyResult<Vec<u8>> {
         let stride = self.inner.bands() * self.inner.band_bytes();
-        if !blob.len().is_multiple_of(stride) {
+        let in_stride = match (native, row_values) {
+            (true, Some(v)) => v * self.width,
+            _ => stride,
+        };
+        if in_stride < stride || !blob.len().is_multiple_of(in_stride) {
             return Err(PyValueError::new_err(format!(
-                "{} bytes is not a whole number of {stride}-byte rows",
+                "{} bytes is not a whole number of {in_stride}-byte rows of at least {stride} bytes",
                 blob.len()
             )));
         }
         if !native {
             return Ok(blob.to_vec());
         }
-        let mut out = blob.to_vec();
-        if cfg!(target_endian = "little") && self.width > 1 {
-            for v in out.chunks_exact_mut(self.width) {
-                v.reverse();
+        let n = blob.len() / in_stride;
+        let mut out = vec![0u8; n * stride];
+        let width = self.width;
+        let convert = |(dst, src): (&mut [u8], &[u8])| {
+            let src = &src[..stride];
+            match width {
+                4 => {
+                    for (d, s) in dst.chunks_exact_mut(4).zip(src.chunks_exact(4)) {
+                        d.copy_from_slice(&u32::from_ne_bytes(s.try_into().expect("4 bytes")).to_be_bytes());
+                    }
+                }
+                8 => {
+                    for (d, s) in dst.chunks_exact_mut(8).zip(src.chunks_exact(8)) {
+                        d.copy_from_slice(&u64::from_ne_bytes(s.try_into().expect("8 bytes")).to_be_bytes());
+                    }
+                }
+                _ => {
+                    for (d, s) in dst.chunks_exact_mut(width).zip(src.chunks_exact(width)) {
+                        d.copy_from_slice(s);
+                        if cfg!(target_endian = "little") {
+                            d.reverse();
+                        }
+                    }
+                }
             }
+        };
+        if n < 1024 {
+            out.chunks_exact_mut(stride).zip(blob.chunks_exact(in_stride)).for_each(convert);
+        } else {
+            out.par_chunks_exact_mut(stride).zip(blob.par_chunks_exact(in_stride)).for_each(convert);
         }
         Ok(out)
     }
@@ -294,11 +325,12 @@ impl Bands {
         Ok(Bands { inner: BandIndex::new(bands, rows * width), width })
     }
 
-    /// Adds each row of `blob` (the native-endian bytes of `bands · rows`
-    /// values; with `native=False`, band key bytes as they are); their ids.
-    #[pyo3(signature = (blob, native = true))]
-    fn insert_many(&mut self, py: Python<'_>, blob: &[u8], native: bool) -> PyResult<Vec<u32>> {
-        let rows = self.key_rows(blob, native)?;
+    /// Adds each row of `blob` (the native-endian bytes of `row_values`
+    /// values, default `bands · rows`, of which the first `bands · rows`
+    /// count; with `native=False`, band key bytes as they are); their ids.
+    #[pyo3(signature = (blob, native = true, row_values = None))]
+    fn insert_many(&mut self, py: Python<'_>, blob: &[u8], native: bool, row_values: Option<usize>) -> PyResult<Vec<u32>> {
+        let rows = self.key_rows(blob, native, row_values)?;
         let inner = &mut self.inner;
         Ok(py.allow_threads(|| inner.insert_batch(&rows)))
     }
@@ -309,20 +341,22 @@ impl Bands {
     }
 
     /// The ids sharing one of the first `bands` bands with each row of
-    /// `blob` (native-endian values), found in parallel with the GIL
-    /// released; with `keys` (a list indexed by id), those keys instead.
-    #[pyo3(signature = (blob, bands, keys = None))]
+    /// `blob` (native-endian values, `row_values` per row as in
+    /// `insert_many`), found in parallel with the GIL released; with `keys`
+    /// (a list indexed by id), those keys instead.
+    #[pyo3(signature = (blob, bands, keys = None, row_values = None))]
     fn query_many<'py>(
         &self,
         py: Python<'py>,
         blob: &[u8],
         bands: usize,
         keys: Option<&Bound<'py, PyList>>,
+        row_values: Option<usize>,
     ) -> PyResult<Vec<Bound<'py, PyList>>> {
         if bands > self.inner.bands() {
             return Err(PyValueError::new_err("b must be less or equal to the number of hash tables"));
         }
-        let rows = self.key_rows(blob, true)?;
+        let rows = self.key_rows(blob, true, row_values)?;
         let inner = &self.inner;
         let found = py.allow_threads(|| inner.query_batch(&rows, bands));
         found

@@ -367,7 +367,7 @@ class MinHashLSH:
                 self._insert_entry(key, self._entry(m))
             return
         self._ensure_bands(minhashes[0])
-        new = self._bands.insert_many(self._blob(minhashes))
+        new = self._bands.insert_many(self._blob(minhashes), True, self._row_values(minhashes[0]))
         if not self._dups and len(self._keys) == new[0] and new[-1] == new[0] + len(new) - 1:
             # Fresh ids in order, no key seen before: the common case, in C loops.
             if check_duplication or not any(k in self._ids for k in keys):
@@ -379,15 +379,19 @@ class MinHashLSH:
             self._add_id(key, i)
 
     def _blob(self, minhashes) -> bytes:
-        """The native bytes of the first b·r values of each sketch (a
-        ValueError, as ``query`` gives, for a sketch of another length)."""
+        """The native bytes of each sketch's values, whole (``Bands`` reads
+        the first b·r of each ``h``; a ValueError, as ``query`` gives, for a
+        sketch of another length)."""
         hvs = [m.hashvalues for m in minhashes]
-        lengths = set(map(len, hvs))
-        if lengths != {self.h}:
+        if set(map(len, hvs)) != {self.h}:
             for m in minhashes:
                 self._check(m)
-        values = np.concatenate(hvs).reshape(len(hvs), self.h, *np.shape(hvs[0])[1:])
-        return np.ascontiguousarray(values[:, : self.b * self.r]).tobytes()
+        return np.concatenate(hvs).tobytes()
+
+    def _row_values(self, minhash) -> int:
+        """Values per sketch in ``_blob``'s rows (h, times the width of a
+        2-D sketch's rows)."""
+        return self.h * np.asarray(minhash.hashvalues)[:1].size
 
     def merge(self, other: "MinHashLSH", check_overlap: bool = False):
         """Add every key of ``other`` (same num_perm, b and r)."""
@@ -449,16 +453,17 @@ class MinHashLSH:
     def query_many(self, minhashes: Iterable) -> list:
         """``query`` of many sketches in one call (in parallel)."""
         minhashes = list(minhashes)
-        for m in minhashes:
-            _check_scheme_consistency(self._minhash_scheme, m)
+        for scheme in {getattr(m, "scheme", None) for m in minhashes} - {None}:
+            _check_scheme_consistency(self._minhash_scheme, _Scheme(scheme))
         if self.hashfunc or self._bands is None or not minhashes:
             return [self.query(m) for m in minhashes]
         keys = self._keys
+        blob, per = self._blob(minhashes), self._row_values(minhashes[0])
         if self._dups:
-            found = self._bands.query_many(self._blob(minhashes), self.b)
+            found = self._bands.query_many(blob, self.b, None, per)
             out = [list({keys[i] for i in ids}) for ids in found]
         else:
-            out = self._bands.query_many(self._blob(minhashes), self.b, keys)
+            out = self._bands.query_many(blob, self.b, keys, per)
         if self.prepickle:
             out = [[pickle.loads(k) for k in keys_] for keys_ in out]
         return out
