@@ -329,7 +329,13 @@ impl Bands {
     /// values, default `bands · rows`, of which the first `bands · rows`
     /// count; with `native=False`, band key bytes as they are); their ids.
     #[pyo3(signature = (blob, native = true, row_values = None))]
-    fn insert_many(&mut self, py: Python<'_>, blob: &[u8], native: bool, row_values: Option<usize>) -> PyResult<Vec<u32>> {
+    fn insert_many(
+        &mut self,
+        py: Python<'_>,
+        blob: &[u8],
+        native: bool,
+        row_values: Option<usize>,
+    ) -> PyResult<Vec<u32>> {
         let rows = self.key_rows(blob, native, row_values)?;
         let inner = &mut self.inner;
         Ok(py.allow_threads(|| inner.insert_batch(&rows)))
