@@ -250,6 +250,33 @@ pub(crate) fn sha1_prefixes(items: &Bound<'_, PyAny>) -> Option<Vec<u64>> {
     })
 }
 
+/// `f` of the bytes of `blob`: a `bytes` object, or a C-contiguous numpy
+/// array read where it lies (through `__array_interface__`, without a
+/// copy). The bytes are used with the GIL held and `blob` referenced.
+fn with_blob<R>(blob: &Bound<'_, PyAny>, f: impl FnOnce(&[u8]) -> PyResult<R>) -> PyResult<R> {
+    if let Ok(bytes) = blob.downcast::<PyBytes>() {
+        return f(bytes.as_bytes());
+    }
+    let bad = || PyValueError::new_err("expected bytes or a C-contiguous numpy array");
+    let iface = blob.getattr("__array_interface__").map_err(|_| bad())?;
+    if !iface.get_item("strides")?.is_none() {
+        return Err(bad());
+    }
+    let (addr, _readonly): (usize, bool) = iface.get_item("data")?.extract()?;
+    let shape: Vec<usize> = iface.get_item("shape")?.extract()?;
+    let typestr: String = iface.get_item("typestr")?.extract()?;
+    let itemsize: usize = typestr.get(2..).and_then(|n| n.parse().ok()).ok_or_else(bad)?;
+    let len = shape.iter().product::<usize>() * itemsize;
+    if len == 0 {
+        return f(&[]);
+    }
+    // SAFETY: numpy's array interface says `len` bytes lie at `addr`,
+    // contiguous (no strides); `blob` keeps them alive and, with the GIL
+    // held and no Python code run while `f` reads them, unchanged.
+    let bytes = unsafe { std::slice::from_raw_parts(addr as *const u8, len) };
+    f(bytes)
+}
+
 /// The band tables of one `MinHashLSH`: entries by id, each keyed per band
 /// by the big-endian bytes of its values (datasketch's band keys).
 #[pyclass(module = "neardup._neardup")]
@@ -325,18 +352,19 @@ impl Bands {
         Ok(Bands { inner: BandIndex::new(bands, rows * width), width })
     }
 
-    /// Adds each row of `blob` (the native-endian bytes of `row_values`
+    /// Adds each row of `blob` (`bytes`, or a C-contiguous numpy array read
+    /// in place: the native-endian bytes of `row_values`
     /// values, default `bands · rows`, of which the first `bands · rows`
     /// count; with `native=False`, band key bytes as they are); their ids.
     #[pyo3(signature = (blob, native = true, row_values = None))]
     fn insert_many(
         &mut self,
         py: Python<'_>,
-        blob: &[u8],
+        blob: &Bound<'_, PyAny>,
         native: bool,
         row_values: Option<usize>,
     ) -> PyResult<Vec<u32>> {
-        let rows = self.key_rows(blob, native, row_values)?;
+        let rows = with_blob(blob, |b| self.key_rows(b, native, row_values))?;
         let inner = &mut self.inner;
         Ok(py.allow_threads(|| inner.insert_batch(&rows)))
     }
@@ -354,7 +382,7 @@ impl Bands {
     fn query_many<'py>(
         &self,
         py: Python<'py>,
-        blob: &[u8],
+        blob: &Bound<'py, PyAny>,
         bands: usize,
         keys: Option<&Bound<'py, PyList>>,
         row_values: Option<usize>,
@@ -362,7 +390,7 @@ impl Bands {
         if bands > self.inner.bands() {
             return Err(PyValueError::new_err("b must be less or equal to the number of hash tables"));
         }
-        let rows = self.key_rows(blob, true, row_values)?;
+        let rows = with_blob(blob, |b| self.key_rows(b, true, row_values))?;
         let inner = &self.inner;
         let found = py.allow_threads(|| inner.query_batch(&rows, bands));
         found

@@ -378,7 +378,7 @@ class MinHashLSH:
         for key, i in zip(keys, new):
             self._add_id(key, i)
 
-    def _blob(self, minhashes) -> bytes:
+    def _blob(self, minhashes) -> np.ndarray:
         """The native bytes of each sketch's values, whole (``Bands`` reads
         the first b·r of each ``h``; a ValueError, as ``query`` gives, for a
         sketch of another length)."""
@@ -386,7 +386,7 @@ class MinHashLSH:
         if set(map(len, hvs)) != {self.h}:
             for m in minhashes:
                 self._check(m)
-        return np.concatenate(hvs).tobytes()
+        return np.concatenate(hvs)
 
     def _row_values(self, minhash) -> int:
         """Values per sketch in ``_blob``'s rows (h, times the width of a

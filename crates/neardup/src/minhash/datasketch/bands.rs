@@ -10,11 +10,159 @@
 //! their bytes, so a hash collision never joins two buckets: the buckets
 //! are exactly datasketch's.
 
-use hashbrown::HashMap;
-use rustc_hash::FxBuildHasher;
-
 /// No entry: the end of a chain.
 const NONE: u32 = u32::MAX;
+
+/// Rows looked up together: their table slots are fetched from memory
+/// before any is read, so the misses overlap.
+const GROUP: usize = 16;
+
+/// Asks the CPU to bring the cache line at `p` in (a hint; no effect on
+/// results).
+#[inline(always)]
+fn prefetch<T>(p: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch never faults and reads nothing into the program.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p.cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
+/// One band's table: a bucket's hash → its newest entry, by linear probing
+/// from the hash's top bits, at most half full. A slot keeps the hash's top
+/// 32 bits (enough for its home slot in tables of up to 2^32 slots), so
+/// two buckets whose hashes agree there share a slot and a chain; the
+/// chain's entries are told apart by their bytes, like any collision.
+#[derive(Clone, Debug)]
+struct Heads {
+    /// (top 32 bits of the hash, head); head `NONE` marks an empty slot.
+    slots: Vec<(u32, u32)>,
+    /// 32 − log2(slots).
+    shift: u32,
+    len: usize,
+}
+
+impl Heads {
+    fn new() -> Heads {
+        Heads { slots: vec![(0, NONE); 16], shift: 28, len: 0 }
+    }
+
+    #[inline]
+    fn tag(h: u64) -> u32 {
+        (h >> 32) as u32
+    }
+
+    #[inline]
+    fn home(&self, tag: u32) -> usize {
+        (tag >> self.shift) as usize
+    }
+
+    /// The slot holding `tag`, or the empty slot where it would go.
+    #[inline]
+    fn find(&self, tag: u32) -> usize {
+        let mask = self.slots.len() - 1;
+        let mut i = self.home(tag);
+        loop {
+            let (t, head) = self.slots[i];
+            if head == NONE || t == tag {
+                return i;
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    #[inline]
+    fn prefetch(&self, h: u64) {
+        prefetch(&self.slots[self.home(Heads::tag(h))]);
+    }
+
+    /// The head of the chain of hash `h`, `NONE` if absent.
+    #[inline]
+    fn get(&self, h: u64) -> u32 {
+        self.slots[self.find(Heads::tag(h))].1
+    }
+
+    /// Makes `id` the head of the chain of `h` (creating it); the head
+    /// before, `NONE` if it was new.
+    fn replace(&mut self, h: u64, id: u32) -> u32 {
+        if (self.len + 1) * 2 > self.slots.len() {
+            self.grow(self.slots.len() * 2);
+        }
+        let tag = Heads::tag(h);
+        let i = self.find(tag);
+        let old = self.slots[i].1;
+        if old == NONE {
+            self.len += 1;
+        }
+        self.slots[i] = (tag, id);
+        old
+    }
+
+    /// Sets the head of the existing chain of `h`.
+    fn set(&mut self, h: u64, id: u32) {
+        let i = self.find(Heads::tag(h));
+        debug_assert!(self.slots[i].1 != NONE);
+        self.slots[i].1 = id;
+    }
+
+    /// Removes the chain of `h` (backward-shift deletion keeps every other
+    /// chain reachable from its home slot).
+    fn remove(&mut self, h: u64) {
+        let mask = self.slots.len() - 1;
+        let mut hole = self.find(Heads::tag(h));
+        if self.slots[hole].1 == NONE {
+            return;
+        }
+        self.len -= 1;
+        let mut j = hole;
+        loop {
+            j = (j + 1) & mask;
+            let (tag, head) = self.slots[j];
+            if head == NONE {
+                break;
+            }
+            let home = self.home(tag);
+            // Slot j may move to the hole if its home is not in (hole, j].
+            let between = if hole <= j { hole < home && home <= j } else { hole < home || home <= j };
+            if !between {
+                self.slots[hole] = self.slots[j];
+                hole = j;
+            }
+        }
+        self.slots[hole] = (0, NONE);
+    }
+
+    /// Room for `n` chains more without growing.
+    fn reserve(&mut self, n: usize) {
+        let want = ((self.len + n) * 2).next_power_of_two();
+        if want > self.slots.len() {
+            self.grow(want);
+        }
+    }
+
+    fn grow(&mut self, size: usize) {
+        assert!(size <= 1 << 32, "fewer than 2^31 buckets per band");
+        let old = std::mem::replace(&mut self.slots, vec![(0, NONE); size]);
+        self.shift = 32 - size.trailing_zeros();
+        for (tag, head) in old {
+            if head != NONE {
+                let i = self.find(tag);
+                self.slots[i] = (tag, head);
+            }
+        }
+    }
+
+    /// The head of every chain.
+    fn heads(&self) -> impl Iterator<Item = u32> + '_ {
+        self.slots.iter().map(|s| s.1).filter(|&h| h != NONE)
+    }
+
+    fn memory_bytes(&self) -> usize {
+        self.slots.capacity() * std::mem::size_of::<(u32, u32)>()
+    }
+}
 
 /// The bytes one band of one entry is keyed by.
 pub type BandKey<'a> = &'a [u8];
@@ -32,7 +180,7 @@ pub struct BandIndex {
     /// Ids of removed entries, for reuse.
     free: Vec<u32>,
     /// Per band: hash of the bytes → the newest entry with them.
-    heads: Vec<HashMap<u64, u32, FxBuildHasher>>,
+    heads: Vec<Heads>,
     /// Per band, per entry: the next older and newer entry on its chain.
     next: Vec<Vec<u32>>,
     prev: Vec<Vec<u32>>,
@@ -77,7 +225,7 @@ impl BandIndex {
             keys: vec![Vec::new(); bands],
             present: Vec::new(),
             free: Vec::new(),
-            heads: vec![HashMap::default(); bands],
+            heads: vec![Heads::new(); bands],
             next: vec![Vec::new(); bands],
             prev: vec![Vec::new(); bands],
             len: 0,
@@ -106,7 +254,7 @@ impl BandIndex {
 
     /// Bytes held, about.
     pub fn memory_bytes(&self) -> usize {
-        let tables: usize = self.heads.iter().map(|t| t.capacity() * 13).sum();
+        let tables: usize = self.heads.iter().map(Heads::memory_bytes).sum();
         let chains: usize = self.next.iter().chain(&self.prev).map(|c| c.capacity() * 4).sum();
         self.keys.iter().map(Vec::capacity).sum::<usize>()
             + self.present.capacity()
@@ -160,61 +308,60 @@ impl BandIndex {
         let stride = self.stride();
         assert!(rows.len().is_multiple_of(stride), "one key per band");
         let n = rows.len() / stride;
-        let ids: Vec<u32> = (0..n).map(|_| self.new_id()).collect();
+        // Freed ids first, in the order `pop` would give them, then new ones.
+        let reuse = n.min(self.free.len());
+        let mut ids: Vec<u32> = self.free.drain(self.free.len() - reuse..).rev().collect();
+        let start = self.present.len();
+        let total = start + (n - reuse);
+        assert!(total < NONE as usize, "fewer than 2^32 - 1 entries");
+        ids.extend(start as u32..total as u32);
         let band_bytes = self.band_bytes;
-        for (&id, row) in ids.iter().zip(rows.chunks_exact(stride)) {
-            let i = id as usize;
-            for (band, keys) in self.keys.iter_mut().enumerate() {
-                keys[i * band_bytes..(i + 1) * band_bytes]
-                    .copy_from_slice(&row[band * band_bytes..(band + 1) * band_bytes]);
-            }
-            self.present[i] = true;
+        self.present.resize(total, false);
+        for &id in &ids {
+            self.present[id as usize] = true;
         }
         self.len += n;
         let link =
-            |band: usize, head: &mut HashMap<u64, u32, FxBuildHasher>, next: &mut [u32], prev: &mut [u32]| {
-                head.reserve(n);
-                for (&id, row) in ids.iter().zip(rows.chunks_exact(stride)) {
-                    let i = id as usize;
-                    let h = hash(&row[band * band_bytes..(band + 1) * band_bytes]);
-                    let slot = head.entry(h).or_insert(NONE);
-                    let old = std::mem::replace(slot, id);
-                    next[i] = old;
-                    prev[i] = NONE;
-                    if old != NONE {
-                        prev[old as usize] = id;
+            |band: usize, heads: &mut Heads, keys: &mut Vec<u8>, next: &mut Vec<u32>, prev: &mut Vec<u32>| {
+                keys.resize(total * band_bytes, 0);
+                next.resize(total, NONE);
+                prev.resize(total, NONE);
+                heads.reserve(n);
+                let mut hs = [0u64; GROUP];
+                for (group, group_rows) in ids.chunks(GROUP).zip(rows.chunks(GROUP * stride)) {
+                    for ((h, &id), row) in hs.iter_mut().zip(group).zip(group_rows.chunks_exact(stride)) {
+                        let key = &row[band * band_bytes..(band + 1) * band_bytes];
+                        let i = id as usize;
+                        keys[i * band_bytes..(i + 1) * band_bytes].copy_from_slice(key);
+                        *h = hash(key);
+                        heads.prefetch(*h);
+                    }
+                    for (&id, &h) in group.iter().zip(&hs) {
+                        let i = id as usize;
+                        let old = heads.replace(h, id);
+                        next[i] = old;
+                        prev[i] = NONE;
+                        if old != NONE {
+                            prev[old as usize] = id;
+                        }
                     }
                 }
             };
-        let tables = self.heads.iter_mut().zip(self.next.iter_mut().zip(self.prev.iter_mut()));
+        let tables = self
+            .heads
+            .iter_mut()
+            .zip(self.keys.iter_mut())
+            .zip(self.next.iter_mut().zip(self.prev.iter_mut()));
         if n * self.bands < 4096 {
-            tables.enumerate().for_each(|(band, (h, (nx, pv)))| link(band, h, nx, pv));
+            tables.enumerate().for_each(|(band, ((h, k), (nx, pv)))| link(band, h, k, nx, pv));
         } else {
             let tables: Vec<_> = tables.collect();
-            tables.into_par_iter().enumerate().for_each(|(band, (h, (nx, pv)))| link(band, h, nx, pv));
+            tables
+                .into_par_iter()
+                .enumerate()
+                .for_each(|(band, ((h, k), (nx, pv)))| link(band, h, k, nx, pv));
         }
         ids
-    }
-
-    /// A free id: a removed entry's, else a new one (its slots made).
-    fn new_id(&mut self) -> u32 {
-        match self.free.pop() {
-            Some(id) => id,
-            None => {
-                let id = u32::try_from(self.present.len())
-                    .ok()
-                    .filter(|&i| i != NONE)
-                    .expect("fewer than 2^32 - 1 entries");
-                self.present.push(false);
-                for keys in &mut self.keys {
-                    keys.resize(keys.len() + self.band_bytes, 0);
-                }
-                for c in self.next.iter_mut().chain(&mut self.prev) {
-                    c.push(NONE);
-                }
-                id
-            }
-        }
     }
 
     /// Removes entry `id`; false if absent.
@@ -228,9 +375,9 @@ impl BandIndex {
             if prev == NONE {
                 let h = hash(self.band(&keys, band));
                 if next == NONE {
-                    self.heads[band].remove(&h);
+                    self.heads[band].remove(h);
                 } else {
-                    self.heads[band].insert(h, next);
+                    self.heads[band].set(h, next);
                 }
             } else {
                 self.next[band][prev as usize] = next;
@@ -249,7 +396,7 @@ impl BandIndex {
 
     /// The entries with band `band`'s bytes equal to `key`, newest first.
     pub fn bucket<'a>(&'a self, band: usize, key: &'a [u8]) -> impl Iterator<Item = u32> + 'a {
-        let mut at = self.heads[band].get(&hash(key)).copied().unwrap_or(NONE);
+        let mut at = self.heads[band].get(hash(key));
         std::iter::from_fn(move || {
             while at != NONE {
                 let id = at;
@@ -296,9 +443,35 @@ impl BandIndex {
         assert!(bands <= self.bands, "at most the index's bands");
         let run = |rows: &[u8]| -> Vec<Vec<u32>> {
             let mut found: Vec<Vec<u32>> = vec![Vec::new(); rows.len() / stride];
+            let bb = self.band_bytes;
             for band in 0..bands {
-                for (f, row) in found.iter_mut().zip(rows.chunks_exact(stride)) {
-                    f.extend(self.bucket(band, self.band(row, band)));
+                let heads = &self.heads[band];
+                let keys = &self.keys[band];
+                for (fs, group) in found.chunks_mut(GROUP).zip(rows.chunks(GROUP * stride)) {
+                    // Three passes over the group: fetch the slots, then the
+                    // heads' keys, then read them, so the misses overlap.
+                    let mut hs = [0u64; GROUP];
+                    for (h, row) in hs.iter_mut().zip(group.chunks_exact(stride)) {
+                        *h = hash(self.band(row, band));
+                        heads.prefetch(*h);
+                    }
+                    let mut first = [NONE; GROUP];
+                    for (f, &h) in first.iter_mut().zip(&hs).take(fs.len()) {
+                        *f = heads.get(h);
+                        if *f != NONE {
+                            prefetch(keys[*f as usize * bb..].as_ptr());
+                        }
+                    }
+                    for ((f, row), &head) in fs.iter_mut().zip(group.chunks_exact(stride)).zip(&first) {
+                        let key = self.band(row, band);
+                        let mut at = head;
+                        while at != NONE {
+                            if self.key(band, at) == key {
+                                f.push(at);
+                            }
+                            at = self.next[band][at as usize];
+                        }
+                    }
                 }
             }
             for f in &mut found {
@@ -319,7 +492,7 @@ impl BandIndex {
     /// Every bucket of band `band`: its bytes and entries (newest first).
     pub fn buckets(&self, band: usize) -> Vec<(&[u8], Vec<u32>)> {
         let mut out = Vec::new();
-        for &head in self.heads[band].values() {
+        for head in self.heads[band].heads() {
             // One chain may hold several buckets whose hashes collide.
             let mut at = head;
             let mut seen: Vec<&[u8]> = Vec::new();
@@ -349,6 +522,33 @@ mod tests {
 
     /// datasketch's storage: per band, bytes → set of ids.
     type Model = Vec<BTreeMap<Vec<u8>, BTreeSet<u32>>>;
+
+    proptest! {
+        #[test]
+        fn heads_equal_a_hash_map(ops in proptest::collection::vec((0u8..3, 0u64..64, 0u32..1000), 1..400)) {
+            // Hashes from 64 values whose top bits often agree (long probe
+            // runs, wrapping past the end); the low bits tell them apart.
+            let hash_of = |k: u64| (k % 4) << 62 | (k % 7) << 58 | k << 32;
+            let mut heads = Heads::new();
+            let mut model = std::collections::HashMap::new();
+            for (op, k, id) in ops {
+                let h = hash_of(k);
+                match op {
+                    0 => prop_assert_eq!(heads.replace(h, id), model.insert(h, id).unwrap_or(NONE)),
+                    1 => {
+                        heads.remove(h);
+                        model.remove(&h);
+                    }
+                    _ => heads.reserve(usize::from(id as u8)),
+                }
+                prop_assert_eq!(heads.len, model.len());
+                for k in 0..64 {
+                    let h = hash_of(k);
+                    prop_assert_eq!(heads.get(h), model.get(&h).copied().unwrap_or(NONE));
+                }
+            }
+        }
+    }
 
     proptest! {
         // Few cases: each inserts thousands of rows (the parallel paths).

@@ -196,13 +196,13 @@ mod x86 {
 
     /// SHA-1 of up to 16 messages of at most 55 bytes, padded in
     /// registers: each message is one masked load, its padding three masked
-    /// moves and its big-endian words one byte shuffle; a gather per word
+    /// moves and its big-endian words one byte shuffle; a 16 × 16 transpose
     /// then turns messages into lanes.
     #[target_feature(enable = "avx512f,avx512bw")]
     pub(super) unsafe fn hash16(msgs: &[&[u8]]) -> [[u32; 16]; 2] {
         debug_assert!(msgs.len() <= 16 && msgs.iter().all(|m| m.len() <= super::MAX_LEN));
-        // Message l's padded block, as big-endian words, at rows[l].
-        let mut rows = [[0u32; 16]; 16];
+        // Message l's padded block, as big-endian words, in rows[l].
+        let mut rows = [_mm512_setzero_si512(); 16];
         // Reverses the bytes of each 32-bit word.
         let swap = _mm512_set4_epi32(0x0c0d_0e0f, 0x0809_0a0b, 0x0405_0607, 0x0001_0203);
         let marker = _mm512_set1_epi8(0x80u8 as i8);
@@ -215,16 +215,44 @@ mod x86 {
             v = _mm512_mask_mov_epi8(v, 1u64 << len, marker);
             v = _mm512_mask_mov_epi8(v, 1u64 << 62, _mm512_set1_epi8((bits >> 8) as i8));
             v = _mm512_mask_mov_epi8(v, 1u64 << 63, _mm512_set1_epi8(bits as u8 as i8));
-            // SAFETY: a row is 16 u32s, the 64 bytes a store writes.
-            unsafe { _mm512_storeu_si512(row.as_mut_ptr().cast(), _mm512_shuffle_epi8(v, swap)) };
+            *row = _mm512_shuffle_epi8(v, swap);
         }
-        let lanes = _mm512_setr_epi32(0, 16, 32, 48, 64, 80, 96, 112, 128, 144, 160, 176, 192, 208, 224, 240);
-        let w: [__m512i; 16] = std::array::from_fn(|g| {
-            let idx = _mm512_add_epi32(lanes, _mm512_set1_epi32(g as i32));
-            // SAFETY: word offsets 16·l + g (l, g < 16) lie within the 256 words of `rows`.
-            unsafe { _mm512_i32gather_epi32::<4>(idx, rows.as_ptr().cast()) }
-        });
+        let w = transpose16(rows);
         rounds16(w)
+    }
+
+    /// Rows of 16 words → row g holds word g of every input row: four
+    /// rounds of 16 unpacks or 128-bit shuffles.
+    #[target_feature(enable = "avx512f")]
+    pub(super) fn transpose16(r: [__m512i; 16]) -> [__m512i; 16] {
+        let mut t = [_mm512_setzero_si512(); 16];
+        for i in (0..16).step_by(2) {
+            t[i] = _mm512_unpacklo_epi32(r[i], r[i + 1]);
+            t[i + 1] = _mm512_unpackhi_epi32(r[i], r[i + 1]);
+        }
+        let mut u = [_mm512_setzero_si512(); 16];
+        for i in (0..16).step_by(4) {
+            u[i] = _mm512_unpacklo_epi64(t[i], t[i + 2]);
+            u[i + 1] = _mm512_unpackhi_epi64(t[i], t[i + 2]);
+            u[i + 2] = _mm512_unpacklo_epi64(t[i + 1], t[i + 3]);
+            u[i + 3] = _mm512_unpackhi_epi64(t[i + 1], t[i + 3]);
+        }
+        // Then 128-bit lanes move between registers, twice (the test
+        // `the_transpose_moves_every_word` pins where every word lands).
+        let mut v = [_mm512_setzero_si512(); 16];
+        for h in 0..2 {
+            for c in 0..4 {
+                let (a, b) = (u[8 * h + c], u[8 * h + 4 + c]);
+                v[8 * h + c] = _mm512_shuffle_i32x4::<0x88>(a, b);
+                v[8 * h + 4 + c] = _mm512_shuffle_i32x4::<0xdd>(a, b);
+            }
+        }
+        let mut out = [_mm512_setzero_si512(); 16];
+        for c in 0..8 {
+            out[c] = _mm512_shuffle_i32x4::<0x88>(v[c], v[8 + c]);
+            out[8 + c] = _mm512_shuffle_i32x4::<0xdd>(v[c], v[8 + c]);
+        }
+        out
     }
 
     /// The 80 rounds of SHA-1 over 16 lanes from the initial state: the
@@ -348,6 +376,31 @@ mod tests {
         }
         // sha1(b"hello") = aaf4c61d…: sha1_hash32 reads its first 4 bytes LE.
         assert_eq!(sha1_prefix(b"hello") as u32, u32::from_le_bytes([0xaa, 0xf4, 0xc6, 0x1d]));
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn the_transpose_moves_every_word() {
+        if !crate::simd::Level::Avx512.is_supported() {
+            return;
+        }
+        let rows: [[u32; 16]; 16] = std::array::from_fn(|r| std::array::from_fn(|c| (r * 16 + c) as u32));
+        // SAFETY: AVX-512 F is supported (checked above); loads and stores
+        // cover 16 u32s each.
+        let out = unsafe {
+            use std::arch::x86_64::*;
+            let regs = rows.map(|r| _mm512_loadu_si512(r.as_ptr().cast()));
+            x86::transpose16(regs).map(|v| {
+                let mut a = [0u32; 16];
+                _mm512_storeu_si512(a.as_mut_ptr().cast(), v);
+                a
+            })
+        };
+        for (g, row) in out.iter().enumerate() {
+            for (l, &v) in row.iter().enumerate() {
+                assert_eq!(v, (l * 16 + g) as u32, "word {g} of row {l}");
+            }
+        }
     }
 
     proptest! {
