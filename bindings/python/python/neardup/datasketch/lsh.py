@@ -91,7 +91,7 @@ class _BandView:
         return [(h, {lsh._key_of(i) for i in ids}) for h, ids in lsh._bands.buckets(self._band)]
 
     def keys(self):
-        return [h for h, _ in self._items()]
+        return dict.fromkeys(h for h, _ in self._items()).keys()
 
     def items(self):
         return self._items()
@@ -136,7 +136,7 @@ class _KeysView:
         self._lsh = lsh
 
     def keys(self):
-        return list(self._lsh._ids)
+        return dict.fromkeys(self._lsh._ids).keys()
 
     def get(self, key):
         return self._lsh._band_keys_of(key)
