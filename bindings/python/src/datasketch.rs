@@ -238,18 +238,6 @@ fn sign_into(p: &Permutations, items: &[&[u8]], out: &mut [u8]) {
     }
 }
 
-/// The first 8 bytes of SHA-1 digests, little-endian (`sha1_hash64`; the
-/// low 32 bits are `sha1_hash32`), of a list of `bytes`; `None` when an
-/// item is not `bytes`.
-#[pyfunction]
-pub(crate) fn sha1_prefixes(items: &Bound<'_, PyAny>) -> Option<Vec<u64>> {
-    with_byte_slices(items, |slices| {
-        let mut out = Vec::with_capacity(slices.len());
-        neardup::minhash::datasketch::sha1_batch(slices, &mut out);
-        out
-    })
-}
-
 /// `f` of the bytes of `blob`: a `bytes` object, or a C-contiguous numpy
 /// array read where it lies (through `__array_interface__`, without a
 /// copy). The bytes are used with the GIL held and `blob` referenced.

@@ -232,7 +232,6 @@ fn _neardup(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Fingerprinter>()?;
     m.add_class::<datasketch::Permuter>()?;
     m.add_class::<datasketch::Bands>()?;
-    m.add_function(wrap_pyfunction!(datasketch::sha1_prefixes, m)?)?;
     m.add_function(wrap_pyfunction!(datasketch::optimal_param, m)?)?;
     m.add_class::<index::Index>()?;
     m.add_class::<minhash::MinHasher>()?;

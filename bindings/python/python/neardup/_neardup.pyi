@@ -23,7 +23,6 @@ __all__ = [
     "pipeline",
     "pipeline_for_dedup",
     "recommended_radius",
-    "sha1_prefixes",
     "similarity",
     "spark_fingerprint",
     "spark_sign",
@@ -240,5 +239,4 @@ class Bands:
     def __len__(self) -> int: ...
     def memory_bytes(self) -> int: ...
 
-def sha1_prefixes(items: Any) -> Optional[list[int]]: ...
 def optimal_param(threshold: float, num_perm: int, fp_weight: float, fn_weight: float) -> tuple[int, int]: ...

@@ -8,14 +8,13 @@ from __future__ import annotations
 import struct
 from typing import Iterable, Optional
 
-import numpy as np
-
 from .minhash import (
     _SCHEME_CODES,
     _SCHEME_CODES_INV,
     _SCHEME_LEGACY,
     _VALID_SCHEMES,
     MinHash,
+    _union_values,
 )
 
 _SCHEME_VALUE_FMTS = {_SCHEME_LEGACY: "I", "affine32": "I", "affine64": "Q"}
@@ -139,17 +138,10 @@ class LeanMinHash(MinHash):
     @classmethod
     def union(cls, *lmhs: "LeanMinHash") -> "LeanMinHash":
         """A new LeanMinHash, the union of at least two."""
-        if len(lmhs) < 2:
-            raise ValueError("Cannot union less than 2 MinHash")
-        num_perm = len(lmhs[0])
-        seed = lmhs[0].seed
-        scheme = lmhs[0].scheme
-        if any((seed != m.seed or num_perm != len(m) or scheme != m.scheme) for m in lmhs):
-            raise ValueError(
-                "The unioning MinHash must have the same seed, number of permutation functions and scheme."
-            )
-        hashvalues = np.minimum.reduce([m.hashvalues for m in lmhs])
+        hashvalues = _union_values(
+            lmhs, "The unioning MinHash must have the same seed, number of permutation functions and scheme."
+        )
         lmh = object.__new__(LeanMinHash)
-        lmh._initialize_slots(seed, hashvalues, scheme)
+        lmh._initialize_slots(lmhs[0].seed, hashvalues, lmhs[0].scheme)
         return lmh
 

@@ -368,13 +368,13 @@ class MinHashLSH:
             return
         self._ensure_bands(minhashes[0])
         new = self._bands.insert_many(self._blob(minhashes), True, self._row_values(minhashes[0]))
-        if not self._dups and len(self._keys) == new[0] and new[-1] == new[0] + len(new) - 1:
-            # Fresh ids in order, no key seen before: the common case, in C loops.
-            if check_duplication or not any(k in self._ids for k in keys):
-                if len(set(keys)) == len(keys):
-                    self._keys.extend(keys)
-                    self._ids.update(zip(keys, new))
-                    return
+        fresh_ids = len(self._keys) == new[0] and new[-1] == new[0] + len(new) - 1
+        new_keys = check_duplication or (len(set(keys)) == len(keys) and not any(k in self._ids for k in keys))
+        if fresh_ids and new_keys:
+            # Ids appended in order to keys not seen before: C loops.
+            self._keys.extend(keys)
+            self._ids.update(zip(keys, new))
+            return
         for key, i in zip(keys, new):
             self._add_id(key, i)
 

@@ -78,6 +78,17 @@ def _check_scheme_consistency(known: Optional[str], minhash) -> Optional[str]:
     return known
 
 
+def _union_values(mhs, mismatch: str) -> np.ndarray:
+    """The hash values of the union of ``mhs`` (at least two, of one seed,
+    length and scheme; else a ValueError, ``mismatch`` for the latter)."""
+    if len(mhs) < 2:
+        raise ValueError("Cannot union less than 2 MinHash")
+    first = mhs[0]
+    if any(first.seed != m.seed or len(first) != len(m) or first.scheme != m.scheme for m in mhs):
+        raise ValueError(mismatch)
+    return np.minimum.reduce([m.hashvalues for m in mhs])
+
+
 def _is_default_hash(f, scheme: str) -> bool:
     name = "sha1_hash64" if scheme == _SCHEME_AFFINE64 else "sha1_hash32"
     if f is getattr(_hashfunc, name):
@@ -349,22 +360,17 @@ class MinHash:
     @classmethod
     def union(cls, *mhs: "MinHash") -> "MinHash":
         """A new MinHash, the union of at least two."""
-        if len(mhs) < 2:
-            raise ValueError("Cannot union less than 2 MinHash")
-        num_perm = len(mhs[0])
-        seed = mhs[0].seed
-        scheme = mhs[0].scheme
-        if any((seed != m.seed or num_perm != len(m) or scheme != m.scheme) for m in mhs):
-            raise ValueError("The unioning MinHash must have the same seed, number of permutation functions and scheme")
-        hashvalues = np.minimum.reduce([m.hashvalues for m in mhs])
+        hashvalues = _union_values(
+            mhs, "The unioning MinHash must have the same seed, number of permutation functions and scheme"
+        )
         return cls(
-            num_perm=num_perm,
-            seed=seed,
+            num_perm=len(mhs[0]),
+            seed=mhs[0].seed,
             hashfunc=mhs[0].hashfunc,
             hashvalues=hashvalues,
             permutations=mhs[0].permutations,
             gpu_mode=getattr(mhs[0], "_gpu_mode", "disable"),
-            scheme=scheme,
+            scheme=mhs[0].scheme,
         )
 
     @classmethod

@@ -164,9 +164,6 @@ impl Heads {
     }
 }
 
-/// The bytes one band of one entry is keyed by.
-pub type BandKey<'a> = &'a [u8];
-
 /// Entries by `u32` id, each given by its bands' bytes (`bands` bands of
 /// `band_bytes` bytes each, concatenated).
 #[derive(Clone, Debug)]
@@ -506,11 +503,6 @@ impl BandIndex {
             }
         }
         out
-    }
-
-    /// The ids of the entries present, in id order.
-    pub fn ids(&self) -> impl Iterator<Item = u32> + '_ {
-        self.present.iter().enumerate().filter(|(_, &p)| p).map(|(i, _)| i as u32)
     }
 }
 

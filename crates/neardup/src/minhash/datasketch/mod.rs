@@ -38,7 +38,7 @@ mod kernels;
 mod random;
 mod sha1x;
 
-pub use bands::{BandIndex, BandKey};
+pub use bands::BandIndex;
 pub use sha1x::{sha1_batch, sha1_prefix};
 
 use random::Mt19937;

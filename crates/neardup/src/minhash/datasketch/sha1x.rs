@@ -38,16 +38,21 @@ pub fn sha1_batch(features: &[&[u8]], out: &mut Vec<u64>) {
     let base = out.len();
     out.resize(base + features.len(), 0);
     let out = &mut out[base..];
-    let lanes = match lanes() {
-        1 => {
-            for (o, f) in out.iter_mut().zip(features) {
-                *o = sha1_prefix(f);
-            }
-            return;
-        }
-        n => n,
-    };
-    // Short features wait for a full set of lanes: (output index, words).
+    #[cfg(target_arch = "x86_64")]
+    if level() != Level::Portable {
+        x86_batch(features, out, level());
+        return;
+    }
+    for (o, f) in out.iter_mut().zip(features) {
+        *o = sha1_prefix(f);
+    }
+}
+
+/// [`sha1_batch`] at a SIMD level: short features wait for a full set of
+/// lanes (16 for AVX-512, 8 for AVX2), longer ones are hashed at once.
+#[cfg(target_arch = "x86_64")]
+fn x86_batch(features: &[&[u8]], out: &mut [u64], level: Level) {
+    let lanes = if level == Level::Avx512 { 16 } else { 8 };
     let mut pending: Vec<usize> = Vec::with_capacity(16);
     for (i, f) in features.iter().enumerate() {
         if f.len() > MAX_LEN {
@@ -56,79 +61,42 @@ pub fn sha1_batch(features: &[&[u8]], out: &mut Vec<u64>) {
         }
         pending.push(i);
         if pending.len() == lanes {
-            hash_lanes(features, &pending, out);
+            hash_lanes(features, &pending, out, level);
             pending.clear();
         }
     }
     if !pending.is_empty() {
-        hash_lanes(features, &pending, out);
+        hash_lanes(features, &pending, out, level);
     }
 }
 
-/// How many features one kernel call hashes at this level.
-fn lanes() -> usize {
-    #[cfg(target_arch = "x86_64")]
-    match level() {
-        Level::Avx512 => return 16,
-        Level::Avx2 => return 8,
-        Level::Portable => {}
-    }
-    1
-}
-
-/// Hashes the features at `idx` (at most 16, each one block) into `out`.
-fn hash_lanes(features: &[&[u8]], idx: &[usize], out: &mut [u64]) {
-    #[cfg(target_arch = "x86_64")]
-    if level() == Level::Avx512 {
+/// Hashes the features at `idx` (at most the level's lanes, each one
+/// block) into `out`.
+#[cfg(target_arch = "x86_64")]
+fn hash_lanes(features: &[&[u8]], idx: &[usize], out: &mut [u64], level: Level) {
+    let state = if level == Level::Avx512 {
         let mut msgs: [&[u8]; 16] = [&[]; 16];
         for (m, &i) in msgs.iter_mut().zip(idx) {
             *m = features[i];
         }
         // SAFETY: the level is capped at what the CPU supports; every
         // message is at most MAX_LEN bytes.
-        let state = unsafe { x86::hash16(&msgs[..idx.len()]) };
+        unsafe { x86::hash16(&msgs[..idx.len()]) }
+    } else {
+        // Word g of lane l at [g][l], big-endian as SHA-1 reads it.
+        let mut words = [[0u32; 16]; 16];
         for (lane, &i) in idx.iter().enumerate() {
-            out[i] = prefix(state[0][lane], state[1][lane]);
+            for (g, &v) in block_words(features[i]).iter().enumerate() {
+                words[g][lane] = v;
+            }
         }
-        return;
-    }
-    // Word g of lane l at [g][l], big-endian as SHA-1 reads it.
-    let mut words = [[0u32; 16]; 16];
-    for (lane, &i) in idx.iter().enumerate() {
-        let w = block_words(features[i]);
-        for (g, &v) in w.iter().enumerate() {
-            words[g][lane] = v;
-        }
-    }
-    let state = compress_lanes(&words, idx.len());
+        // SAFETY: the level (AVX2 here) is capped at what the CPU supports;
+        // at most 8 lanes are filled.
+        unsafe { x86::compress8(&words) }
+    };
     for (lane, &i) in idx.iter().enumerate() {
         out[i] = prefix(state[0][lane], state[1][lane]);
     }
-}
-
-#[cfg(target_arch = "x86_64")]
-fn compress_lanes(words: &[[u32; 16]; 16], n: usize) -> [[u32; 16]; 2] {
-    match level() {
-        // SAFETY: the level is capped at what the CPU supports.
-        Level::Avx2 if n <= 8 => unsafe { x86::compress8(words) },
-        _ => compress_lanes_portable(words, n),
-    }
-}
-
-#[cfg(not(target_arch = "x86_64"))]
-fn compress_lanes(words: &[[u32; 16]; 16], n: usize) -> [[u32; 16]; 2] {
-    compress_lanes_portable(words, n)
-}
-
-fn compress_lanes_portable(words: &[[u32; 16]; 16], n: usize) -> [[u32; 16]; 2] {
-    let mut state = [[0u32; 16]; 2];
-    for lane in 0..n {
-        let w: [u32; 16] = std::array::from_fn(|g| words[g][lane]);
-        let [h0, h1, ..] = compress_portable(&w);
-        state[0][lane] = h0;
-        state[1][lane] = h1;
-    }
-    state
 }
 
 /// The digest's first two words as datasketch reads the first 8 bytes.
