@@ -3,7 +3,9 @@
 //! format and the flags (`--text-field`, `--id-field`, `--allow-empty`, a
 //! tiny `--max-doc-bytes`, raw records kept): every record is either read
 //! or a bad record that names where it is and what is wrong — never a
-//! panic, and a kept raw record is always one JSON object.
+//! panic, and a kept raw record is always one JSON object. With the top
+//! bit of the first byte, the body goes through the decompressing reader
+//! first (gzip, zstd, bzip2, xz by their magic bytes, else as it is).
 #![no_main]
 
 use std::io::Cursor;
@@ -29,7 +31,14 @@ fuzz_target!(|data: &[u8]| {
         max_doc_bytes: if sel & 32 != 0 { 64 } else { 1 << 20 },
         keep_raw: sel & 64 != 0,
     };
-    let reader = Box::new(Cursor::new(body.to_vec()));
+    let reader: Box<dyn std::io::Read> = if sel & 128 != 0 {
+        match neardup_cli::input::compressed::decoded(Box::new(Cursor::new(body.to_vec()))) {
+            Ok((r, _)) => r,
+            Err(_) => return,
+        }
+    } else {
+        Box::new(Cursor::new(body.to_vec()))
+    };
     let _ = read_from(reader, "fuzz.in", format, &args, &mut |item| {
         match item {
             Ok(r) => {

@@ -196,7 +196,9 @@ impl PipelineArgs {
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum InputFormat {
     /// JSONL for names ending in .jsonl or .ndjson (or when --text-field
-    /// or --id-field is given), CSV for .csv, otherwise plain text.
+    /// or --id-field is given), CSV for .csv, Parquet for .parquet,
+    /// otherwise plain text; compressed files (.gz, .zst, .bz2, .xz, found
+    /// by their first bytes) by the name inside (c4.json.gz is JSONL).
     Auto,
     /// Each file (or stdin) is one document.
     Text,
@@ -206,6 +208,10 @@ pub enum InputFormat {
     Jsonl,
     /// CSV with a header row; --text-field names the text column.
     Csv,
+    /// Parquet files (also chosen for names ending in .parquet, or files
+    /// starting with Parquet's magic bytes); --text-field names the text
+    /// column, row groups are read one at a time.
+    Parquet,
 }
 
 /// What to do with a record that cannot be read or fingerprinted.
@@ -484,6 +490,11 @@ pub struct DedupArgs {
     /// The output directory (created if missing).
     #[arg(short, long, value_name = "OUT_DIR")]
     pub output: PathBuf,
+    /// How the kept records are written: by default as the inputs are
+    /// (kept.parquet in their schema if all are Parquet; kept.jsonl.zst if
+    /// all are zstd, kept.jsonl.gz if all gzip, …; else kept.jsonl).
+    #[arg(long, value_enum, default_value_t = crate::kept::OutputFormatArg::Auto, value_name = "FORMAT")]
+    pub output_format: crate::kept::OutputFormatArg,
     /// How near duplicates are found: minhash (signatures, a Jaccard
     /// threshold) or simhash (fingerprints, a radius k). By default, the
     /// method of --preset/--config, else simhash with --k, minhash with

@@ -18,6 +18,7 @@ mod cmd;
 mod datadir;
 mod fplist;
 pub mod input;
+mod kept;
 mod output;
 mod progress;
 

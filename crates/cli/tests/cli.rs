@@ -21,6 +21,7 @@ fn testdata(name: &str) -> String {
 
 mod dedup_against;
 mod dedup_memory;
+mod formats;
 
 const EN: &str = "The quick brown fox jumps over the lazy dog near the river bank.";
 

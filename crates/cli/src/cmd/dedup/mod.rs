@@ -36,6 +36,7 @@ use crate::args::{DedupArgs, Keep};
 use crate::cmd::index::entries::id_text;
 use crate::fplist;
 use crate::input::{self, BadRecord};
+use crate::kept::{KeptFormat, KeptWriter};
 use crate::output::{count, Output};
 use crate::UsageError;
 use docs::DocStore;
@@ -94,6 +95,7 @@ pub fn run(mut args: DedupArgs) -> Result<ExitCode> {
         remove_stale(&args.output.join("pairs.jsonl"))?;
     }
     let spill = spill_of(&args)?;
+    let kept_format = KeptFormat::choose(args.output_format, &args.input)?;
     let mut against = against::Against::open(&args)?;
     let detector = match &against {
         Some(a) => Some(a.detector(&args)?),
@@ -166,8 +168,15 @@ pub fn run(mut args: DedupArgs) -> Result<ExitCode> {
     drop(texts);
     let n = docs.len();
     let mut kept_ids = Vec::new();
-    let shown = stages.time("write", || {
-        write_outputs(&args, &mut docs, &found, &records, args.save_index.then_some(&mut kept_ids))
+    let (shown, kept_path) = stages.time("write", || {
+        write_outputs(
+            &args,
+            &kept_format,
+            &mut docs,
+            &found,
+            &records,
+            args.save_index.then_some(&mut kept_ids),
+        )
     })?;
     let index = args.against.as_ref().map(|p| p.display().to_string()).unwrap_or_default();
     if let Some(a) = against.as_mut().filter(|_| args.save_index) {
@@ -203,7 +212,7 @@ pub fn run(mut args: DedupArgs) -> Result<ExitCode> {
         count(n as u64, "document"),
         n as u64 - kept,
         count(found.clusters.len() as u64, "cluster"),
-        args.output.join("kept.jsonl").display()
+        kept_path.display()
     );
     Ok(ExitCode::SUCCESS)
 }
@@ -386,11 +395,12 @@ fn write_summary(
 /// first clusters.
 fn write_outputs(
     args: &DedupArgs,
+    format: &KeptFormat,
     docs: &mut DocStore,
     found: &DedupResult,
     records: &DedupRecords,
     mut kept_ids: Option<&mut Vec<(u32, String)>>,
-) -> Result<Vec<String>> {
+) -> Result<(Vec<String>, PathBuf)> {
     let n = docs.len();
     let kept = found.kept_mask(n);
     let clustered: HashSet<u32> = found.clusters.iter().flat_map(|c| c.members.iter().copied()).collect();
@@ -398,13 +408,12 @@ fn write_outputs(
         found.clusters.iter().take(args.show).flat_map(|c| c.members.iter().copied()).collect();
     let mut ids: HashMap<u32, Value> = HashMap::with_capacity(clustered.len());
     let mut raws: HashMap<u32, String> = HashMap::with_capacity(shown.len());
-    let pb = crate::progress::count_bar(n as u64, "writing kept.jsonl");
-    let mut out = Output::open(Some(&args.output.join("kept.jsonl")))?;
+    let mut out = KeptWriter::open(&args.output, "kept", format)?;
+    let pb = crate::progress::count_bar(n as u64, "writing kept records");
     docs.for_each(|i, id, raw| {
         pb.inc(1);
         if kept[i] {
-            out.writer().write_all(raw.as_bytes())?;
-            out.writer().write_all(b"\n")?;
+            out.push(raw)?;
             if let Some(ids) = kept_ids.as_deref_mut() {
                 ids.push((i as u32, id_text(&id.value())));
             }
@@ -419,7 +428,7 @@ fn write_outputs(
         Ok(())
     })?;
     pb.finish_and_clear();
-    out.finish()?;
+    let kept_path = out.finish()?;
     abort_at("write");
     let id = |i: u32| &ids[&i];
     let mut out = Output::open(Some(&args.output.join("clusters.jsonl")))?;
@@ -453,7 +462,7 @@ fn write_outputs(
         }
         out.finish()?;
     }
-    show(args, &ids, &raws, found, records)
+    Ok((show(args, &ids, &raws, found, records)?, kept_path))
 }
 
 /// A cluster near an indexed document, as clusters.jsonl has it: the

@@ -1,4 +1,6 @@
-//! Reading documents: files, directories, stdin; plain text, lines, JSONL, CSV.
+//! Reading documents: files, directories, stdin; plain text, lines, JSONL,
+//! CSV and Parquet; gzip, zstd, bzip2 and xz decompressed on the way
+//! ([`compressed`]).
 //!
 //! Every record that cannot be read becomes a [`BadRecord`] naming where it
 //! is (`FILE` or `FILE:LINE`) and what to do; the caller decides whether it
@@ -14,6 +16,12 @@ use anyhow::Result;
 use serde_json::Value;
 
 use crate::args::{InputArgs, InputFormat};
+
+pub mod compressed;
+#[cfg(feature = "parquet")]
+pub mod parquet;
+
+pub use compressed::Compression;
 
 /// One document.
 #[derive(Debug)]
@@ -128,7 +136,36 @@ fn is_csv_name(p: &Path) -> bool {
     p.extension().is_some_and(|e| e.eq_ignore_ascii_case("csv"))
 }
 
+/// Whether a file is Parquet: by its name, or by its first bytes.
+pub fn is_parquet(p: &Path) -> bool {
+    if p.extension().is_some_and(|e| e.eq_ignore_ascii_case("parquet")) {
+        return true;
+    }
+    let mut head = [0u8; 4];
+    File::open(p).and_then(|mut f| f.read_exact(&mut head)).is_ok() && &head == b"PAR1"
+}
+
+/// The format of an input named `name` (without its compression
+/// extension) under `--input-format auto`.
+fn auto_format(name: Option<&Path>, compressed: bool, args: &InputArgs) -> InputFormat {
+    let named_json =
+        compressed && name.is_some_and(|p| p.extension().is_some_and(|e| e.eq_ignore_ascii_case("json")));
+    if name.is_some_and(is_csv_name) {
+        InputFormat::Csv
+    } else if name.is_some_and(is_jsonl_name)
+        || named_json
+        || args.text_field.is_some()
+        || args.id_field.is_some()
+    {
+        InputFormat::Jsonl
+    } else {
+        InputFormat::Text
+    }
+}
+
 /// Reads every record of every input, in order, handing each to `sink`.
+/// Compressed inputs are decompressed whatever they are called; a
+/// compressed `.json` (`.json.gz`, as Dolma ships) is read as JSONL.
 ///
 /// # Errors
 ///
@@ -136,43 +173,58 @@ fn is_csv_name(p: &Path) -> bool {
 pub fn read_all(args: &InputArgs, mut sink: impl FnMut(Item) -> Result<()>) -> Result<()> {
     let srcs = sources(args, &mut sink)?;
     for src in srcs {
-        let format = match args.input_format {
-            InputFormat::Auto => {
-                let named_jsonl = matches!(&src, Source::File(p) if is_jsonl_name(p));
-                if matches!(&src, Source::File(p) if is_csv_name(p)) {
-                    InputFormat::Csv
-                } else if named_jsonl || args.text_field.is_some() || args.id_field.is_some() {
-                    InputFormat::Jsonl
-                } else {
-                    InputFormat::Text
-                }
+        let name = src.name();
+        if let Source::File(p) = &src {
+            if matches!(args.input_format, InputFormat::Auto | InputFormat::Parquet) && is_parquet(p) {
+                read_parquet(p, args, &mut sink)?;
+                continue;
             }
+        }
+        let opened: io::Result<Box<dyn Read + Send>> = match &src {
+            Source::Stdin => Ok(Box::new(io::stdin())),
+            Source::File(p) => File::open(p).map(|f| Box::new(f) as Box<dyn Read + Send>),
+        };
+        let (reader, compression) = match opened.and_then(compressed::decoded) {
+            Ok(r) => r,
+            Err(e) => {
+                sink(Err(BadRecord { origin: name, message: format!("cannot open: {e}") }))?;
+                continue;
+            }
+        };
+        let inner = match &src {
+            Source::File(p) => Some(compressed::inner_name(p)),
+            Source::Stdin => None,
+        };
+        let format = match args.input_format {
+            InputFormat::Auto => auto_format(inner, compression != Compression::None, args),
             f => f,
         };
-        let name = src.name();
-        let reader: Box<dyn Read> = match &src {
-            Source::Stdin => Box::new(io::stdin().lock()),
-            Source::File(p) => match File::open(p) {
-                Ok(f) => {
-                    if format == InputFormat::Text {
-                        if let Ok(m) = f.metadata() {
-                            if m.len() > args.max_doc_bytes {
-                                sink(Err(too_big(&name, Some(m.len()), args.max_doc_bytes)))?;
-                                continue;
-                            }
-                        }
-                    }
-                    Box::new(f)
-                }
-                Err(e) => {
-                    sink(Err(BadRecord { origin: name, message: format!("cannot open: {e}") }))?;
+        if let (Source::File(p), InputFormat::Text, Compression::None) = (&src, format, compression) {
+            if let Ok(m) = std::fs::metadata(p) {
+                if m.len() > args.max_doc_bytes {
+                    sink(Err(too_big(&name, Some(m.len()), args.max_doc_bytes)))?;
                     continue;
                 }
-            },
-        };
+            }
+        }
         read_from(reader, &name, format, args, &mut sink)?;
     }
     Ok(())
+}
+
+#[cfg(feature = "parquet")]
+fn read_parquet(p: &Path, args: &InputArgs, sink: &mut impl FnMut(Item) -> Result<()>) -> Result<()> {
+    parquet::read(p, args, sink)
+}
+
+#[cfg(not(feature = "parquet"))]
+fn read_parquet(p: &Path, _args: &InputArgs, sink: &mut impl FnMut(Item) -> Result<()>) -> Result<()> {
+    sink(Err(BadRecord {
+        origin: p.display().to_string(),
+        message: "a Parquet file, and this neardup was built without the `parquet` feature; \
+                  rebuild with it (the default) or convert the file to JSONL"
+            .into(),
+    }))
 }
 
 /// Reads the records of one input, `name` (for messages), in `format`
@@ -194,15 +246,19 @@ pub fn read_from(
         }
         InputFormat::Lines | InputFormat::Jsonl => read_lines(reader, name, format, args, sink),
         InputFormat::Csv => read_csv(reader, name, args, sink),
+        InputFormat::Parquet => sink(Err(BadRecord {
+            origin: name.to_owned(),
+            message: "Parquet is read from files, not from standard input; name the file".into(),
+        })),
     }
 }
 
-const EMPTY: &str =
+pub(crate) const EMPTY: &str =
     "empty document (no text, or only whitespace); pass --allow-empty to fingerprint it anyway";
 
 /// A document over the size limit; `len` is its size when known (a stream
 /// is read only up to the limit).
-fn too_big(origin: &str, len: Option<u64>, max: u64) -> BadRecord {
+pub(crate) fn too_big(origin: &str, len: Option<u64>, max: u64) -> BadRecord {
     let size = match len {
         Some(n) => format!("{n} bytes"),
         None => format!("more than {max} bytes"),
@@ -252,11 +308,13 @@ fn read_text(reader: Box<dyn Read>, name: &str, max: u64, allow_empty: bool) -> 
 /// checks as `fingerprint` (UTF-8, not binary, size, not blank).
 pub fn read_document(path: &Path, max: u64, allow_empty: bool) -> Item {
     let name = path.display().to_string();
-    if path.as_os_str() == "-" {
-        return read_text(Box::new(io::stdin().lock()), &name, max, allow_empty);
-    }
-    match File::open(path) {
-        Ok(f) => read_text(Box::new(f), &name, max, allow_empty),
+    let opened: io::Result<Box<dyn Read + Send>> = if path.as_os_str() == "-" {
+        Ok(Box::new(io::stdin()))
+    } else {
+        File::open(path).map(|f| Box::new(f) as Box<dyn Read + Send>)
+    };
+    match opened.and_then(compressed::decoded) {
+        Ok((r, _)) => read_text(r, &name, max, allow_empty),
         Err(e) => Err(BadRecord { origin: name, message: format!("cannot open: {e}") }),
     }
 }
