@@ -495,12 +495,24 @@ pub struct DedupArgs {
     /// all are zstd, kept.jsonl.gz if all gzip, …; else kept.jsonl).
     #[arg(long, value_enum, default_value_t = crate::kept::OutputFormatArg::Auto, value_name = "FORMAT")]
     pub output_format: crate::kept::OutputFormatArg,
-    /// How near duplicates are found: minhash (signatures, a Jaccard
-    /// threshold) or simhash (fingerprints, a radius k). By default, the
-    /// method of --preset/--config, else simhash with --k, minhash with
+    /// How duplicates are found: minhash (signatures, a Jaccard
+    /// threshold), simhash (fingerprints, a radius k) or exact (identical
+    /// texts only, by a 128-bit hash; see --exact). By default, the method
+    /// of --preset/--config, else simhash with --k, minhash with
     /// --threshold, else minhash (docs/QUALITY.md measured it best).
-    #[arg(long, value_name = "METHOD", value_parser = method_parser())]
-    pub method: Option<Method>,
+    #[arg(long, value_name = "METHOD", value_enum)]
+    pub method: Option<DedupMethod>,
+    /// With --method exact: which text must be identical, the pipeline's
+    /// normalized text (NFKC and lower case for the presets) or the raw
+    /// text, byte for byte.
+    #[arg(long, value_name = "TEXT", default_value = "normalized", value_parser = ["normalized", "raw"])]
+    pub exact: String,
+    /// Sign every document, even one whose text is identical to an
+    /// earlier one's (by default such a copy takes the earlier one's
+    /// signature or fingerprint, found by a hash of the text: the same
+    /// result, without signing it again).
+    #[arg(long)]
+    pub no_exact_pass: bool,
     /// MinHash: documents whose estimated Jaccard similarity (of the
     /// pipeline's features) is at least T are near duplicates. By default,
     /// the pipeline's threshold (`neardup config show minhash`).
@@ -622,6 +634,28 @@ pub struct EvalArgs {
     /// the distance histograms of both labels.
     #[arg(long, value_name = "DIR")]
     pub plot: Option<PathBuf>,
+}
+
+/// `dedup --method`.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DedupMethod {
+    /// MinHash signatures and LSH bands, a Jaccard threshold.
+    Minhash,
+    /// SimHash fingerprints and pigeonhole tables, a radius.
+    Simhash,
+    /// Identical texts only.
+    Exact,
+}
+
+impl DedupMethod {
+    /// The near-duplicate method, if it is one.
+    pub fn near(self) -> Option<Method> {
+        match self {
+            DedupMethod::Minhash => Some(Method::Minhash),
+            DedupMethod::Simhash => Some(Method::Simhash),
+            DedupMethod::Exact => None,
+        }
+    }
 }
 
 /// Parses `simhash` or `minhash`.

@@ -19,6 +19,7 @@ fn testdata(name: &str) -> String {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata").join(name).display().to_string()
 }
 
+mod cleaning;
 mod dedup_against;
 mod dedup_memory;
 mod formats;

@@ -185,6 +185,20 @@ impl Detector {
         self.config().method
     }
 
+    /// The pipeline's text stages, loaded.
+    pub fn stages(&self) -> &crate::stages::Stages {
+        match self {
+            Detector::SimHash(f) => f.stages(),
+            Detector::MinHash(m) => m.as_ref(),
+        }
+    }
+
+    /// The exact key of `text` ([`crate::dedup::exact_key`]) of the
+    /// pipeline's normalized text, or of the raw text.
+    pub fn exact_key(&self, text: &str, mode: crate::dedup::ExactText) -> u128 {
+        crate::dedup::exact_key(&mode.text(self.stages(), text))
+    }
+
     /// The fingerprinter, for a SimHash pipeline.
     pub fn fingerprinter(&self) -> Option<&Fingerprinter> {
         match self {
@@ -315,6 +329,11 @@ impl Detector {
                 job::fingerprints(r, f.radius(), Some((f, texts)), options)
             }
             (Detector::MinHash(m), DedupRecords::Signatures(r)) => job::signatures(r, m, texts, options),
+            // Online, each record is kept unless it equals one kept before
+            // it: the first of each group, as in a batch keeping the first.
+            (_, DedupRecords::Exact(r)) => Ok(
+                r.dedup(if options.online { crate::dedup::Keep::First } else { options.keep }, options.pairs)
+            ),
             _ => {
                 Err(Error::Config(format!("records of the other method for this {} pipeline", self.method())))
             }

@@ -14,7 +14,7 @@ use std::path::Path;
 
 use super::lsh::SignatureRecords;
 use super::spill::SpillColumn;
-use super::{DedupRecords, DedupResult, Records};
+use super::{DedupRecords, DedupResult, ExactRecords, Records};
 use crate::error::{Error, Result};
 use crate::fingerprint::{Bits, Fingerprint};
 
@@ -33,6 +33,7 @@ impl DedupRecords {
             let (method, width, n) = match self {
                 DedupRecords::Fingerprints(r) => (0u8, r.bits().get(), r.len()),
                 DedupRecords::Signatures(r) => (1u8, r.permutations() as u32, r.len()),
+                DedupRecords::Exact(r) => (2u8, 128, r.len()),
             };
             w.write_all(&[method])?;
             w.write_all(&width.to_le_bytes())?;
@@ -41,6 +42,7 @@ impl DedupRecords {
                 let (features, length) = match self {
                     DedupRecords::Fingerprints(r) => (r.features(i) as u32, r.length(i)),
                     DedupRecords::Signatures(r) => (r.features(i) as u32, r.length(i)),
+                    DedupRecords::Exact(r) => (0, r.length(i)),
                 };
                 w.write_all(&features.to_le_bytes())?;
                 w.write_all(&length.to_le_bytes())?;
@@ -48,6 +50,11 @@ impl DedupRecords {
             if let DedupRecords::Fingerprints(r) = self {
                 for i in 0..n as u32 {
                     w.write_all(&r.fingerprint(i).value().to_le_bytes())?;
+                }
+            }
+            if let DedupRecords::Exact(r) = self {
+                for i in 0..n as u32 {
+                    w.write_all(&r.key(i).to_le_bytes())?;
                 }
             }
             Ok(())
@@ -125,6 +132,15 @@ impl DedupRecords {
                 }
                 let values = SpillColumn::from_file(width as usize, file, dir, n);
                 Ok(DedupRecords::Signatures(SignatureRecords::from_columns(values, columns)))
+            }
+            2 => {
+                let mut records = ExactRecords::new();
+                let mut v = [0u8; 16];
+                for &(_, length) in &columns {
+                    read(&mut r, &mut v, &path)?;
+                    records.push(u128::from_le_bytes(v), length as usize);
+                }
+                Ok(DedupRecords::Exact(records))
             }
             _ => Err(bad("unknown method")),
         }

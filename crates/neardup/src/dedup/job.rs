@@ -10,6 +10,7 @@ use serde::Serialize;
 
 use super::lsh::{LshDedup, SignatureRecords};
 use super::verify::ShingleJaccard;
+use super::ExactRecords;
 use super::{Dedup, DedupResult, Keep, Records};
 pub use crate::config::lsh::Threshold;
 use crate::error::{Error, Result};
@@ -28,6 +29,8 @@ pub enum DedupRecords {
     Fingerprints(Records),
     /// MinHash signatures.
     Signatures(SignatureRecords),
+    /// Exact keys (`--method exact`): only identical texts are duplicates.
+    Exact(ExactRecords),
 }
 
 impl DedupRecords {
@@ -51,6 +54,9 @@ impl DedupRecords {
                 return r.push(s.values(), features, chars)
             }
             (DedupRecords::Signatures(r), None) => return r.push_empty(chars),
+            (DedupRecords::Exact(_), _) => {
+                panic!("exact records hold keys, not sketches: push to ExactRecords")
+            }
             (_, Some(s)) => panic!("a {} sketch pushed to records of the other method", s.method()),
         }
         Ok(())
@@ -60,7 +66,7 @@ impl DedupRecords {
     /// always for fingerprints, which are small).
     pub fn spilled_bytes(&self) -> u64 {
         match self {
-            DedupRecords::Fingerprints(_) => 0,
+            DedupRecords::Fingerprints(_) | DedupRecords::Exact(_) => 0,
             DedupRecords::Signatures(r) => r.spilled_bytes(),
         }
     }
@@ -70,6 +76,7 @@ impl DedupRecords {
         match self {
             DedupRecords::Fingerprints(r) => r.len(),
             DedupRecords::Signatures(r) => r.len(),
+            DedupRecords::Exact(r) => r.len(),
         }
     }
 
@@ -88,6 +95,7 @@ impl DedupRecords {
         Ok(match self {
             DedupRecords::Fingerprints(r) => Some(Sketch::Fingerprint(r.fingerprint(i))),
             DedupRecords::Signatures(r) if r.features(i) == 0 => None,
+            DedupRecords::Exact(_) => None,
             DedupRecords::Signatures(r) => {
                 let mut buf = r.buffer();
                 let values = r.read_signature(i, &mut buf)?;
@@ -101,6 +109,7 @@ impl DedupRecords {
         match self {
             DedupRecords::Fingerprints(r) => r.features(i),
             DedupRecords::Signatures(r) => r.features(i),
+            DedupRecords::Exact(_) => 0,
         }
     }
 
@@ -122,6 +131,7 @@ impl DedupRecords {
                 let (sa, sb) = (r.read_signature(a, &mut ba)?, r.read_signature(b, &mut bb)?);
                 Closeness::Similarity(round4(estimate(sa, sb)))
             }
+            DedupRecords::Exact(r) => Closeness::Similarity(if r.key(a) == r.key(b) { 1.0 } else { 0.0 }),
         })
     }
 }

