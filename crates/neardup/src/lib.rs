@@ -66,6 +66,7 @@ pub mod simhash;
 // 6. what a document is reduced to, by either method;
 pub mod sketch;
 // 7. the jobs over either method;
+pub mod clean;
 pub mod dedup;
 pub mod meta;
 pub mod passage;

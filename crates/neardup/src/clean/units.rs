@@ -1,0 +1,253 @@
+//! Cutting a text into units — paragraphs, lines or sentences — as byte
+//! spans of the text, and the key of a unit's normalized text.
+//!
+//! A unit's span is its text without the whitespace around it; blank
+//! stretches are no unit. Sentences end at `.`, `!` or `?` followed by
+//! whitespace (with closing quotes and brackets kept in the sentence),
+//! at Chinese and full-width `。！？!?；…` (no whitespace needed), and at
+//! line breaks.
+
+use std::ops::Range;
+
+use crate::error::Error;
+
+/// What a text is cut into.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unit {
+    /// Stretches between blank lines.
+    Paragraph,
+    /// Lines.
+    Line,
+    /// Windows of this many consecutive sentences (datatrove's
+    /// `SentenceDedup` spans of 3); a window is what is counted, and the
+    /// sentences of a removed window are removed.
+    Sentences(usize),
+}
+
+impl std::str::FromStr for Unit {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Unit, Error> {
+        let bad =
+            || Error::Config(format!("{s:?}: a unit is paragraph, line or sentences:N (N from 1 to 64)"));
+        match s {
+            "paragraph" => Ok(Unit::Paragraph),
+            "line" => Ok(Unit::Line),
+            "sentence" => Ok(Unit::Sentences(1)),
+            _ => match s.strip_prefix("sentences:").map(str::parse::<usize>) {
+                Some(Ok(n)) if (1..=64).contains(&n) => Ok(Unit::Sentences(n)),
+                _ => Err(bad()),
+            },
+        }
+    }
+}
+
+impl std::fmt::Display for Unit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Unit::Paragraph => f.write_str("paragraph"),
+            Unit::Line => f.write_str("line"),
+            Unit::Sentences(n) => write!(f, "sentences:{n}"),
+        }
+    }
+}
+
+impl Unit {
+    /// How many pieces (paragraphs, lines, sentences) make one counted unit.
+    pub fn window(self) -> usize {
+        match self {
+            Unit::Sentences(n) => n,
+            _ => 1,
+        }
+    }
+
+    /// The pieces of `text`, as byte spans without surrounding whitespace,
+    /// in order.
+    pub fn pieces(self, text: &str) -> Vec<Range<usize>> {
+        match self {
+            Unit::Paragraph => paragraphs(text),
+            Unit::Line => lines(text),
+            Unit::Sentences(_) => sentences(text),
+        }
+    }
+}
+
+/// `range` of `text` without the whitespace at either end (None if blank).
+fn trimmed(text: &str, range: Range<usize>) -> Option<Range<usize>> {
+    let s = &text[range.clone()];
+    let start = range.start + (s.len() - s.trim_start().len());
+    let end = range.start + s.trim_end().len();
+    (start < end).then_some(start..end)
+}
+
+fn lines(text: &str) -> Vec<Range<usize>> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for (i, _) in text.match_indices('\n') {
+        out.extend(trimmed(text, start..i));
+        start = i + 1;
+    }
+    out.extend(trimmed(text, start..text.len()));
+    out
+}
+
+fn paragraphs(text: &str) -> Vec<Range<usize>> {
+    let mut out = Vec::new();
+    let mut para_start: Option<usize> = None;
+    let mut line_start = 0;
+    let mut last_end = 0;
+    let bytes = text.len();
+    let push_line = |ls: usize,
+                     le: usize,
+                     out: &mut Vec<Range<usize>>,
+                     para_start: &mut Option<usize>,
+                     last_end: &mut usize| {
+        if text[ls..le].trim().is_empty() {
+            if let Some(s) = para_start.take() {
+                out.extend(trimmed(text, s..*last_end));
+            }
+        } else {
+            if para_start.is_none() {
+                *para_start = Some(ls);
+            }
+            *last_end = le;
+        }
+    };
+    for (i, _) in text.match_indices('\n') {
+        push_line(line_start, i, &mut out, &mut para_start, &mut last_end);
+        line_start = i + 1;
+    }
+    push_line(line_start, bytes, &mut out, &mut para_start, &mut last_end);
+    if let Some(s) = para_start {
+        out.extend(trimmed(text, s..last_end));
+    }
+    out
+}
+
+/// Whether `c` ends a sentence without needing whitespace after it.
+fn is_cjk_end(c: char) -> bool {
+    matches!(c, '。' | '！' | '？' | '；' | '…' | '｡')
+}
+
+/// Whether `c` may close a sentence after its end mark (quotes, brackets).
+fn is_closer(c: char) -> bool {
+    matches!(c, '"' | '\'' | ')' | ']' | '}' | '”' | '’' | '」' | '』' | '）' | '】' | '》' | '〉')
+}
+
+fn sentences(text: &str) -> Vec<Range<usize>> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut chars = text.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        let end = if c == '\n' {
+            Some(i)
+        } else if is_cjk_end(c) || matches!(c, '.' | '!' | '?') {
+            // The end mark, repeated marks and closers stay in the sentence.
+            let mut end = i + c.len_utf8();
+            while let Some(&(j, d)) = chars.peek() {
+                if is_closer(d) || is_cjk_end(d) || matches!(d, '.' | '!' | '?') {
+                    end = j + d.len_utf8();
+                    chars.next();
+                } else {
+                    break;
+                }
+            }
+            let cjk = is_cjk_end(c) || text[i..end].chars().any(is_cjk_end);
+            match chars.peek() {
+                None => Some(end),
+                Some(&(_, d)) if cjk || d.is_whitespace() => Some(end),
+                _ => None,
+            }
+        } else {
+            None
+        };
+        if let Some(end) = end {
+            out.extend(trimmed(text, start..end));
+            start = end;
+        }
+    }
+    out.extend(trimmed(text, start..text.len()));
+    out
+}
+
+/// The key of a unit's text: XXH3-128 of it in lower case with every run
+/// of whitespace made one space (so a banner counts as one unit however it
+/// was wrapped or capitalised).
+pub fn unit_key(text: &str) -> u128 {
+    let mut h = xxhash_rust::xxh3::Xxh3::new();
+    let mut buf = [0u8; 4];
+    let mut space = false;
+    for c in text.chars() {
+        if c.is_whitespace() {
+            space = true;
+            continue;
+        }
+        if space {
+            h.update(b" ");
+            space = false;
+        }
+        if c.is_ascii() {
+            h.update(&[c.to_ascii_lowercase() as u8]);
+        } else {
+            for l in c.to_lowercase() {
+                h.update(l.encode_utf8(&mut buf).as_bytes());
+            }
+        }
+    }
+    h.digest128()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts(unit: Unit, t: &str) -> Vec<&str> {
+        unit.pieces(t).into_iter().map(|r| &t[r]).collect()
+    }
+
+    #[test]
+    fn paragraphs_lines_and_sentences() {
+        let t = "  First para line one.\nline two!\n\n \n Second para. Has two sentences? Yes.\n";
+        assert_eq!(
+            texts(Unit::Paragraph, t),
+            ["First para line one.\nline two!", "Second para. Has two sentences? Yes."]
+        );
+        assert_eq!(
+            texts(Unit::Line, t),
+            ["First para line one.", "line two!", "Second para. Has two sentences? Yes."]
+        );
+        assert_eq!(
+            texts(Unit::Sentences(1), t),
+            ["First para line one.", "line two!", "Second para.", "Has two sentences?", "Yes."]
+        );
+        assert_eq!(
+            texts(Unit::Sentences(1), "He said \"stop.\" Then 3.14 is pi"),
+            ["He said \"stop.\"", "Then 3.14 is pi"]
+        );
+    }
+
+    #[test]
+    fn chinese_sentences_end_at_full_width_marks() {
+        let t = "转载请注明出处。今天天气很好！你去吗？好的……走吧";
+        assert_eq!(
+            texts(Unit::Sentences(1), t),
+            ["转载请注明出处。", "今天天气很好！", "你去吗？", "好的……", "走吧"]
+        );
+        assert_eq!(texts(Unit::Sentences(1), "他说：“好。”然后走了。"), ["他说：“好。”", "然后走了。"]);
+    }
+
+    #[test]
+    fn keys_ignore_case_and_spacing() {
+        assert_eq!(unit_key("Accept  all\ncookies"), unit_key("accept all cookies"));
+        assert_ne!(unit_key("accept all cookies"), unit_key("accept all cookie"));
+        assert_eq!(unit_key("ÉCOLE"), unit_key("école"));
+    }
+
+    #[test]
+    fn units_parse_and_print() {
+        for s in ["paragraph", "line", "sentences:3"] {
+            assert_eq!(s.parse::<Unit>().unwrap().to_string(), s);
+        }
+        assert!("sentences:0".parse::<Unit>().is_err());
+        assert!("words".parse::<Unit>().is_err());
+    }
+}
