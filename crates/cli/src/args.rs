@@ -37,6 +37,10 @@ pub enum Command {
     Idf(IdfArgs),
     /// Remove near duplicates from a corpus: kept records, clusters, pairs, summary.
     Dedup(DedupArgs),
+    /// Remove boilerplate: paragraphs, lines or sentence spans repeated across documents.
+    Boilerplate(BoilerplateArgs),
+    /// Remove every repeated substring of at least L bytes (suffix array), on token boundaries.
+    Substrings(SubstringsArgs),
     /// Every pair of fingerprints within k bits, from a list of fingerprints.
     Pairs(PairsArgs),
     /// A persistent index on disk: build, add, query, stats.
@@ -634,6 +638,89 @@ pub struct EvalArgs {
     /// the distance histograms of both labels.
     #[arg(long, value_name = "DIR")]
     pub plot: Option<PathBuf>,
+}
+
+/// What `boilerplate` and `substrings` share: inputs, outputs, memory.
+#[derive(Args, Debug)]
+pub struct CleanArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// The output directory (created if missing).
+    #[arg(short, long, value_name = "OUT_DIR")]
+    pub output: PathBuf,
+    /// How the kept records are written (as for dedup: by default as the
+    /// inputs are).
+    #[arg(long, value_enum, default_value_t = crate::kept::OutputFormatArg::Auto, value_name = "FORMAT")]
+    pub output_format: crate::kept::OutputFormatArg,
+    /// A document that lost text and has fewer non-space characters than
+    /// this left is dropped.
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub min_chars: usize,
+    /// The memory the run may use (counts or the suffix array's part
+    /// beyond it go to --tmp-dir). By default, half of this machine's.
+    #[arg(long, value_name = "SIZE", default_value = crate::cmd::dedup::default_memory())]
+    pub memory: ByteSize,
+    /// Where what does not fit --memory goes. By default, OUT_DIR.
+    #[arg(long, value_name = "DIR")]
+    pub tmp_dir: Option<PathBuf>,
+    /// How many of the most removed units to show at the end.
+    #[arg(long, value_name = "N", default_value_t = 5)]
+    pub show: usize,
+}
+
+/// `neardup boilerplate`.
+#[derive(Args, Debug)]
+#[command(after_help = "Reads the input twice (count, then clean): name files, not standard input.\n\
+    Writes into OUT_DIR: kept.jsonl (every surviving record, all its fields, the cleaned text;\n\
+    compressed or Parquet as the input is), removed.jsonl (each removed unit, most removed first:\n\
+    text, count, removed) and summary.json (written last).\n\n\
+    Examples:\n  neardup boilerplate crawl.jsonl.zst -o clean/\n  \
+    neardup boilerplate corpus.jsonl --unit line --repeats -o clean/   # CCNet's rule\n  \
+    neardup boilerplate corpus.parquet --unit sentences:3 --min-docs 3 -o clean/")]
+pub struct BoilerplateArgs {
+    #[command(flatten)]
+    pub clean: CleanArgs,
+    /// What is counted: paragraph (between blank lines), line, or
+    /// sentences:N (every span of N consecutive sentences, as datatrove's
+    /// SentenceDedup; Chinese 。！？ end sentences too). Units are compared
+    /// in lower case with whitespace runs as one space.
+    #[arg(long, default_value = "paragraph", value_name = "UNIT", value_parser = parse_unit)]
+    pub unit: neardup::clean::Unit,
+    /// A unit found in at least N documents is removed from all of them.
+    #[arg(long, default_value_t = 2, value_name = "N", conflicts_with = "repeats")]
+    pub min_docs: u32,
+    /// Instead of --min-docs: keep the first occurrence of each unit in
+    /// the corpus and remove every later one (CCNet's rule).
+    #[arg(long)]
+    pub repeats: bool,
+}
+
+/// `neardup substrings`.
+#[derive(Args, Debug)]
+#[command(after_help = "Reads the input twice (find, then cut): name files, not standard input.\n\
+    Writes into OUT_DIR: kept.jsonl (as boilerplate's), removed.jsonl (each removed span: the\n\
+    record, its byte range in the text, the text) and summary.json (written last).\n\n\
+    Examples:\n  neardup substrings corpus.jsonl -o clean/ --min-bytes 100\n  \
+    neardup substrings corpus.jsonl.zst -o clean/ --min-tokens 50 --keep none")]
+pub struct SubstringsArgs {
+    #[command(flatten)]
+    pub clean: CleanArgs,
+    /// The shortest repeated span removed, in bytes of UTF-8 text.
+    #[arg(long, value_name = "L", conflicts_with = "min_tokens")]
+    pub min_bytes: Option<usize>,
+    /// The shortest repeated span removed, in tokens (words; a Chinese
+    /// character counts as one).
+    #[arg(long, value_name = "T")]
+    pub min_tokens: Option<usize>,
+    /// first: the first occurrence of each repeated span stays (the
+    /// default); none: every occurrence is removed.
+    #[arg(long, default_value = "first", value_parser = ["first", "none"], value_name = "WHICH")]
+    pub keep: String,
+}
+
+/// Parses a boilerplate unit.
+pub fn parse_unit(s: &str) -> std::result::Result<neardup::clean::Unit, String> {
+    s.parse().map_err(|e: neardup::Error| e.to_string())
 }
 
 /// `dedup --method`.

@@ -102,6 +102,8 @@ pub fn run() -> ExitCode {
         Command::Config(a) => cmd::config::run(a),
         Command::Idf(a) => cmd::idf::run(a),
         Command::Dedup(a) => cmd::dedup::run(a),
+        Command::Boilerplate(a) => cmd::boilerplate::run(a),
+        Command::Substrings(a) => cmd::substrings::run(a),
         Command::Pairs(a) => cmd::pairs::run(a),
         Command::Index(a) => cmd::index::run(a),
         Command::Eval(a) => cmd::eval::run(a),

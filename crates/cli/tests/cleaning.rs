@@ -2,6 +2,8 @@
 //! exact pass before signing, `boilerplate` and `substrings`, each checked
 //! against a brute-force reference.
 
+use std::collections::HashMap;
+
 use serde_json::{json, Value};
 
 use super::{neardup, testdata, tmp};
@@ -84,4 +86,70 @@ fn the_exact_pass_changes_nothing_but_the_work() {
         assert_eq!(outs[0], outs[1], "{method}: with and without the exact pass");
         assert_eq!(outs[0], outs[2], "{method}: with signatures spilled");
     }
+}
+
+/// Documents that share a banner paragraph and a Chinese footer sentence.
+fn with_boilerplate() -> Vec<Value> {
+    let mut recs = Vec::new();
+    for (i, l) in std::fs::read_to_string(testdata("docs_zh.jsonl")).unwrap().lines().take(20).enumerate() {
+        let v: Value = serde_json::from_str(l).unwrap();
+        let body = v["text"].as_str().unwrap().split("\n\n").next().unwrap().trim().to_owned();
+        let text = match i % 4 {
+            0 => format!("{body}\n\nAccept all cookies to continue reading.\n\n转载请注明出处。谢谢合作！"),
+            1 => format!("Accept  ALL cookies to continue reading.\n\n{body}"),
+            2 => format!("{body}。转载请注明出处。谢谢合作！"),
+            _ => "Accept all cookies to continue reading.".to_owned(),
+        };
+        recs.push(json!({"id": format!("z{i}"), "lang": "zh", "text": text, "n": i}));
+    }
+    recs
+}
+
+#[test]
+fn boilerplate_removes_shared_units_and_keeps_every_other_field() {
+    let dir = tmp();
+    let recs = with_boilerplate();
+    let body: String = recs.iter().map(|r| format!("{r}\n")).collect();
+    neardup_testkit::cli::write(dir.path(), "c.jsonl", body.as_bytes());
+    let r = neardup(&["boilerplate", "c.jsonl", "-o", "out", "--min-docs", "3"], dir.path(), None).ok();
+    assert!(r.stderr().contains("Accept all cookies to continue reading."), "{}", r.stderr());
+    let kept: Vec<Value> = std::fs::read_to_string(dir.path().join("out/kept.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let summary: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("out/summary.json")).unwrap()).unwrap();
+    // Records in = kept + dropped (the banner-only ones: nothing left).
+    assert_eq!(summary["dropped_too_short"], 5);
+    assert_eq!(kept.len() + 5, recs.len());
+    let by_id: HashMap<&str, &Value> = recs.iter().map(|r| (r["id"].as_str().unwrap(), r)).collect();
+    for k in &kept {
+        let orig = by_id[k["id"].as_str().unwrap()];
+        assert_eq!((&k["lang"], &k["n"]), (&orig["lang"], &orig["n"]), "fields kept");
+        let text = k["text"].as_str().unwrap();
+        assert!(!text.to_lowercase().contains("accept all cookies"), "{text}");
+        assert!(!text.is_empty());
+    }
+    let removed: Vec<Value> = std::fs::read_to_string(dir.path().join("out/removed.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(removed[0]["removed"], 15, "{removed:?}");
+    // Sentences: the Chinese footer goes too, wherever it stands.
+    neardup(
+        &["boilerplate", "c.jsonl", "-o", "out2", "--unit", "sentences:1", "--min-docs", "3"],
+        dir.path(),
+        None,
+    )
+    .ok();
+    let kept = std::fs::read_to_string(dir.path().join("out2/kept.jsonl")).unwrap();
+    assert!(!kept.contains("转载请注明出处"), "{kept}");
+    assert!(!kept.contains('\u{fffd}'));
+    // Standard input cannot be read twice.
+    neardup(&["boilerplate", "-o", "out3"], dir.path(), Some(body.as_bytes()))
+        .fails(2, "reads its input twice");
+    neardup(&["boilerplate", "c.jsonl", "-o", "o", "--min-docs", "1"], dir.path(), None)
+        .fails(2, "2 documents or more");
 }

@@ -1,5 +1,7 @@
 //! One module per subcommand.
 
+pub mod boilerplate;
+mod clean;
 mod cluster_view;
 pub mod compare;
 mod compare_minhash;
@@ -13,6 +15,7 @@ pub mod pairs;
 pub mod plot;
 pub mod report;
 pub mod serve;
+pub mod substrings;
 
 use anyhow::Result;
 
@@ -24,6 +27,7 @@ use crate::InputFailed;
 pub struct ErrorPolicy {
     policy: OnError,
     skipped: std::cell::Cell<u64>,
+    quiet: bool,
 }
 
 /// How many skipped records are reported one by one before only counting.
@@ -31,7 +35,13 @@ const REPORT_LIMIT: u64 = 100;
 
 impl ErrorPolicy {
     pub fn new(policy: OnError) -> ErrorPolicy {
-        ErrorPolicy { policy, skipped: std::cell::Cell::new(0) }
+        ErrorPolicy { policy, skipped: std::cell::Cell::new(0), quiet: false }
+    }
+
+    /// Skips bad records without a word: a second read of an input whose
+    /// bad records the first read reported.
+    pub fn quiet() -> ErrorPolicy {
+        ErrorPolicy { policy: OnError::Skip, skipped: std::cell::Cell::new(0), quiet: true }
     }
 
     /// Reports a bad record; with `--on-error fail` this ends the run.
@@ -45,6 +55,9 @@ impl ErrorPolicy {
             OnError::Skip => {
                 let n = self.skipped.get() + 1;
                 self.skipped.set(n);
+                if self.quiet {
+                    return Ok(());
+                }
                 if n <= REPORT_LIMIT {
                     note!("neardup: skipped {}: {}", b.origin, b.message);
                 } else if n == REPORT_LIMIT + 1 {

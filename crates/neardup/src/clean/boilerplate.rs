@@ -326,7 +326,8 @@ mod tests {
     fn reference(docs: &[String], unit: Unit, rule: Rule, min_chars: usize) -> Vec<Option<String>> {
         let norm = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase();
         let w = unit.window();
-        let windows: Vec<(Vec<Range<usize>>, Vec<Vec<String>>)> = docs
+        type Windows = Vec<Vec<String>>;
+        let windows: Vec<(Vec<Range<usize>>, Windows)> = docs
             .iter()
             .map(|d| {
                 let pieces = unit.pieces(d);
