@@ -153,3 +153,70 @@ fn boilerplate_removes_shared_units_and_keeps_every_other_field() {
     neardup(&["boilerplate", "c.jsonl", "-o", "o", "--min-docs", "1"], dir.path(), None)
         .fails(2, "2 documents or more");
 }
+
+#[test]
+fn substrings_cut_later_copies_on_token_boundaries() {
+    let dir = tmp();
+    let banner = "本文转载自网络，版权归原作者所有，如有侵权请联系删除。Share this article with friends!";
+    let mut recs = Vec::new();
+    for (i, l) in std::fs::read_to_string(testdata("docs_zh.jsonl")).unwrap().lines().take(12).enumerate() {
+        let v: Value = serde_json::from_str(l).unwrap();
+        let own: String = v["text"].as_str().unwrap().chars().take(80).collect();
+        let text = if i % 2 == 0 { format!("{own}\n{banner}") } else { own };
+        recs.push(json!({"id": i, "text": text, "src": "zh"}));
+    }
+    recs.push(json!({"id": 99, "text": banner, "src": "only"}));
+    let body: String = recs.iter().map(|r| format!("{r}\n")).collect();
+    let gz = {
+        use std::io::Write;
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        e.write_all(body.as_bytes()).unwrap();
+        e.finish().unwrap()
+    };
+    neardup_testkit::cli::write(dir.path(), "c.jsonl.gz", &gz);
+    neardup(&["substrings", "c.jsonl.gz", "-o", "out", "--min-bytes", "40"], dir.path(), None).ok();
+    let kept: Vec<Value> = {
+        use std::io::Read;
+        let bytes = std::fs::read(dir.path().join("out/kept.jsonl.gz")).unwrap();
+        let mut s = String::new();
+        flate2::read::MultiGzDecoder::new(&bytes[..]).read_to_string(&mut s).unwrap();
+        s.lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+    };
+    // The banner-only record is all repeat: dropped; records in = kept + dropped.
+    assert_eq!(kept.len(), recs.len() - 1);
+    for (k, r) in kept.iter().zip(&recs) {
+        assert_eq!((&k["id"], &k["src"]), (&r["id"], &r["src"]));
+        let (text, orig) = (k["text"].as_str().unwrap(), r["text"].as_str().unwrap());
+        if k["id"] == 0 {
+            assert_eq!(text, orig, "the first copy stays");
+        } else if orig.contains(banner) {
+            assert!(!text.contains("版权归原作者所有"), "{text}");
+            assert!(orig.starts_with(text.trim_end()), "only the banner goes: {text}");
+        } else {
+            assert_eq!(text, orig);
+        }
+    }
+    let removed: Vec<Value> = std::fs::read_to_string(dir.path().join("out/removed.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(removed.len(), 6, "{removed:?}");
+    for s in &removed {
+        let r = &recs[s["id"].as_u64().unwrap().min(12) as usize];
+        let t = r["text"].as_str().unwrap();
+        let (a, b) = (s["start"].as_u64().unwrap() as usize, s["end"].as_u64().unwrap() as usize);
+        assert_eq!(&t[a..b], s["text"].as_str().unwrap(), "the side file names the bytes cut");
+    }
+    // Keep none: the first copy goes too.
+    neardup(
+        &["substrings", "c.jsonl.gz", "-o", "out2", "--min-tokens", "10", "--keep", "none"],
+        dir.path(),
+        None,
+    )
+    .ok();
+    let summary: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("out2/summary.json")).unwrap())
+            .unwrap();
+    assert_eq!(summary["spans_removed"], 7, "{summary}");
+}

@@ -54,7 +54,10 @@ impl Symbol for u32 {
 pub(crate) fn as_u32(m: &memmap2::Mmap) -> &[u32] {
     const { assert!(cfg!(target_endian = "little"), "token ids are written little-endian") };
     let ptr = m.as_ptr();
-    assert!((ptr as usize).is_multiple_of(4) && m.len().is_multiple_of(4), "a map of u32s is page-aligned and whole");
+    assert!(
+        (ptr as usize).is_multiple_of(4) && m.len().is_multiple_of(4),
+        "a map of u32s is page-aligned and whole"
+    );
     // SAFETY: the map is aligned for u32 and its length a multiple of 4;
     // any bit pattern is a u32; the slice borrows the map.
     unsafe { std::slice::from_raw_parts(ptr.cast::<u32>(), m.len() / 4) }
