@@ -1,6 +1,6 @@
 //! `neardup.pairs` and `neardup.dedup`: all pairs within k, and clusters.
 
-use neardup::dedup::{DedupOptions, Keep, Threshold};
+use neardup::dedup::{DedupOptions, ExactText, Keep, Threshold};
 use neardup::detector::Detector;
 use neardup::index::pairs::{all_pairs, AllPairs, PairsOptions};
 use neardup::minhash::Method;
@@ -75,9 +75,11 @@ pub(crate) fn pairs(
 /// (SimHash) or `threshold` (MinHash) implies, else of the default
 /// method. `k` defaults to the pipeline's radius, `threshold` to its
 /// Jaccard threshold; `verify` is a shingle-Jaccard threshold
-/// (`--verify jaccard:T`).
+/// (`--verify jaccard:T`). `method="exact"` groups identical texts only:
+/// the pipeline's normalized texts (`exact="normalized"`) or the raw ones
+/// (`exact="raw"`), as `neardup dedup --method exact --exact ...`.
 #[pyfunction]
-#[pyo3(signature = (texts, k = None, ids = None, fingerprinter = None, keep = "first", verify = None, method = None, threshold = None))]
+#[pyo3(signature = (texts, k = None, ids = None, fingerprinter = None, keep = "first", verify = None, method = None, threshold = None, exact = "normalized"))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn dedup<'py>(
     py: Python<'py>,
@@ -89,8 +91,17 @@ pub(crate) fn dedup<'py>(
     verify: Option<f64>,
     method: Option<&str>,
     threshold: Option<f64>,
+    exact: &str,
 ) -> PyResult<Bound<'py, PyList>> {
     let keep: Keep = keep.parse().map_err(to_py)?;
+    let exact_mode: ExactText = exact.parse().map_err(to_py)?;
+    let is_exact = method == Some("exact");
+    if is_exact && (k.is_some() || threshold.is_some() || verify.is_some()) {
+        return Err(PyValueError::new_err(
+            "method=\"exact\" finds identical texts: k, threshold and verify belong to simhash and minhash",
+        ));
+    }
+    let method = if is_exact { None } else { method };
     let verify = verify
         .map(|t| Threshold::check(t).map_err(|e| PyValueError::new_err(format!("verify: {e}"))))
         .transpose()?;
@@ -108,7 +119,11 @@ pub(crate) fn dedup<'py>(
         }
     }
     let options = DedupOptions { keep, verify, ..DedupOptions::default() };
-    let found = py.allow_threads(|| detector.dedup(&detector.records_of(&owned), &owned, &options));
+    let found = py.allow_threads(|| {
+        let records =
+            if is_exact { detector.exact_records(&owned, exact_mode) } else { detector.records_of(&owned) };
+        detector.dedup(&records, &owned, &options)
+    });
     let found = found.map_err(to_py)?;
     let out = PyList::empty(py);
     for c in found.clusters {

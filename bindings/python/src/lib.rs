@@ -9,6 +9,7 @@
 mod args;
 mod arrow;
 mod batch;
+mod clean;
 mod datasketch;
 mod index;
 mod minhash;
@@ -239,6 +240,8 @@ fn _neardup(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(minhash::jaccard, m)?)?;
     m.add_function(wrap_pyfunction!(batch::pairs, m)?)?;
     m.add_function(wrap_pyfunction!(batch::dedup, m)?)?;
+    m.add_function(wrap_pyfunction!(clean::boilerplate, m)?)?;
+    m.add_function(wrap_pyfunction!(clean::substrings, m)?)?;
     m.add_function(wrap_pyfunction!(batch::pipeline, m)?)?;
     // The name `pipeline` had before it was public (the Spark job's).
     m.add("pipeline_for_dedup", m.getattr("pipeline")?)?;

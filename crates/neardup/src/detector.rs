@@ -283,6 +283,25 @@ impl Detector {
         }
     }
 
+    /// The exact keys of `texts` ([`Detector::exact_key`]), hashed in
+    /// parallel: records for `--method exact`.
+    pub fn exact_records<T: AsRef<str> + Sync>(
+        &self,
+        texts: &[T],
+        mode: crate::dedup::ExactText,
+    ) -> DedupRecords {
+        use rayon::prelude::*;
+        let keys: Vec<(u128, usize)> = texts
+            .par_iter()
+            .map(|t| (self.exact_key(t.as_ref(), mode), t.as_ref().chars().count()))
+            .collect();
+        let mut records = crate::dedup::ExactRecords::new();
+        for (k, chars) in keys {
+            records.push(k, chars);
+        }
+        DedupRecords::Exact(records)
+    }
+
     /// Removes near duplicates from `records` by this detector's method and
     /// rule ([`rule`](Self::rule)): a batch (clusters, one kept per
     /// cluster) or online, as `options` say. `texts` (by position) are

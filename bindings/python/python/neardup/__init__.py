@@ -15,12 +15,14 @@ from ._neardup import (
     MinHashIndex,
     NeardupError,
     __version__,
+    boilerplate,
     dedup,
     distance,
     jaccard,
     pairs,
     pipeline,
     similarity,
+    substrings,
 )
 
 __all__ = [
@@ -30,10 +32,12 @@ __all__ = [
     "MinHasher",
     "NeardupError",
     "__version__",
+    "boilerplate",
     "dedup",
     "distance",
     "jaccard",
     "pairs",
     "pipeline",
     "similarity",
+    "substrings",
 ]

@@ -14,6 +14,7 @@ __all__ = [
     "Permuter",
     "SparkPlan",
     "__version__",
+    "boilerplate",
     "components",
     "dedup",
     "distance",
@@ -27,6 +28,7 @@ __all__ = [
     "spark_fingerprint",
     "spark_sign",
     "spark_similarity",
+    "substrings",
 ]
 
 __version__: str
@@ -116,9 +118,24 @@ def dedup(
     fingerprinter: Union[Fingerprinter, "MinHasher", None] = None,
     keep: Literal["first", "longest", "shortest"] = "first",
     verify: Optional[float] = None,
-    method: Optional[Literal["simhash", "minhash"]] = None,
+    method: Optional[Literal["simhash", "minhash", "exact"]] = None,
     threshold: Optional[float] = None,
+    exact: Literal["normalized", "raw"] = "normalized",
 ) -> list[list[object]]: ...
+def boilerplate(
+    texts: Iterable[str],
+    unit: str = "paragraph",
+    min_docs: int = 2,
+    repeats: bool = False,
+    min_chars: int = 1,
+) -> dict[str, Any]: ...
+def substrings(
+    texts: Iterable[str],
+    min_bytes: Optional[int] = None,
+    min_tokens: Optional[int] = None,
+    keep: Literal["first", "none"] = "first",
+    min_chars: int = 1,
+) -> dict[str, Any]: ...
 def pipeline(
     preset: Optional[str] = None,
     config: Optional[_Path] = None,
