@@ -130,8 +130,8 @@ pub(crate) fn substrings<'py>(
         }
         Ok(out)
     });
-    let (cleaned, spans): (Vec<Option<String>>, Vec<Vec<(usize, usize)>>) =
-        done.map_err(to_py)?.into_iter().unzip();
+    type Spans = Vec<Vec<(usize, usize)>>;
+    let (cleaned, spans): (Vec<Option<String>>, Spans) = done.map_err(to_py)?.into_iter().unzip();
     let out = PyDict::new(py);
     out.set_item("texts", cleaned)?;
     out.set_item("spans", spans)?;
