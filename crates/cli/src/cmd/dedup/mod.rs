@@ -202,7 +202,11 @@ pub fn run(mut args: DedupArgs) -> Result<ExitCode> {
         c.finish()?;
     }
     errors.summary(total);
-    note!("neardup: near duplicates by {method}");
+    if matches!(records, DedupRecords::Exact(_)) {
+        note!("neardup: duplicates: {method}");
+    } else {
+        note!("neardup: near duplicates by {method}");
+    }
     for line in &shown {
         note!("{line}");
     }
