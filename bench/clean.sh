@@ -15,5 +15,5 @@ if [ ! -s "$corpus" ]; then
   python3 bench/make_corpus.py 2100000 "$corpus"
 fi
 cargo build -q --release -p neardup-cli
-bench_venv clean-bench-venv "datatrove, pyarrow" "datatrove[processing]" pyarrow
+bench_venv clean-bench-venv "datatrove, pyarrow, orjson" "datatrove[processing]" pyarrow orjson
 NEARDUP_BIN="$tdir/release/neardup" "$venv/bin/python" bench/clean_bench.py "$corpus" "$@"

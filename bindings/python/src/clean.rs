@@ -42,7 +42,7 @@ pub(crate) fn boilerplate<'py>(
     let owned = texts.strs("texts")?;
     let done = py.allow_threads(|| -> neardup::Result<_> {
         let units: Vec<DocUnits> = owned.par_iter().map(|t| job.units(t)).collect();
-        let mut counting = job.counting(MEMORY, std::env::temp_dir());
+        let mut counting = job.counting(MEMORY, std::env::temp_dir())?;
         for u in &units {
             counting.add(u)?;
         }

@@ -32,7 +32,7 @@ pub fn run(mut args: BoilerplateArgs) -> Result<ExitCode> {
     // Pass 1: count every unit.
     let errors = ErrorPolicy::new(c.input.on_error);
     let pb = crate::progress::bar(|| crate::input::total_bytes(&c.input), "counting units");
-    let mut counting = job.counting(c.memory.0 / 2, prep.tmp.clone());
+    let mut counting = job.counting(c.memory.0 / 2, prep.tmp.clone())?;
     let mut bytes_in = 0u64;
     let total = batches(&c.input, &errors, &pb, |batch| {
         let units: Vec<DocUnits> = batch.par_iter().map(|r| job.units(&r.text)).collect();
@@ -54,10 +54,9 @@ pub fn run(mut args: BoilerplateArgs) -> Result<ExitCode> {
     let (mut kept, mut dropped, mut changed, mut bytes_removed, mut documents) =
         (0u64, 0u64, 0u64, 0u64, 0u64);
     batches(&c.input, &quiet, &pb, |batch| {
-        let units: Vec<DocUnits> = batch.par_iter().map(|r| job.units(&r.text)).collect();
-        for (r, u) in batch.drain(..).zip(units) {
+        for r in batch.drain(..) {
             documents += 1;
-            let cleaned = cleaner.clean(&r.text, &u);
+            let cleaned = cleaner.clean_next(&r.text, || job.units(&r.text))?;
             bytes_removed += cleaned.removed.iter().map(|s| s.len() as u64).sum::<u64>();
             if cleaned.dropped {
                 dropped += 1;

@@ -19,7 +19,7 @@
 //!     "Notes on tea.",
 //! ];
 //! let job = Boilerplate::new(Unit::Paragraph).rule(Rule::MinDocs(2));
-//! let mut counting = job.counting(1 << 20, std::env::temp_dir());
+//! let mut counting = job.counting(1 << 20, std::env::temp_dir())?;
 //! for d in &docs {
 //!     counting.add(&job.units(d))?;
 //! }
@@ -31,6 +31,8 @@
 //! ```
 
 use std::borrow::Cow;
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Read, Seek, Write};
 use std::ops::Range;
 use std::path::PathBuf;
 
@@ -144,9 +146,22 @@ impl Boilerplate {
     }
 
     /// Starts the counting pass, holding about `memory` bytes of counts
-    /// before spilling runs into `dir`.
-    pub fn counting(&self, memory: u64, dir: PathBuf) -> Counting {
-        Counting { job: *self, counter: KeyCounter::new(memory, dir), documents: 0 }
+    /// before spilling runs into `dir`. Each document's keys also go to an
+    /// unnamed file in `dir`, so the cleaning pass ([`Cleaner::clean_next`])
+    /// cuts only the documents that lose something into units again.
+    ///
+    /// # Errors
+    ///
+    /// The file cannot be created.
+    pub fn counting(&self, memory: u64, dir: PathBuf) -> Result<Counting> {
+        let log = tempfile::tempfile_in(&dir).map_err(|e| Error::io(&dir, e))?;
+        Ok(Counting {
+            job: *self,
+            counter: KeyCounter::new(memory, dir.clone()),
+            documents: 0,
+            log: BufWriter::with_capacity(1 << 20, log),
+            dir,
+        })
     }
 }
 
@@ -156,6 +171,8 @@ pub struct Counting {
     job: Boilerplate,
     counter: KeyCounter,
     documents: u64,
+    log: BufWriter<File>,
+    dir: PathBuf,
 }
 
 impl Counting {
@@ -167,6 +184,11 @@ impl Counting {
     /// A run of counts cannot be written.
     pub fn add(&mut self, units: &DocUnits) -> Result<()> {
         self.documents += 1;
+        let io = |e| Error::io(&self.dir, e);
+        self.log.write_all(&(units.keys.len() as u32).to_le_bytes()).map_err(io)?;
+        for k in &units.keys {
+            self.log.write_all(&k.to_le_bytes()).map_err(io)?;
+        }
         match self.job.rule {
             Rule::MinDocs(_) => {
                 let mut keys = units.keys.clone();
@@ -201,6 +223,9 @@ impl Counting {
             Rule::Repeats => 2,
         };
         let spilled = self.counter.spilled_bytes();
+        let dir = self.dir;
+        let mut log = self.log.into_inner().map_err(|e| Error::io(&dir, e.into_error()))?;
+        log.rewind().map_err(|e| Error::io(&dir, e))?;
         Ok(Cleaner {
             job: self.job,
             frequent: self.counter.at_least(min)?,
@@ -208,6 +233,9 @@ impl Counting {
             removed: HashMap::new(),
             documents: self.documents,
             spilled,
+            log: BufReader::with_capacity(1 << 20, log),
+            keys: Vec::new(),
+            dir,
         })
     }
 }
@@ -244,6 +272,9 @@ pub struct Cleaner {
     removed: HashMap<u128, RemovedUnit>,
     documents: u64,
     spilled: u64,
+    log: BufReader<File>,
+    keys: Vec<u128>,
+    dir: PathBuf,
 }
 
 impl Cleaner {
@@ -263,30 +294,83 @@ impl Cleaner {
     }
 
     /// Cleans the next document, `text` with its [`Boilerplate::units`].
+    /// (Either this or [`Cleaner::clean_next`] for a whole pass.)
     pub fn clean<'t>(&mut self, text: &'t str, units: &DocUnits) -> Cleaned<'t> {
-        let w = self.job.unit.window();
-        let mut cut = vec![false; units.pieces.len()];
-        for (i, &k) in units.keys.iter().enumerate() {
+        let hits = self.decide(&units.keys);
+        self.cut(text, units, &hits)
+    }
+
+    /// Cleans the next document with the keys the counting pass logged,
+    /// cutting `text` into units (`units`) only when it loses something —
+    /// the same result as [`Cleaner::clean`].
+    ///
+    /// # Errors
+    ///
+    /// The log cannot be read, or `text` is not the document counted (its
+    /// units differ): the input changed between the passes.
+    pub fn clean_next<'t>(&mut self, text: &'t str, units: impl FnOnce() -> DocUnits) -> Result<Cleaned<'t>> {
+        let io = |e| Error::io(&self.dir, e);
+        let mut n = [0u8; 4];
+        self.log.read_exact(&mut n).map_err(io)?;
+        let n = u32::from_le_bytes(n) as usize;
+        let mut keys = std::mem::take(&mut self.keys);
+        keys.clear();
+        let mut b = [0u8; 16];
+        for _ in 0..n {
+            self.log.read_exact(&mut b).map_err(|e| Error::io(&self.dir, e))?;
+            keys.push(u128::from_le_bytes(b));
+        }
+        let hits = self.decide(&keys);
+        let out = if hits.is_empty() {
+            Ok(Cleaned { text: Cow::Borrowed(text), removed: Vec::new(), dropped: false })
+        } else {
+            let units = units();
+            if units.keys != keys {
+                return Err(Error::Config(
+                    "a document differs from the one counted: the input changed while it was read".into(),
+                ));
+            }
+            Ok(self.cut(text, &units, &hits))
+        };
+        self.keys = keys;
+        out
+    }
+
+    /// The windows of a document to remove (index, key, count), in order,
+    /// marking first occurrences seen (Rule::Repeats).
+    fn decide(&mut self, keys: &[u128]) -> Vec<(usize, u128, u32)> {
+        let mut hits = Vec::new();
+        for (i, &k) in keys.iter().enumerate() {
             let Some(&count) = self.frequent.get(&k) else { continue };
             let remove = match self.job.rule {
                 Rule::MinDocs(_) => true,
                 Rule::Repeats => !self.seen.insert(k),
             };
             if remove {
-                cut[i..i + w].iter_mut().for_each(|c| *c = true);
-                let span = units.pieces[i].start..units.pieces[i + w - 1].end;
-                let r = self.removed.entry(k).or_insert_with(|| RemovedUnit {
-                    text: text[span].chars().take(1000).collect(),
-                    count,
-                    removed: 0,
-                });
-                r.removed += 1;
+                hits.push((i, k, count));
             }
         }
-        if !cut.contains(&true) {
+        hits
+    }
+
+    /// `text` without the windows `hits`, and the report of what went.
+    fn cut<'t>(&mut self, text: &'t str, units: &DocUnits, hits: &[(usize, u128, u32)]) -> Cleaned<'t> {
+        if hits.is_empty() {
             return Cleaned { text: Cow::Borrowed(text), removed: Vec::new(), dropped: false };
         }
+        let w = self.job.unit.window();
         let p = &units.pieces;
+        let mut cut = vec![false; p.len()];
+        for &(i, k, count) in hits {
+            cut[i..i + w].iter_mut().for_each(|c| *c = true);
+            let span = p[i].start..p[i + w - 1].end;
+            let r = self.removed.entry(k).or_insert_with(|| RemovedUnit {
+                text: text[span].chars().take(1000).collect(),
+                count,
+                removed: 0,
+            });
+            r.removed += 1;
+        }
         let mut out = String::with_capacity(text.len());
         out.push_str(&text[..p[0].start]);
         let mut removed: Vec<Range<usize>> = Vec::new();
@@ -414,12 +498,13 @@ mod tests {
             unit in 0..4usize,
             rule in 0..3usize,
             min_chars in 0..20usize,
+            via_log in any::<bool>(),
         ) {
             let unit = [Unit::Paragraph, Unit::Line, Unit::Sentences(1), Unit::Sentences(2)][unit];
             let rule = [Rule::MinDocs(2), Rule::MinDocs(3), Rule::Repeats][rule];
             let job = Boilerplate::new(unit).rule(rule).min_chars(min_chars);
             let dir = tempfile::tempdir().unwrap();
-            let mut counting = job.counting(0, dir.path().to_owned());
+            let mut counting = job.counting(0, dir.path().to_owned()).unwrap();
             for d in &docs {
                 counting.add(&job.units(d)).unwrap();
             }
@@ -427,7 +512,11 @@ mod tests {
             let got: Vec<Option<String>> = docs
                 .iter()
                 .map(|d| {
-                    let c = cleaner.clean(d, &job.units(d));
+                    let c = if via_log {
+                        cleaner.clean_next(d, || job.units(d)).unwrap()
+                    } else {
+                        cleaner.clean(d, &job.units(d))
+                    };
                     // The removed spans and what is left make up the text.
                     let removed: usize = c.removed.iter().map(|r| r.len()).sum();
                     assert!(removed <= d.len());
@@ -442,7 +531,7 @@ mod tests {
     fn the_report_counts_what_was_removed() {
         let docs = ["Intro.\n\nShare this page", "Other.\n\nshare  THIS page", "Third.\n\nShare this page"];
         let job = Boilerplate::new(Unit::Paragraph).rule(Rule::Repeats);
-        let mut counting = job.counting(1 << 20, std::env::temp_dir());
+        let mut counting = job.counting(1 << 20, std::env::temp_dir()).unwrap();
         for d in &docs {
             counting.add(&job.units(d)).unwrap();
         }

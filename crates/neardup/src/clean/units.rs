@@ -123,44 +123,78 @@ fn paragraphs(text: &str) -> Vec<Range<usize>> {
     out
 }
 
-/// Whether `c` ends a sentence without needing whitespace after it.
-fn is_cjk_end(c: char) -> bool {
-    matches!(c, '。' | '！' | '？' | '；' | '…' | '｡')
-}
-
 /// Whether `c` may close a sentence after its end mark (quotes, brackets).
 fn is_closer(c: char) -> bool {
     matches!(c, '"' | '\'' | ')' | ']' | '}' | '”' | '’' | '」' | '』' | '）' | '】' | '》' | '〉')
 }
 
+/// The end mark at byte `i` of `b`, if one starts there: its length, and
+/// whether it is a Chinese or full-width one.
+#[inline]
+fn end_mark(b: &[u8], i: usize) -> Option<(usize, bool)> {
+    match b[i] {
+        b'.' | b'!' | b'?' => Some((1, false)),
+        0xE2 | 0xE3 | 0xEF => {
+            let m = b.get(i..i + 3)?;
+            matches!(
+                m,
+                [0xE3, 0x80, 0x82]          // 。
+                | [0xEF, 0xBC, 0x81]        // ！
+                | [0xEF, 0xBC, 0x9F]        // ？
+                | [0xEF, 0xBC, 0x9B]        // ；
+                | [0xE2, 0x80, 0xA6]        // …
+                | [0xEF, 0xBD, 0xA1] // ｡
+            )
+            .then_some((3, true))
+        }
+        _ => None,
+    }
+}
+
+/// The character starting at byte `i` of `text`.
+#[inline]
+fn char_at(text: &str, i: usize) -> char {
+    text[i..].chars().next().expect("a char boundary")
+}
+
 fn sentences(text: &str) -> Vec<Range<usize>> {
+    let b = text.as_bytes();
     let mut out = Vec::new();
     let mut start = 0;
-    let mut chars = text.char_indices().peekable();
-    while let Some((i, c)) = chars.next() {
-        let end = if c == '\n' {
-            Some(i)
-        } else if is_cjk_end(c) || matches!(c, '.' | '!' | '?') {
-            // The end mark, repeated marks and closers stay in the sentence.
-            let mut end = i + c.len_utf8();
-            while let Some(&(j, d)) = chars.peek() {
-                if is_closer(d) || is_cjk_end(d) || matches!(d, '.' | '!' | '?') {
-                    end = j + d.len_utf8();
-                    chars.next();
-                } else {
-                    break;
-                }
-            }
-            let cjk = is_cjk_end(c) || text[i..end].chars().any(is_cjk_end);
-            match chars.peek() {
-                None => Some(end),
-                Some(&(_, d)) if cjk || d.is_whitespace() => Some(end),
-                _ => None,
-            }
-        } else {
-            None
+    let mut i = 0;
+    while i < b.len() {
+        let x = b[i];
+        if x == b'\n' {
+            out.extend(trimmed(text, start..i));
+            start = i;
+            i += 1;
+            continue;
+        }
+        let Some((len, mut cjk)) = end_mark(b, i) else {
+            // Not an end: skip the character (ASCII bytes one by one).
+            i += if x < 0x80 { 1 } else { char_at(text, i).len_utf8() };
+            continue;
         };
-        if let Some(end) = end {
+        // The end mark, repeated marks and closers stay in the sentence.
+        let mut end = i + len;
+        while end < b.len() {
+            if let Some((l, c)) = end_mark(b, end) {
+                cjk |= c;
+                end += l;
+                continue;
+            }
+            let c = if b[end] < 0x80 { b[end] as char } else { char_at(text, end) };
+            if !is_closer(c) {
+                break;
+            }
+            end += c.len_utf8();
+        }
+        i = end;
+        let ends = end >= b.len() || cjk || {
+            let d = if b[end] < 0x80 { b[end] as char } else { char_at(text, end) };
+            d.is_whitespace()
+        };
+        if ends {
             out.extend(trimmed(text, start..end));
             start = end;
         }
@@ -173,32 +207,113 @@ fn sentences(text: &str) -> Vec<Range<usize>> {
 /// of whitespace made one space (so a banner counts as one unit however it
 /// was wrapped or capitalised).
 pub fn unit_key(text: &str) -> u128 {
-    let mut h = xxhash_rust::xxh3::Xxh3::new();
-    let mut buf = [0u8; 4];
+    thread_local! {
+        static BUF: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    BUF.with(|b| {
+        let mut out = b.borrow_mut();
+        out.clear();
+        normalized_into(text, &mut out);
+        xxhash_rust::xxh3::xxh3_128(&out)
+    })
+}
+
+/// `text` in lower case with whitespace runs as one space and none at
+/// either end, appended to `out` as UTF-8 (runs of ASCII copied and
+/// lower-cased at once, the rest a character at a time).
+fn normalized_into(text: &str, out: &mut Vec<u8>) {
+    let b = text.as_bytes();
     let mut space = false;
-    for c in text.chars() {
+    let mut i = 0;
+    while i < b.len() {
+        let run =
+            b[i..].iter().position(|&x| x >= 0x80 || x.is_ascii_whitespace()).map_or(b.len(), |p| i + p);
+        if run > i {
+            if space && !out.is_empty() {
+                out.push(b' ');
+            }
+            space = false;
+            let at = out.len();
+            out.extend_from_slice(&b[i..run]);
+            out[at..].make_ascii_lowercase();
+            i = run;
+            continue;
+        }
+        if b[i] < 0x80 {
+            space = true; // ASCII whitespace
+            i += 1;
+            continue;
+        }
+        let c = text[i..].chars().next().expect("a char boundary");
+        i += c.len_utf8();
         if c.is_whitespace() {
             space = true;
             continue;
         }
-        if space {
-            h.update(b" ");
-            space = false;
+        if space && !out.is_empty() {
+            out.push(b' ');
         }
-        if c.is_ascii() {
-            h.update(&[c.to_ascii_lowercase() as u8]);
+        space = false;
+        let mut buf = [0u8; 4];
+        if matches!(c as u32, 0x3000..=0x9FFF | 0xAC00..=0xD7FF | 0x20000..=0x3FFFF) {
+            out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes()); // caseless: CJK, kana, Hangul
         } else {
             for l in c.to_lowercase() {
-                h.update(l.encode_utf8(&mut buf).as_bytes());
+                out.extend_from_slice(l.encode_utf8(&mut buf).as_bytes());
             }
         }
     }
-    h.digest128()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// The splitter's rule written plainly, a character at a time.
+    fn sentences_by_chars(text: &str) -> Vec<Range<usize>> {
+        let is_cjk_end = |c: char| matches!(c, '。' | '！' | '？' | '；' | '…' | '｡');
+        let mut out = Vec::new();
+        let mut start = 0;
+        let mut chars = text.char_indices().peekable();
+        while let Some((i, c)) = chars.next() {
+            let end = if c == '\n' {
+                Some(i)
+            } else if is_cjk_end(c) || matches!(c, '.' | '!' | '?') {
+                let mut end = i + c.len_utf8();
+                while let Some(&(j, d)) = chars.peek() {
+                    if is_closer(d) || is_cjk_end(d) || matches!(d, '.' | '!' | '?') {
+                        end = j + d.len_utf8();
+                        chars.next();
+                    } else {
+                        break;
+                    }
+                }
+                let cjk = text[i..end].chars().any(is_cjk_end);
+                match chars.peek() {
+                    None => Some(end),
+                    Some(&(_, d)) if cjk || d.is_whitespace() => Some(end),
+                    _ => None,
+                }
+            } else {
+                None
+            };
+            if let Some(end) = end {
+                out.extend(trimmed(text, start..end));
+                start = end;
+            }
+        }
+        out.extend(trimmed(text, start..text.len()));
+        out
+    }
+
+    proptest! {
+        /// The byte-wise splitter cuts where the plain rule does.
+        #[test]
+        fn sentences_follow_the_rule(t in "[a. !?\n\"”)。！？；…｡\u{3000}好é]{0,40}") {
+            prop_assert_eq!(sentences(&t), sentences_by_chars(&t));
+        }
+    }
 
     fn texts(unit: Unit, t: &str) -> Vec<&str> {
         unit.pieces(t).into_iter().map(|r| &t[r]).collect()
@@ -233,6 +348,13 @@ mod tests {
             ["转载请注明出处。", "今天天气很好！", "你去吗？", "好的……", "走吧"]
         );
         assert_eq!(texts(Unit::Sentences(1), "他说：“好。”然后走了。"), ["他说：“好。”", "然后走了。"]);
+    }
+
+    #[test]
+    fn normalized_text() {
+        let mut out = Vec::new();
+        normalized_into("  Accept\tALL \n cookies　今天 ÉCOLE ", &mut out);
+        assert_eq!(String::from_utf8(out).unwrap(), "accept all cookies 今天 école");
     }
 
     #[test]
