@@ -149,7 +149,7 @@ impl KeptFormat {
 }
 
 enum Sink {
-    Jsonl(Box<Encoder<'static, BufWriter<File>>>),
+    Jsonl(Box<Encoder<BufWriter<File>>>),
     #[cfg(feature = "parquet")]
     Parquet(Box<input::parquet::ParquetWriter>),
 }

@@ -72,70 +72,96 @@ impl Compression {
         }
     }
 
-    /// A writer that compresses into `inner`; `finish` it to write the end
-    /// of the stream.
-    pub fn encoder<'a, W: Write + 'a>(self, inner: W) -> io::Result<Encoder<'a, W>> {
+    /// A writer that compresses into `inner`: the bytes are cut into
+    /// chunks of 4 MiB, each compressed on its own (gzip members, zstd
+    /// frames, bzip2 and xz streams: their decoders read the concatenation
+    /// as one stream), several at once on every core; `finish` it to write
+    /// the last chunk.
+    pub fn encoder<W: Write>(self, inner: W) -> io::Result<Encoder<W>> {
+        Ok(Encoder { format: self, inner, chunk: Vec::with_capacity(ENCODE_CHUNK), full: Vec::new() })
+    }
+
+    /// One chunk compressed on its own.
+    fn compress(self, data: &[u8]) -> io::Result<Vec<u8>> {
+        let out = Vec::with_capacity(data.len() / 3);
         Ok(match self {
-            Compression::None => Encoder::Plain(inner),
-            // Level 6 (gzip's own default): what `gzip` writes, at its speed.
+            Compression::None => data.to_vec(),
+            // Level 6: gzip's own default.
             Compression::Gzip => {
-                Encoder::Gzip(flate2::write::GzEncoder::new(inner, flate2::Compression::new(6)))
+                let mut e = flate2::write::GzEncoder::new(out, flate2::Compression::new(6));
+                e.write_all(data)?;
+                e.finish()?
             }
-            // Level 3, zstd's default.
-            Compression::Zstd => Encoder::Zstd(zstd::stream::write::Encoder::new(inner, 3)?),
+            // Level 3: zstd's default.
+            Compression::Zstd => zstd::stream::encode_all(data, 3)?,
             Compression::Bzip2 => {
-                Encoder::Bzip2(bzip2::write::BzEncoder::new(inner, bzip2::Compression::default()))
+                let mut e = bzip2::write::BzEncoder::new(out, bzip2::Compression::default());
+                e.write_all(data)?;
+                e.finish()?
             }
-            Compression::Xz => Encoder::Xz(liblzma::write::XzEncoder::new(inner, 6)),
+            Compression::Xz => {
+                let mut e = liblzma::write::XzEncoder::new(out, 6);
+                e.write_all(data)?;
+                e.finish()?
+            }
         })
     }
 }
 
+/// Bytes of input per compressed chunk.
+const ENCODE_CHUNK: usize = 4 << 20;
+
 /// A compressing writer ([`Compression::encoder`]).
-pub enum Encoder<'a, W: Write> {
-    /// No compression.
-    Plain(W),
-    /// gzip.
-    Gzip(flate2::write::GzEncoder<W>),
-    /// zstd.
-    Zstd(zstd::stream::write::Encoder<'a, W>),
-    /// bzip2.
-    Bzip2(bzip2::write::BzEncoder<W>),
-    /// xz.
-    Xz(liblzma::write::XzEncoder<W>),
+pub struct Encoder<W: Write> {
+    format: Compression,
+    inner: W,
+    chunk: Vec<u8>,
+    full: Vec<Vec<u8>>,
 }
 
-impl<W: Write> Encoder<'_, W> {
-    /// Writes the end of the stream and returns the inner writer.
-    pub fn finish(self) -> io::Result<W> {
-        match self {
-            Encoder::Plain(w) => Ok(w),
-            Encoder::Gzip(e) => e.finish(),
-            Encoder::Zstd(e) => e.finish(),
-            Encoder::Bzip2(e) => e.finish(),
-            Encoder::Xz(e) => e.finish(),
+impl<W: Write> Encoder<W> {
+    /// Compresses the full chunks, in parallel, and writes them in order.
+    fn drain(&mut self) -> io::Result<()> {
+        use rayon::prelude::*;
+        let format = self.format;
+        let packed: Vec<io::Result<Vec<u8>>> = self.full.par_iter().map(|c| format.compress(c)).collect();
+        self.full.clear();
+        for p in packed {
+            self.inner.write_all(&p?)?;
         }
+        Ok(())
+    }
+
+    /// Writes the rest and returns the inner writer.
+    pub fn finish(mut self) -> io::Result<W> {
+        if !self.chunk.is_empty() {
+            let last = std::mem::take(&mut self.chunk);
+            self.full.push(last);
+        }
+        self.drain()?;
+        Ok(self.inner)
     }
 }
 
-impl<W: Write> Write for Encoder<'_, W> {
+impl<W: Write> Write for Encoder<W> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        match self {
-            Encoder::Plain(w) => w.write(buf),
-            Encoder::Gzip(e) => e.write(buf),
-            Encoder::Zstd(e) => e.write(buf),
-            Encoder::Bzip2(e) => e.write(buf),
-            Encoder::Xz(e) => e.write(buf),
+        if self.format == Compression::None {
+            return self.inner.write(buf);
         }
+        let n = buf.len().min(ENCODE_CHUNK - self.chunk.len());
+        self.chunk.extend_from_slice(&buf[..n]);
+        if self.chunk.len() == ENCODE_CHUNK {
+            let full = std::mem::replace(&mut self.chunk, Vec::with_capacity(ENCODE_CHUNK));
+            self.full.push(full);
+            if self.full.len() >= 2 * rayon::current_num_threads() {
+                self.drain()?;
+            }
+        }
+        Ok(n)
     }
+
     fn flush(&mut self) -> io::Result<()> {
-        match self {
-            Encoder::Plain(w) => w.flush(),
-            Encoder::Gzip(e) => e.flush(),
-            Encoder::Zstd(e) => e.flush(),
-            Encoder::Bzip2(e) => e.flush(),
-            Encoder::Xz(e) => e.flush(),
-        }
+        self.inner.flush()
     }
 }
 

@@ -271,7 +271,10 @@ fn prefetch<S>(text: &[S], at: usize) {
         // SAFETY: a prefetch is a hint that never faults, and the address
         // is inside `text` anyway.
         unsafe {
-            std::arch::x86_64::_mm_prefetch(text.as_ptr().add(at).cast::<i8>(), std::arch::x86_64::_MM_HINT_T0);
+            std::arch::x86_64::_mm_prefetch(
+                text.as_ptr().add(at).cast::<i8>(),
+                std::arch::x86_64::_MM_HINT_T0,
+            );
         }
     }
     #[cfg(not(target_arch = "x86_64"))]
