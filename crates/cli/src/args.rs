@@ -478,13 +478,15 @@ pub enum Keep {
 }
 
 #[derive(Args, Debug)]
-#[command(after_help = "Writes into OUT_DIR: kept.jsonl (the records that survive, all their fields),\n\
+#[command(after_help = "Writes into OUT_DIR: kept.jsonl (the records that survive, all their fields;\n\
+    kept.jsonl.zst, kept.jsonl.gz, kept.parquet … when the inputs are so, see --output-format),\n\
     clusters.jsonl (each cluster's members and their distance to the kept one), pairs.jsonl\n\
     (with --pairs) and summary.json (counts, cluster sizes, time per stage, peak memory),\n\
     written last: a run that stops early leaves no summary.json and no partial file.\n\n\
     Examples:\n  neardup dedup corpus.jsonl -o out/\n  \
     neardup dedup corpus.csv --text-field body --keep longest --verify jaccard:0.5 -o out/\n  \
     neardup dedup --online crawl.jsonl -o out/\n  \
+    neardup dedup c4-train.json.gz fineweb.parquet --method exact -o out/\n  \
     neardup dedup new.jsonl --against corpus-index/ --save-index -o out/")]
 pub struct DedupArgs {
     #[command(flatten)]
