@@ -10,25 +10,19 @@ use neardup::clean::{Boilerplate, Unit};
 use neardup::dedup::{exact_key, ExactText};
 use neardup::detector::Detector;
 
-fn median(mut f: impl FnMut()) -> f64 {
-    let mut t: Vec<f64> = (0..5)
-        .map(|_| {
-            let s = Instant::now();
-            f();
-            s.elapsed().as_secs_f64()
-        })
-        .collect();
-    t.sort_by(f64::total_cmp);
-    t[2]
+#[path = "common/corpus.rs"]
+mod corpus;
+#[path = "common/timing.rs"]
+mod timing;
+
+fn median(f: impl FnMut()) -> f64 {
+    timing::median_secs(5, f)
 }
 
 fn main() {
     let mut texts = Vec::new();
     for path in std::env::args().skip(1) {
-        for line in std::fs::read_to_string(&path).expect("a JSONL file").lines() {
-            let v: serde_json::Value = serde_json::from_str(line).expect("JSON");
-            texts.push(v["text"].as_str().expect("a text").to_owned());
-        }
+        texts.extend(corpus::load(&path, usize::MAX).0);
     }
     let bytes: usize = texts.iter().map(String::len).sum();
     let gbs = |secs: f64| bytes as f64 / secs / 1e9;

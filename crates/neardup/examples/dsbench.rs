@@ -4,18 +4,12 @@
 
 use neardup::minhash::datasketch::{sha1_batch, BandIndex, Permutations, Scheme};
 use neardup::simd::{scoped, supported};
-use std::time::Instant;
 
-fn median(mut f: impl FnMut()) -> f64 {
-    let mut t: Vec<f64> = (0..7)
-        .map(|_| {
-            let s = Instant::now();
-            f();
-            s.elapsed().as_secs_f64()
-        })
-        .collect();
-    t.sort_by(f64::total_cmp);
-    t[3]
+#[path = "common/timing.rs"]
+mod timing;
+
+fn median(f: impl FnMut()) -> f64 {
+    timing::median_secs(7, f)
 }
 
 fn main() {

@@ -22,7 +22,10 @@ pub fn run(mut args: BoilerplateArgs) -> Result<ExitCode> {
     let start = Instant::now();
     let rule = if args.repeats { Rule::Repeats } else { Rule::MinDocs(args.min_docs) };
     let job = Boilerplate::new(args.unit).rule(rule).min_chars(args.clean.min_chars);
-    job.validate().map_err(|e| UsageError(e.to_string()))?;
+    job.validate().map_err(|e| match e {
+        neardup::Error::Config(m) => UsageError(m),
+        e => UsageError(e.to_string()),
+    })?;
     let prep = prepare(&args.clean, "boilerplate")?;
     let c = &mut args.clean;
     c.input.keep_raw = true;

@@ -29,7 +29,10 @@ pub fn run(mut args: SubstringsArgs) -> Result<ExitCode> {
     };
     let keep = if args.keep == "none" { KeepSpan::None } else { KeepSpan::First };
     let job = Substrings::new(measure).keep(keep);
-    job.validate().map_err(|e| UsageError(e.to_string()))?;
+    job.validate().map_err(|e| match e {
+        neardup::Error::Config(m) => UsageError(m),
+        e => UsageError(e.to_string()),
+    })?;
     let prep = prepare(&args.clean, "substrings")?;
     args.clean.input.keep_raw = true;
     let c = &args.clean;

@@ -104,6 +104,15 @@ impl DedupRecords {
         })
     }
 
+    /// Record `i`'s length in characters.
+    pub fn length(&self, i: u32) -> u64 {
+        match self {
+            DedupRecords::Fingerprints(r) => r.length(i),
+            DedupRecords::Signatures(r) => r.length(i),
+            DedupRecords::Exact(r) => r.length(i),
+        }
+    }
+
     /// Record `i`'s feature count.
     pub fn features(&self, i: u32) -> usize {
         match self {

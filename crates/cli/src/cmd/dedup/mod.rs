@@ -314,8 +314,7 @@ fn read_fingerprints(args: &DedupArgs, spill: &Spill, stages: &mut Stages) -> Re
 /// a fingerprint list the radius --k or the classic one.
 fn rule_of(args: &DedupArgs, detector: Option<&Detector>, records: &DedupRecords) -> Result<(Value, String)> {
     if let DedupRecords::Exact(_) = records {
-        let what =
-            if args.exact == "raw" { "raw text, byte for byte" } else { "the pipeline's normalized text" };
+        let what = if args.exact == "raw" { "raw texts, byte for byte" } else { "normalized texts" };
         return Ok((
             json!({ "method": "exact", "exact": args.exact }),
             format!("identical {what} (XXH3-128)"),
@@ -637,7 +636,7 @@ fn read_docs(
                 }
                 (_, Some(Some(first))) => {
                     let (sketch, features) = (records.sketch(first)?, records.features(first));
-                    records.push(sketch.as_ref(), features, records_length(&records, first))?;
+                    records.push(sketch.as_ref(), features, records.length(first) as usize)?;
                 }
                 (Some((Err(e), _)), _) => {
                     errors.bad(&BadRecord { origin: r.origin.clone(), message: e.to_string() })?;
@@ -683,15 +682,6 @@ fn read_docs(
         }
     }
     Ok(ReadStage { docs, records, texts, total, bytes_in, skipped: errors.skipped(), seconds })
-}
-
-/// A record's length in characters, as its records hold it.
-fn records_length(records: &DedupRecords, i: u32) -> usize {
-    match records {
-        DedupRecords::Fingerprints(r) => r.length(i) as usize,
-        DedupRecords::Signatures(r) => r.length(i) as usize,
-        DedupRecords::Exact(r) => r.length(i) as usize,
-    }
 }
 
 /// Whether a record of a batch repeats an earlier text.
