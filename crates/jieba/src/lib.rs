@@ -1,0 +1,183 @@
+//! Chinese word segmentation over jieba's dictionary and HMM, in two
+//! flavours that give the same words as the libraries they are named for:
+//!
+//! - [`Segmenter::jieba`]: jieba-rs 0.11's `Jieba::cut` (which follows
+//!   Python jieba): blocks of CJK, ASCII letters and digits and `+#&._%-`;
+//!   the maximum-probability route over the dictionary's DAG; without the
+//!   HMM, runs of single ASCII letters and digits joined; with it, runs of
+//!   single characters that are not a dictionary word cut by Viterbi.
+//! - [`Segmenter::cppjieba`]: cppjieba's `MixSegment::Cut` (nodejieba
+//!   3.5.8's cppjieba, which yanyiwu/simhash's keyword extractor runs):
+//!   ranges between the separators ` \t\n，。`; its own route weights
+//!   (`ln(freq / total)`, unknown characters at the smallest weight); every
+//!   run of single characters through its HMM, with its ASCII rules.
+//!
+//! The dictionary is jieba's `dict.txt` (cppjieba's differs by the 69 lines
+//! of `data/cppjieba.txt`), compiled by `build.rs` into a double-array trie
+//! over dense character codes; the route is computed in the same backward
+//! pass that walks the trie, so no DAG is stored. Loading is a copy of the
+//! built arrays and one logarithm per word (a few milliseconds), once per
+//! process and flavour.
+//!
+//! ```
+//! use neardup_jieba::Segmenter;
+//!
+//! let mut words = Vec::new();
+//! Segmenter::jieba().cut("我们中出了一个叛徒", false, &mut words);
+//! assert_eq!(words, ["我们", "中", "出", "了", "一个", "叛徒"]);
+//! ```
+
+#![deny(missing_docs)]
+
+mod cppjieba;
+mod dict;
+mod hmm;
+mod jieba;
+
+use std::cell::RefCell;
+use std::fmt;
+use std::sync::OnceLock;
+
+use dict::{Dict, Weights};
+use hmm::Hmm;
+
+/// Which library's words a [`Segmenter`] gives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Flavor {
+    /// jieba-rs 0.11's `cut` (Python jieba's rules).
+    Jieba,
+    /// cppjieba's `MixSegment` (with the HMM) or `MPSegment` (without).
+    Cppjieba,
+}
+
+/// A loaded segmenter; the two flavours are loaded once per process and
+/// shared ([`Segmenter::jieba`], [`Segmenter::cppjieba`]).
+pub struct Segmenter {
+    flavor: Flavor,
+    dict: Dict,
+    hmm: &'static Hmm,
+}
+
+impl fmt::Debug for Segmenter {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Segmenter").field("flavor", &self.flavor).finish_non_exhaustive()
+    }
+}
+
+/// Per-thread buffers, reused from call to call.
+#[derive(Default)]
+struct Scratch {
+    /// The current block's characters, their byte offsets in it and their codes.
+    chars: Vec<u32>,
+    offs: Vec<u32>,
+    codes: Vec<u16>,
+    /// The best route from each character: (log probability, end).
+    route: Vec<(f64, u32)>,
+    prev: Vec<[u8; 4]>,
+    path: Vec<u8>,
+}
+
+impl Scratch {
+    #[inline(always)]
+    fn clear(&mut self) {
+        self.chars.clear();
+        self.offs.clear();
+        self.codes.clear();
+    }
+
+    #[inline(always)]
+    fn push(&mut self, off: usize, c: u32, code: u16) {
+        self.chars.push(c);
+        self.offs.push(off as u32);
+        self.codes.push(code);
+    }
+
+    /// The byte offset of character `i` of a block `len` bytes long.
+    #[inline(always)]
+    fn off(&self, i: usize, len: usize) -> usize {
+        self.offs.get(i).map_or(len, |&o| o as usize)
+    }
+
+    /// Drops buffers a huge input grew, so a thread does not keep them.
+    fn trim(&mut self) {
+        const KEEP: usize = 1 << 20;
+        if self.chars.capacity() > KEEP {
+            *self = Scratch::default();
+        }
+    }
+}
+
+thread_local! {
+    static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
+}
+
+/// The character at byte `i` of valid UTF-8 and its length.
+#[inline(always)]
+fn decode(b: &[u8], i: usize) -> (u32, usize) {
+    let x = u32::from(b[i]);
+    let cont = |k: usize| u32::from(b[i + k]) & 0x3F;
+    if x < 0x80 {
+        (x, 1)
+    } else if x < 0xE0 {
+        (((x & 0x1F) << 6) | cont(1), 2)
+    } else if x < 0xF0 {
+        (((x & 0x0F) << 12) | (cont(1) << 6) | cont(2), 3)
+    } else {
+        (((x & 0x07) << 18) | (cont(1) << 12) | (cont(2) << 6) | cont(3), 4)
+    }
+}
+
+impl Segmenter {
+    /// The jieba-rs flavour, loaded on first use.
+    pub fn jieba() -> &'static Segmenter {
+        static LOADED: OnceLock<Segmenter> = OnceLock::new();
+        LOADED.get_or_init(|| Segmenter { flavor: Flavor::Jieba, dict: Dict::load(Weights::Jieba), hmm: Hmm::shared() })
+    }
+
+    /// The cppjieba flavour, loaded on first use.
+    pub fn cppjieba() -> &'static Segmenter {
+        static LOADED: OnceLock<Segmenter> = OnceLock::new();
+        LOADED.get_or_init(|| Segmenter {
+            flavor: Flavor::Cppjieba,
+            dict: Dict::load(Weights::Cppjieba),
+            hmm: Hmm::shared(),
+        })
+    }
+
+    /// The shared segmenter of `flavor`.
+    pub fn of(flavor: Flavor) -> &'static Segmenter {
+        match flavor {
+            Flavor::Jieba => Segmenter::jieba(),
+            Flavor::Cppjieba => Segmenter::cppjieba(),
+        }
+    }
+
+    /// Which library's words this segmenter gives.
+    pub fn flavor(&self) -> Flavor {
+        self.flavor
+    }
+
+    /// Appends the words of `text` to `out`, in order, as the flavour's
+    /// library cuts them: every character of `text` is in exactly one word
+    /// (whitespace and punctuation included), and the words are slices of
+    /// `text`. `hmm` lets the HMM join characters the dictionary does not.
+    pub fn cut<'t>(&self, text: &'t str, hmm: bool, out: &mut Vec<&'t str>) {
+        SCRATCH.with(|scratch| {
+            let mut scratch = scratch.borrow_mut();
+            match self.flavor {
+                Flavor::Jieba => jieba::cut(self, text, hmm, out, &mut scratch),
+                Flavor::Cppjieba => cppjieba::cut(self, text, hmm, out, &mut scratch),
+            }
+            scratch.trim();
+        });
+    }
+
+    /// Whether `word` is in this flavour's dictionary.
+    pub fn contains(&self, word: &str) -> bool {
+        let codes: Vec<u16> = word.chars().map(|c| self.dict.code(c as u32)).collect();
+        self.dict.is_word(&codes)
+    }
+}
+
+#[cfg(test)]
+mod tests;
