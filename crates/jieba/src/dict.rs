@@ -4,17 +4,17 @@
 /// The blob `build.rs` writes (see its doc for the layout).
 static DICT: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/jieba_dict.bin"));
 
-/// `lp` of a slot that ends no word.
-const NOT_WORD: f64 = f64::INFINITY;
+/// The bit of [`Slot::base`] that says a word ends at the slot.
+const WORD: u32 = 1 << 31;
 
-/// One trie slot: its parent, its children's base, and the log probability
-/// of the word that ends here (or [`NOT_WORD`]).
+/// One trie slot: its parent, and its children's base with the [`WORD`]
+/// bit. Eight bytes, so that more of the trie stays in cache; the log
+/// probabilities are apart, read only for words.
 #[derive(Clone, Copy, Debug)]
 #[repr(C)]
 pub(crate) struct Slot {
     check: u32,
     base: u32,
-    lp: f64,
 }
 
 /// Which dictionary and which weights.
@@ -30,6 +30,8 @@ pub(crate) enum Weights {
 pub(crate) struct Dict {
     code: Vec<u16>,
     slots: Vec<Slot>,
+    /// The log probability of the word ending at each slot (0 for none).
+    lp: Vec<f64>,
     /// jieba: the log probability of a character the route does not know
     /// (`ln 1 − ln total`); cppjieba: the smallest word weight (`min_weight_`).
     pub(crate) unknown: f64,
@@ -59,15 +61,17 @@ impl Dict {
         let total: u64 = (0..slots_len).map(|i| u64::from(freq(i))).sum();
         let mut slots: Vec<Slot> = trie
             .chunks_exact(8)
-            .map(|s| Slot { check: u32_at(s, 0), base: u32_at(s, 4), lp: NOT_WORD })
+            .map(|s| Slot { check: u32_at(s, 0), base: u32_at(s, 4) })
             .collect();
+        let mut lp = vec![0.0; slots_len];
         let unknown = match weights {
             Weights::Jieba => {
                 let log_total = (total as f64).ln();
                 for (i, s) in slots.iter_mut().enumerate() {
                     let f = freq(i);
                     if f > 0 {
-                        s.lp = f64::from(f).ln() - log_total;
+                        s.base |= WORD;
+                        lp[i] = f64::from(f).ln() - log_total;
                     }
                 }
                 0.0 - log_total
@@ -78,14 +82,15 @@ impl Dict {
                 for (i, s) in slots.iter_mut().enumerate() {
                     let f = freq(i);
                     if f > 0 {
-                        s.lp = (f64::from(f) / sum).ln();
-                        min = min.min(s.lp);
+                        s.base |= WORD;
+                        lp[i] = (f64::from(f) / sum).ln();
+                        min = min.min(lp[i]);
                     }
                 }
                 min
             }
         };
-        Dict { code, slots, unknown }
+        Dict { code, slots, lp, unknown }
     }
 
     /// The dense code of `c` (0 for a character in no word).
@@ -101,7 +106,7 @@ impl Dict {
     /// The child of `slot` by `code`, if the trie has it. Slot 0 is the root.
     #[inline(always)]
     pub(crate) fn step(&self, slot: u32, code: u16) -> Option<u32> {
-        let t = self.slots[slot as usize].base.wrapping_add(u32::from(code));
+        let t = (self.slots[slot as usize].base & !WORD) + u32::from(code);
         // Slot `base + 0` never has `slot` as its parent, so code 0 fails here.
         match self.slots.get(t as usize) {
             Some(s) if s.check == slot => Some(t),
@@ -112,8 +117,27 @@ impl Dict {
     /// The log probability of the word ending at `slot`, if one does.
     #[inline(always)]
     pub(crate) fn word(&self, slot: u32) -> Option<f64> {
-        let lp = self.slots[slot as usize].lp;
-        (lp != NOT_WORD).then_some(lp)
+        (self.slots[slot as usize].base & WORD != 0).then(|| self.lp[slot as usize])
+    }
+
+    /// Asks the processor to fetch the slot a walk from the root would
+    /// reach by `c1` then `c2`, so that it is in cache when the walk comes.
+    #[inline(always)]
+    pub(crate) fn prefetch(&self, c1: u16, c2: u16) {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(s) = self.step(0, c1) {
+            let t = (self.slots[s as usize].base & !WORD) as usize + usize::from(c2);
+            if let Some(slot) = self.slots.get(t) {
+                // SAFETY: a prefetch is only a hint; the pointer is to a live element.
+                unsafe {
+                    std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+                        (slot as *const Slot).cast::<i8>(),
+                    )
+                }
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = (c1, c2);
     }
 
     /// Whether the characters with `codes` form a word.

@@ -63,6 +63,9 @@ pub(crate) fn cut<'t>(seg: &Segmenter, text: &'t str, hmm: bool, out: &mut Vec<&
     }
 }
 
+/// How many characters ahead of the walk the trie is prefetched.
+const LOOKAHEAD: usize = 4;
+
 /// One block: the best route, then its words.
 fn block<'t>(seg: &Segmenter, block: &'t str, hmm: bool, out: &mut Vec<&'t str>, sc: &mut Scratch) {
     let n = sc.codes.len();
@@ -74,6 +77,9 @@ fn block<'t>(seg: &Segmenter, block: &'t str, hmm: bool, out: &mut Vec<&'t str>,
     // Backwards, so that the route after every word is known when the trie
     // walk from a character meets the word's end.
     for idx in (0..n).rev() {
+        if idx >= LOOKAHEAD {
+            dict.prefetch(codes[idx - LOOKAHEAD], codes[idx - LOOKAHEAD + 1]);
+        }
         let mut best = (0.0, 0u32);
         let mut s = 0;
         let mut j = idx;
