@@ -3,7 +3,9 @@
 #   - python-simhash against the PyPI package simhash 2.1.2 (installed in a
 #     virtualenv under target/ the first time);
 #   - yanyiwu against the real cppjieba (C++ headers from the npm package
-#     nodejieba, compiled with g++ the first time).
+#     nodejieba, compiled with g++ the first time): its words (our
+#     segmenter's example `cut`), keywords and fingerprints;
+#   - ferd against ferd/simhash's own Erlang module (tests/compat/ferd).
 # Usage: tests/compat/run.sh NEARDUP_BINARY
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -27,4 +29,10 @@ if [ ! -x "$peers/yanyiwu_peer" ]; then
   g++ -O2 -std=c++11 -w -I "$cppjieba/include" -I "$cppjieba/deps/limonp/include" \
     -o "$peers/yanyiwu_peer" "$here/yanyiwu_peer.cpp"
 fi
-python3 "$here/diff_yanyiwu.py" "$bin" "$peers/yanyiwu_peer" "$cppjieba/dict" $data
+if [ ! -x "$peers/yanyiwu_peer" ] || [ "$here/yanyiwu_peer.cpp" -nt "$peers/yanyiwu_peer" ]; then
+  g++ -O2 -std=c++11 -w -I "$cppjieba/include" -I "$cppjieba/deps/limonp/include" \
+    -o "$peers/yanyiwu_peer" "$here/yanyiwu_peer.cpp"
+fi
+(cd "$root" && cargo build -q --release -p neardup-jieba --example cut)
+python3 "$here/diff_yanyiwu.py" "$bin" "$peers/yanyiwu_peer" "$cppjieba/dict" \
+  "${CARGO_TARGET_DIR:-$root/target}/release/examples/cut" $data

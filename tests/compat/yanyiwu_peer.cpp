@@ -5,6 +5,7 @@
 // Input on stdin: for each document, its byte length on a line, then the
 // bytes. Output: one line per document, the 16-hex-digit fingerprint, then
 // tab-separated keyword and weight pairs (weights with 17 significant digits).
+// With `cut`: MixSegment's words of each document instead.
 #include <cstdint>
 #include <cstdio>
 #include <iostream>
@@ -76,11 +77,31 @@ static uint64_t jenkins(const std::string& s) {
 }
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    std::cerr << "usage: yanyiwu_peer CPPJIEBA_DICT_DIR < docs\n";
+  if (argc != 2 && !(argc == 3 && std::string(argv[2]) == "cut")) {
+    std::cerr << "usage: yanyiwu_peer CPPJIEBA_DICT_DIR [cut] < docs\n";
     return 2;
   }
   std::string d = argv[1];
+  if (argc == 3) {
+    // MixSegment's words, as the keyword extractor cuts them: each
+    // document's words separated by U+0001 and ended by U+0002 (neither is
+    // in the documents).
+    cppjieba::MixSegment seg(d + "/jieba.dict.utf8", d + "/hmm_model.utf8");
+    std::string line;
+    while (std::getline(std::cin, line)) {
+      size_t n = std::stoul(line);
+      std::string text(n, '\0');
+      std::cin.read(&text[0], n);
+      std::vector<std::string> words;
+      seg.Cut(text, words, true);
+      for (size_t i = 0; i < words.size(); i++) {
+        if (i) std::fputc(1, stdout);
+        std::fwrite(words[i].data(), 1, words[i].size(), stdout);
+      }
+      std::fputc(2, stdout);
+    }
+    return 0;
+  }
   cppjieba::KeywordExtractor ex(d + "/jieba.dict.utf8", d + "/hmm_model.utf8", d + "/idf.utf8",
                                 d + "/stop_words.utf8");
   std::string line;

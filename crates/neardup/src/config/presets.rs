@@ -140,7 +140,7 @@ fn fingerprint_config(name: &str) -> Result<PipelineConfig> {
             },
             select: SelectConfig::TopN { n: 5, ties: TieBreak::Cppjieba },
             hash: HashConfig::Lookup3,
-            ..base(TokenizerConfig::Jieba { hmm: true })
+            ..base(TokenizerConfig::Cppjieba { hmm: true })
         },
         _ => return Err(unknown(name)),
     })

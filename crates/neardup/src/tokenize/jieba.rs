@@ -1,4 +1,5 @@
-//! The jieba segmenter, loaded once per process and shared.
+//! The jieba segmenters (crate `neardup-jieba`), loaded once per process
+//! and shared.
 //!
 //! Behind the default-on `jieba` feature. Without it, pipelines that need
 //! jieba are refused when they are built ([`TokenizerConfig`](super::TokenizerConfig)'s
@@ -7,30 +8,29 @@
 
 #[cfg(feature = "jieba")]
 mod loaded {
-    use std::sync::OnceLock;
+    use neardup_jieba::Segmenter;
 
-    use jieba_rs::Jieba;
-
-    static JIEBA: OnceLock<Jieba> = OnceLock::new();
-
-    /// The process-wide jieba segmenter with its bundled dictionary.
-    ///
-    /// Loading the dictionary takes 0.1–0.2 s, so it happens once, on first
-    /// use, and every pipeline shares the result.
-    pub fn shared_jieba() -> &'static Jieba {
-        JIEBA.get_or_init(Jieba::new)
+    /// jieba-rs's words of `text` (Python jieba's rules).
+    pub(crate) fn cut(text: &str, hmm: bool) -> Vec<&str> {
+        let mut out = Vec::new();
+        Segmenter::jieba().cut(text, hmm, &mut out);
+        out
     }
 
-    /// jieba's words of `text`.
-    pub(crate) fn cut(text: &str, hmm: bool) -> Vec<&str> {
-        shared_jieba().cut(text, hmm).into_iter().map(|t| t.word).collect()
+    /// jieba-rs's words of `text`, appended to `out`.
+    pub(crate) fn cut_into<'t>(text: &'t str, hmm: bool, out: &mut Vec<&'t str>) {
+        Segmenter::jieba().cut(text, hmm, out);
+    }
+
+    /// cppjieba's words of `text` (`MixSegment` with the HMM), appended
+    /// to `out`.
+    pub(crate) fn cut_cppjieba<'t>(text: &'t str, hmm: bool, out: &mut Vec<&'t str>) {
+        Segmenter::cppjieba().cut(text, hmm, out);
     }
 }
 
 #[cfg(feature = "jieba")]
-use loaded::cut;
-#[cfg(feature = "jieba")]
-pub use loaded::shared_jieba;
+use loaded::{cut, cut_cppjieba, cut_into};
 
 /// Without jieba: single characters (never reached through a validated
 /// pipeline).
@@ -39,12 +39,41 @@ fn cut(text: &str, _hmm: bool) -> Vec<&str> {
     text.char_indices().map(|(i, c)| &text[i..i + c.len_utf8()]).collect()
 }
 
+#[cfg(not(feature = "jieba"))]
+fn cut_into<'t>(text: &'t str, hmm: bool, out: &mut Vec<&'t str>) {
+    out.extend(cut(text, hmm));
+}
+
+#[cfg(not(feature = "jieba"))]
+fn cut_cppjieba<'t>(text: &'t str, hmm: bool, out: &mut Vec<&'t str>) {
+    out.extend(cut(text, hmm));
+}
+
 /// Whether this build has jieba.
 pub(crate) const AVAILABLE: bool = cfg!(feature = "jieba");
 
 /// Appends jieba's words for a run of Han characters.
 pub(crate) fn cut_han<'t>(run: &'t str, hmm: bool, out: &mut Vec<&'t str>) {
-    out.extend(cut(run, hmm));
+    cut_into(run, hmm, out);
+}
+
+/// The whole text as cppjieba's `MixSegment` cuts it, but for words that
+/// are one whitespace character (its separators among them): the words
+/// its keyword extractor counts, exactly, and its punctuation.
+pub(crate) fn cut_cppjieba_whole<'t>(text: &'t str, hmm: bool, out: &mut Vec<&'t str>) {
+    let from = out.len();
+    cut_cppjieba(text, hmm, out);
+    let mut keep = from;
+    for i in from..out.len() {
+        let w = out[i];
+        let mut cs = w.chars();
+        let lone_space = matches!((cs.next(), cs.next()), (Some(c), None) if c.is_whitespace());
+        if !lone_space {
+            out[keep] = w;
+            keep += 1;
+        }
+    }
+    out.truncate(keep);
 }
 
 /// The whole text through `cut`, whitespace tokens dropped, and ASCII

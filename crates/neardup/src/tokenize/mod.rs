@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 
 pub use ascii::ascii_words;
 #[cfg(feature = "jieba")]
-pub use jieba::shared_jieba;
+pub use neardup_jieba::{Flavor as JiebaFlavor, Segmenter};
 pub(crate) use ngrams::for_each_char_window;
 pub use ngrams::CharNgrams;
 pub use script::{script_of, Script};
@@ -51,6 +51,18 @@ pub enum TokenizerConfig {
     /// are dropped). Used by the jieba-based presets.
     Jieba {
         /// Use jieba's HMM for unknown words. By default, this is `true`.
+        #[serde(default = "yes")]
+        hmm: bool,
+    },
+    /// The whole text as cppjieba cuts it (`MixSegment`, the segmenter of
+    /// cppjieba's keyword extractor, which yanyiwu/simhash runs): ranges
+    /// between ` \t\n，。`, its route weights, every run of single
+    /// characters through its HMM, ASCII by its letter and number rules.
+    /// Words that are one whitespace character are dropped. Used by the
+    /// `yanyiwu` preset.
+    Cppjieba {
+        /// Use cppjieba's HMM (`MixSegment`; `false` is `MPSegment`). By
+        /// default, this is `true`.
         #[serde(default = "yes")]
         hmm: bool,
     },
@@ -113,11 +125,13 @@ impl TokenizerConfig {
                     .into())
             }
             TokenizerConfig::Shingles { over, .. } => over.validate(),
-            TokenizerConfig::Words { .. } | TokenizerConfig::Jieba { .. } if !jieba::AVAILABLE => Err(
-                "this neardup was built without the `jieba` feature, which the words and jieba tokenizers \
-                 need; rebuild with default features, or use char-ngrams"
-                    .into(),
-            ),
+            TokenizerConfig::Words { .. } | TokenizerConfig::Jieba { .. } | TokenizerConfig::Cppjieba { .. }
+                if !jieba::AVAILABLE =>
+            {
+                Err("this neardup was built without the `jieba` feature, which the words, jieba and cppjieba \
+                 tokenizers need; rebuild with default features, or use char-ngrams"
+                    .into())
+            }
             _ => Ok(()),
         }
     }
@@ -128,6 +142,7 @@ impl Tokenizer for TokenizerConfig {
         match self {
             TokenizerConfig::Words { hmm } => Words { hmm: *hmm }.tokenize(text, out),
             TokenizerConfig::Jieba { hmm } => jieba::cut_whole(text, *hmm, out),
+            TokenizerConfig::Cppjieba { hmm } => jieba::cut_cppjieba_whole(text, *hmm, out),
             TokenizerConfig::CharNgrams { n, short } => {
                 CharNgrams { n: *n, short: *short }.tokenize(text, out)
             }
