@@ -5,7 +5,9 @@
 #   - yanyiwu against the real cppjieba (C++ headers from the npm package
 #     nodejieba, compiled with g++ the first time): its words (our
 #     segmenter's example `cut`), keywords and fingerprints;
-#   - ferd against ferd/simhash's own Erlang module (tests/compat/ferd).
+# (ferd/simhash's values are pinned by testdata/compat/ferd_simhash.txt.gz,
+# made with its own Erlang module by tests/compat/ferd/make_golden.sh and
+# checked by `cargo test`.)
 # Usage: tests/compat/run.sh NEARDUP_BINARY
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)

@@ -42,7 +42,7 @@
 //
 // 1. foundation: errors, SIMD levels, the fingerprint value and the
 //    near-duplicate rule over Hamming distances;
-mod compat;
+pub mod compat;
 pub mod error;
 pub mod fingerprint;
 pub mod radius;

@@ -30,3 +30,33 @@ fn keywords_preset_picks_jieba_keywords() {
     // jieba.analyse.extract_tags(topK=3) gives 北京烤鸭, 纽约, 天气.
     assert_eq!(names, ["北京烤鸭", "纽约", "天气"]);
 }
+
+/// ferd/simhash's `simhash:hash/1` on 685 inputs (its test suite's and
+/// demo's strings, every length 0–39, random bytes, few-letter alphabets,
+/// Chinese and English documents), as the Erlang module itself returned
+/// them (testdata/compat/ferd_simhash.txt.gz; tests/compat/ferd/ says how
+/// it was made).
+#[test]
+fn ferd_simhash_values() {
+    use std::io::Read;
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/compat/ferd_simhash.txt.gz");
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(std::fs::File::open(path).unwrap()).read_to_string(&mut text).unwrap();
+    let hex = |s: &str| -> Vec<u8> {
+        (0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap()).collect()
+    };
+    let mut n = 0;
+    for line in text.lines().filter(|l| !l.starts_with('#')) {
+        let (input, want) = line.split_once(' ').unwrap();
+        let input = if input == "-" { Vec::new() } else { hex(input) };
+        let got = neardup::compat::ferd::hash(&input);
+        assert_eq!(got.to_vec(), hex(want), "input {} bytes: {line:.80}", input.len());
+        n += 1;
+    }
+    assert_eq!(n, 685);
+    // The suite's claims: similar strings closer than unrelated data.
+    let v1 = neardup::compat::ferd::hash(b"My voice is my password.");
+    let v2 = neardup::compat::ferd::hash(b"My voice is my passport.");
+    assert_eq!(neardup::compat::ferd::distance(&v1, &v2), neardup::compat::ferd::distance(&v2, &v1));
+    assert_eq!(neardup::compat::ferd::distance(&v1, &v1), 0);
+}

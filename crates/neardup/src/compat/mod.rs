@@ -1,5 +1,7 @@
-//! Reproductions of other SimHash implementations' selection rules, used
-//! by the compatibility presets. (The PyPI `simhash` normalizer is a
-//! normalizer: `normalize/python_simhash.rs`.)
+//! Reproductions of other SimHash implementations: cppjieba's keyword
+//! order (used by the `yanyiwu` preset) and ferd/simhash's whole function.
+//! (The PyPI `simhash` normalizer is a normalizer:
+//! `normalize/python_simhash.rs`.)
 
 pub(crate) mod cppjieba;
+pub mod ferd;
