@@ -32,6 +32,10 @@ fn main() {
     fs::write(out.join("jieba_hmm.bin"), hmm()).expect("write jieba_hmm.bin");
 }
 
+/// A trie node being built: its children as (code, node), and the jieba and
+/// cppjieba frequencies of the word ending at it (0 for none).
+type Node = (Vec<(u16, usize)>, (u32, u32));
+
 fn dict() -> Vec<u8> {
     let text = fs::read_to_string("data/dict.txt").expect("data/dict.txt");
     // word → (jieba frequency, cppjieba frequency); the last line of a word wins.
@@ -46,7 +50,9 @@ fn dict() -> Vec<u8> {
     for line in delta.lines().filter(|l| !l.starts_with('#')) {
         let parts: Vec<&str> = line.split(' ').collect();
         match parts.as_slice() {
-            ["-", w] => words.get_mut(&w.chars().collect::<Vec<_>>()).expect("removed word is in dict.txt").1 = 0,
+            ["-", w] => {
+                words.get_mut(&w.chars().collect::<Vec<_>>()).expect("removed word is in dict.txt").1 = 0
+            }
             ["+", w, f] => {
                 words.entry(w.chars().collect()).or_insert((0, 0)).1 = f.parse().expect("frequency");
             }
@@ -68,13 +74,14 @@ fn dict() -> Vec<u8> {
         code[c as usize] = u16::try_from(i + 1).expect("fewer than 65,535 characters");
     }
     let keys: Vec<(Vec<u16>, (u32, u32))> = {
-        let mut k: Vec<_> = words.iter().map(|(w, &f)| (w.iter().map(|&c| code[c as usize]).collect(), f)).collect();
+        let mut k: Vec<_> =
+            words.iter().map(|(w, &f)| (w.iter().map(|&c| code[c as usize]).collect(), f)).collect();
         k.sort();
         k
     };
 
     // The trie as nodes: (children as (code, node), word frequencies).
-    let mut nodes: Vec<(Vec<(u16, usize)>, (u32, u32))> = vec![(vec![], (0, 0))];
+    let mut nodes: Vec<Node> = vec![(vec![], (0, 0))];
     let mut stack = vec![(0usize, 0usize, 0usize, keys.len())];
     while let Some((node, depth, lo, hi)) = stack.pop() {
         let mut lo = lo;
@@ -163,7 +170,15 @@ struct DoubleArray {
 
 impl DoubleArray {
     fn new() -> Self {
-        let mut da = DoubleArray { check: vec![], base: vec![], jieba: vec![], cpp: vec![], used: vec![], next: vec![], bits: vec![] };
+        let mut da = DoubleArray {
+            check: vec![],
+            base: vec![],
+            jieba: vec![],
+            cpp: vec![],
+            used: vec![],
+            next: vec![],
+            bits: vec![],
+        };
         da.grow(1 << 16);
         da
     }

@@ -26,7 +26,12 @@ fn main() {
     let t = Instant::now();
     let reference = jieba_rs::Jieba::new();
     let load_theirs = t.elapsed().as_secs_f64();
-    println!("load: ours {:.1} ms (cppjieba flavour {:.1} ms), jieba-rs {:.1} ms", load_ours * 1e3, load_cpp * 1e3, load_theirs * 1e3);
+    println!(
+        "load: ours {:.1} ms (cppjieba flavour {:.1} ms), jieba-rs {:.1} ms",
+        load_ours * 1e3,
+        load_cpp * 1e3,
+        load_theirs * 1e3
+    );
 
     let mut texts = Vec::new();
     let mut bytes = 0;

@@ -130,7 +130,14 @@ fn hmm_cut<'t>(seg: &Segmenter, text: &'t str, x: usize, y: usize, out: &mut Vec
 }
 
 /// `HMMSegment::InternalCut`: a word closes at every E or S.
-fn viterbi_cut<'t>(seg: &Segmenter, text: &'t str, x: usize, y: usize, out: &mut Vec<&'t str>, sc: &mut Scratch) {
+fn viterbi_cut<'t>(
+    seg: &Segmenter,
+    text: &'t str,
+    x: usize,
+    y: usize,
+    out: &mut Vec<&'t str>,
+    sc: &mut Scratch,
+) {
     let len = text.len();
     let Scratch { chars, offs, prev, path, .. } = sc;
     seg.hmm.viterbi_cppjieba(&chars[x..y], prev, path);

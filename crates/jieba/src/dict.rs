@@ -59,10 +59,8 @@ impl Dict {
         let freq = |i: usize| u32_at(freqs, 4 * i);
         // Both sums are exact: integers far below 2^53.
         let total: u64 = (0..slots_len).map(|i| u64::from(freq(i))).sum();
-        let mut slots: Vec<Slot> = trie
-            .chunks_exact(8)
-            .map(|s| Slot { check: u32_at(s, 0), base: u32_at(s, 4) })
-            .collect();
+        let mut slots: Vec<Slot> =
+            trie.chunks_exact(8).map(|s| Slot { check: u32_at(s, 0), base: u32_at(s, 4) }).collect();
         let mut lp = vec![0.0; slots_len];
         let unknown = match weights {
             Weights::Jieba => {

@@ -82,6 +82,8 @@ impl Hmm {
     /// jieba-rs's Viterbi over `chars` (at least two): each state from its
     /// two allowed predecessors, a tie to the later one; the path ends in E
     /// unless S scores strictly higher. Leaves the states in `path`.
+    // The loops index several arrays by state, as the originals do.
+    #[allow(clippy::needless_range_loop)]
     pub(crate) fn viterbi_jieba(&self, chars: &[u32], prev: &mut Vec<[u8; 4]>, path: &mut Vec<u8>) {
         const ALLOWED: [[usize; 2]; 4] = [[E, S], [B, M], [B, M], [E, S]];
         let n = chars.len();
@@ -118,6 +120,7 @@ impl Hmm {
     /// cppjieba's `HMMSegment::Viterbi` over `chars` (at least one): each
     /// state from all four predecessors in order B, E, M, S, the first of
     /// equal scores kept; the path ends in E when E scores at least S.
+    #[allow(clippy::needless_range_loop)]
     pub(crate) fn viterbi_cppjieba(&self, chars: &[u32], prev: &mut Vec<[u8; 4]>, path: &mut Vec<u8>) {
         let n = chars.len();
         prev.clear();

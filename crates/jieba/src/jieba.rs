@@ -124,7 +124,15 @@ fn block<'t>(seg: &Segmenter, block: &'t str, hmm: bool, out: &mut Vec<&'t str>,
 /// are ASCII letters and digits and make one word; with it, a run the
 /// dictionary has as a word stays single characters (the route chose
 /// them over it), and any other run goes to the HMM.
-fn run<'t>(seg: &Segmenter, block: &'t str, x: usize, y: usize, hmm: bool, out: &mut Vec<&'t str>, sc: &mut Scratch) {
+fn run<'t>(
+    seg: &Segmenter,
+    block: &'t str,
+    x: usize,
+    y: usize,
+    hmm: bool,
+    out: &mut Vec<&'t str>,
+    sc: &mut Scratch,
+) {
     let len = block.len();
     if !hmm || y - x == 1 {
         out.push(&block[sc.off(x, len)..sc.off(y, len)]);
@@ -139,7 +147,14 @@ fn run<'t>(seg: &Segmenter, block: &'t str, x: usize, y: usize, hmm: bool, out: 
 
 /// jieba-rs's `hmm::cut`: runs of HMM characters through Viterbi, anything
 /// else split as its `re_skip` did.
-fn hmm_cut<'t>(seg: &Segmenter, block: &'t str, x: usize, y: usize, out: &mut Vec<&'t str>, sc: &mut Scratch) {
+fn hmm_cut<'t>(
+    seg: &Segmenter,
+    block: &'t str,
+    x: usize,
+    y: usize,
+    out: &mut Vec<&'t str>,
+    sc: &mut Scratch,
+) {
     let len = block.len();
     let mut i = x;
     while i < y {
@@ -197,7 +212,8 @@ fn skip_split<'t>(text: &'t str, out: &mut Vec<&'t str>) {
             while pos < b.len() && b[pos].is_ascii_alphanumeric() {
                 pos += 1;
             }
-            if pos + 1 < b.len() && matches!(b[pos], b'.' | b'_' | b'-') && b[pos + 1].is_ascii_alphanumeric() {
+            if pos + 1 < b.len() && matches!(b[pos], b'.' | b'_' | b'-') && b[pos + 1].is_ascii_alphanumeric()
+            {
                 pos += 1;
             } else {
                 break;

@@ -131,7 +131,11 @@ impl Segmenter {
     /// The jieba-rs flavour, loaded on first use.
     pub fn jieba() -> &'static Segmenter {
         static LOADED: OnceLock<Segmenter> = OnceLock::new();
-        LOADED.get_or_init(|| Segmenter { flavor: Flavor::Jieba, dict: Dict::load(Weights::Jieba), hmm: Hmm::shared() })
+        LOADED.get_or_init(|| Segmenter {
+            flavor: Flavor::Jieba,
+            dict: Dict::load(Weights::Jieba),
+            hmm: Hmm::shared(),
+        })
     }
 
     /// The cppjieba flavour, loaded on first use.
