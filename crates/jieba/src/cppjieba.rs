@@ -14,25 +14,14 @@ pub(crate) fn cut<'t>(seg: &Segmenter, text: &'t str, hmm: bool, out: &mut Vec<&
     let b = text.as_bytes();
     let mut i = 0;
     while i < b.len() {
-        let (mut c, mut l) = decode(b, i);
+        let (c, l) = decode(b, i);
         if separator(c) {
             out.push(&text[i..i + l]);
             i += l;
             continue;
         }
         let start = i;
-        sc.clear();
-        loop {
-            sc.push(i - start, c, seg.dict.code(c));
-            i += l;
-            if i >= b.len() {
-                break;
-            }
-            (c, l) = decode(b, i);
-            if separator(c) {
-                break;
-            }
-        }
+        i = sc.fill(&seg.dict, b, i, |c| !separator(c));
         range(seg, &text[start..i], hmm, out, sc);
     }
 }

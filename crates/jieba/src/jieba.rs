@@ -38,7 +38,7 @@ pub(crate) fn cut<'t>(seg: &Segmenter, text: &'t str, hmm: bool, out: &mut Vec<&
     let b = text.as_bytes();
     let mut i = 0;
     while i < b.len() {
-        let (mut c, mut l) = decode(b, i);
+        let (c, l) = decode(b, i);
         if !in_block(c) {
             // Outside a block every character is a word, but `\r\n` is one.
             let l = if c == 0x0D && b.get(i + 1) == Some(&b'\n') { 2 } else { l };
@@ -47,18 +47,7 @@ pub(crate) fn cut<'t>(seg: &Segmenter, text: &'t str, hmm: bool, out: &mut Vec<&
             continue;
         }
         let start = i;
-        sc.clear();
-        loop {
-            sc.push(i - start, c, seg.dict.code(c));
-            i += l;
-            if i >= b.len() {
-                break;
-            }
-            (c, l) = decode(b, i);
-            if !in_block(c) {
-                break;
-            }
-        }
+        i = sc.fill(&seg.dict, b, i, in_block);
         block(seg, &text[start..i], hmm, out, sc);
     }
 }

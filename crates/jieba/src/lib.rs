@@ -78,18 +78,30 @@ struct Scratch {
 }
 
 impl Scratch {
-    #[inline(always)]
     fn clear(&mut self) {
         self.chars.clear();
         self.offs.clear();
         self.codes.clear();
     }
 
+    /// Takes the characters of `b` from `start` while `keep` holds (the
+    /// first must), with their offsets from `start` and their codes;
+    /// returns where the run ends.
     #[inline(always)]
-    fn push(&mut self, off: usize, c: u32, code: u16) {
-        self.chars.push(c);
-        self.offs.push(off as u32);
-        self.codes.push(code);
+    fn fill(&mut self, dict: &Dict, b: &[u8], start: usize, keep: impl Fn(u32) -> bool) -> usize {
+        self.clear();
+        let mut i = start;
+        while i < b.len() {
+            let (c, l) = decode(b, i);
+            if i > start && !keep(c) {
+                break;
+            }
+            self.chars.push(c);
+            self.offs.push((i - start) as u32);
+            self.codes.push(dict.code(c));
+            i += l;
+        }
+        i
     }
 
     /// The byte offset of character `i` of a block `len` bytes long.
