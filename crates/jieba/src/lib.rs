@@ -12,8 +12,8 @@
 //!   (`ln(freq / total)`, unknown characters at the smallest weight); every
 //!   run of single characters through its HMM, with its ASCII rules.
 //!
-//! The dictionary is jieba's `dict.txt` (cppjieba's differs by the 69 lines
-//! of `data/cppjieba.txt`), compiled by `build.rs` into a double-array trie
+//! The dictionary is jieba's `dict.txt` (cppjieba's lacks 65 of its words and
+//! has 2 more: `data/cppjieba.txt`), compiled by `build.rs` into a double-array trie
 //! over dense character codes; the route is computed in the same backward
 //! pass that walks the trie, so no DAG is stored. Loading is a copy of the
 //! built arrays and one logarithm per word (a few milliseconds), once per
