@@ -160,11 +160,10 @@ struct DoubleArray {
     base: Vec<u32>,
     jieba: Vec<u32>,
     cpp: Vec<u32>,
-    used: Vec<bool>,
     /// `next[x]` leads to the first free slot at or after `x` (union-find
     /// with path halving: a taken slot points one further).
     next: Vec<u32>,
-    /// `used` as bits, for testing 64 bases at once.
+    /// Which slots are taken, as bits, for testing 64 bases at once.
     bits: Vec<u64>,
 }
 
@@ -175,7 +174,6 @@ impl DoubleArray {
             base: vec![],
             jieba: vec![],
             cpp: vec![],
-            used: vec![],
             next: vec![],
             bits: vec![],
         };
@@ -190,7 +188,6 @@ impl DoubleArray {
             self.base.resize(len, 0);
             self.jieba.resize(len, 0);
             self.cpp.resize(len, 0);
-            self.used.resize(len, false);
             self.bits.resize(len.div_ceil(64) + 1, 0);
             self.next.extend(old as u32..len as u32);
         }
@@ -217,7 +214,6 @@ impl DoubleArray {
     }
 
     fn take(&mut self, x: usize) {
-        self.used[x] = true;
         self.bits[x / 64] |= 1 << (x % 64);
         self.next[x] = x as u32 + 1;
     }

@@ -1,6 +1,8 @@
 //! jieba's dictionary as a double-array trie over dense character codes,
 //! built by `build.rs`; loading it is a copy and one logarithm per word.
 
+use crate::Flavor;
+
 /// The blob `build.rs` writes (see its doc for the layout).
 static DICT: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/jieba_dict.bin"));
 
@@ -15,15 +17,6 @@ const WORD: u32 = 1 << 31;
 pub(crate) struct Slot {
     check: u32,
     base: u32,
-}
-
-/// Which dictionary and which weights.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Weights {
-    /// dict.txt; `ln(freq) − ln(total)`, as jieba-rs and Python jieba.
-    Jieba,
-    /// cppjieba's jieba.dict.utf8; `ln(freq / total)`, as its `DictTrie`.
-    Cppjieba,
 }
 
 /// A loaded dictionary.
@@ -42,8 +35,10 @@ fn u32_at(b: &[u8], i: usize) -> u32 {
 }
 
 impl Dict {
-    /// Loads the dictionary with `weights`.
-    pub(crate) fn load(weights: Weights) -> Dict {
+    /// Loads the flavour's dictionary and weights: for jieba, dict.txt
+    /// with `ln(freq) − ln(total)` (jieba-rs, Python jieba); for cppjieba,
+    /// its jieba.dict.utf8 with `ln(freq / total)` (its `DictTrie`).
+    pub(crate) fn load(flavor: Flavor) -> Dict {
         assert_eq!(&DICT[..4], b"NDJD", "jieba_dict.bin is built by build.rs");
         let slots_len = u32_at(DICT, 8) as usize;
         let mut at = 16;
@@ -52,9 +47,9 @@ impl Dict {
         at += 131072;
         let trie = &DICT[at..at + 8 * slots_len];
         at += 8 * slots_len;
-        let freqs = match weights {
-            Weights::Jieba => &DICT[at..at + 4 * slots_len],
-            Weights::Cppjieba => &DICT[at + 4 * slots_len..at + 8 * slots_len],
+        let freqs = match flavor {
+            Flavor::Jieba => &DICT[at..at + 4 * slots_len],
+            Flavor::Cppjieba => &DICT[at + 4 * slots_len..at + 8 * slots_len],
         };
         let freq = |i: usize| u32_at(freqs, 4 * i);
         // Both sums are exact: integers far below 2^53.
@@ -62,8 +57,8 @@ impl Dict {
         let mut slots: Vec<Slot> =
             trie.chunks_exact(8).map(|s| Slot { check: u32_at(s, 0), base: u32_at(s, 4) }).collect();
         let mut lp = vec![0.0; slots_len];
-        let unknown = match weights {
-            Weights::Jieba => {
+        let unknown = match flavor {
+            Flavor::Jieba => {
                 let log_total = (total as f64).ln();
                 for (i, s) in slots.iter_mut().enumerate() {
                     let f = freq(i);
@@ -74,7 +69,7 @@ impl Dict {
                 }
                 0.0 - log_total
             }
-            Weights::Cppjieba => {
+            Flavor::Cppjieba => {
                 let sum = total as f64;
                 let mut min = f64::INFINITY;
                 for (i, s) in slots.iter_mut().enumerate() {

@@ -38,7 +38,7 @@ use std::cell::RefCell;
 use std::fmt;
 use std::sync::OnceLock;
 
-use dict::{Dict, Weights};
+use dict::Dict;
 use hmm::Hmm;
 
 /// Which library's words a [`Segmenter`] gives.
@@ -143,21 +143,17 @@ impl Segmenter {
     /// The jieba-rs flavour, loaded on first use.
     pub fn jieba() -> &'static Segmenter {
         static LOADED: OnceLock<Segmenter> = OnceLock::new();
-        LOADED.get_or_init(|| Segmenter {
-            flavor: Flavor::Jieba,
-            dict: Dict::load(Weights::Jieba),
-            hmm: Hmm::shared(),
-        })
+        LOADED.get_or_init(|| Segmenter::load(Flavor::Jieba))
     }
 
     /// The cppjieba flavour, loaded on first use.
     pub fn cppjieba() -> &'static Segmenter {
         static LOADED: OnceLock<Segmenter> = OnceLock::new();
-        LOADED.get_or_init(|| Segmenter {
-            flavor: Flavor::Cppjieba,
-            dict: Dict::load(Weights::Cppjieba),
-            hmm: Hmm::shared(),
-        })
+        LOADED.get_or_init(|| Segmenter::load(Flavor::Cppjieba))
+    }
+
+    fn load(flavor: Flavor) -> Segmenter {
+        Segmenter { flavor, dict: Dict::load(flavor), hmm: Hmm::shared() }
     }
 
     /// The shared segmenter of `flavor`.

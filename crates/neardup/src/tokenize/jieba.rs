@@ -10,14 +10,7 @@
 mod loaded {
     use neardup_jieba::Segmenter;
 
-    /// jieba-rs's words of `text` (Python jieba's rules).
-    pub(crate) fn cut(text: &str, hmm: bool) -> Vec<&str> {
-        let mut out = Vec::new();
-        Segmenter::jieba().cut(text, hmm, &mut out);
-        out
-    }
-
-    /// jieba-rs's words of `text`, appended to `out`.
+    /// jieba-rs's words of `text` (Python jieba's rules), appended to `out`.
     pub(crate) fn cut_into<'t>(text: &'t str, hmm: bool, out: &mut Vec<&'t str>) {
         Segmenter::jieba().cut(text, hmm, out);
     }
@@ -30,24 +23,17 @@ mod loaded {
 }
 
 #[cfg(feature = "jieba")]
-use loaded::{cut, cut_cppjieba, cut_into};
+use loaded::{cut_cppjieba, cut_into};
 
 /// Without jieba: single characters (never reached through a validated
 /// pipeline).
 #[cfg(not(feature = "jieba"))]
-fn cut(text: &str, _hmm: bool) -> Vec<&str> {
-    text.char_indices().map(|(i, c)| &text[i..i + c.len_utf8()]).collect()
+fn cut_into<'t>(text: &'t str, _hmm: bool, out: &mut Vec<&'t str>) {
+    out.extend(text.char_indices().map(|(i, c)| &text[i..i + c.len_utf8()]));
 }
 
 #[cfg(not(feature = "jieba"))]
-fn cut_into<'t>(text: &'t str, hmm: bool, out: &mut Vec<&'t str>) {
-    out.extend(cut(text, hmm));
-}
-
-#[cfg(not(feature = "jieba"))]
-fn cut_cppjieba<'t>(text: &'t str, hmm: bool, out: &mut Vec<&'t str>) {
-    out.extend(cut(text, hmm));
-}
+use cut_into as cut_cppjieba;
 
 /// Whether this build has jieba.
 pub(crate) const AVAILABLE: bool = cfg!(feature = "jieba");
@@ -85,7 +71,9 @@ pub(crate) fn cut_whole<'t>(text: &'t str, hmm: bool, out: &mut Vec<&'t str>) {
     let base = text.as_ptr() as usize;
     // The pending stretch of adjacent ASCII tokens, as a byte range of `text`.
     let mut ascii: Option<(usize, usize)> = None;
-    for w in cut(text, hmm) {
+    let mut words = Vec::new();
+    cut_into(text, hmm, &mut words);
+    for w in words {
         let start = w.as_ptr() as usize - base;
         if w.is_ascii() && !w.bytes().all(|b| b.is_ascii_whitespace()) {
             ascii = match ascii {
