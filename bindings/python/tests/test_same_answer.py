@@ -110,3 +110,26 @@ def test_dedup_keep_and_verify():
         neardup.dedup(texts, verify=1.5)
     with pytest.raises(ValueError, match="more than the 64 bits"):
         neardup.dedup(texts, k=65)
+
+
+@pytest.mark.parametrize("preset", ["default", "keywords", "python-simhash", "yanyiwu"])
+def test_fingerprints_equal_cli_for_every_simhash_preset(tmp_path, preset):
+    """Python's Fingerprinter and `neardup fingerprint` give the same
+    fingerprints, preset by preset, on the Chinese and English samples
+    (yanyiwu runs the cppjieba segmenter, keywords the jieba one)."""
+    import subprocess
+
+    from test_spark import neardup_bin
+
+    paths = [TESTDATA / "docs_zh.jsonl", TESTDATA / "docs_en.jsonl"]
+    ids, texts = read_jsonl(paths)
+    src = tmp_path / "docs.jsonl"
+    src.write_text("".join(json.dumps({"id": i, "text": t}, ensure_ascii=False) + "\n" for i, t in zip(ids, texts)),
+                   encoding="utf-8")
+    out = subprocess.run([str(neardup_bin()), "fingerprint", "--preset", preset, "--allow-empty",
+                          "--input-format", "jsonl", str(src)], check=True, capture_output=True, text=True).stdout
+    cli = {json.loads(line)["id"]: json.loads(line)["fingerprint"] for line in out.splitlines()}
+    fingerprinter = neardup.Fingerprinter(preset)
+    ours = {i: format(fingerprinter.fingerprint(t), "016x") for i, t in zip(ids, texts)}
+    assert len(cli) == len(ids) >= 60
+    assert ours == cli
