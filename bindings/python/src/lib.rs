@@ -39,6 +39,7 @@ pub(crate) fn to_py(e: neardup::Error) -> PyErr {
         | neardup::Error::UnknownPreset { .. }
         | neardup::Error::ParseFingerprint { .. }
         | neardup::Error::WidthMismatch { .. }
+        | neardup::Error::NotUtf8 { .. }
         | neardup::Error::EmptyDocument => PyValueError::new_err(e.to_string()),
         e => NeardupError::new_err(e.to_string()),
     }
@@ -87,6 +88,13 @@ impl Fingerprinter {
     fn fingerprint(&self, text: &Bound<'_, PyAny>) -> PyResult<u128> {
         let s = as_text(text, Name::Arg("text"))?;
         Ok(self.inner.fingerprint(&s).value())
+    }
+
+    /// The fingerprint of `bytes`, as an int: UTF-8 gives what
+    /// `fingerprint` gives for the text; other bytes only a byte-grams
+    /// pipeline takes (the `ferd` preset), else ValueError.
+    fn fingerprint_bytes(&self, data: &[u8]) -> PyResult<u128> {
+        Ok(self.inner.fingerprint_bytes(data).map_err(to_py)?.value())
     }
 
     /// `"simhash"` (a `MinHasher`'s is `"minhash"`).

@@ -6,6 +6,8 @@ algorithm: 6560575042654586091, bucket size 6) and a differential test on
 
 import random
 
+import neardup
+
 import pytest
 
 from conftest import need
@@ -83,3 +85,29 @@ def test_differential_against_the_real_package():
     for t in texts[300:400]:
         assert sorted(ours.get_near_dups(Simhash(t))) == sorted(theirs.get_near_dups(real.Simhash(t)))
     assert ours.bucket_size() == theirs.bucket_size()
+
+
+def test_ferd_hash_equals_the_erlang_module_on_its_values():
+    """`ferd_hash` is ferd/simhash's `simhash:hash/1`: the 685 values its
+    Erlang module returned (testdata/compat/ferd_simhash.txt.gz), bytes and
+    bytes-likes alike; str is its UTF-8."""
+    import gzip
+    from pathlib import Path
+
+    from neardup.compat import ferd_distance, ferd_hash
+
+    path = Path(__file__).resolve().parents[3] / "testdata" / "compat" / "ferd_simhash.txt.gz"
+    lines = [l for l in gzip.open(path, "rt").read().splitlines() if not l.startswith("#")]
+    assert len(lines) == 685
+    for line in lines:
+        data, want = line.split(" ")
+        data = b"" if data == "-" else bytes.fromhex(data)
+        assert ferd_hash(data).hex() == want, line[:80]
+        assert ferd_hash(bytearray(data)).hex() == want
+    assert ferd_hash("中文 text") == ferd_hash("中文 text".encode("utf-8"))
+    a, b = ferd_hash(b"My voice is my password."), ferd_hash(b"My voice is my passport.")
+    assert ferd_distance(a, b) == ferd_distance(b, a) > 0 and ferd_distance(a, a) == 0
+    with pytest.raises(ValueError, match="16-byte"):
+        ferd_distance(a, b"short")
+    with pytest.raises(ValueError, match="not UTF-8"):
+        neardup.Fingerprinter("default").fingerprint_bytes(b"\xff\xfe")

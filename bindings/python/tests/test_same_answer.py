@@ -112,7 +112,7 @@ def test_dedup_keep_and_verify():
         neardup.dedup(texts, k=65)
 
 
-@pytest.mark.parametrize("preset", ["default", "keywords", "python-simhash", "yanyiwu"])
+@pytest.mark.parametrize("preset", ["default", "keywords", "python-simhash", "yanyiwu", "ferd"])
 def test_fingerprints_equal_cli_for_every_simhash_preset(tmp_path, preset):
     """Python's Fingerprinter and `neardup fingerprint` give the same
     fingerprints, preset by preset, on the Chinese and English samples
@@ -130,6 +130,7 @@ def test_fingerprints_equal_cli_for_every_simhash_preset(tmp_path, preset):
                           "--input-format", "jsonl", str(src)], check=True, capture_output=True, text=True).stdout
     cli = {json.loads(line)["id"]: json.loads(line)["fingerprint"] for line in out.splitlines()}
     fingerprinter = neardup.Fingerprinter(preset)
-    ours = {i: format(fingerprinter.fingerprint(t), "016x") for i, t in zip(ids, texts)}
+    width = "0{}x".format(fingerprinter.bits // 4)
+    ours = {i: format(fingerprinter.fingerprint(t), width) for i, t in zip(ids, texts)}
     assert len(cli) == len(ids) >= 60
     assert ours == cli

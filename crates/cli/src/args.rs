@@ -117,8 +117,8 @@ pub struct ServeArgs {
 /// Which pipeline makes the fingerprints.
 #[derive(Args, Debug, Clone)]
 pub struct PipelineArgs {
-    /// A named preset: default, keywords, python-simhash, yanyiwu (SimHash),
-    /// minhash (MinHash).
+    /// A named preset: default, keywords, python-simhash, yanyiwu, ferd
+    /// (SimHash), minhash (MinHash).
     #[arg(long, value_name = "NAME", conflicts_with = "config")]
     pub preset: Option<String>,
     /// A pipeline configuration file (TOML, or JSON if it ends in .json);

@@ -90,7 +90,7 @@ fn presets_and_config_files() {
     write(d.path(), "y.json", json.as_bytes());
     let c = neardup(&["config", "check", "y.json"], d.path(), None).ok().stdout();
     assert!(c.contains("same as preset yanyiwu"), "{c}");
-    for p in ["keywords", "python-simhash", "yanyiwu"] {
+    for p in ["keywords", "python-simhash", "yanyiwu", "ferd"] {
         let other = neardup(&["fingerprint", "a.txt", "--preset", p], d.path(), None).ok().stdout();
         assert_ne!(def, other, "{p}");
     }

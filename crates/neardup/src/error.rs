@@ -17,6 +17,15 @@ pub enum Error {
     /// A pipeline configuration is invalid.
     #[error("invalid pipeline configuration: {0}")]
     Config(String),
+    /// Bytes that are not UTF-8 given to a pipeline that reads text.
+    #[error(
+        "the bytes are not UTF-8 (the first invalid byte is at offset {offset}), and this pipeline \
+         reads text: decode them first, or use a byte-grams pipeline without normalizers (the ferd preset)"
+    )]
+    NotUtf8 {
+        /// The offset of the first byte that is not part of a UTF-8 character.
+        offset: usize,
+    },
     /// A configuration file could not be parsed.
     #[error("{path}: {message}")]
     ConfigSyntax {

@@ -22,7 +22,7 @@ use crate::config::PipelineConfig;
 use crate::error::Result;
 use crate::filter::{Filter, TokenFilter};
 use crate::normalize::normalize_all;
-use crate::tokenize::{Tokenizer, TokenizerConfig};
+use crate::tokenize::{escape_bytes, Tokenizer, TokenizerConfig};
 
 /// A pipeline's text stages, loaded (stop-word sets read, the jieba
 /// dictionary shared): `Send + Sync`, cheap to clone.
@@ -80,19 +80,32 @@ impl Stages {
 
     /// The tokens of `text` after normalization, tokenization and
     /// filtering, before shingling: what an IDF table must be keyed by.
+    /// Byte windows ([`TokenizerConfig::ByteGrams`]) are given as
+    /// [`escape_bytes`] writes them.
     pub fn tokens(&self, text: &str) -> Vec<String> {
         let norm = self.normalize(text);
+        if let Some(grams) = self.tokenizer.byte_grams() {
+            return grams.windows(norm.as_bytes()).map(escape_bytes).collect();
+        }
         self.filtered_tokens(&norm).into_iter().map(str::to_owned).collect()
     }
 
     /// The features of `text` (normalized, tokenized, filtered, shingled;
-    /// repeats included, in order), passed to `f`.
+    /// repeats included, in order), passed to `f`. Byte windows are given
+    /// escaped, as by [`tokens`](Self::tokens).
     pub fn with_features<R>(&self, text: &str, f: impl FnOnce(&[&str]) -> R) -> R {
+        if self.tokenizer.is_bytes() {
+            let tokens = self.tokens(text);
+            return f(&tokens.iter().map(String::as_str).collect::<Vec<_>>());
+        }
         let norm = self.normalize(text);
         self.shingled(self.filtered_tokens(&norm), f)
     }
 
-    /// Tokenizes normalized text and applies the filters.
+    /// Tokenizes normalized text and applies the filters. A byte-grams
+    /// tokenizer gives no tokens here (its windows are not slices of the
+    /// text): use [`tokens`](Self::tokens) or
+    /// [`with_features`](Self::with_features).
     #[inline]
     pub fn filtered_tokens<'t>(&self, norm: &'t str) -> Vec<&'t str> {
         let mut tokens: Vec<&str> = Vec::with_capacity(norm.len() / 4 + 1);

@@ -31,11 +31,55 @@ fn keywords_preset_picks_jieba_keywords() {
     assert_eq!(names, ["北京烤鸭", "纽约", "天气"]);
 }
 
+/// ferd/simhash's `simhash:hash/1` (Erlang, MD5 build, its default),
+/// transcribed literally from its source as the oracle for the `ferd`
+/// preset, which reaches the same bits through the general stages (byte
+/// windows, MD5, the vote rule):
+///
+/// - the features are the 2-byte windows starting at bytes 1 to `len − 3`
+///   (its `shingles/4` counts down from `len − 3` while the position is
+///   above 0, so the first and the last window are never taken, and a
+///   binary of fewer than 4 bytes has none);
+/// - a window met `c` times weighs `c` (`DUP_WEIGHT_ADD` = 1);
+/// - each window's MD5 digest is 128 bits, most significant first; lane
+///   `j` sums `+w` where bit `j` is 1 and `−w` where it is 0;
+/// - the result's bit `i` (most significant first) is 1 when lane
+///   `127 − i` is at least 0 (`reduce/2` lists the lanes from 127 down, and
+///   a sum of 0 gives 1), so no features gives 128 ones.
+fn ferd_reference(bytes: &[u8]) -> [u8; 16] {
+    use md5::{Digest, Md5};
+    let n = bytes.len();
+    let mut windows: Vec<[u8; 2]> =
+        if n >= 4 { (1..=n - 3).map(|p| [bytes[p], bytes[p + 1]]).collect() } else { Vec::new() };
+    windows.sort_unstable();
+    let mut lanes = [0i64; 128];
+    for group in windows.chunk_by(|a, b| a == b) {
+        let w = group.len() as i64;
+        let h = u128::from_be_bytes(Md5::digest(group[0]).into());
+        for (j, lane) in lanes.iter_mut().enumerate() {
+            *lane += if (h >> (127 - j)) & 1 == 1 { w } else { -w };
+        }
+    }
+    let mut out = 0u128;
+    for i in 0..128 {
+        if lanes[127 - i] >= 0 {
+            out |= 1 << (127 - i);
+        }
+    }
+    out.to_be_bytes()
+}
+
+fn ferd_preset(bytes: &[u8]) -> [u8; 16] {
+    static F: std::sync::OnceLock<neardup::Fingerprinter> = std::sync::OnceLock::new();
+    let f = F.get_or_init(|| neardup::Fingerprinter::preset("ferd").unwrap());
+    f.fingerprint_bytes(bytes).unwrap().value().to_be_bytes()
+}
+
 /// ferd/simhash's `simhash:hash/1` on 685 inputs (its test suite's and
 /// demo's strings, every length 0–39, random bytes, few-letter alphabets,
 /// Chinese and English documents), as the Erlang module itself returned
 /// them (testdata/compat/ferd_simhash.txt.gz; tests/compat/ferd/ says how
-/// it was made).
+/// it was made): the `ferd` preset and the transcription give them all.
 #[test]
 fn ferd_simhash_values() {
     use std::io::Read;
@@ -45,18 +89,48 @@ fn ferd_simhash_values() {
     let hex = |s: &str| -> Vec<u8> {
         (0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap()).collect()
     };
-    let mut n = 0;
+    let (mut n, mut utf8) = (0, 0);
     for line in text.lines().filter(|l| !l.starts_with('#')) {
         let (input, want) = line.split_once(' ').unwrap();
         let input = if input == "-" { Vec::new() } else { hex(input) };
-        let got = neardup::compat::ferd::hash(&input);
-        assert_eq!(got.to_vec(), hex(want), "input {} bytes: {line:.80}", input.len());
+        assert_eq!(
+            ferd_preset(&input).to_vec(),
+            hex(want),
+            "preset, input {} bytes: {line:.80}",
+            input.len()
+        );
+        assert_eq!(ferd_reference(&input).to_vec(), hex(want), "reference: {line:.80}");
+        if let Ok(text) = std::str::from_utf8(&input) {
+            // Text takes the same path as any bytes.
+            let f = neardup::Fingerprinter::preset("ferd").unwrap();
+            assert_eq!(f.fingerprint(text).value().to_be_bytes().to_vec(), hex(want));
+            utf8 += 1;
+        }
         n += 1;
     }
     assert_eq!(n, 685);
+    assert_eq!(utf8, 297, "the UTF-8 inputs, also fingerprinted as text");
     // The suite's claims: similar strings closer than unrelated data.
-    let v1 = neardup::compat::ferd::hash(b"My voice is my password.");
-    let v2 = neardup::compat::ferd::hash(b"My voice is my passport.");
-    assert_eq!(neardup::compat::ferd::distance(&v1, &v2), neardup::compat::ferd::distance(&v2, &v1));
-    assert_eq!(neardup::compat::ferd::distance(&v1, &v1), 0);
+    let f = neardup::Fingerprinter::preset("ferd").unwrap();
+    let v1 = f.fingerprint("My voice is my password.");
+    let v2 = f.fingerprint("My voice is my passport.");
+    let other = f.fingerprint("Something entirely unrelated to any voice");
+    assert_eq!(v1.distance(v2), v2.distance(v1));
+    assert_eq!(v1.distance(v1), 0);
+    assert!(v1.distance(v2) < v1.distance(other));
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+
+    /// The preset equals the transcription on any bytes: random binaries,
+    /// and few-symbol ones where windows repeat and lanes tie.
+    #[test]
+    fn ferd_preset_equals_the_transcription(
+        bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..300),
+        small in proptest::collection::vec(0u8..3, 0..40),
+    ) {
+        proptest::prop_assert_eq!(ferd_preset(&bytes), ferd_reference(&bytes));
+        proptest::prop_assert_eq!(ferd_preset(&small), ferd_reference(&small));
+    }
 }

@@ -38,6 +38,11 @@ fn golden_yanyiwu() {
 }
 
 #[test]
+fn golden_ferd() {
+    expect_file!["golden/ferd.txt"].assert_eq(&table(&Fingerprinter::preset("ferd").unwrap()));
+}
+
+#[test]
 fn golden_default_128() {
     let fingerprinter = FingerprinterBuilder::new().bits(Bits::B128).build().unwrap();
     expect_file!["golden/default-128.txt"].assert_eq(&table(&fingerprinter));

@@ -79,12 +79,19 @@ proptest! {
 
     #[test]
     fn sparse_api_equals_text_pipeline(t in text()) {
+        prop_assert_eq!(presets().len(), 5);
         for fingerprinter in presets() {
             let features = fingerprinter.features(&t);
             let c = fingerprinter.config();
-            let sparse = simhash_sparse(c.hash, c.bits, features.iter().map(|(f, w)| (f.as_str(), *w))).unwrap();
-            prop_assert_eq!(fingerprinter.fingerprint(&t), sparse);
-            prop_assert_eq!(fingerprinter.fingerprint_weighted(features).unwrap(), sparse);
+            let fp = fingerprinter.fingerprint(&t);
+            // The sparse API votes by the classic rule over feature text;
+            // `ferd` reverses its bits and shows byte windows escaped.
+            if c.vote.is_default() && !c.tokenizer.is_bytes() {
+                let sparse =
+                    simhash_sparse(c.hash, c.bits, features.iter().map(|(f, w)| (f.as_str(), *w))).unwrap();
+                prop_assert_eq!(fp, sparse);
+            }
+            prop_assert_eq!(fingerprinter.fingerprint_weighted(features).unwrap(), fp);
         }
     }
 

@@ -9,6 +9,10 @@ fingerprinted in Rust (the ``python-simhash`` preset, byte-identical);
 anything else (other widths, expressions, hash functions, feature lists)
 runs the same algorithm in Python. ``SimhashIndex`` answers from a
 ``neardup.Index`` (exact, no buckets to scan).
+
+And ferd/simhash (Erlang): ``ferd_hash(data)`` is its ``simhash:hash/1``
+(the 16 bytes of the binary it returns, for any bytes), and
+``ferd_distance(a, b)`` its ``distance/2``, from the ``ferd`` preset.
 """
 
 import hashlib
@@ -20,7 +24,7 @@ from itertools import groupby
 
 from ._neardup import Fingerprinter, Index
 
-__all__ = ["Simhash", "SimhashIndex"]
+__all__ = ["Simhash", "SimhashIndex", "ferd_hash", "ferd_distance"]
 
 _DEFAULT_REG = r"[\w\u4e00-\u9fcc]+"
 
@@ -37,6 +41,31 @@ def _rust():
     if _RUST is None:
         _RUST = Fingerprinter("python-simhash")
     return _RUST
+
+
+_FERD = None
+
+
+def ferd_hash(data):
+    """ferd/simhash's ``simhash:hash(Data)``: 16 bytes. ``data`` is any
+    bytes-like object, or a str (taken as its UTF-8 bytes)."""
+    global _FERD
+    if _FERD is None:
+        _FERD = Fingerprinter("ferd")
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    elif not isinstance(data, bytes):
+        data = bytes(memoryview(data))
+    return _FERD.fingerprint_bytes(data).to_bytes(16, "big")
+
+
+def ferd_distance(a, b):
+    """ferd/simhash's ``distance(A, B)``: how many bits two ``ferd_hash``
+    results differ in."""
+    if len(a) != 16 or len(b) != 16:
+        raise ValueError("ferd_distance compares two 16-byte ferd_hash results, not {} and {} bytes"
+                         .format(len(a), len(b)))
+    return (int.from_bytes(a, "big") ^ int.from_bytes(b, "big")).bit_count()
 
 
 class WidthMismatch(ValueError, AssertionError):

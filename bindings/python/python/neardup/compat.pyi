@@ -4,9 +4,12 @@ import logging
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, Union
 
-__all__ = ["Simhash", "SimhashIndex"]
+__all__ = ["Simhash", "SimhashIndex", "ferd_hash", "ferd_distance"]
 
 _Features = Union[Iterable[str], Iterable[tuple[str, int]], Mapping[str, int]]
+
+def ferd_hash(data: Union[bytes, bytearray, memoryview, str]) -> bytes: ...
+def ferd_distance(a: bytes, b: bytes) -> int: ...
 
 class WidthMismatch(ValueError, AssertionError): ...
 

@@ -8,10 +8,12 @@ pub mod lsh;
 pub mod method;
 pub mod passage;
 pub mod presets;
+pub mod vote;
 
 pub use lsh::LshConfig;
 pub use method::{Method, MinHashConfig};
 pub use passage::PassageConfig;
+pub use vote::{BitOrder, Ties, VoteConfig};
 
 use crate::error::{Error, Result};
 use crate::filter::FilterConfig;
@@ -74,6 +76,11 @@ pub struct PipelineConfig {
     /// The feature hash. By default, this is `xxh3`.
     #[serde(default)]
     pub hash: HashConfig,
+    /// How lane sums become bits: ties and bit order. By default, the
+    /// classic rule (a lane above zero gives 1, bit `j` is lane `j`), and
+    /// configurations leave it out.
+    #[serde(default, skip_serializing_if = "VoteConfig::is_default")]
+    pub vote: VoteConfig,
     /// The tokenizer.
     pub tokenizer: TokenizerConfig,
     /// The near-duplicate rule: how many bits two fingerprints of this
@@ -211,6 +218,13 @@ impl PipelineConfig {
             ));
         }
         self.tokenizer.validate().map_err(Error::Config)?;
+        if self.tokenizer.is_bytes()
+            && (!self.filters.is_empty() || self.weight != WeightConfig::Tf || !self.select.is_all())
+        {
+            return bad("byte-grams features are byte windows, not words: they take no filters, \
+                        and weight must be tf and select all (a repeated window votes with its count)"
+                .into());
+        }
         self.select.validate().map_err(Error::Config)?;
         if !self.hash.supports(self.bits) {
             return bad(format!(
@@ -255,6 +269,14 @@ impl PipelineConfig {
                         "method = \"minhash\" compares feature sets: weight must be tf and select all \
                                 (weights and selection do not apply)"
                             .into(),
+                    );
+                }
+                if !self.vote.is_default() {
+                    return bad("vote is a setting of SimHash's vote; a MinHash pipeline has none".into());
+                }
+                if self.tokenizer.is_bytes() {
+                    return bad(
+                        "byte-grams is a SimHash tokenizer; for MinHash over text use char-ngrams".into()
                     );
                 }
                 if self.radius.is_some() {
@@ -373,6 +395,36 @@ mod tests {
             (format!("method = \"minhash\"\n{words}[lsh]\nbands = 20\nrows = 7\n"), "do not fit"),
             (format!("method = \"minhash\"\n{words}[radius]\nk = 3\n"), "[lsh] threshold"),
             (format!("method = \"minhush\"\n{words}"), "minhush"),
+        ] {
+            let e = PipelineConfig::from_toml(&toml).unwrap_err().to_string();
+            assert!(e.contains(says), "{toml}: {e}");
+        }
+    }
+
+    #[test]
+    fn byte_grams_and_the_vote_rule_are_simhash_settings_with_their_limits() {
+        let ferd = presets::config("ferd").unwrap();
+        let shown = ferd.to_toml();
+        assert!(shown.contains("type = \"byte-grams\"") && shown.contains("ties = \"one\""), "{shown}");
+        // The classic rule is left out, so no other preset's id changed.
+        assert!(!presets::config("default").unwrap().to_toml().contains("vote"));
+        let bytes = "tokenizer = { type = \"byte-grams\", n = 2 }\n";
+        let c = PipelineConfig::from_toml(bytes).unwrap();
+        assert_eq!(c.tokenizer.byte_grams().unwrap().skip_first, 0);
+        for (toml, says) in [
+            (format!("{bytes}filters = [{{ type = \"punctuation\" }}]\n"), "take no filters"),
+            (format!("{bytes}weight = {{ type = \"uniform\" }}\n"), "weight must be tf"),
+            (format!("method = \"minhash\"\n{bytes}"), "byte-grams is a SimHash tokenizer"),
+            ("tokenizer = { type = \"byte-grams\", n = 0 }\n".into(), "n ≥ 1"),
+            (
+                "tokenizer = { type = \"shingles\", n = 2, over = { type = \"byte-grams\", n = 2 } }\n"
+                    .into(),
+                "shingles over byte-grams",
+            ),
+            (
+                "method = \"minhash\"\nvote = { ties = \"one\" }\ntokenizer = { type = \"words\" }\n".into(),
+                "MinHash pipeline has none",
+            ),
         ] {
             let e = PipelineConfig::from_toml(&toml).unwrap_err().to_string();
             assert!(e.contains(says), "{toml}: {e}");

@@ -6,12 +6,13 @@
 //! | `keywords` | jieba TF-IDF top-20 keywords hashed with FNV-1a 64 (the seeds' pipeline). |
 //! | `python-simhash` | byte-identical to the PyPI `simhash` package 2.1.2. |
 //! | `yanyiwu` | the pipeline of yanyiwu/simhash (cppjieba keywords, top 5, lookup3). |
+//! | `ferd` | ferd/simhash's `simhash:hash/1`, bit for bit: the UTF-8 bytes in 2-byte windows (not the first nor the last), counts as weights, MD5, 128 bits, ties give 1, bits reversed. |
 //! | `minhash` | `default`'s text stages, word 2-shingles (jieba words for Chinese), a MinHash signature of 128 values; Jaccard ≥ 0.5 by LSH banding (25 bands × 5 rows). Chosen by the quality evaluation (docs/QUALITY.md). |
 //!
 //! Fingerprints from different presets must never be compared: they are
 //! different functions of the text.
 
-use super::{LshConfig, Method, MinHashConfig, PipelineConfig, FORMAT_VERSION};
+use super::{LshConfig, Method, MinHashConfig, PipelineConfig, VoteConfig, FORMAT_VERSION};
 use crate::error::{Error, Result};
 use crate::filter::FilterConfig;
 use crate::fingerprint::Bits;
@@ -23,7 +24,7 @@ use crate::tokenize::{ShortText, TokenizerConfig};
 use crate::weight::{UnknownIdf, WeightConfig, BUILTIN_IDF};
 
 /// The names of the SimHash presets.
-pub const NAMES: [&str; 4] = ["default", "keywords", "python-simhash", "yanyiwu"];
+pub const NAMES: [&str; 5] = ["default", "keywords", "python-simhash", "yanyiwu", "ferd"];
 
 /// The method every front end uses when told none — `neardup dedup`,
 /// `compare`, `eval`, `index build`, `index add` and `serve` on a new data
@@ -98,6 +99,7 @@ fn fingerprint_config(name: &str) -> Result<PipelineConfig> {
         weight: WeightConfig::Tf,
         select: SelectConfig::All,
         hash: HashConfig::Xxh3,
+        vote: VoteConfig::default(),
         radius: None,
         method: Method::Simhash,
         minhash: None,
@@ -142,6 +144,13 @@ fn fingerprint_config(name: &str) -> Result<PipelineConfig> {
             hash: HashConfig::Lookup3,
             ..base(TokenizerConfig::Cppjieba { hmm: true })
         },
+        "ferd" => PipelineConfig {
+            normalize: vec![],
+            bits: Bits::B128,
+            hash: HashConfig::Md5,
+            vote: VoteConfig::FERD,
+            ..base(TokenizerConfig::ByteGrams { n: 2, skip_first: 1, skip_last: 1 })
+        },
         _ => return Err(unknown(name)),
     })
 }
@@ -167,7 +176,8 @@ pub const SHORT_FEATURES: usize = 600;
 /// [`SHORT_FEATURES`] features, else 4 (64 bits; doubled for 128). For the
 /// compatibility presets it is the peer's own default, fixed (PyPI
 /// `simhash`'s `SimhashIndex`: k = 2; yanyiwu/simhash's `isEqual`: k = 3;
-/// the seeds' keywords pipeline: k = 3).
+/// the seeds' keywords pipeline: k = 3; ferd/simhash has none, so the
+/// classic 6 of 128 bits).
 ///
 /// # Errors
 ///

@@ -6,7 +6,7 @@ use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 use super::vote::{Lanes, UnitVotes, Vote};
-use crate::config::{Method, PipelineConfig};
+use crate::config::{Method, PipelineConfig, VoteConfig};
 use crate::error::{Error, Result};
 use crate::filter::FilterConfig;
 use crate::fingerprint::{Bits, Fingerprint};
@@ -16,7 +16,7 @@ use crate::radius::Radius;
 use crate::select::SelectConfig;
 use crate::similarity::FeatureSet;
 use crate::stages::Stages;
-use crate::tokenize::TokenizerConfig;
+use crate::tokenize::{escape_bytes, unescape_bytes, ByteGrams, TokenizerConfig};
 use crate::weight::{FeatureCounts, LoadedWeighter, WeightConfig, Weighter};
 
 /// A loaded pipeline. Build it once (loading stop words, IDF tables and the
@@ -40,6 +40,7 @@ pub struct Fingerprinter {
     weighter: LoadedWeighter,
     hash: HashConfig,
     bits: Bits,
+    vote: VoteConfig,
     radius: Radius,
 }
 
@@ -61,7 +62,9 @@ pub struct Explanation {
     pub fingerprint: Fingerprint,
     /// The features that voted, in voting order.
     pub features: Vec<FeatureVote>,
-    /// The lane sums, one per bit: bit `j` is 1 iff `lanes[j] > 0`.
+    /// The lane sums, one per bit: bit `j` is 1 iff `lanes[j] > 0` (by
+    /// the classic rule; the pipeline's [`VoteConfig`] may let a tie give
+    /// 1 and reverse the bits).
     pub lanes: Vec<f64>,
     /// The sum of the absolute weights: no lane can exceed it.
     pub total_weight: f64,
@@ -156,6 +159,7 @@ impl Fingerprinter {
             weighter: LoadedWeighter::load(&config.weight)?,
             hash: config.hash,
             bits: config.bits,
+            vote: config.vote,
             radius: config.radius(),
             stages,
         })
@@ -211,6 +215,37 @@ impl Fingerprinter {
         self.run(text, None).0
     }
 
+    /// The fingerprint of any bytes. UTF-8 gives what
+    /// [`fingerprint`](Self::fingerprint) gives for the text; other bytes
+    /// are fingerprinted as they are by a byte-grams pipeline without
+    /// normalizers (the `ferd` preset: ferd/simhash's `simhash:hash/1` on
+    /// any binary).
+    ///
+    /// ```
+    /// let ferd = neardup::Fingerprinter::preset("ferd")?;
+    /// let fp = ferd.fingerprint_bytes(&[0xff, 0x00, 0xfe, 0x01, 0x80])?;
+    /// assert_eq!(fp, ferd.fingerprint_bytes(&[0x11, 0x00, 0xfe, 0x01, 0x22])?);
+    /// assert!(neardup::Fingerprinter::preset("default")?.fingerprint_bytes(&[0xff]).is_err());
+    /// # Ok::<(), neardup::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NotUtf8`] for bytes that are not UTF-8 and a pipeline that
+    /// reads text.
+    pub fn fingerprint_bytes(&self, bytes: &[u8]) -> Result<Fingerprint> {
+        let invalid = match std::str::from_utf8(bytes) {
+            Ok(text) => return Ok(self.fingerprint(text)),
+            Err(e) => e,
+        };
+        match self.stages.tokenizer().byte_grams() {
+            Some(grams) if self.stages.config().normalize.is_empty() => {
+                Ok(self.byte_votes(grams, bytes, None).0)
+            }
+            _ => Err(Error::NotUtf8 { offset: invalid.valid_up_to() }),
+        }
+    }
+
     /// The fingerprint of `text` and how many features voted (counting
     /// repeats): the document's length as the fingerprint sees it, which
     /// sets how noisy its distances are (see [`Radius`]).
@@ -254,7 +289,9 @@ impl Fingerprinter {
     /// hashed with this pipeline's hash and votes with its weight, in the
     /// order given. Normalization, tokenization, filtering, weighting and
     /// selection are skipped, so the features must already be what the
-    /// pipeline would produce for its fingerprints to be comparable.
+    /// pipeline would produce for its fingerprints to be comparable (for
+    /// a byte-grams pipeline, windows escaped as
+    /// [`features`](Self::features) gives them).
     ///
     /// # Errors
     ///
@@ -271,11 +308,25 @@ impl Fingerprinter {
                     f.as_ref()
                 )));
             }
-            votes.push(Vote { hash: self.hash.hash(self.bits, f.as_ref().as_bytes()), weight: w });
+            let f = f.as_ref();
+            let hash = match self.stages.tokenizer().is_bytes() {
+                // Byte windows arrive as `features` gives them: escaped.
+                true => {
+                    let bytes = unescape_bytes(f).ok_or_else(|| {
+                        Error::Config(format!(
+                            "feature {f:?} is not a byte window as this byte-grams pipeline writes \
+                             them (bytes as UTF-8, `\\\\` for a backslash, `\\xNN` for others)"
+                        ))
+                    })?;
+                    self.hash.hash(self.bits, &bytes)
+                }
+                false => self.hash.hash(self.bits, f.as_bytes()),
+            };
+            votes.push(Vote { hash, weight: w });
         }
         let mut lanes = Lanes::new(self.bits);
         lanes.add(&votes);
-        Ok(lanes.fingerprint())
+        Ok(lanes.fingerprint_by(self.vote))
     }
 
     /// The features of `text` that vote, with their weights, in voting order.
@@ -293,6 +344,9 @@ impl Fingerprinter {
     fn run(&self, text: &str, explain: Option<&mut Explanation>) -> (Fingerprint, usize) {
         let config = self.stages.config();
         let norm = self.stages.normalize(text);
+        if let Some(grams) = self.stages.tokenizer().byte_grams() {
+            return self.byte_votes(grams, norm.as_bytes(), explain);
+        }
         // Per-occurrence voting with weight 1 sums to exactly the same lanes
         // as voting each distinct feature with its count (integers are exact
         // in f64), so tf with every feature voting skips counting, unless
@@ -329,7 +383,7 @@ impl Fingerprinter {
                 self.hash.hash_batch(self.bits, chunk, &mut hashes);
                 votes.add(&hashes);
             }
-            return (votes.fingerprint(), features.len());
+            return (votes.fingerprint_by(self.vote), features.len());
         }
         self.weighted_votes(features, Lanes::new(self.bits), explain)
     }
@@ -343,7 +397,41 @@ impl Fingerprinter {
             Bits::B64 => self.hash.char_windows::<u64>(norm, n, |hashes| votes.add64(hashes)),
             Bits::B128 => self.hash.char_windows::<u128>(norm, n, |hashes| votes.add(hashes)),
         }
-        (votes.fingerprint(), votes.len() as usize)
+        (votes.fingerprint_by(self.vote), votes.len() as usize)
+    }
+
+    /// Counts the distinct byte windows and votes each with its count, in
+    /// byte order (counts are integers, so the lanes do not depend on the
+    /// order). Hashes the raw bytes; explanations show them escaped.
+    fn byte_votes(
+        &self,
+        grams: ByteGrams,
+        bytes: &[u8],
+        explain: Option<&mut Explanation>,
+    ) -> (Fingerprint, usize) {
+        let counted = grams.counted(bytes);
+        let votes: Vec<Vote> = counted
+            .iter()
+            .map(|&(w, c)| Vote { hash: self.hash.hash(self.bits, w), weight: f64::from(c) })
+            .collect();
+        let mut lanes = Lanes::new(self.bits);
+        lanes.add(&votes);
+        let fp = lanes.fingerprint_by(self.vote);
+        let count = counted.iter().map(|&(_, c)| c as usize).sum();
+        if let Some(ex) = explain {
+            ex.features = counted
+                .iter()
+                .zip(&votes)
+                .map(|(&(w, _), v)| FeatureVote {
+                    feature: escape_bytes(w),
+                    weight: v.weight,
+                    hash: Fingerprint::new(v.hash, self.bits),
+                })
+                .collect();
+            ex.lanes = lanes.sums().to_vec();
+            ex.total_weight = votes.iter().map(|v| v.weight).sum();
+        }
+        (fp, count)
     }
 
     /// Counts distinct features, weighs and selects them, and votes in the
@@ -377,7 +465,7 @@ impl Fingerprinter {
         let votes: Vec<Vote> =
             chosen.iter().zip(hashes).map(|(&i, hash)| Vote { hash, weight: weights[i as usize] }).collect();
         lanes.add(&votes);
-        let fp = lanes.fingerprint();
+        let fp = lanes.fingerprint_by(self.vote);
         if let Some(ex) = explain {
             ex.features = chosen_features
                 .iter()

@@ -5,6 +5,7 @@
 //! after filtering (see [`TokenizerConfig::Shingles`]).
 
 mod ascii;
+mod bytes;
 mod jieba;
 mod ngrams;
 mod script;
@@ -15,6 +16,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 pub use ascii::ascii_words;
+pub use bytes::{escape_bytes, unescape_bytes, ByteGrams};
 #[cfg(feature = "jieba")]
 pub use neardup_jieba::{Flavor as JiebaFlavor, Segmenter};
 pub(crate) use ngrams::for_each_char_window;
@@ -79,6 +81,23 @@ pub enum TokenizerConfig {
         #[serde(default)]
         short: ShortText,
     },
+    /// Overlapping `n`-byte windows of the text's UTF-8 bytes, which need
+    /// not be whole characters, leaving out the first `skip_first` and the
+    /// last `skip_last` windows; a repeated window votes with its count.
+    /// A window is not a word, so a byte-grams pipeline takes no filters,
+    /// weighs by `tf`, selects all and is SimHash only. Its features show
+    /// as [`escape_bytes`] writes them. The `ferd` preset:
+    /// `n = 2, skip_first = 1, skip_last = 1`.
+    ByteGrams {
+        /// Bytes per window.
+        n: usize,
+        /// Windows left out at the start. By default, none.
+        #[serde(default)]
+        skip_first: usize,
+        /// Windows left out at the end. By default, none.
+        #[serde(default)]
+        skip_last: usize,
+    },
     /// Overlapping `n`-token shingles over another tokenizer's tokens,
     /// joined by a space. Filters apply to the tokens before they are
     /// joined. A text with fewer than `n` tokens gives one shingle of all
@@ -116,9 +135,30 @@ impl TokenizerConfig {
         }
     }
 
+    /// The byte windows, if this tokenizer makes them
+    /// ([`TokenizerConfig::ByteGrams`]): features that are not slices of
+    /// the text.
+    pub fn byte_grams(&self) -> Option<ByteGrams> {
+        match *self {
+            TokenizerConfig::ByteGrams { n, skip_first, skip_last } => {
+                Some(ByteGrams { n, skip_first, skip_last })
+            }
+            _ => None,
+        }
+    }
+
+    /// Whether this tokenizer makes byte windows.
+    pub fn is_bytes(&self) -> bool {
+        self.byte_grams().is_some()
+    }
+
     pub(crate) fn validate(&self) -> Result<(), String> {
         match self {
             TokenizerConfig::CharNgrams { n: 0, .. } => Err("char-ngrams needs n ≥ 1".into()),
+            TokenizerConfig::ByteGrams { n: 0, .. } => Err("byte-grams needs n ≥ 1".into()),
+            TokenizerConfig::Shingles { over, .. } if over.is_bytes() => {
+                Err("shingles over byte-grams is not supported: byte windows are not tokens".into())
+            }
             TokenizerConfig::Shingles { n: 0, .. } => Err("shingles needs n ≥ 1".into()),
             TokenizerConfig::Shingles { over, .. } if matches!(**over, TokenizerConfig::Shingles { .. }) => {
                 Err("shingles over shingles is not supported; use one shingles tokenizer with a larger n"
@@ -146,6 +186,9 @@ impl Tokenizer for TokenizerConfig {
             TokenizerConfig::CharNgrams { n, short } => {
                 CharNgrams { n: *n, short: *short }.tokenize(text, out)
             }
+            // Byte windows are not slices of the text: `Stages` gives them
+            // escaped, and the `Fingerprinter` counts them on the bytes.
+            TokenizerConfig::ByteGrams { .. } => {}
             // Shingles are joined after filtering; here only the base tokens.
             TokenizerConfig::Shingles { over, .. } => over.tokenize(text, out),
         }

@@ -1,6 +1,8 @@
 //! The SimHash vote: every feature adds `+w` to lane `j` if bit `j` of its
 //! hash is 1 and `−w` otherwise; bit `j` of the fingerprint is 1 iff lane
-//! `j` ends above zero (a tie gives 0).
+//! `j` ends above zero (a tie gives 0). A configuration's
+//! [`VoteConfig`] can let a tie give 1 and reverse the bits, as other
+//! implementations do.
 //!
 //! Lanes are `f64` sums, added in the order the features are given. Integer
 //! weights (counts) are therefore exact and order-independent up to 2^53;
@@ -9,6 +11,7 @@
 //! chosen at run time ([`crate::simd`]), add lane by lane in that same
 //! order and give the same bits as the portable one.
 
+use crate::config::VoteConfig;
 use crate::fingerprint::{Bits, Fingerprint};
 use crate::simd;
 
@@ -68,15 +71,20 @@ impl Lanes {
         &self.sums[..self.bits.get() as usize]
     }
 
-    /// The fingerprint: bit `j` set iff lane `j` is above zero.
+    /// The fingerprint by the classic rule: bit `j` set iff lane `j` is
+    /// above zero.
     pub fn fingerprint(&self) -> Fingerprint {
-        let mut v: u128 = 0;
+        self.fingerprint_by(VoteConfig::default())
+    }
+
+    /// The fingerprint by `rule` (ties, bit order).
+    pub fn fingerprint_by(&self, rule: VoteConfig) -> Fingerprint {
+        let (mut above, mut zero) = (0u128, 0u128);
         for (j, &s) in self.sums().iter().enumerate() {
-            if s > 0.0 {
-                v |= 1 << j;
-            }
+            above |= u128::from(s > 0.0) << j;
+            zero |= u128::from(s == 0.0) << j;
         }
-        Fingerprint::new(v, self.bits)
+        Fingerprint::new(rule.bits(above, zero, self.bits), self.bits)
     }
 }
 

@@ -10,6 +10,7 @@
 //! instead of 64 additions. The same code serves every level: compiled a
 //! second time with AVX2 enabled, the four-hash words become one register.
 
+use crate::config::VoteConfig;
 use crate::fingerprint::{Bits, Fingerprint};
 
 /// Hashes side by side in one word of the adder tree.
@@ -267,13 +268,18 @@ impl UnitVotes {
 
     /// The fingerprint: bit `j` is 1 iff more hashes have it set than not.
     pub fn fingerprint(&self) -> Fingerprint {
-        let mut v: u128 = 0;
+        self.fingerprint_by(VoteConfig::default())
+    }
+
+    /// The fingerprint by `rule`: a bit set by exactly half the hashes is
+    /// a tie.
+    pub fn fingerprint_by(&self, rule: VoteConfig) -> Fingerprint {
+        let (mut above, mut zero) = (0u128, 0u128);
         for (j, ones) in self.ones().into_iter().enumerate() {
-            if 2 * ones > self.n {
-                v |= 1 << j;
-            }
+            above |= u128::from(2 * ones > self.n) << j;
+            zero |= u128::from(2 * ones == self.n) << j;
         }
-        Fingerprint::new(v, self.bits)
+        Fingerprint::new(rule.bits(above, zero, self.bits), self.bits)
     }
 }
 
