@@ -95,13 +95,35 @@ impl Normalizer for Nfkc {
 }
 
 /// A character that NFKC leaves alone and that nothing composes with or
-/// reorders across: ASCII and the CJK unified ideographs (canonical
-/// combining class 0, NFKC quick check Yes, no decomposition, never the
-/// second half of a composition). Text is checked and normalized in the
-/// stretches between such characters.
+/// reorders across (canonical combining class 0, NFKC quick check Yes, no
+/// decomposition, never the second half of a composition): ASCII, the CJK
+/// unified ideographs, and the punctuation and line drawing that Chinese
+/// text is full of (CJK brackets and marks, quotes and dashes, box
+/// drawing and shapes). A test checks every one against the Unicode
+/// tables. Text is checked and normalized in the stretches between such
+/// characters (and [`fullwidth`] ones).
 #[inline]
 fn is_stable_starter(c: char) -> bool {
-    c.is_ascii() || matches!(c as u32, 0x3400..=0x4DBF | 0x4E00..=0x9FFF)
+    c.is_ascii()
+        || matches!(c as u32,
+            0x3400..=0x4DBF | 0x4E00..=0x9FFF
+            | 0x3001..=0x3003 | 0x3008..=0x3011 | 0x3014..=0x301F
+            | 0x2010 | 0x2012..=0x2016 | 0x2018..=0x2023 | 0x2027
+            | 0x2500..=0x25FF | 0xB7 | 0x30FB)
+}
+
+/// What NFKC makes of a full-width ASCII form (U+FF01–U+FF5E) or the
+/// ideographic space: one ASCII character, itself a stable starter, and
+/// nothing composes with or reorders across the original either; so these
+/// are mapped in place, between the stretches, without the normalizer.
+#[inline]
+fn fullwidth(c: char) -> Option<u8> {
+    match c as u32 {
+        0x3000 => Some(b' '),
+        // The full-width forms are the ASCII ones 0xFEE0 higher.
+        f @ 0xFF01..=0xFF5E => Some((f - 0xFEE0) as u8),
+        _ => None,
+    }
 }
 
 /// The stretches of `text` between stable starters, as byte ranges.
@@ -124,7 +146,7 @@ fn unstable_stretches(text: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
                 continue;
             }
             let c = text[i..].chars().next().expect("char boundary");
-            if !is_stable_starter(c) {
+            if !is_stable_starter(c) && fullwidth(c).is_none() {
                 break;
             }
             i += c.len_utf8();
@@ -135,7 +157,7 @@ fn unstable_stretches(text: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
         let start = i;
         while i < b.len() && b[i] >= 0x80 {
             let c = text[i..].chars().next().expect("char boundary");
-            if is_stable_starter(c) {
+            if is_stable_starter(c) || fullwidth(c).is_some() {
                 break;
             }
             i += c.len_utf8();
@@ -146,9 +168,45 @@ fn unstable_stretches(text: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
 
 /// The NFKC quick check, run only over the stretches between stable
 /// starters: those have combining class 0 and are NFKC, which resets the
-/// check's state, so checking the stretches apart is exact.
+/// check's state, so checking the stretches apart is exact. A full-width
+/// form outside the stretches is not NFKC.
 fn is_nfkc_quick_fast(text: &str) -> bool {
-    unstable_stretches(text).all(|(s, e)| is_nfkc_quick(text[s..e].chars()) == IsNormalized::Yes)
+    let mut from = 0;
+    unstable_stretches(text).all(|(s, e)| {
+        let between = &text[from..s];
+        from = e;
+        !has_fullwidth(between) && is_nfkc_quick(text[s..e].chars()) == IsNormalized::Yes
+    }) && !has_fullwidth(&text[from..])
+}
+
+/// Whether `text` has a full-width form (by its UTF-8: U+3000 is E3 80 80,
+/// U+FF01–U+FF5E are EF BC 81 – EF BD 9E).
+fn has_fullwidth(text: &str) -> bool {
+    let b = text.as_bytes();
+    memchr::memchr2_iter(0xE3, 0xEF, b).any(|i| {
+        matches!(
+            (b[i], b.get(i + 1), b.get(i + 2)),
+            (0xE3, Some(0x80), Some(0x80)) | (0xEF, Some(0xBC | 0xBD), _)
+        ) && text[i..].chars().next().and_then(fullwidth).is_some()
+    })
+}
+
+/// `text` (stable starters and full-width forms only) as NFKC makes it:
+/// copied, with the full-width forms mapped.
+fn push_mapped(out: &mut String, text: &str) {
+    let b = text.as_bytes();
+    let mut copied = 0;
+    for i in memchr::memchr2_iter(0xE3, 0xEF, b) {
+        if i < copied {
+            continue;
+        }
+        if let Some(a) = text[i..].chars().next().and_then(fullwidth) {
+            out.push_str(&text[copied..i]);
+            out.push(char::from(a));
+            copied = i + 3;
+        }
+    }
+    out.push_str(&text[copied..]);
 }
 
 /// NFKC of `text`, normalizing only the stretches between stable starters
@@ -160,7 +218,7 @@ fn nfkc_by_stretches(text: &str) -> String {
     for (s, e) in unstable_stretches(text) {
         // Include the preceding starter, if it has not been copied yet.
         let start = text[copied..s].char_indices().next_back().map_or(s, |(i, _)| copied + i);
-        out.push_str(&text[copied..start]);
+        push_mapped(&mut out, &text[copied..start]);
         let stretch = &text[start..e];
         if is_nfkc_quick(stretch.chars()) == IsNormalized::Yes {
             out.push_str(stretch);
@@ -169,7 +227,7 @@ fn nfkc_by_stretches(text: &str) -> String {
         }
         copied = e;
     }
-    out.push_str(&text[copied..]);
+    push_mapped(&mut out, &text[copied..]);
     out
 }
 
@@ -366,6 +424,18 @@ mod tests {
             proptest::prop_assert_eq!(nfkc_by_stretches(&s), s.nfkc().collect::<String>());
         }
 
+        /// Chinese as it is written: ideographs, CJK punctuation, full-width
+        /// forms and spaces, box drawing, and marks that compose with or
+        /// reorder around any of them.
+        #[test]
+        fn nfkc_fast_path_is_exact_on_chinese_punctuation(s in "(中|文|，|。|、|「|」|（|）|：|！|ａ|Ａ|１|\u{3000}|─|│|“|”|—|·|・|…|\u{301}|\u{308}|\u{3099}|\u{20dd}|ｶ|ﾞ|\u{338}|←|=){0,20}") {
+            let fast = is_nfkc_quick_fast(&s);
+            let slow = is_nfkc_quick(s.chars()) == IsNormalized::Yes;
+            proptest::prop_assert_eq!(fast, slow);
+            proptest::prop_assert_eq!(Nfkc.normalize(&s), s.nfkc().collect::<String>());
+            proptest::prop_assert_eq!(nfkc_by_stretches(&s), s.nfkc().collect::<String>());
+        }
+
         /// Mostly ASCII, as English is: runs long enough for the
         /// eight-bytes-at-a-time skip, broken at every offset in a word.
         #[test]
@@ -376,6 +446,30 @@ mod tests {
             proptest::prop_assert_eq!(Nfkc.normalize(&s), s.nfkc().collect::<String>());
             proptest::prop_assert_eq!(nfkc_by_stretches(&s), s.nfkc().collect::<String>());
         }
+    }
+
+    /// Every stable starter is one by the Unicode tables the normalizer
+    /// uses, and every full-width mapping is NFKC's.
+    #[test]
+    fn stable_starters_and_fullwidth_forms_agree_with_the_tables() {
+        use unicode_normalization::char::canonical_combining_class;
+        let mut n = 0;
+        for c in (0..0x11_0000u32).filter_map(char::from_u32) {
+            if is_stable_starter(c) {
+                assert_eq!(canonical_combining_class(c), 0, "{c:?}");
+                assert_eq!(is_nfkc_quick(std::iter::once(c)), IsNormalized::Yes, "{c:?}");
+                assert!(fullwidth(c).is_none());
+                n += 1;
+            }
+            if let Some(a) = fullwidth(c) {
+                assert_eq!(std::iter::once(c).nfkc().collect::<String>(), char::from(a).to_string(), "{c:?}");
+                assert_eq!(canonical_combining_class(c), 0, "{c:?}");
+                assert!(has_fullwidth(&c.to_string()), "{c:?}");
+            } else {
+                assert!(!has_fullwidth(&c.to_string()), "{c:?}");
+            }
+        }
+        assert_eq!(n, 128 + 6592 + 20992 + 3 + 10 + 12 + 1 + 5 + 12 + 1 + 256 + 2);
     }
 
     #[test]
