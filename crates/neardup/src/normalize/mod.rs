@@ -236,10 +236,37 @@ fn nfkc_by_stretches(text: &str) -> String {
 pub struct Lowercase;
 
 /// Whether lower-casing `c` can change anything: false for the large
-/// caseless blocks (CJK, kana, Hangul), which are skipped without a lookup.
+/// caseless blocks (general punctuation, box drawing and shapes, CJK,
+/// kana, Hangul), which are skipped without a lookup (a test checks them).
 #[inline]
 fn may_have_lowercase(c: char) -> bool {
-    !matches!(c as u32, 0x3000..=0x9FFF | 0xAC00..=0xD7FF | 0x20000..=0x3FFFF)
+    !matches!(c as u32, 0x2000..=0x206F | 0x2500..=0x25FF | 0x3000..=0x9FFF | 0xAC00..=0xD7FF | 0x20000..=0x3FFFF)
+}
+
+/// The byte offset of the first character at or after `from` that lower
+/// case changes. Characters U+3000–U+9FFF (CJK punctuation, kana,
+/// ideographs: lead bytes E3–E9) are stepped over without decoding.
+fn next_change(text: &str, from: usize) -> Option<usize> {
+    let b = text.as_bytes();
+    let mut i = from;
+    while i < b.len() {
+        let x = b[i];
+        if x < 0x80 {
+            if x.is_ascii_uppercase() {
+                return Some(i);
+            }
+            i += 1;
+        } else if (0xE3..=0xE9).contains(&x) {
+            i += 3;
+        } else {
+            let c = text[i..].chars().next().expect("char boundary");
+            if changes_when_lowercased(c) {
+                return Some(i);
+            }
+            i += c.len_utf8();
+        }
+    }
+    None
 }
 
 #[inline]
@@ -262,8 +289,7 @@ impl Normalizer for Lowercase {
             }
             return Cow::Owned(text.to_ascii_lowercase());
         }
-        let Some(first) = text.char_indices().find(|&(_, c)| changes_when_lowercased(c)).map(|(i, _)| i)
-        else {
+        let Some(first) = next_change(text, 0) else {
             return Cow::Borrowed(text);
         };
         // Capital sigma depends on its neighbours (final sigma): let the
@@ -272,28 +298,21 @@ impl Normalizer for Lowercase {
             return Cow::Owned(text.to_lowercase());
         }
         let mut out = String::with_capacity(text.len());
-        out.push_str(&text[..first]);
-        let rest = &text[first..];
-        let b = rest.as_bytes();
-        let mut i = 0;
-        while i < b.len() {
-            // Copy an ASCII run in bulk and lower-case it in place.
-            let run = b[i..].iter().position(|&x| x >= 0x80).map_or(b.len(), |p| i + p);
-            if run > i {
-                let at = out.len();
-                out.push_str(&rest[i..run]);
-                out[at..].make_ascii_lowercase();
-                i = run;
-                continue;
-            }
-            let c = rest[i..].chars().next().expect("char boundary");
-            if may_have_lowercase(c) {
-                out.extend(c.to_lowercase());
+        let mut from = 0;
+        let mut at = Some(first);
+        // Copy what does not change in bulk; lower-case the rest.
+        while let Some(i) = at {
+            out.push_str(&text[from..i]);
+            let c = text[i..].chars().next().expect("char boundary");
+            if c.is_ascii() {
+                out.push(c.to_ascii_lowercase());
             } else {
-                out.push(c);
+                out.extend(c.to_lowercase());
             }
-            i += c.len_utf8();
+            from = i + c.len_utf8();
+            at = next_change(text, from);
         }
+        out.push_str(&text[from..]);
         Cow::Owned(out)
     }
 }
@@ -387,7 +406,7 @@ mod tests {
     );
     proptest::proptest! {
         #[test]
-        fn lowercase_equals_std(s in "([a-zA-Z .]|Σ|σ|ς|İ|ǅ|Ω|中|가|Ａ|\u{301}|\u{10400}){0,16}") {
+        fn lowercase_equals_std(s in "([a-zA-Z .]|Σ|σ|ς|İ|ǅ|Ω|中|。|ア|─|“|Ⅻ|Ⓐ|Ω|K|가|Ａ|\u{301}|\u{10400}){0,16}") {
             proptest::prop_assert_eq!(Lowercase.normalize(&s), s.to_lowercase());
         }
     }
@@ -470,6 +489,16 @@ mod tests {
             }
         }
         assert_eq!(n, 128 + 6592 + 20992 + 3 + 10 + 12 + 1 + 5 + 12 + 1 + 256 + 2);
+    }
+
+    #[test]
+    fn the_caseless_blocks_are_caseless() {
+        for c in (0..0x11_0000u32).filter_map(char::from_u32).filter(|&c| !may_have_lowercase(c)) {
+            assert_eq!(c.to_lowercase().collect::<String>(), c.to_string(), "{c:?}");
+        }
+        for (c, b) in [('\u{3000}', 0xE3), ('\u{9FFF}', 0xE9)] {
+            assert_eq!(c.to_string().as_bytes()[0], b);
+        }
     }
 
     #[test]
