@@ -432,15 +432,22 @@ mod tests {
         "a " => "a",
     );
 
+    /// The fast quick check and both fast NFKC paths give what the
+    /// normalizer crate gives for `s`.
+    fn nfkc_paths_agree(s: &str) -> Result<(), proptest::test_runner::TestCaseError> {
+        let slow = is_nfkc_quick(s.chars()) == IsNormalized::Yes;
+        proptest::prop_assert_eq!(is_nfkc_quick_fast(s), slow);
+        let nfkc: String = s.nfkc().collect();
+        proptest::prop_assert_eq!(Nfkc.normalize(s), nfkc.as_str());
+        proptest::prop_assert_eq!(nfkc_by_stretches(s), nfkc);
+        Ok(())
+    }
+
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
         #[test]
         fn nfkc_fast_check_is_exact(s in "([a-zA-Z .]|é|文|㐀|，|。|\u{3099}|か|\u{301}|\u{327}|\u{308}|\u{a0}|ﬁ|Å|Å|ｶ|ﾞ|①|中|…|\u{0345}|\u{1100}|\u{1161}|가|\u{11a8}){0,16}") {
-            let fast = is_nfkc_quick_fast(&s);
-            let slow = is_nfkc_quick(s.chars()) == IsNormalized::Yes;
-            proptest::prop_assert_eq!(fast, slow);
-            proptest::prop_assert_eq!(Nfkc.normalize(&s), s.nfkc().collect::<String>());
-            proptest::prop_assert_eq!(nfkc_by_stretches(&s), s.nfkc().collect::<String>());
+            nfkc_paths_agree(&s)?;
         }
 
         /// Chinese as it is written: ideographs, CJK punctuation, full-width
@@ -448,22 +455,14 @@ mod tests {
         /// reorder around any of them.
         #[test]
         fn nfkc_fast_path_is_exact_on_chinese_punctuation(s in "(中|文|，|。|、|「|」|（|）|：|！|ａ|Ａ|１|\u{3000}|─|│|“|”|—|·|・|…|\u{301}|\u{308}|\u{3099}|\u{20dd}|ｶ|ﾞ|\u{338}|←|=){0,20}") {
-            let fast = is_nfkc_quick_fast(&s);
-            let slow = is_nfkc_quick(s.chars()) == IsNormalized::Yes;
-            proptest::prop_assert_eq!(fast, slow);
-            proptest::prop_assert_eq!(Nfkc.normalize(&s), s.nfkc().collect::<String>());
-            proptest::prop_assert_eq!(nfkc_by_stretches(&s), s.nfkc().collect::<String>());
+            nfkc_paths_agree(&s)?;
         }
 
         /// Mostly ASCII, as English is: runs long enough for the
         /// eight-bytes-at-a-time skip, broken at every offset in a word.
         #[test]
         fn nfkc_fast_check_is_exact_on_ascii_runs(s in "([a-z .]{0,19}(é|文|\u{301}|\u{308}|ﬁ|①|\u{a0}|ｶ|ﾞ|가|\u{11a8})){0,5}[a-z]{0,9}") {
-            let fast = is_nfkc_quick_fast(&s);
-            let slow = is_nfkc_quick(s.chars()) == IsNormalized::Yes;
-            proptest::prop_assert_eq!(fast, slow);
-            proptest::prop_assert_eq!(Nfkc.normalize(&s), s.nfkc().collect::<String>());
-            proptest::prop_assert_eq!(nfkc_by_stretches(&s), s.nfkc().collect::<String>());
+            nfkc_paths_agree(&s)?;
         }
     }
 
