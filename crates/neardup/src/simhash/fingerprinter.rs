@@ -301,6 +301,7 @@ impl Fingerprinter {
         features: impl IntoIterator<Item = (S, f64)>,
     ) -> Result<Fingerprint> {
         let mut votes = Vec::new();
+        let bytes = self.stages.tokenizer().is_bytes();
         for (f, w) in features {
             if !w.is_finite() {
                 return Err(Error::Config(format!(
@@ -309,7 +310,7 @@ impl Fingerprinter {
                 )));
             }
             let f = f.as_ref();
-            let hash = match self.stages.tokenizer().is_bytes() {
+            let hash = match bytes {
                 // Byte windows arrive as `features` gives them: escaped.
                 true => {
                     let bytes = unescape_bytes(f).ok_or_else(|| {
@@ -412,7 +413,7 @@ impl Fingerprinter {
         let counted = grams.counted(bytes);
         let votes: Vec<Vote> = counted
             .iter()
-            .map(|&(w, c)| Vote { hash: self.hash.hash(self.bits, w), weight: f64::from(c) })
+            .map(|&(w, c)| Vote { hash: self.hash.hash(self.bits, w), weight: c as f64 })
             .collect();
         let mut lanes = Lanes::new(self.bits);
         lanes.add(&votes);

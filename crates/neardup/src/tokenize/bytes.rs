@@ -35,11 +35,16 @@ impl ByteGrams {
     }
 
     /// The distinct windows of `bytes` in byte order, each with how many
-    /// times it occurs.
-    pub fn counted<'b>(&self, bytes: &'b [u8]) -> Vec<(&'b [u8], u32)> {
-        let mut windows: Vec<&[u8]> = self.windows(bytes).collect();
-        windows.sort_unstable();
-        windows.chunk_by(|a, b| a == b).map(|g| (g[0], g.len() as u32)).collect()
+    /// times it occurs. Memory grows with the distinct windows (at most
+    /// 65,536 for ferd's two bytes), not with the input.
+    pub fn counted<'b>(&self, bytes: &'b [u8]) -> Vec<(&'b [u8], u64)> {
+        let mut counts: rustc_hash::FxHashMap<&[u8], u64> = rustc_hash::FxHashMap::default();
+        for w in self.windows(bytes) {
+            *counts.entry(w).or_default() += 1;
+        }
+        let mut counted: Vec<(&[u8], u64)> = counts.into_iter().collect();
+        counted.sort_unstable();
+        counted
     }
 }
 
