@@ -89,11 +89,7 @@ impl Hmm {
         let n = chars.len();
         prev.clear();
         prev.resize(n, [0; 4]);
-        let em = self.emit(chars[0]);
-        let mut v = [0.0; 4];
-        for y in 0..4 {
-            v[y] = self.start[y] + em[y];
-        }
+        let mut v = self.first(chars[0]);
         for t in 1..n {
             let em = self.emit(chars[t]);
             let mut cur = [0.0; 4];
@@ -107,14 +103,7 @@ impl Hmm {
             }
             v = cur;
         }
-        let mut state = if v[E] > v[S] { E } else { S };
-        path.clear();
-        path.resize(n, 0);
-        path[n - 1] = state as u8;
-        for t in (1..n).rev() {
-            state = prev[t][state] as usize;
-            path[t - 1] = state as u8;
-        }
+        backtrack(prev, if v[E] > v[S] { E } else { S }, path);
     }
 
     /// cppjieba's `HMMSegment::Viterbi` over `chars` (at least one): each
@@ -125,11 +114,7 @@ impl Hmm {
         let n = chars.len();
         prev.clear();
         prev.resize(n, [E as u8; 4]);
-        let em = self.emit(chars[0]);
-        let mut v = [0.0; 4];
-        for y in 0..4 {
-            v[y] = self.start[y] + em[y];
-        }
+        let mut v = self.first(chars[0]);
         for x in 1..n {
             let em = self.emit(chars[x]);
             let mut cur = [MIN_FLOAT; 4];
@@ -144,13 +129,25 @@ impl Hmm {
             }
             v = cur;
         }
-        let mut state = if v[E] >= v[S] { E } else { S };
-        path.clear();
-        path.resize(n, 0);
-        for x in (0..n).rev() {
-            path[x] = state as u8;
-            state = prev[x][state] as usize;
-        }
+        backtrack(prev, if v[E] >= v[S] { E } else { S }, path);
+    }
+
+    /// The scores of the first character: start plus emission, per state.
+    fn first(&self, c: u32) -> [f64; 4] {
+        let em = self.emit(c);
+        std::array::from_fn(|y| self.start[y] + em[y])
+    }
+}
+
+/// The states from the last one back: `path[x]` is the state at `x`, and
+/// `prev[x]` gives the state before it.
+fn backtrack(prev: &[[u8; 4]], last: usize, path: &mut Vec<u8>) {
+    path.clear();
+    path.resize(prev.len(), 0);
+    let mut state = last;
+    for x in (0..prev.len()).rev() {
+        path[x] = state as u8;
+        state = usize::from(prev[x][state]);
     }
 }
 

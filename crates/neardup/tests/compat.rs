@@ -69,10 +69,13 @@ fn ferd_reference(bytes: &[u8]) -> [u8; 16] {
     out.to_be_bytes()
 }
 
-fn ferd_preset(bytes: &[u8]) -> [u8; 16] {
+fn ferd() -> &'static neardup::Fingerprinter {
     static F: std::sync::OnceLock<neardup::Fingerprinter> = std::sync::OnceLock::new();
-    let f = F.get_or_init(|| neardup::Fingerprinter::preset("ferd").unwrap());
-    f.fingerprint_bytes(bytes).unwrap().value().to_be_bytes()
+    F.get_or_init(|| neardup::Fingerprinter::preset("ferd").unwrap())
+}
+
+fn ferd_preset(bytes: &[u8]) -> [u8; 16] {
+    ferd().fingerprint_bytes(bytes).unwrap().value().to_be_bytes()
 }
 
 /// ferd/simhash's `simhash:hash/1` on 685 inputs (its test suite's and
@@ -102,8 +105,7 @@ fn ferd_simhash_values() {
         assert_eq!(ferd_reference(&input).to_vec(), hex(want), "reference: {line:.80}");
         if let Ok(text) = std::str::from_utf8(&input) {
             // Text takes the same path as any bytes.
-            let f = neardup::Fingerprinter::preset("ferd").unwrap();
-            assert_eq!(f.fingerprint(text).value().to_be_bytes().to_vec(), hex(want));
+            assert_eq!(ferd().fingerprint(text).value().to_be_bytes().to_vec(), hex(want));
             utf8 += 1;
         }
         n += 1;
@@ -111,7 +113,7 @@ fn ferd_simhash_values() {
     assert_eq!(n, 685);
     assert_eq!(utf8, 297, "the UTF-8 inputs, also fingerprinted as text");
     // The suite's claims: similar strings closer than unrelated data.
-    let f = neardup::Fingerprinter::preset("ferd").unwrap();
+    let f = ferd();
     let v1 = f.fingerprint("My voice is my password.");
     let v2 = f.fingerprint("My voice is my passport.");
     let other = f.fingerprint("Something entirely unrelated to any voice");

@@ -179,32 +179,35 @@ fn is_nfkc_quick_fast(text: &str) -> bool {
     }) && !has_fullwidth(&text[from..])
 }
 
-/// Whether `text` has a full-width form (by its UTF-8: U+3000 is E3 80 80,
-/// U+FF01–U+FF5E are EF BC 81 – EF BD 9E).
-fn has_fullwidth(text: &str) -> bool {
+/// The full-width forms of `text`: each one's byte offset and the ASCII
+/// character NFKC makes of it. Found by their UTF-8 (U+3000 is E3 80 80,
+/// U+FF01–U+FF5E are EF BC 81 – EF BD 9E), so other text is not decoded.
+fn fullwidth_forms(text: &str) -> impl Iterator<Item = (usize, u8)> + '_ {
     let b = text.as_bytes();
-    memchr::memchr2_iter(0xE3, 0xEF, b).any(|i| {
-        matches!(
+    memchr::memchr2_iter(0xE3, 0xEF, b).filter_map(move |i| {
+        let candidate = matches!(
             (b[i], b.get(i + 1), b.get(i + 2)),
             (0xE3, Some(0x80), Some(0x80)) | (0xEF, Some(0xBC | 0xBD), _)
-        ) && text[i..].chars().next().and_then(fullwidth).is_some()
+        );
+        // E3 and EF are lead bytes, so `i` is a character boundary.
+        candidate.then(|| text[i..].chars().next().and_then(fullwidth).map(|a| (i, a))).flatten()
     })
+}
+
+/// Whether `text` has a full-width form.
+fn has_fullwidth(text: &str) -> bool {
+    fullwidth_forms(text).next().is_some()
 }
 
 /// `text` (stable starters and full-width forms only) as NFKC makes it:
 /// copied, with the full-width forms mapped.
 fn push_mapped(out: &mut String, text: &str) {
-    let b = text.as_bytes();
     let mut copied = 0;
-    for i in memchr::memchr2_iter(0xE3, 0xEF, b) {
-        if i < copied {
-            continue;
-        }
-        if let Some(a) = text[i..].chars().next().and_then(fullwidth) {
-            out.push_str(&text[copied..i]);
-            out.push(char::from(a));
-            copied = i + 3;
-        }
+    for (i, a) in fullwidth_forms(text) {
+        out.push_str(&text[copied..i]);
+        out.push(char::from(a));
+        // Every full-width form is three bytes.
+        copied = i + 3;
     }
     out.push_str(&text[copied..]);
 }
