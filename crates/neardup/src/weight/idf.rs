@@ -1,18 +1,18 @@
 //! Inverse-document-frequency tables.
 
-use rustc_hash::FxHashMap as HashMap;
-use std::io::Read;
+use std::borrow::Cow;
+use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 use serde::{Deserialize, Serialize};
 
+use super::idf_layout;
 use crate::error::{Error, Result};
 
 /// The name of the IDF table bundled with jieba.
 pub const BUILTIN_IDF: &str = "jieba";
 
-static JIEBA_IDF_GZ: &[u8] = include_bytes!("../../data/jieba_idf.txt.gz");
 static JIEBA_IDF: OnceLock<Arc<IdfTable>> = OnceLock::new();
 
 /// The IDF of a feature that is not in the table: `"median"`, `"mean"` or
@@ -71,17 +71,32 @@ pub enum IdfRule {
     Mean,
 }
 
-/// A table of `word → idf`.
-#[derive(Clone, Debug, Default)]
+/// A table of `word → idf`, laid out as `idf_layout` describes: jieba's
+/// bundled table is compiled into the binary that way (loading it costs
+/// nothing), and a user's table is laid out the same way when loaded.
+#[derive(Clone)]
 pub struct IdfTable {
-    map: HashMap<String, f64>,
+    words: Cow<'static, [u8]>,
+    values: Cow<'static, [u8]>,
+    ctrl: Cow<'static, [u8]>,
+    slots: Cow<'static, [u8]>,
+    home: usize,
+    len: usize,
     median: f64,
     mean: f64,
 }
 
+// jieba's table, laid out by build.rs: `WORDS`, `VALUES`, `CTRL`, `HOME`,
+// `SLOTS`, `LEN`, `MEDIAN` and `MEAN`.
+include!(concat!(env!("OUT_DIR"), "/jieba_idf.rs"));
+
+fn u32_at(bytes: &[u8], i: usize) -> u32 {
+    u32::from_le_bytes(bytes[4 * i..4 * i + 4].try_into().expect("4 bytes"))
+}
+
 impl IdfTable {
-    /// Loads `source`: [`BUILTIN_IDF`] for jieba's table (decompressed and
-    /// parsed once per process), or a file path resolved against `base`.
+    /// Loads `source`: [`BUILTIN_IDF`] for jieba's table (compiled into
+    /// the binary), or a file path resolved against `base`.
     ///
     /// # Errors
     ///
@@ -89,13 +104,16 @@ impl IdfTable {
     pub fn load(source: &str, base: Option<&Path>) -> Result<Arc<IdfTable>> {
         if source == BUILTIN_IDF {
             return Ok(Arc::clone(JIEBA_IDF.get_or_init(|| {
-                let mut text = String::new();
-                flate2::read::GzDecoder::new(JIEBA_IDF_GZ)
-                    .read_to_string(&mut text)
-                    .expect("the bundled IDF table is valid gzip and UTF-8");
-                Arc::new(
-                    IdfTable::parse(&text, Path::new("<bundled jieba idf>")).expect("bundled table parses"),
-                )
+                Arc::new(IdfTable {
+                    words: Cow::Borrowed(WORDS),
+                    values: Cow::Borrowed(VALUES),
+                    ctrl: Cow::Borrowed(CTRL),
+                    slots: Cow::Borrowed(SLOTS),
+                    home: HOME,
+                    len: LEN,
+                    median: MEDIAN,
+                    mean: MEAN,
+                })
             })));
         }
         let path = match base {
@@ -118,57 +136,70 @@ impl IdfTable {
     ///
     /// A line without two fields, or whose IDF is not a finite number.
     pub fn parse(text: &str, path: &Path) -> Result<IdfTable> {
-        // Sized for every line up front: growing it rehashes every word
-        // again (a fifth of loading the bundled table).
-        let mut map = HashMap::with_capacity_and_hasher(
-            memchr::memchr_iter(b'\n', text.as_bytes()).count() + 1,
-            Default::default(),
-        );
-        let mut sum = 0.0;
-        let mut lines = 0usize;
-        for (i, line) in text.lines().enumerate() {
-            let line = line.trim();
-            if line.is_empty() || line.starts_with('#') {
-                continue;
-            }
-            let err = |message: String| Error::IdfTable { path: path.to_owned(), line: i + 1, message };
-            let (word, value) = line.rsplit_once(|c: char| c.is_whitespace()).ok_or_else(|| {
-                err(format!("expected `word idf`, found {:?}", line.chars().take(60).collect::<String>()))
-            })?;
-            let idf: f64 = value.trim().parse().map_err(|_| err(format!("{value:?} is not a number")))?;
-            if !idf.is_finite() {
-                return Err(err(format!("{value:?} is not a finite number")));
-            }
-            sum += idf;
-            lines += 1;
-            map.insert(word.trim().to_owned(), idf);
+        let err = |line: usize, message: String| Error::IdfTable { path: path.to_owned(), line, message };
+        let (words, mean) = idf_layout::parse(text).map_err(|(line, message)| err(line, message))?;
+        let layout = idf_layout::lay_out(&words).map_err(|message| err(0, message))?;
+        Ok(IdfTable::owned(layout, mean))
+    }
+
+    fn owned(l: idf_layout::Layout, mean: f64) -> IdfTable {
+        IdfTable {
+            words: Cow::Owned(l.words),
+            values: Cow::Owned(l.values),
+            ctrl: Cow::Owned(l.ctrl),
+            slots: Cow::Owned(l.slots),
+            home: l.home,
+            len: l.len,
+            median: l.median,
+            mean,
         }
-        if map.is_empty() {
-            return Err(Error::IdfTable {
-                path: path.to_owned(),
-                line: 0,
-                message: "the table is empty".into(),
-            });
-        }
-        let mut values: Vec<f64> = map.values().copied().collect();
-        let mid = values.len() / 2;
-        let median = *values.select_nth_unstable_by(mid, f64::total_cmp).1;
-        Ok(IdfTable { map, median, mean: sum / lines as f64 })
     }
 
     /// The IDF of `word`, if the table has it.
     pub fn get(&self, word: &str) -> Option<f64> {
-        self.map.get(word).copied()
+        const LOW: u64 = 0x0101_0101_0101_0101;
+        const HIGH: u64 = 0x8080_8080_8080_8080;
+        // The bytes of `x` that are zero get their high bit set (a byte
+        // after a zero may too, which the callers tolerate: see below).
+        let zeros = |x: u64| x.wrapping_sub(LOW) & !x & HIGH;
+        let h = idf_layout::hash(word.as_bytes());
+        let tags = LOW * u64::from(idf_layout::tag(h));
+        let mut s = h as usize & (self.home - 1);
+        loop {
+            let group = u64::from_le_bytes(self.ctrl[s..s + idf_layout::GROUP].try_into().expect("a group"));
+            let free = zeros(group);
+            let mut hits = zeros(group ^ tags);
+            if free != 0 {
+                // Only slots before the first free one can hold the word
+                // (the first flag of `free` is always a true zero).
+                hits &= (free & free.wrapping_neg()) - 1;
+            }
+            while hits != 0 {
+                let i = s + (hits.trailing_zeros() / 8) as usize;
+                if u32_at(&self.slots, 3 * i + 1) as usize == word.len() {
+                    let start = u32_at(&self.slots, 3 * i) as usize;
+                    if &self.words[start..start + word.len()] == word.as_bytes() {
+                        let v = 8 * u32_at(&self.slots, 3 * i + 2) as usize;
+                        return Some(f64::from_le_bytes(self.values[v..v + 8].try_into().expect("8 bytes")));
+                    }
+                }
+                hits &= hits - 1;
+            }
+            if free != 0 {
+                return None;
+            }
+            s += idf_layout::GROUP;
+        }
     }
 
     /// How many words the table holds.
     pub fn len(&self) -> usize {
-        self.map.len()
+        self.len
     }
 
     /// Whether the table is empty (a loaded table never is).
     pub fn is_empty(&self) -> bool {
-        self.map.is_empty()
+        self.len == 0
     }
 
     /// The median IDF (see [`IdfRule::Median`]).
@@ -190,6 +221,23 @@ impl IdfTable {
     }
 }
 
+impl Default for IdfTable {
+    /// An empty table.
+    fn default() -> IdfTable {
+        IdfTable::owned(idf_layout::lay_out(&[]).expect("an empty table fits"), 0.0)
+    }
+}
+
+impl fmt::Debug for IdfTable {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("IdfTable")
+            .field("len", &self.len)
+            .field("median", &self.median)
+            .field("mean", &self.mean)
+            .finish_non_exhaustive()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -201,6 +249,68 @@ mod tests {
         // jieba.analyse: median_idf = sorted(idf_freq.values())[len // 2]
         assert_eq!(t.median(), 11.9547675029);
         assert_eq!(t.get("劳动防护"), Some(13.900677652));
+    }
+
+    #[test]
+    fn compiled_table_equals_the_parsed_file() {
+        use std::io::Read;
+        let mut text = String::new();
+        flate2::read::GzDecoder::new(&include_bytes!("../../data/jieba_idf.txt.gz")[..])
+            .read_to_string(&mut text)
+            .unwrap();
+        let parsed = IdfTable::parse(&text, Path::new("jieba_idf.txt")).unwrap();
+        let compiled = IdfTable::load(BUILTIN_IDF, None).unwrap();
+        assert_eq!(
+            (compiled.len(), compiled.median(), compiled.mean()),
+            (parsed.len(), parsed.median(), parsed.mean())
+        );
+        for line in text.lines() {
+            let (w, v) = line.rsplit_once(' ').unwrap();
+            let v: f64 = v.parse().unwrap();
+            assert_eq!(compiled.get(w), Some(v), "{w}");
+            assert_eq!(parsed.get(w), Some(v), "{w}");
+            let longer = format!("{w}的");
+            assert_eq!(compiled.get(&longer), parsed.get(&longer));
+        }
+        for w in ["", "neardup", "的的的的的的的的的的的的的", "\u{0}"] {
+            assert_eq!(compiled.get(w), None, "{w:?}");
+        }
+    }
+
+    proptest::proptest! {
+        // Against a map: the last value of a repeated word wins, every
+        // absent word misses, and the statistics are jieba's.
+        #[test]
+        fn lookup_equals_a_map(
+            lines in proptest::collection::vec(("[a-c的了]{1,4}|[x-z]{0,12}", 0u8..8), 1..60),
+            probes in proptest::collection::vec("[a-c的了x-z]{0,6}", 0..40),
+        ) {
+            let lines: Vec<(String, f64)> = lines
+                .into_iter()
+                .filter(|(w, _)| !w.is_empty())
+                .map(|(w, v)| (w, f64::from(v) / 4.0))
+                .collect();
+            proptest::prop_assume!(!lines.is_empty());
+            let text: String = lines.iter().map(|(w, v)| format!("{w} {v}\n")).collect();
+            let t = IdfTable::parse(&text, Path::new("t")).unwrap();
+            let map: std::collections::HashMap<&str, f64> = lines.iter().map(|(w, v)| (w.as_str(), *v)).collect();
+            proptest::prop_assert_eq!(t.len(), map.len());
+            for w in lines.iter().map(|(w, _)| w).chain(&probes) {
+                proptest::prop_assert_eq!(t.get(w), map.get(w.as_str()).copied(), "{}", w);
+            }
+            let mut values: Vec<f64> = map.values().copied().collect();
+            values.sort_by(f64::total_cmp);
+            proptest::prop_assert_eq!(t.median(), values[values.len() / 2]);
+            let mean = lines.iter().map(|(_, v)| v).sum::<f64>() / lines.len() as f64;
+            proptest::prop_assert_eq!(t.mean(), mean);
+        }
+    }
+
+    #[test]
+    fn empty_table_misses() {
+        let t = IdfTable::default();
+        assert!(t.is_empty());
+        assert_eq!(t.get("的"), None);
     }
 
     #[test]

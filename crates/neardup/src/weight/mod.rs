@@ -1,6 +1,7 @@
 //! Stage 4, weight: how much each distinct feature counts in the vote.
 
 mod idf;
+mod idf_layout;
 mod textrank;
 
 use std::fmt;
@@ -45,7 +46,7 @@ pub enum WeightConfig {
     /// Term frequency times inverse document frequency.
     Tfidf {
         /// The IDF table: `jieba` for the table bundled with jieba
-        /// (270,131 Chinese words), or the path of a `word idf` file such
+        /// (270,132 Chinese words), or the path of a `word idf` file such
         /// as `neardup idf build` writes (relative to the configuration
         /// file). By default, this is `jieba`.
         #[serde(default = "default_idf")]
