@@ -140,9 +140,15 @@ pub struct Punctuation;
 impl TokenFilter for Punctuation {
     #[inline]
     fn keep(&self, token: &str) -> bool {
-        // Most tokens start with an ASCII letter or digit: decide on one byte.
-        if token.as_bytes().first().is_some_and(u8::is_ascii_alphanumeric) {
-            return true;
+        // Most tokens start with an ASCII letter or digit or a CJK
+        // ideograph (U+4000–U+9FFF but the Yijing hexagrams U+4DC0–U+4DFF:
+        // lead byte E5–E9, or E4 not followed by B7): decide on the first
+        // bytes.
+        match token.as_bytes() {
+            [b, ..] if b.is_ascii_alphanumeric() => return true,
+            [0xE5..=0xE9, ..] => return true,
+            [0xE4, b, ..] if *b != 0xB7 => return true,
+            _ => {}
         }
         !token.chars().all(|c| c.is_whitespace() || is_punctuation_or_symbol(c))
     }
@@ -212,6 +218,15 @@ mod tests {
         assert!(zh.contains("的") && !zh.contains("the"));
         let err = Stopwords::load(&["klingon".into()], &[], None).unwrap_err().to_string();
         assert!(err.contains("klingon") && err.contains("en, zh"), "{err}");
+    }
+
+    #[test]
+    fn ideographs_are_never_punctuation() {
+        // The first-byte shortcut of `Punctuation::keep` matches the tables.
+        for c in ('\u{4000}'..='\u{9FFF}').filter(|c| !('\u{4DC0}'..='\u{4DFF}').contains(c)) {
+            assert!(!crate::normalize::is_punctuation_or_symbol(c), "{c:?}");
+        }
+        assert!(!Punctuation.keep("\u{4DC0}"));
     }
 
     #[test]

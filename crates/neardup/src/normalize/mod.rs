@@ -126,6 +126,24 @@ fn fullwidth(c: char) -> Option<u8> {
     }
 }
 
+/// Whether the character at byte `i` of `text` (not ASCII) is a stable
+/// starter or a full-width form, and its length. Most of Chinese text is
+/// decided on its lead byte: E5–E9 (U+5000–U+9FFF) are ideographs, and so
+/// is E4 but for E4 B7 (U+4DC0–U+4DFF, the Yijing hexagrams); the rest
+/// is decoded.
+#[inline(always)]
+fn stable_at(text: &str, i: usize) -> (bool, usize) {
+    let b = text.as_bytes();
+    match b[i] {
+        0xE5..=0xE9 => (true, 3),
+        0xE4 if b[i + 1] != 0xB7 => (true, 3),
+        _ => {
+            let c = text[i..].chars().next().expect("char boundary");
+            (is_stable_starter(c) || fullwidth(c).is_some(), c.len_utf8())
+        }
+    }
+}
+
 /// The stretches of `text` between stable starters, as byte ranges.
 fn unstable_stretches(text: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
     let b = text.as_bytes();
@@ -145,22 +163,22 @@ fn unstable_stretches(text: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
                 i += 1;
                 continue;
             }
-            let c = text[i..].chars().next().expect("char boundary");
-            if !is_stable_starter(c) && fullwidth(c).is_none() {
+            let (stable, len) = stable_at(text, i);
+            if !stable {
                 break;
             }
-            i += c.len_utf8();
+            i += len;
         }
         if i >= b.len() {
             return None;
         }
         let start = i;
         while i < b.len() && b[i] >= 0x80 {
-            let c = text[i..].chars().next().expect("char boundary");
-            if is_stable_starter(c) || fullwidth(c).is_some() {
+            let (stable, len) = stable_at(text, i);
+            if stable {
                 break;
             }
-            i += c.len_utf8();
+            i += len;
         }
         Some((start, i))
     })
@@ -481,6 +499,11 @@ mod tests {
                 assert_eq!(is_nfkc_quick(std::iter::once(c)), IsNormalized::Yes, "{c:?}");
                 assert!(fullwidth(c).is_none());
                 n += 1;
+            }
+            if !c.is_ascii() {
+                // The lead-byte shortcut decides as the decoded check.
+                let want = (is_stable_starter(c) || fullwidth(c).is_some(), c.len_utf8());
+                assert_eq!(stable_at(&c.to_string(), 0), want, "{c:?}");
             }
             if let Some(a) = fullwidth(c) {
                 assert_eq!(std::iter::once(c).nfkc().collect::<String>(), char::from(a).to_string(), "{c:?}");

@@ -57,10 +57,31 @@ impl Words {
         }
         match script {
             Script::Other if run.is_ascii() => ascii_words(run, out),
+            // UAX #29 keeps only words with a letter or digit: a run of
+            // punctuation (most runs between Chinese words) has none.
+            Script::Other if !run.chars().any(may_be_alphanumeric) => {}
             Script::Other => other_words(run, out),
             Script::Han => cut_han(run, self.hmm, out),
             Script::Kana | Script::Hangul => bigrams(run, out),
         }
+    }
+}
+
+/// Whether `c` may be a letter or a digit: false without a table lookup
+/// for the punctuation and symbols of Chinese text (general punctuation,
+/// CJK marks and brackets, full-width punctuation); a test checks them.
+#[inline]
+fn may_be_alphanumeric(c: char) -> bool {
+    match c as u32 {
+        0x2010..=0x205E
+        | 0x3001..=0x3004
+        | 0x3008..=0x3020
+        | 0x3030
+        | 0xFF01..=0xFF0F
+        | 0xFF1A..=0xFF20
+        | 0xFF3B..=0xFF40
+        | 0xFF5B..=0xFF65 => false,
+        _ => c.is_alphanumeric(),
     }
 }
 
@@ -126,6 +147,19 @@ mod tests {
             let want: Vec<&str> = s.unicode_words().collect();
             prop_assert_eq!(got, want);
         }
+    }
+
+    #[test]
+    fn punctuation_shortcut_matches_the_tables() {
+        for c in (0..0x11_0000u32).filter_map(char::from_u32) {
+            if !may_be_alphanumeric(c) {
+                assert!(!c.is_alphanumeric(), "{c:?}");
+                assert_eq!(c.to_string().unicode_words().count(), 0, "{c:?}");
+            } else {
+                assert!(c.is_alphanumeric(), "{c:?}");
+            }
+        }
+        assert_eq!(words("“你好”——《书》"), ["你好", "书"]);
     }
 
     #[test]
