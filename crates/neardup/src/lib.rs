@@ -46,6 +46,7 @@ pub mod compat;
 pub mod error;
 pub mod fingerprint;
 pub mod radius;
+mod scan;
 pub mod simd;
 // 2. the exact Hamming index (knows nothing of text) and the text stages;
 pub mod filter;

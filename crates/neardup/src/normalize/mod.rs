@@ -148,14 +148,17 @@ fn stable_at(text: &str, i: usize) -> (bool, usize) {
 fn unstable_stretches(text: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
     let b = text.as_bytes();
     let mut i = 0;
+    // Where to try skipping blocks again after a block that failed.
+    let mut retry = 0;
     std::iter::from_fn(move || {
-        // Skip stable starters (ASCII bytes without decoding, eight at a
-        // time while no byte of the eight has its high bit set).
+        // Skip stable starters: whole blocks of ASCII and ideographs at
+        // once, the rest character by character.
         while i < b.len() {
-            if let Some(word) = b.get(i..i + 8) {
-                let word = u64::from_le_bytes(word.try_into().expect("8 bytes"));
-                if word & 0x8080_8080_8080_8080 == 0 {
-                    i += 8;
+            if i >= retry {
+                let j = crate::scan::skip(b, i, crate::scan::Kind::NfkcStable);
+                retry = j + 16;
+                if j > i {
+                    i = j;
                     continue;
                 }
             }
@@ -270,7 +273,17 @@ fn may_have_lowercase(c: char) -> bool {
 fn next_change(text: &str, from: usize) -> Option<usize> {
     let b = text.as_bytes();
     let mut i = from;
+    // Where to try skipping blocks again after a block that failed.
+    let mut retry = 0;
     while i < b.len() {
+        if i >= retry {
+            let j = crate::scan::skip(b, i, crate::scan::Kind::Caseless);
+            retry = j + 16;
+            if j > i {
+                i = j;
+                continue;
+            }
+        }
         let x = b[i];
         if x < 0x80 {
             if x.is_ascii_uppercase() {
