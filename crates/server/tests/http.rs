@@ -418,3 +418,32 @@ async fn a_minhash_store_is_served_by_threshold() {
         call(&app, "POST", "/v1/documents", Some(json!({"id": "c", "text": b, "mode": "check"}))).await;
     assert_eq!(v["matches"].as_array().unwrap().len(), 1, "only b itself at 0.99: {v}");
 }
+
+/// A store with the `ferd` preset (128-bit MD5 fingerprints over byte
+/// windows) is served like any other: the service's fingerprint is the
+/// library's, near copies are found, and features show as escaped windows.
+#[tokio::test]
+async fn a_ferd_store_serves_128_bit_fingerprints() {
+    let fingerprinter = Fingerprinter::preset("ferd").unwrap();
+    let config = fingerprinter.config().clone();
+    let radius = config.radius.clone().unwrap();
+    let engine = Arc::new(Engine::open(MemoryStore::new(), config, radius).unwrap());
+    let app = router(Arc::new(AppState::new(engine, Settings::default()).unwrap()));
+    let long = |t: &str| t.repeat(4);
+    let (s, v) =
+        call(&app, "POST", "/v1/fingerprint", Some(json!({"text": long(TEXT), "explain": true}))).await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    assert_eq!(v["fingerprint"], json!(fingerprinter.fingerprint(&long(TEXT)).to_string()));
+    assert_eq!(v["fingerprint"].as_str().unwrap().len(), 32);
+    assert!(v["explain"]["features"].as_array().unwrap().len() > 10, "{v}");
+    let (_, v) = call(&app, "POST", "/v1/documents", Some(json!({"id": "a", "text": long(TEXT)}))).await;
+    assert_eq!(v["inserted"], json!(true), "{v}");
+    // One byte changed in 340: two of its windows.
+    let near = TEXT.repeat(3) + NEAR;
+    let (_, v) = call(&app, "POST", "/v1/documents", Some(json!({"id": "b", "text": near}))).await;
+    assert_eq!((v["inserted"].as_bool(), &v["matches"][0]["id"]), (Some(false), &json!("a")), "{v}");
+    let (_, v) = call(&app, "POST", "/v1/documents", Some(json!({"id": "c", "text": long(OTHER)}))).await;
+    assert_eq!(v["inserted"], json!(true), "{v}");
+    let (s, v) = call(&app, "POST", "/v1/documents", Some(json!({"id": "d", "fingerprint": "00ff"}))).await;
+    assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
+}
