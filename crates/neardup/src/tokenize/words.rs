@@ -37,14 +37,22 @@ impl Tokenizer for Words {
                 i += 1;
                 continue;
             }
-            let c = text[i..].chars().next().expect("i is a char boundary");
-            let s = script_of(c);
+            // Ideographs U+4000–U+9FFF (but U+4DC0–U+4DFF) on their lead
+            // byte, the rest decoded.
+            let (s, len) = match bytes[i] {
+                0xE5..=0xE9 => (Script::Han, 3),
+                0xE4 if bytes[i + 1] != 0xB7 => (Script::Han, 3),
+                _ => {
+                    let c = text[i..].chars().next().expect("i is a char boundary");
+                    (script_of(c), c.len_utf8())
+                }
+            };
             if s != cur {
                 self.run(&text[start..i], cur, out);
                 start = i;
                 cur = s;
             }
-            i += c.len_utf8();
+            i += len;
         }
         self.run(&text[start..], cur, out);
     }
@@ -160,6 +168,14 @@ mod tests {
             }
         }
         assert_eq!(words("“你好”——《书》"), ["你好", "书"]);
+    }
+
+    #[test]
+    fn lead_byte_shortcut_matches_script_of() {
+        for c in ('\u{4000}'..='\u{9FFF}').filter(|c| !('\u{4DC0}'..='\u{4DFF}').contains(c)) {
+            assert_eq!(script_of(c), Script::Han, "{c:?}");
+        }
+        assert_eq!(words("䷀中"), ["中"]);
     }
 
     #[test]
