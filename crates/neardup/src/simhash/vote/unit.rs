@@ -117,19 +117,31 @@ impl BitCounts {
 
     /// The count of every bit position.
     fn totals(&self) -> [u64; 64] {
+        // Byte counters: byte k of `acc[j]` counts bit 8k + j. They never
+        // carry: the digits add at most 15 per lane and the tail one per
+        // word.
+        const _: () = assert!(15 * LANES + BLOCK - 1 < 256);
+        const ONES: u64 = 0x0101_0101_0101_0101;
         let mut adder = self.adder.clone();
         adder.flush_sixteens();
         let mut totals = adder.counts;
+        let mut acc = [0u64; 8];
+        let mut add = |word: u64, weight: u64| {
+            for (j, a) in acc.iter_mut().enumerate() {
+                *a += weight * ((word >> j) & ONES);
+            }
+        };
         for (weight, digit) in [1u64, 2, 4, 8].into_iter().zip(&adder.digits) {
             for &lane in digit {
-                for (b, t) in totals.iter_mut().enumerate() {
-                    *t += weight * ((lane >> b) & 1);
-                }
+                add(lane, weight);
             }
         }
         for &w in &self.tail[..self.queued] {
-            for (b, t) in totals.iter_mut().enumerate() {
-                *t += (w >> b) & 1;
+            add(w, 1);
+        }
+        for (j, a) in acc.iter().enumerate() {
+            for k in 0..8 {
+                totals[8 * k + j] += (a >> (8 * k)) & 0xFF;
             }
         }
         totals
@@ -303,6 +315,16 @@ mod tests {
                 }
             })
             .collect()
+    }
+
+    #[test]
+    fn the_byte_counters_of_totals_hold_the_most_they_can_get() {
+        // Every digit full (15 per lane) and a full tail: 123 per bit.
+        for n in [64 * 15 + 63, 64 * 16 - 1, 64 * 255 + 63] {
+            let mut u = UnitVotes::new(Bits::B64);
+            u.add64(&vec![u64::MAX; n]);
+            assert_eq!(u.ones(), vec![n as u64; 64], "n = {n}");
+        }
     }
 
     #[test]
