@@ -156,7 +156,9 @@ fn unstable_stretches(text: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
         while i < b.len() {
             if i >= retry {
                 let j = crate::scan::skip(b, i, crate::scan::Kind::NfkcStable);
-                retry = j + 16;
+                // Try again after the character that stopped the blocks,
+                // or, when none passed, a block later.
+                retry = if j > i { j + 1 } else { i + 16 };
                 if j > i {
                     i = j;
                     continue;
@@ -278,7 +280,7 @@ fn next_change(text: &str, from: usize) -> Option<usize> {
     while i < b.len() {
         if i >= retry {
             let j = crate::scan::skip(b, i, crate::scan::Kind::Caseless);
-            retry = j + 16;
+            retry = if j > i { j + 1 } else { i + 16 };
             if j > i {
                 i = j;
                 continue;
