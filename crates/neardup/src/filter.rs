@@ -164,8 +164,12 @@ pub struct MinChars {
 impl TokenFilter for MinChars {
     #[inline]
     fn keep(&self, token: &str) -> bool {
-        // Byte length bounds the character count from above.
-        token.len() >= self.min && (token.is_ascii() || token.chars().count() >= self.min)
+        // Byte length bounds the character count from above, and a
+        // character has at most four bytes; in between, count the bytes
+        // that start a character.
+        let n = token.len();
+        n >= self.min
+            && (n >= 4 * self.min || token.bytes().filter(|&b| (b as i8) >= -0x40).count() >= self.min)
     }
 }
 

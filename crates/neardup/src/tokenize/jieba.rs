@@ -74,6 +74,15 @@ pub(crate) fn cut_whole<'t>(text: &'t str, hmm: bool, out: &mut Vec<&'t str>) {
     let mut words = Vec::new();
     cut_into(text, hmm, &mut words);
     for w in words {
+        // Most words start with an ideograph (lead byte E4–E9): neither
+        // ASCII nor whitespace.
+        if matches!(w.as_bytes()[0], 0xE4..=0xE9) {
+            if let Some((s, e)) = ascii.take() {
+                split_ascii(&text[s..e], out);
+            }
+            out.push(w);
+            continue;
+        }
         let start = w.as_ptr() as usize - base;
         if w.is_ascii() && !w.bytes().all(|b| b.is_ascii_whitespace()) {
             ascii = match ascii {

@@ -90,6 +90,24 @@ pub struct IdfTable {
 // `SLOTS`, `LEN`, `MEDIAN` and `MEAN`.
 include!(concat!(env!("OUT_DIR"), "/jieba_idf.rs"));
 
+/// `a == b` for two slices of the same length, without calling `memcmp`
+/// for the short ones (words are mostly 3 to 12 bytes): two overlapping
+/// loads from each end.
+#[inline(always)]
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    debug_assert_eq!(n, b.len());
+    let u64_at = |s: &[u8], i: usize| u64::from_le_bytes(s[i..i + 8].try_into().expect("8 bytes"));
+    let u32_at = |s: &[u8], i: usize| u32::from_le_bytes(s[i..i + 4].try_into().expect("4 bytes"));
+    match n {
+        0 => true,
+        1..=3 => a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1],
+        4..=7 => u32_at(a, 0) == u32_at(b, 0) && u32_at(a, n - 4) == u32_at(b, n - 4),
+        8..=16 => u64_at(a, 0) == u64_at(b, 0) && u64_at(a, n - 8) == u64_at(b, n - 8),
+        _ => a == b,
+    }
+}
+
 fn u32_at(bytes: &[u8], i: usize) -> u32 {
     u32::from_le_bytes(bytes[4 * i..4 * i + 4].try_into().expect("4 bytes"))
 }
@@ -178,7 +196,7 @@ impl IdfTable {
                 let i = s + (hits.trailing_zeros() / 8) as usize;
                 if u32_at(&self.slots, 3 * i + 1) as usize == word.len() {
                     let start = u32_at(&self.slots, 3 * i) as usize;
-                    if &self.words[start..start + word.len()] == word.as_bytes() {
+                    if same_bytes(&self.words[start..start + word.len()], word.as_bytes()) {
                         let v = 8 * u32_at(&self.slots, 3 * i + 2) as usize;
                         return Some(f64::from_le_bytes(self.values[v..v + 8].try_into().expect("8 bytes")));
                     }
@@ -303,6 +321,18 @@ mod tests {
             proptest::prop_assert_eq!(t.median(), values[values.len() / 2]);
             let mean = lines.iter().map(|(_, v)| v).sum::<f64>() / lines.len() as f64;
             proptest::prop_assert_eq!(t.mean(), mean);
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn same_bytes_is_equality(a in proptest::collection::vec(0u8..4, 0..24), flip in 0usize..24) {
+            let mut b = a.clone();
+            proptest::prop_assert!(same_bytes(&a, &b));
+            if flip < b.len() {
+                b[flip] ^= 1;
+                proptest::prop_assert!(!same_bytes(&a, &b));
+            }
         }
     }
 
