@@ -104,6 +104,39 @@ pub(crate) fn skip(b: &[u8], mut i: usize, kind: Kind) -> usize {
     i
 }
 
+/// A character loop's companion: where the loop may jump ahead by whole
+/// blocks. After a jump it tries again one character later (the one that
+/// stopped the blocks); when no block passed, a block later, so text that
+/// never passes (Japanese, Russian) is not checked twice per character.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Skipper {
+    kind: Kind,
+    retry: usize,
+}
+
+impl Skipper {
+    pub(crate) fn new(kind: Kind) -> Skipper {
+        Skipper { kind, retry: 0 }
+    }
+
+    /// Where the loop at `i` (a character boundary) may go on from, if
+    /// further than `i`.
+    #[inline(always)]
+    pub(crate) fn jump(&mut self, b: &[u8], i: usize) -> Option<usize> {
+        if i < self.retry {
+            return None;
+        }
+        let j = skip(b, i, self.kind);
+        if j > i {
+            self.retry = j + 1;
+            Some(j)
+        } else {
+            self.retry = i + BLOCK;
+            None
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -12,6 +12,8 @@ pub use html::html_to_text;
 use std::borrow::Cow;
 use std::fmt;
 
+use crate::scan::{Kind, Skipper};
+
 use serde::{Deserialize, Serialize};
 use unicode_general_category::{get_general_category, GeneralCategory};
 use unicode_normalization::{is_nfkc_quick, IsNormalized, UnicodeNormalization};
@@ -148,21 +150,14 @@ fn stable_at(text: &str, i: usize) -> (bool, usize) {
 fn unstable_stretches(text: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
     let b = text.as_bytes();
     let mut i = 0;
-    // Where to try skipping blocks again after a block that failed.
-    let mut retry = 0;
+    let mut blocks = Skipper::new(Kind::NfkcStable);
     std::iter::from_fn(move || {
         // Skip stable starters: whole blocks of ASCII and ideographs at
         // once, the rest character by character.
         while i < b.len() {
-            if i >= retry {
-                let j = crate::scan::skip(b, i, crate::scan::Kind::NfkcStable);
-                // Try again after the character that stopped the blocks,
-                // or, when none passed, a block later.
-                retry = if j > i { j + 1 } else { i + 16 };
-                if j > i {
-                    i = j;
-                    continue;
-                }
+            if let Some(j) = blocks.jump(b, i) {
+                i = j;
+                continue;
             }
             if b[i] < 0x80 {
                 i += 1;
@@ -275,16 +270,11 @@ fn may_have_lowercase(c: char) -> bool {
 fn next_change(text: &str, from: usize) -> Option<usize> {
     let b = text.as_bytes();
     let mut i = from;
-    // Where to try skipping blocks again after a block that failed.
-    let mut retry = 0;
+    let mut blocks = Skipper::new(Kind::Caseless);
     while i < b.len() {
-        if i >= retry {
-            let j = crate::scan::skip(b, i, crate::scan::Kind::Caseless);
-            retry = if j > i { j + 1 } else { i + 16 };
-            if j > i {
-                i = j;
-                continue;
-            }
+        if let Some(j) = blocks.jump(b, i) {
+            i = j;
+            continue;
         }
         let x = b[i];
         if x < 0x80 {
