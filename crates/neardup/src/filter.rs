@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::normalize::is_punctuation_or_symbol;
+use crate::scan::ideograph_at;
 
 /// Decides which tokens to keep.
 pub trait TokenFilter: Send + Sync + fmt::Debug {
@@ -141,14 +142,10 @@ impl TokenFilter for Punctuation {
     #[inline]
     fn keep(&self, token: &str) -> bool {
         // Most tokens start with an ASCII letter or digit or a CJK
-        // ideograph (U+4000–U+9FFF but the Yijing hexagrams U+4DC0–U+4DFF:
-        // lead byte E5–E9, or E4 not followed by B7): decide on the first
-        // bytes.
-        match token.as_bytes() {
-            [b, ..] if b.is_ascii_alphanumeric() => return true,
-            [0xE5..=0xE9, ..] => return true,
-            [0xE4, b, ..] if *b != 0xB7 => return true,
-            _ => {}
+        // ideograph (a letter): decide on the first bytes.
+        let b = token.as_bytes();
+        if b.first().is_some_and(u8::is_ascii_alphanumeric) || (!b.is_empty() && ideograph_at(b, 0)) {
+            return true;
         }
         !token.chars().all(|c| c.is_whitespace() || is_punctuation_or_symbol(c))
     }

@@ -11,6 +11,21 @@
 
 const BLOCK: usize = 16;
 
+/// Whether a CJK ideograph of U+4000–U+9FFF other than the Yijing
+/// hexagrams U+4DC0–U+4DFF starts at byte `i` of valid UTF-8, decided on
+/// the lead byte (E5–E9, or E4 not followed by B7) without decoding: most
+/// of Chinese text. Such a character is a stable starter for NFKC, script
+/// Han, a letter (Lo), neither ASCII nor whitespace (a test checks it
+/// against the Unicode tables).
+#[inline(always)]
+pub(crate) fn ideograph_at(b: &[u8], i: usize) -> bool {
+    match b[i] {
+        0xE5..=0xE9 => true,
+        0xE4 => b[i + 1] != 0xB7,
+        _ => false,
+    }
+}
+
 /// What a normalizer passes over.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Kind {
@@ -181,6 +196,15 @@ mod tests {
                     assert_eq!(block_fails_portable(kind, &w), block_fails(kind, &w));
                 }
             }
+        }
+    }
+
+    #[test]
+    fn ideographs_on_their_lead_byte() {
+        for c in (0..0x11_0000u32).filter_map(char::from_u32) {
+            let s = c.to_string();
+            let want = ('\u{4000}'..='\u{9FFF}').contains(&c) && !('\u{4DC0}'..='\u{4DFF}').contains(&c);
+            assert_eq!(ideograph_at(s.as_bytes(), 0), want, "{c:?}");
         }
     }
 

@@ -12,7 +12,7 @@ pub use html::html_to_text;
 use std::borrow::Cow;
 use std::fmt;
 
-use crate::scan::{Kind, Skipper};
+use crate::scan::{ideograph_at, Kind, Skipper};
 
 use serde::{Deserialize, Serialize};
 use unicode_general_category::{get_general_category, GeneralCategory};
@@ -130,20 +130,14 @@ fn fullwidth(c: char) -> Option<u8> {
 
 /// Whether the character at byte `i` of `text` (not ASCII) is a stable
 /// starter or a full-width form, and its length. Most of Chinese text is
-/// decided on its lead byte: E5–E9 (U+5000–U+9FFF) are ideographs, and so
-/// is E4 but for E4 B7 (U+4DC0–U+4DFF, the Yijing hexagrams); the rest
-/// is decoded.
+/// decided on its lead byte ([`ideograph_at`]); the rest is decoded.
 #[inline(always)]
 fn stable_at(text: &str, i: usize) -> (bool, usize) {
-    let b = text.as_bytes();
-    match b[i] {
-        0xE5..=0xE9 => (true, 3),
-        0xE4 if b[i + 1] != 0xB7 => (true, 3),
-        _ => {
-            let c = text[i..].chars().next().expect("char boundary");
-            (is_stable_starter(c) || fullwidth(c).is_some(), c.len_utf8())
-        }
+    if ideograph_at(text.as_bytes(), i) {
+        return (true, 3);
     }
+    let c = text[i..].chars().next().expect("char boundary");
+    (is_stable_starter(c) || fullwidth(c).is_some(), c.len_utf8())
 }
 
 /// The stretches of `text` between stable starters, as byte ranges.

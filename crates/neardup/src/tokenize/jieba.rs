@@ -74,9 +74,8 @@ pub(crate) fn cut_whole<'t>(text: &'t str, hmm: bool, out: &mut Vec<&'t str>) {
     let mut words = Vec::new();
     cut_into(text, hmm, &mut words);
     for w in words {
-        // Most words start with an ideograph (lead byte E4–E9): neither
-        // ASCII nor whitespace.
-        if matches!(w.as_bytes()[0], 0xE4..=0xE9) {
+        // Most words start with an ideograph: neither ASCII nor whitespace.
+        if !w.is_empty() && crate::scan::ideograph_at(w.as_bytes(), 0) {
             if let Some((s, e)) = ascii.take() {
                 split_ascii(&text[s..e], out);
             }

@@ -7,6 +7,7 @@ use super::ascii::ascii_words;
 use super::jieba::cut_han;
 use super::script::{script_of, Script};
 use super::Tokenizer;
+use crate::scan::ideograph_at;
 
 /// Words in any script; see
 /// [`TokenizerConfig::Words`](super::TokenizerConfig::Words).
@@ -37,15 +38,12 @@ impl Tokenizer for Words {
                 i += 1;
                 continue;
             }
-            // Ideographs U+4000–U+9FFF (but U+4DC0–U+4DFF) on their lead
-            // byte, the rest decoded.
-            let (s, len) = match bytes[i] {
-                0xE5..=0xE9 => (Script::Han, 3),
-                0xE4 if bytes[i + 1] != 0xB7 => (Script::Han, 3),
-                _ => {
-                    let c = text[i..].chars().next().expect("i is a char boundary");
-                    (script_of(c), c.len_utf8())
-                }
+            // Ideographs on their lead byte, the rest decoded.
+            let (s, len) = if ideograph_at(bytes, i) {
+                (Script::Han, 3)
+            } else {
+                let c = text[i..].chars().next().expect("i is a char boundary");
+                (script_of(c), c.len_utf8())
             };
             if s != cur {
                 self.run(&text[start..i], cur, out);
@@ -163,8 +161,6 @@ mod tests {
             if !may_be_alphanumeric(c) {
                 assert!(!c.is_alphanumeric(), "{c:?}");
                 assert_eq!(c.to_string().unicode_words().count(), 0, "{c:?}");
-            } else {
-                assert!(c.is_alphanumeric(), "{c:?}");
             }
         }
         assert_eq!(words("“你好”——《书》"), ["你好", "书"]);

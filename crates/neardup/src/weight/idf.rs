@@ -139,10 +139,10 @@ impl IdfTable {
             _ => PathBuf::from(source),
         };
         let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
-        let text = String::from_utf8(bytes).map_err(|e| Error::IdfTable {
-            path: path.clone(),
-            line: 0,
-            message: format!("not UTF-8 ({e})"),
+        let text = String::from_utf8(bytes).map_err(|e| {
+            let at = e.utf8_error().valid_up_to();
+            let line = e.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+            Error::IdfTable { path: path.clone(), line, message: format!("not UTF-8 ({})", e.utf8_error()) }
         })?;
         Ok(Arc::new(IdfTable::parse(&text, &path)?))
     }
@@ -334,6 +334,15 @@ mod tests {
                 proptest::prop_assert!(!same_bytes(&a, &b));
             }
         }
+    }
+
+    #[test]
+    fn a_file_that_is_not_utf8_names_its_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("idf.txt");
+        std::fs::write(&path, b"a 1.0\n\xff\xfe 2.0\n").unwrap();
+        let e = IdfTable::load(path.to_str().unwrap(), None).unwrap_err().to_string();
+        assert!(e.contains("idf.txt:2: not UTF-8"), "{e}");
     }
 
     #[test]

@@ -140,7 +140,8 @@ pub(crate) fn lay_out(words: &[(&str, f64)]) -> Result<Layout, String> {
     let mut value_index: HashMap<u64, u32> = HashMap::new();
     let home = (distinct.len() + distinct.len() / 4).next_power_of_two();
     let mut ctrl = vec![0u8; home + GROUP];
-    let mut slots = vec![[0u32; 3]; home];
+    const SLOT: usize = 12;
+    let mut slots = vec![0u8; SLOT * home];
     for &(w, v) in &distinct {
         let next = value_index.len() as u32;
         let vi = *value_index.entry(v.to_bits()).or_insert_with(|| {
@@ -152,13 +153,15 @@ pub(crate) fn lay_out(words: &[(&str, f64)]) -> Result<Layout, String> {
         while ctrl[s] != 0 {
             s += 1;
         }
-        if s == slots.len() {
+        if s == slots.len() / SLOT {
             // The overflow grows by one slot; `ctrl` keeps its zeros.
             ctrl.push(0);
-            slots.push([0; 3]);
+            slots.extend_from_slice(&[0; SLOT]);
         }
         ctrl[s] = tag(h);
-        slots[s] = [bytes.len() as u32, w.len() as u32, vi];
+        for (k, v) in [bytes.len() as u32, w.len() as u32, vi].into_iter().enumerate() {
+            slots[SLOT * s + 4 * k..SLOT * s + 4 * k + 4].copy_from_slice(&v.to_le_bytes());
+        }
         bytes.extend_from_slice(w.as_bytes());
     }
     let mut sorted: Vec<f64> = distinct.iter().map(|&(_, v)| v).collect();
@@ -168,13 +171,5 @@ pub(crate) fn lay_out(words: &[(&str, f64)]) -> Result<Layout, String> {
         let mid = sorted.len() / 2;
         *sorted.select_nth_unstable_by(mid, f64::total_cmp).1
     };
-    Ok(Layout {
-        words: bytes,
-        values,
-        ctrl,
-        slots: slots.iter().flatten().flat_map(|s| s.to_le_bytes()).collect(),
-        home,
-        len: distinct.len(),
-        median,
-    })
+    Ok(Layout { words: bytes, values, ctrl, slots, home, len: distinct.len(), median })
 }
