@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 
+use crate::huge::HugeSlice;
 use crate::Flavor;
 
 /// The blob `build.rs` writes (see its doc for the layout).
@@ -40,7 +41,7 @@ fn lp_index(s: Slot) -> usize {
 /// A loaded dictionary.
 pub(crate) struct Dict {
     code: Vec<u16>,
-    slots: Vec<Slot>,
+    slots: HugeSlice,
     /// The distinct log probabilities of words; 0 is no word.
     lp: Vec<f64>,
     /// jieba: the log probability of a character the route does not know
@@ -101,7 +102,7 @@ impl Dict {
             Flavor::Jieba => 0.0 - (total as f64).ln(),
             Flavor::Cppjieba => lp[1..].iter().copied().fold(f64::INFINITY, f64::min),
         };
-        Dict { code, slots, lp, unknown }
+        Dict { code, slots: HugeSlice::copy_of(&slots), lp, unknown }
     }
 
     /// The dense code of `c` (0 for a character in no word).

@@ -32,6 +32,7 @@
 mod cppjieba;
 mod dict;
 mod hmm;
+mod huge;
 mod jieba;
 
 use std::cell::RefCell;
