@@ -443,9 +443,11 @@ impl Fingerprinter {
         mut lanes: Lanes,
         explain: Option<&mut Explanation>,
     ) -> (Fingerprint, usize) {
-        let mut index: FxHashMap<&str, u32> = FxHashMap::default();
-        let mut distinct: Vec<&str> = Vec::new();
-        let mut counts: Vec<u32> = Vec::new();
+        // Sized for every feature distinct, so the map never grows.
+        let mut index: FxHashMap<&str, u32> =
+            FxHashMap::with_capacity_and_hasher(features.len(), Default::default());
+        let mut distinct: Vec<&str> = Vec::with_capacity(features.len());
+        let mut counts: Vec<u32> = Vec::with_capacity(features.len());
         let mut sequence: Vec<u32> = Vec::with_capacity(features.len());
         for f in features {
             let id = *index.entry(f).or_insert_with(|| {
