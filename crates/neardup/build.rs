@@ -21,9 +21,8 @@ fn main() {
     flate2::read::GzDecoder::new(&gz[..])
         .read_to_string(&mut text)
         .expect("the bundled IDF table is gzip of UTF-8");
-    let (words, mean) = idf_layout::parse(&text)
+    let (layout, mean) = idf_layout::parse(&text)
         .unwrap_or_else(|(line, message)| panic!("data/jieba_idf.txt.gz:{line}: {message}"));
-    let layout = idf_layout::lay_out(&words).expect("the bundled IDF table fits");
     for (name, bytes) in [
         ("words", &layout.words),
         ("values", &layout.values),

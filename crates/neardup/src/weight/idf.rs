@@ -155,8 +155,7 @@ impl IdfTable {
     /// A line without two fields, or whose IDF is not a finite number.
     pub fn parse(text: &str, path: &Path) -> Result<IdfTable> {
         let err = |line: usize, message: String| Error::IdfTable { path: path.to_owned(), line, message };
-        let (words, mean) = idf_layout::parse(text).map_err(|(line, message)| err(line, message))?;
-        let layout = idf_layout::lay_out(&words).map_err(|message| err(0, message))?;
+        let (layout, mean) = idf_layout::parse(text).map_err(|(line, message)| err(line, message))?;
         Ok(IdfTable::owned(layout, mean))
     }
 
@@ -242,7 +241,7 @@ impl IdfTable {
 impl Default for IdfTable {
     /// An empty table.
     fn default() -> IdfTable {
-        IdfTable::owned(idf_layout::lay_out(&[]).expect("an empty table fits"), 0.0)
+        IdfTable::owned(idf_layout::empty(), 0.0)
     }
 }
 

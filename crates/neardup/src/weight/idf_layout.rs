@@ -77,16 +77,18 @@ pub(crate) struct Layout {
     pub(crate) median: f64,
 }
 
-/// A parsed table: its `(word, idf)` lines in order, and the mean IDF over
-/// them (as cppjieba).
-pub(crate) type Parsed<'a> = (Vec<(&'a str, f64)>, f64);
-
 /// Parses `word idf` lines (whitespace-separated; blank lines and lines
-/// starting with `#` are skipped). An error is `(line, message)`, lines
-/// counted from 1.
-pub(crate) fn parse(text: &str) -> Result<Parsed<'_>, (usize, String)> {
-    let mut words = Vec::with_capacity(line_count(text.as_bytes()) + 1);
+/// starting with `#` are skipped) straight into a layout, and returns it
+/// with the mean IDF over the lines (as cppjieba). An error is `(line,
+/// message)`, lines counted from 1 (0 for the table as a whole).
+///
+/// Nothing but the layout grows with the table: no list of the lines, no
+/// map of the words (a word that repeats is found in the table being
+/// laid out, and keeps its last value, as a map would).
+pub(crate) fn parse(text: &str) -> Result<(Layout, f64), (usize, String)> {
+    let mut table = Builder::new(line_count(text.as_bytes()) + 1);
     let mut sum = 0.0;
+    let mut lines = 0usize;
     for (i, line) in text.lines().enumerate() {
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {
@@ -101,75 +103,132 @@ pub(crate) fn parse(text: &str) -> Result<Parsed<'_>, (usize, String)> {
             return Err(err(format!("{value:?} is not a finite number")));
         }
         sum += idf;
-        words.push((word.trim(), idf));
+        lines += 1;
+        table.insert(word.trim(), idf).map_err(err)?;
     }
-    if words.is_empty() {
+    if lines == 0 {
         return Err((0, "the table is empty".into()));
     }
-    let mean = sum / words.len() as f64;
-    Ok((words, mean))
+    Ok((table.finish(), sum / lines as f64))
 }
 
 fn line_count(b: &[u8]) -> usize {
     b.iter().filter(|&&c| c == b'\n').count()
 }
 
-/// Lays out `words` (a word that repeats keeps its last value, as a map
-/// would). Fails when the words overflow the u32 offsets.
-pub(crate) fn lay_out(words: &[(&str, f64)]) -> Result<Layout, String> {
-    let mut index: HashMap<&str, usize> = HashMap::with_capacity(words.len());
-    let mut distinct: Vec<(&str, f64)> = Vec::with_capacity(words.len());
-    for &(w, v) in words {
-        match index.get(w) {
-            Some(&i) => distinct[i].1 = v,
-            None => {
-                index.insert(w, distinct.len());
-                distinct.push((w, v));
-            }
+/// An empty table.
+#[allow(dead_code)] // build.rs, which shares this file, needs none.
+pub(crate) fn empty() -> Layout {
+    Builder::new(0).finish()
+}
+
+/// Bytes of a slot: `(start, length, value)` as three u32.
+const SLOT: usize = 12;
+
+/// A layout being built, a word at a time. While it is, the third field of
+/// a slot is the word's number in order of first appearance, and
+/// `by_word` holds each word's latest value; [`Builder::finish`] turns
+/// those into indices of distinct values, numbered in the order the words
+/// first appeared (so the bundled table's layout does not depend on how
+/// it was built).
+struct Builder {
+    bytes: Vec<u8>,
+    ctrl: Vec<u8>,
+    slots: Vec<u8>,
+    home: usize,
+    by_word: Vec<f64>,
+}
+
+impl Builder {
+    /// A table for at most `words` distinct words (more still fit: the
+    /// overflow past `home` grows).
+    fn new(words: usize) -> Builder {
+        let home = (words + words / 4).next_power_of_two();
+        Builder {
+            bytes: Vec::new(),
+            ctrl: vec![0u8; home + GROUP],
+            slots: vec![0u8; SLOT * home],
+            home,
+            by_word: Vec::new(),
         }
     }
-    let total: usize = distinct.iter().map(|(w, _)| w.len()).sum();
-    if total > u32::MAX as usize || distinct.len() >= u32::MAX as usize / 2 {
-        return Err(format!(
-            "{} words of {total} bytes: an IDF table holds at most 4 GiB of words",
-            distinct.len()
-        ));
+
+    fn field(&self, slot: usize, k: usize) -> u32 {
+        let at = SLOT * slot + 4 * k;
+        u32::from_le_bytes(self.slots[at..at + 4].try_into().expect("four bytes"))
     }
-    let mut bytes = Vec::with_capacity(total);
-    let mut values = Vec::new();
-    let mut value_index: HashMap<u64, u32> = HashMap::new();
-    let home = (distinct.len() + distinct.len() / 4).next_power_of_two();
-    let mut ctrl = vec![0u8; home + GROUP];
-    const SLOT: usize = 12;
-    let mut slots = vec![0u8; SLOT * home];
-    for &(w, v) in &distinct {
-        let next = value_index.len() as u32;
-        let vi = *value_index.entry(v.to_bits()).or_insert_with(|| {
-            values.extend_from_slice(&v.to_le_bytes());
-            next
-        });
-        let h = hash(w.as_bytes());
-        let mut s = h as usize & (home - 1);
-        while ctrl[s] != 0 {
+
+    fn set_field(&mut self, slot: usize, k: usize, v: u32) {
+        let at = SLOT * slot + 4 * k;
+        self.slots[at..at + 4].copy_from_slice(&v.to_le_bytes());
+    }
+
+    /// Adds `word` with `value`, or gives a word already in the table its
+    /// new value.
+    fn insert(&mut self, word: &str, value: f64) -> Result<(), String> {
+        let w = word.as_bytes();
+        let h = hash(w);
+        let t = tag(h);
+        let mut s = h as usize & (self.home - 1);
+        // The word is before the first free slot from its home, if anywhere.
+        while self.ctrl[s] != 0 {
+            if self.ctrl[s] == t && self.field(s, 1) as usize == w.len() {
+                let start = self.field(s, 0) as usize;
+                if &self.bytes[start..start + w.len()] == w {
+                    let n = self.field(s, 2) as usize;
+                    self.by_word[n] = value;
+                    return Ok(());
+                }
+            }
             s += 1;
         }
-        if s == slots.len() / SLOT {
+        if self.bytes.len() + w.len() > u32::MAX as usize || self.by_word.len() >= u32::MAX as usize / 2 {
+            return Err(format!(
+                "more than {} words or 4 GiB of them: an IDF table holds at most that",
+                u32::MAX / 2
+            ));
+        }
+        if s == self.slots.len() / SLOT {
             // The overflow grows by one slot; `ctrl` keeps its zeros.
-            ctrl.push(0);
-            slots.extend_from_slice(&[0; SLOT]);
+            self.ctrl.push(0);
+            self.slots.extend_from_slice(&[0; SLOT]);
         }
-        ctrl[s] = tag(h);
-        for (k, v) in [bytes.len() as u32, w.len() as u32, vi].into_iter().enumerate() {
-            slots[SLOT * s + 4 * k..SLOT * s + 4 * k + 4].copy_from_slice(&v.to_le_bytes());
-        }
-        bytes.extend_from_slice(w.as_bytes());
+        self.ctrl[s] = t;
+        self.set_field(s, 0, self.bytes.len() as u32);
+        self.set_field(s, 1, w.len() as u32);
+        self.set_field(s, 2, self.by_word.len() as u32);
+        self.bytes.extend_from_slice(w);
+        self.by_word.push(value);
+        Ok(())
     }
-    let mut sorted: Vec<f64> = distinct.iter().map(|&(_, v)| v).collect();
-    let median = if sorted.is_empty() {
-        0.0
-    } else {
-        let mid = sorted.len() / 2;
-        *sorted.select_nth_unstable_by(mid, f64::total_cmp).1
-    };
-    Ok(Layout { words: bytes, values, ctrl, slots, home, len: distinct.len(), median })
+
+    fn finish(mut self) -> Layout {
+        // Distinct values, numbered in the order their words first appeared.
+        let mut values = Vec::new();
+        let mut value_index: HashMap<u64, u32> = HashMap::new();
+        let numbers: Vec<u32> = self
+            .by_word
+            .iter()
+            .map(|v| {
+                let next = value_index.len() as u32;
+                *value_index.entry(v.to_bits()).or_insert_with(|| {
+                    values.extend_from_slice(&v.to_le_bytes());
+                    next
+                })
+            })
+            .collect();
+        drop(value_index);
+        for s in 0..self.slots.len() / SLOT {
+            if self.ctrl[s] != 0 {
+                let n = self.field(s, 2) as usize;
+                self.set_field(s, 2, numbers[n]);
+            }
+        }
+        drop(numbers);
+        let len = self.by_word.len();
+        let median =
+            if len == 0 { 0.0 } else { *self.by_word.select_nth_unstable_by(len / 2, f64::total_cmp).1 };
+        self.bytes.shrink_to_fit();
+        Layout { words: self.bytes, values, ctrl: self.ctrl, slots: self.slots, home: self.home, len, median }
+    }
 }
