@@ -155,6 +155,23 @@ impl Dict {
         let _ = (c1, c2);
     }
 
+    /// Which pairs of ASCII characters begin a word of the dictionary: bit
+    /// `b` of row `a` when `a` then `b` are a word's first two characters.
+    /// A run of ASCII without any of these pairs holds no word of two
+    /// characters or more.
+    pub(crate) fn ascii_pairs(&self) -> Box<[u128; 128]> {
+        let mut rows = Box::new([0u128; 128]);
+        for a in 0..128u8 {
+            let Some(s) = self.step(0, self.code(u32::from(a))) else { continue };
+            for b in 0..128u8 {
+                if self.step(s, self.code(u32::from(b))).is_some() {
+                    rows[usize::from(a)] |= 1 << b;
+                }
+            }
+        }
+        rows
+    }
+
     /// Whether the characters with `codes` form a word.
     pub(crate) fn is_word(&self, codes: &[u16]) -> bool {
         let mut s = 0;

@@ -57,6 +57,8 @@ pub struct Segmenter {
     flavor: Flavor,
     dict: Dict,
     hmm: &'static Hmm,
+    /// [`Dict::ascii_pairs`].
+    ascii_pairs: Box<[u128; 128]>,
 }
 
 impl fmt::Debug for Segmenter {
@@ -154,7 +156,9 @@ impl Segmenter {
     }
 
     fn load(flavor: Flavor) -> Segmenter {
-        Segmenter { flavor, dict: Dict::load(flavor), hmm: Hmm::shared() }
+        let dict = Dict::load(flavor);
+        let ascii_pairs = dict.ascii_pairs();
+        Segmenter { flavor, dict, hmm: Hmm::shared(), ascii_pairs }
     }
 
     /// The shared segmenter of `flavor`.
