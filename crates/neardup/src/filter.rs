@@ -70,6 +70,11 @@ from\nwhich\nyou\nit\nthis\nthen\nat\nhave\nall\nnot\none\nhas\nor\n";
 #[derive(Clone, Debug, Default)]
 pub struct Stopwords {
     words: Arc<HashSet<String>>,
+    /// The first bytes of the words, a bit each: most tokens start with a
+    /// byte no stop word does (jieba's list is English, most tokens of
+    /// Chinese text start with an ideograph's lead byte) and are kept
+    /// without hashing them.
+    first: [u64; 4],
 }
 
 impl Stopwords {
@@ -108,7 +113,13 @@ impl Stopwords {
             })?;
             words.extend(text.lines().map(str::trim).filter(|l| !l.is_empty()).map(str::to_owned));
         }
-        Ok(Stopwords { words: Arc::new(words) })
+        let mut first = [0u64; 4];
+        for w in &words {
+            if let Some(&b) = w.as_bytes().first() {
+                first[usize::from(b >> 6)] |= 1 << (b & 63);
+            }
+        }
+        Ok(Stopwords { words: Arc::new(words), first })
     }
 
     /// How many words the set holds.
@@ -123,7 +134,10 @@ impl Stopwords {
 
     /// Whether `word` is a stop word.
     pub fn contains(&self, word: &str) -> bool {
-        self.words.contains(word)
+        match word.as_bytes().first() {
+            Some(&b) if self.first[usize::from(b >> 6)] >> (b & 63) & 1 == 0 => false,
+            _ => self.words.contains(word),
+        }
     }
 }
 
@@ -219,6 +233,21 @@ mod tests {
         assert!(zh.contains("的") && !zh.contains("the"));
         let err = Stopwords::load(&["klingon".into()], &[], None).unwrap_err().to_string();
         assert!(err.contains("klingon") && err.contains("en, zh"), "{err}");
+    }
+
+    proptest::proptest! {
+        /// The first-byte shortcut answers as the set does: every listed
+        /// word is found, and any other token as the set says.
+        #[test]
+        fn stopword_lookup_equals_the_set(token in "(\\PC{0,4}|[a-z的了是在]{1,4})") {
+            for name in STOPWORD_LISTS {
+                let s = Stopwords::load(&[name.to_string()], &[], None).unwrap();
+                proptest::prop_assert_eq!(s.contains(&token), s.words.contains(token.as_str()));
+                for w in s.words.iter() {
+                    proptest::prop_assert!(s.contains(w), "{}", w);
+                }
+            }
+        }
     }
 
     #[test]
