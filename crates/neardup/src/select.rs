@@ -79,9 +79,16 @@ impl SelectConfig {
         let mut idx = all();
         match ties {
             TieBreak::FirstOccurrence => {
-                // Stable: equal weights keep first-occurrence order.
-                idx.sort_by(|&a, &b| weights[b as usize].total_cmp(&weights[a as usize]));
-                idx.truncate(n);
+                // Heaviest first, equal weights in first-occurrence order: a
+                // total order, so the n first are found by selection and
+                // only they are sorted (the same as a stable sort of all).
+                let order =
+                    |a: &u32, b: &u32| weights[*b as usize].total_cmp(&weights[*a as usize]).then(a.cmp(b));
+                if n < idx.len() {
+                    idx.select_nth_unstable_by(n, order);
+                    idx.truncate(n);
+                }
+                idx.sort_unstable_by(order);
             }
             TieBreak::Cppjieba => {
                 idx.sort_by(|&a, &b| features[a as usize].as_bytes().cmp(features[b as usize].as_bytes()));
@@ -105,5 +112,22 @@ mod tests {
         assert_eq!(SelectConfig::All.select(&f, &w), [0, 1, 2, 3]);
         let a = SelectConfig::Adaptive { ratio: 0.5, min: 1, max: 10 };
         assert_eq!(a.select(&f, &w), [1, 2]);
+    }
+
+    proptest::proptest! {
+        /// Top-n by selection equals the first n of a stable sort by weight.
+        #[test]
+        fn top_n_equals_a_stable_sort(
+            weights in proptest::collection::vec(0u8..6, 0..60),
+            n in 0usize..70,
+        ) {
+            let w: Vec<f64> = weights.iter().map(|&x| f64::from(x) / 2.0).collect();
+            let f: Vec<&str> = w.iter().map(|_| "x").collect();
+            let mut want: Vec<u32> = (0..w.len() as u32).collect();
+            want.sort_by(|&a, &b| w[b as usize].total_cmp(&w[a as usize]));
+            want.truncate(n);
+            let got = SelectConfig::TopN { n, ties: TieBreak::FirstOccurrence }.select(&f, &w);
+            proptest::prop_assert_eq!(got, want);
+        }
     }
 }
