@@ -207,7 +207,7 @@ impl Filter {
 }
 
 impl TokenFilter for Filter {
-    #[inline]
+    #[inline(always)]
     fn keep(&self, token: &str) -> bool {
         match self {
             Filter::Punctuation(f) => f.keep(token),
