@@ -7,7 +7,7 @@ use std::sync::{Arc, OnceLock};
 
 use serde::{Deserialize, Serialize};
 
-use super::idf_layout;
+use super::idf_layout::{self, u32_le, INLINE, LONG, SLOT};
 use crate::error::{Error, Result};
 
 /// The name of the IDF table bundled with jieba.
@@ -108,10 +108,6 @@ fn same_bytes(a: &[u8], b: &[u8]) -> bool {
     }
 }
 
-fn u32_at(bytes: &[u8], i: usize) -> u32 {
-    u32::from_le_bytes(bytes[4 * i..4 * i + 4].try_into().expect("4 bytes"))
-}
-
 impl IdfTable {
     /// Loads `source`: [`BUILTIN_IDF`] for jieba's table (compiled into
     /// the binary), or a file path resolved against `base`.
@@ -179,7 +175,8 @@ impl IdfTable {
         // The bytes of `x` that are zero get their high bit set (a byte
         // after a zero may too, which the callers tolerate: see below).
         let zeros = |x: u64| x.wrapping_sub(LOW) & !x & HIGH;
-        let h = idf_layout::hash(word.as_bytes());
+        let word = word.as_bytes();
+        let h = idf_layout::hash(word);
         let tags = LOW * u64::from(idf_layout::tag(h));
         let mut s = h as usize & (self.home - 1);
         loop {
@@ -193,12 +190,19 @@ impl IdfTable {
             }
             while hits != 0 {
                 let i = s + (hits.trailing_zeros() / 8) as usize;
-                if u32_at(&self.slots, 3 * i + 1) as usize == word.len() {
-                    let start = u32_at(&self.slots, 3 * i) as usize;
-                    if same_bytes(&self.words[start..start + word.len()], word.as_bytes()) {
-                        let v = 8 * u32_at(&self.slots, 3 * i + 2) as usize;
-                        return Some(f64::from_le_bytes(self.values[v..v + 8].try_into().expect("8 bytes")));
+                let slot = &self.slots[SLOT * i..SLOT * (i + 1)];
+                let n = word.len();
+                let found = if n <= INLINE {
+                    usize::from(slot[4]) == n && same_bytes(&slot[5..5 + n], word)
+                } else {
+                    slot[4] == LONG && u32_le(slot, 9) as usize == n && slot[13..16] == word[..3] && {
+                        let start = u32_le(slot, 5) as usize;
+                        same_bytes(&self.words[start..start + n], word)
                     }
+                };
+                if found {
+                    let v = 8 * u32_le(slot, 0) as usize;
+                    return Some(f64::from_le_bytes(self.values[v..v + 8].try_into().expect("8 bytes")));
                 }
                 hits &= hits - 1;
             }

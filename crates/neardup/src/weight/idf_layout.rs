@@ -14,14 +14,19 @@
 //!   without wrapping: slots past `home` take the overflow, and `ctrl`
 //!   ends with [`GROUP`] more zeros, so reading a group of 8 from any slot
 //!   stays inside it;
-//! - `slots`: per slot, `(start in words, length, index in values)` as
-//!   three u32.
+//! - `slots`: per slot, 16 bytes: the index in `values` (u32), the word's
+//!   length in a byte, then the word itself when it has at most
+//!   [`INLINE`] bytes (one to three CJK characters, most words), else
+//!   [`LONG`] for the length and `(start in words, length)` as two u32
+//!   followed by the word's first three bytes. Only long words are in
+//!   `words`.
 //!
 //! As in a SwissTable, a probe compares the tag against 8 `ctrl` bytes at
-//! once and touches a slot and the word's bytes only when a tag agrees:
-//! a word the table lacks (a third of what `keywords` asks) costs one
-//! read of `ctrl`, a word it has about three, and there is no branch per
-//! slot to mispredict.
+//! once and touches a slot only when a tag agrees: a word the table lacks
+//! (a third of what `keywords` asks) costs one read of `ctrl`, a short
+//! word it has one more (its slot holds its bytes: the table is megabytes,
+//! and a second read far away, of the words, cost as much as the first),
+//! and there is no branch per slot to mispredict.
 
 use std::collections::HashMap;
 
@@ -122,10 +127,32 @@ pub(crate) fn empty() -> Layout {
     Builder::new(0).finish()
 }
 
-/// Bytes of a slot: `(start, length, value)` as three u32.
-const SLOT: usize = 12;
+/// Bytes of a slot.
+pub(crate) const SLOT: usize = 16;
+/// The longest word a slot holds itself.
+pub(crate) const INLINE: usize = 11;
+/// The length byte of a slot whose word is longer than [`INLINE`].
+pub(crate) const LONG: u8 = 0xFF;
 
-/// A layout being built, a word at a time. While it is, the third field of
+/// The u32 at byte `at` of `b`.
+#[inline(always)]
+pub(crate) fn u32_le(b: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes(b[at..at + 4].try_into().expect("four bytes"))
+}
+
+/// The word a slot holds: its own bytes, or a range of `words`.
+#[inline(always)]
+pub(crate) fn slot_word<'a>(slot: &'a [u8], words: &'a [u8]) -> &'a [u8] {
+    match slot[4] {
+        LONG => {
+            let start = u32_le(slot, 5) as usize;
+            &words[start..start + u32_le(slot, 9) as usize]
+        }
+        n => &slot[5..5 + usize::from(n)],
+    }
+}
+
+/// A layout being built, a word at a time. While it is, the first field of
 /// a slot is the word's number in order of first appearance, and
 /// `by_word` holds each word's latest value; [`Builder::finish`] turns
 /// those into indices of distinct values, numbered in the order the words
@@ -153,14 +180,8 @@ impl Builder {
         }
     }
 
-    fn field(&self, slot: usize, k: usize) -> u32 {
-        let at = SLOT * slot + 4 * k;
-        u32::from_le_bytes(self.slots[at..at + 4].try_into().expect("four bytes"))
-    }
-
-    fn set_field(&mut self, slot: usize, k: usize, v: u32) {
-        let at = SLOT * slot + 4 * k;
-        self.slots[at..at + 4].copy_from_slice(&v.to_le_bytes());
+    fn slot(&self, s: usize) -> &[u8] {
+        &self.slots[SLOT * s..SLOT * (s + 1)]
     }
 
     /// Adds `word` with `value`, or gives a word already in the table its
@@ -172,13 +193,10 @@ impl Builder {
         let mut s = h as usize & (self.home - 1);
         // The word is before the first free slot from its home, if anywhere.
         while self.ctrl[s] != 0 {
-            if self.ctrl[s] == t && self.field(s, 1) as usize == w.len() {
-                let start = self.field(s, 0) as usize;
-                if &self.bytes[start..start + w.len()] == w {
-                    let n = self.field(s, 2) as usize;
-                    self.by_word[n] = value;
-                    return Ok(());
-                }
+            if self.ctrl[s] == t && slot_word(self.slot(s), &self.bytes) == w {
+                let n = u32_le(self.slot(s), 0) as usize;
+                self.by_word[n] = value;
+                return Ok(());
             }
             s += 1;
         }
@@ -194,10 +212,20 @@ impl Builder {
             self.slots.extend_from_slice(&[0; SLOT]);
         }
         self.ctrl[s] = t;
-        self.set_field(s, 0, self.bytes.len() as u32);
-        self.set_field(s, 1, w.len() as u32);
-        self.set_field(s, 2, self.by_word.len() as u32);
-        self.bytes.extend_from_slice(w);
+        let number = self.by_word.len() as u32;
+        let start = self.bytes.len() as u32;
+        let slot = &mut self.slots[SLOT * s..SLOT * (s + 1)];
+        slot[..4].copy_from_slice(&number.to_le_bytes());
+        if w.len() <= INLINE {
+            slot[4] = w.len() as u8;
+            slot[5..5 + w.len()].copy_from_slice(w);
+        } else {
+            slot[4] = LONG;
+            slot[5..9].copy_from_slice(&start.to_le_bytes());
+            slot[9..13].copy_from_slice(&(w.len() as u32).to_le_bytes());
+            slot[13..16].copy_from_slice(&w[..3]);
+            self.bytes.extend_from_slice(w);
+        }
         self.by_word.push(value);
         Ok(())
     }
@@ -220,8 +248,8 @@ impl Builder {
         drop(value_index);
         for s in 0..self.slots.len() / SLOT {
             if self.ctrl[s] != 0 {
-                let n = self.field(s, 2) as usize;
-                self.set_field(s, 2, numbers[n]);
+                let n = u32_le(self.slot(s), 0) as usize;
+                self.slots[SLOT * s..SLOT * s + 4].copy_from_slice(&numbers[n].to_le_bytes());
             }
         }
         drop(numbers);
