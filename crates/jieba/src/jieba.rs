@@ -4,7 +4,7 @@ use crate::{decode, Scratch, Segmenter};
 
 /// jieba's `re_han_default`: CJK ideographs, ASCII letters and digits, `+#&._%-`.
 #[inline(always)]
-fn in_block(c: u32) -> bool {
+pub(crate) fn in_block(c: u32) -> bool {
     if (0x4E00..=0x9FFF).contains(&c) {
         return true;
     }
@@ -273,5 +273,17 @@ fn skip_split<'t>(text: &'t str, out: &mut Vec<&'t str>) {
             pos += 1;
         }
         out.push(&text[start..pos]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ascii_in_block_is_in_block_on_ascii() {
+        for b in 0..128u8 {
+            assert_eq!(ascii_in_block(b), in_block(u32::from(b)), "{b}");
+        }
     }
 }

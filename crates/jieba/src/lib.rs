@@ -189,6 +189,15 @@ impl Segmenter {
         });
     }
 
+    /// Whether `c` belongs to the blocks the jieba flavour segments (CJK
+    /// ideographs, ASCII letters and digits, `+#&._%-`); every other
+    /// character is a word of its own, so a text cut between two
+    /// characters that are not both in blocks gives the same words as the
+    /// whole text.
+    pub fn in_jieba_block(c: char) -> bool {
+        jieba::in_block(c as u32)
+    }
+
     /// Whether `word` is in this flavour's dictionary.
     pub fn contains(&self, word: &str) -> bool {
         let codes: Vec<u16> = word.chars().map(|c| self.dict.code(c as u32)).collect();

@@ -133,6 +133,27 @@ pub fn next(x: &mut u64) -> u64 {
     v
 }
 
+/// The texts of the sample documents: the first `take` of each of
+/// testdata/docs_zh.jsonl and docs_en.jsonl, and of ../shared/data's
+/// docs_zh.jsonl when it is there (a plain clone has only testdata/).
+pub fn sample_texts(take: usize) -> Vec<String> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut files = vec![root.join("testdata/docs_zh.jsonl"), root.join("testdata/docs_en.jsonl")];
+    let shared = root.join("../shared/data/docs_zh.jsonl");
+    if shared.exists() {
+        files.push(shared);
+    }
+    let mut texts = Vec::new();
+    for f in files {
+        let text = std::fs::read_to_string(&f).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        for line in text.lines().take(take) {
+            let v: serde_json::Value = serde_json::from_str(line).expect("a JSON line");
+            texts.push(v["text"].as_str().expect("a text field").to_owned());
+        }
+    }
+    texts
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
