@@ -194,6 +194,7 @@ impl Segmenter {
     /// character is a word of its own, so a text cut between two
     /// characters that are not both in blocks gives the same words as the
     /// whole text.
+    #[inline]
     pub fn in_jieba_block(c: char) -> bool {
         jieba::in_block(c as u32)
     }

@@ -133,6 +133,7 @@ impl Stopwords {
     }
 
     /// Whether `word` is a stop word.
+    #[inline]
     pub fn contains(&self, word: &str) -> bool {
         match word.as_bytes().first() {
             Some(&b) if self.first[usize::from(b >> 6)] >> (b & 63) & 1 == 0 => false,
