@@ -111,16 +111,7 @@ impl Stages {
         let mut tokens: Vec<&str> = Vec::with_capacity(norm.len() / 4 + 1);
         self.tokenizer.tokenize(norm, &mut tokens);
         if !self.filters.is_empty() {
-            // In place, in one pass (as `retain`, with the filters inlined).
-            let mut kept = 0;
-            for i in 0..tokens.len() {
-                let t = tokens[i];
-                if self.filters.iter().all(|f| f.keep(t)) {
-                    tokens[kept] = t;
-                    kept += 1;
-                }
-            }
-            tokens.truncate(kept);
+            tokens.retain(|t| self.filters.iter().all(|f| f.keep(t)));
         }
         tokens
     }

@@ -88,6 +88,7 @@ pub(crate) fn cut_cppjieba_whole<'t>(text: &'t str, hmm: bool, out: &mut Vec<&'t
 /// checks the result against [`cut_whole_reference`].
 pub(crate) fn cut_whole<'t>(text: &'t str, hmm: bool, out: &mut Vec<&'t str>) {
     let b = text.as_bytes();
+    let ascii_block = |x: u8| block_char(char::from(x));
     let mut words = Vec::new();
     // Text before `pending` is done.
     let mut pending = 0;
@@ -110,7 +111,6 @@ pub(crate) fn cut_whole<'t>(text: &'t str, hmm: bool, out: &mut Vec<&'t str>) {
         while i < b.len() && b[i] < 0x80 && !b[i].is_ascii_whitespace() {
             i += 1;
         }
-        let ascii_block = |x: u8| block_char(char::from(x));
         let joined_before =
             start > 0 && ascii_block(b[start]) && text[..start].chars().next_back().is_some_and(block_char);
         let joined_after =

@@ -7,7 +7,7 @@ use std::sync::{Arc, OnceLock};
 
 use serde::{Deserialize, Serialize};
 
-use super::idf_layout::{self, u32_le, INLINE, LONG, SLOT};
+use super::idf_layout::{self, u32_le, SLOT};
 use crate::error::{Error, Result};
 
 /// The name of the IDF table bundled with jieba.
@@ -191,16 +191,8 @@ impl IdfTable {
             while hits != 0 {
                 let i = s + (hits.trailing_zeros() / 8) as usize;
                 let slot = &self.slots[SLOT * i..SLOT * (i + 1)];
-                let n = word.len();
-                let found = if n <= INLINE {
-                    usize::from(slot[4]) == n && same_bytes(&slot[5..5 + n], word)
-                } else {
-                    slot[4] == LONG && u32_le(slot, 9) as usize == n && slot[13..16] == word[..3] && {
-                        let start = u32_le(slot, 5) as usize;
-                        same_bytes(&self.words[start..start + n], word)
-                    }
-                };
-                if found {
+                let held = idf_layout::slot_word(slot, &self.words);
+                if held.len() == word.len() && same_bytes(held, word) {
                     let v = 8 * u32_le(slot, 0) as usize;
                     return Some(f64::from_le_bytes(self.values[v..v + 8].try_into().expect("8 bytes")));
                 }

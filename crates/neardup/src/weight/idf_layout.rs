@@ -18,8 +18,7 @@
 //!   length in a byte, then the word itself when it has at most
 //!   [`INLINE`] bytes (one to three CJK characters, most words), else
 //!   [`LONG`] for the length and `(start in words, length)` as two u32
-//!   followed by the word's first three bytes. Only long words are in
-//!   `words`.
+//!   ([`slot_word`] reads either). Only long words are in `words`.
 //!
 //! As in a SwissTable, a probe compares the tag against 8 `ctrl` bytes at
 //! once and touches a slot only when a tag agrees: a word the table lacks
@@ -130,9 +129,9 @@ pub(crate) fn empty() -> Layout {
 /// Bytes of a slot.
 pub(crate) const SLOT: usize = 16;
 /// The longest word a slot holds itself.
-pub(crate) const INLINE: usize = 11;
+const INLINE: usize = 11;
 /// The length byte of a slot whose word is longer than [`INLINE`].
-pub(crate) const LONG: u8 = 0xFF;
+const LONG: u8 = 0xFF;
 
 /// The u32 at byte `at` of `b`.
 #[inline(always)]
@@ -223,7 +222,6 @@ impl Builder {
             slot[4] = LONG;
             slot[5..9].copy_from_slice(&start.to_le_bytes());
             slot[9..13].copy_from_slice(&(w.len() as u32).to_le_bytes());
-            slot[13..16].copy_from_slice(&w[..3]);
             self.bytes.extend_from_slice(w);
         }
         self.by_word.push(value);
