@@ -52,23 +52,11 @@ fn fixed_texts() {
 /// The sample documents of testdata/ (and ../shared/data when present).
 #[test]
 fn sample_documents() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let mut files = vec![root.join("testdata/docs_zh.jsonl"), root.join("testdata/docs_en.jsonl")];
-    let shared = root.join("../shared/data/docs_zh.jsonl");
-    if shared.exists() {
-        files.push(shared);
-    } else {
-        eprintln!("../shared/data is missing: only testdata/ is compared");
+    let texts = neardup_testkit::sample_texts(3000);
+    for t in &texts {
+        same(t);
     }
-    let mut docs = 0;
-    for f in files {
-        let text = std::fs::read_to_string(&f).unwrap();
-        for line in text.lines().take(3000) {
-            let v: serde_json::Value = serde_json::from_str(line).unwrap();
-            same(v["text"].as_str().unwrap());
-            docs += 1;
-        }
-    }
+    let docs = texts.len();
     assert!(docs >= 50, "only {docs} documents compared");
 }
 
