@@ -166,6 +166,17 @@ impl TokenFilter for Punctuation {
     }
 }
 
+/// The length in bytes of the UTF-8 character whose lead byte is `b`.
+#[inline(always)]
+fn utf8_len(b: u8) -> usize {
+    match b {
+        0..=0x7F => 1,
+        0x80..=0xDF => 2,
+        0xE0..=0xEF => 3,
+        _ => 4,
+    }
+}
+
 /// Drops tokens shorter than `min` characters.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct MinChars {
@@ -180,41 +191,81 @@ impl TokenFilter for MinChars {
         // character has at most four bytes; in between, count the bytes
         // that start a character.
         let n = token.len();
-        n >= self.min
-            && (n >= 4 * self.min || token.bytes().filter(|&b| (b as i8) >= -0x40).count() >= self.min)
-    }
-}
-
-/// A loaded filter.
-#[derive(Clone, Debug)]
-pub(crate) enum Filter {
-    Punctuation(Punctuation),
-    Stopwords(Stopwords),
-    MinChars(MinChars),
-}
-
-impl Filter {
-    /// Loads a filter; file paths in `config` are used as they are
-    /// ([`PipelineConfig::load`](crate::PipelineConfig::load) makes them absolute).
-    pub(crate) fn load(config: &FilterConfig) -> Result<Filter> {
-        Ok(match config {
-            FilterConfig::Punctuation => Filter::Punctuation(Punctuation),
-            FilterConfig::Stopwords { lists, files } => {
-                Filter::Stopwords(Stopwords::load(lists, files, None)?)
+        if n >= 4 * self.min {
+            return true;
+        }
+        // Step over the first `min - 1` characters by their lead bytes:
+        // the token is long enough when a character is left after them.
+        let b = token.as_bytes();
+        if self.min > 0 && n == 0 {
+            return false;
+        }
+        let mut at = 0;
+        for _ in 1..self.min {
+            at += utf8_len(b[at]);
+            if at >= n {
+                return false;
             }
-            FilterConfig::MinChars { min } => Filter::MinChars(MinChars { min: *min }),
-        })
+        }
+        at < n
     }
 }
 
-impl TokenFilter for Filter {
+/// A pipeline's filters, loaded and merged into one test: every filter is
+/// a predicate and a token is kept when all keep it, so their order does
+/// not change the answer. Stop-word sets are united into one, `MinChars`
+/// keeps the largest minimum, and the test runs cheapest first (length,
+/// first byte, then the set) as one inlined function, not a loop over
+/// boxed filters.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Filters {
+    /// Whether punctuation-only tokens are dropped.
+    punctuation: bool,
+    /// The fewest characters a kept token has (0: no minimum).
+    min_chars: usize,
+    /// The united stop words, if any filter lists some.
+    stopwords: Option<Stopwords>,
+    /// Whether any filter is configured (an empty stop-word list counts).
+    any: bool,
+}
+
+impl Filters {
+    /// Loads the filters of a configuration; file paths in it are used as
+    /// they are ([`PipelineConfig::load`](crate::PipelineConfig::load)
+    /// makes them absolute).
+    pub(crate) fn load(configs: &[FilterConfig]) -> Result<Filters> {
+        let mut f = Filters { any: !configs.is_empty(), ..Filters::default() };
+        let (mut lists, mut files) = (Vec::new(), Vec::new());
+        let mut stop = false;
+        for config in configs {
+            match config {
+                FilterConfig::Punctuation => f.punctuation = true,
+                FilterConfig::MinChars { min } => f.min_chars = f.min_chars.max(*min),
+                FilterConfig::Stopwords { lists: l, files: fs } => {
+                    stop = true;
+                    lists.extend(l.iter().cloned());
+                    files.extend(fs.iter().cloned());
+                }
+            }
+        }
+        if stop {
+            f.stopwords = Some(Stopwords::load(&lists, &files, None)?);
+        }
+        Ok(f)
+    }
+
+    /// Whether any filter is configured.
+    pub(crate) fn is_empty(&self) -> bool {
+        !self.any
+    }
+}
+
+impl TokenFilter for Filters {
     #[inline(always)]
     fn keep(&self, token: &str) -> bool {
-        match self {
-            Filter::Punctuation(f) => f.keep(token),
-            Filter::Stopwords(f) => f.keep(token),
-            Filter::MinChars(f) => f.keep(token),
-        }
+        (self.min_chars == 0 || MinChars { min: self.min_chars }.keep(token))
+            && (!self.punctuation || Punctuation.keep(token))
+            && self.stopwords.as_ref().is_none_or(|s| s.keep(token))
     }
 }
 
@@ -249,6 +300,41 @@ mod tests {
                 }
             }
         }
+    }
+
+    proptest::proptest! {
+        /// The merged filters keep what every filter alone keeps, and
+        /// `MinChars` counts characters as `chars` does.
+        #[test]
+        fn merged_filters_equal_each_filter(
+            token in "(\\PC{0,6}|[a-z的了是在，。!-]{0,5})",
+            min in 0usize..5,
+            punctuation: bool,
+            lists in proptest::sample::subsequence(STOPWORD_LISTS.to_vec(), 0..=2),
+        ) {
+            let mut configs = vec![FilterConfig::MinChars { min }];
+            if punctuation {
+                configs.push(FilterConfig::Punctuation);
+            }
+            for l in &lists {
+                configs.push(FilterConfig::Stopwords { lists: vec![l.to_string()], files: vec![] });
+            }
+            let merged = Filters::load(&configs).unwrap();
+            let each = token.chars().count() >= min
+                && (!punctuation || !token.chars().all(|c| c.is_whitespace() || is_punctuation_or_symbol(c)))
+                && lists.iter().all(|l| !Stopwords::load(&[l.to_string()], &[], None).unwrap().contains(&token));
+            proptest::prop_assert_eq!(merged.keep(&token), each);
+            proptest::prop_assert_eq!(MinChars { min }.keep(&token), token.chars().count() >= min);
+        }
+    }
+
+    #[test]
+    fn no_filters_keep_everything() {
+        let none = Filters::load(&[]).unwrap();
+        assert!(none.is_empty() && none.keep("") && none.keep("，"));
+        assert!(!Filters::load(&[FilterConfig::Stopwords { lists: vec![], files: vec![] }])
+            .unwrap()
+            .is_empty());
     }
 
     #[test]

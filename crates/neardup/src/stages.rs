@@ -20,7 +20,7 @@ use std::borrow::Cow;
 
 use crate::config::PipelineConfig;
 use crate::error::Result;
-use crate::filter::{Filter, TokenFilter};
+use crate::filter::{Filters, TokenFilter};
 use crate::normalize::normalize_all;
 use crate::tokenize::{escape_bytes, Tokenizer, TokenizerConfig};
 
@@ -31,7 +31,7 @@ pub struct Stages {
     config: PipelineConfig,
     tokenizer: TokenizerConfig,
     shingle: usize,
-    filters: Vec<Filter>,
+    filters: Filters,
 }
 
 impl Stages {
@@ -43,7 +43,7 @@ impl Stages {
     pub fn load(config: PipelineConfig) -> Result<Stages> {
         config.validate()?;
         let (tokenizer, shingle) = config.tokenizer.split_shingles();
-        let filters = config.filters.iter().map(Filter::load).collect::<Result<Vec<_>>>()?;
+        let filters = Filters::load(&config.filters)?;
         Ok(Stages { tokenizer: tokenizer.clone(), shingle, filters, config })
     }
 
@@ -111,7 +111,7 @@ impl Stages {
         let mut tokens: Vec<&str> = Vec::with_capacity(norm.len() / 4 + 1);
         self.tokenizer.tokenize(norm, &mut tokens);
         if !self.filters.is_empty() {
-            tokens.retain(|t| self.filters.iter().all(|f| f.keep(t)));
+            tokens.retain(|t| self.filters.keep(t));
         }
         tokens
     }
