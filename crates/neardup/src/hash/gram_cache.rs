@@ -97,15 +97,7 @@ impl<V: Value> Cache<V> {
     /// Asks the CPU to bring `gram`'s set into the nearest cache.
     #[inline(always)]
     pub(super) fn prefetch(&self, gram: u32) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            let set: *const Set<V> = &self.sets[Self::set_of(gram) % SETS];
-            // SAFETY: prefetching has no effect on memory; `set` is in bounds anyway.
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(set.cast()) };
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = gram;
+        crate::simd::prefetch(&self.sets[Self::set_of(gram) % SETS]);
     }
 
     /// The value of `gram`, if cached.

@@ -129,7 +129,11 @@ impl TfIdf {
 
 impl Weighter for TfIdf {
     fn weigh(&self, doc: &FeatureCounts<'_>, out: &mut Vec<f64>) {
-        out.extend(doc.distinct.iter().zip(doc.counts).map(|(f, &c)| f64::from(c) * self.idf(f)));
+        let mut counts = doc.counts.iter();
+        self.table.get_each(doc.distinct, |idf| {
+            let c = counts.next().copied().unwrap_or(0);
+            out.push(f64::from(c) * idf.unwrap_or(self.unknown));
+        });
     }
 }
 

@@ -262,23 +262,12 @@ pub(crate) fn find<S: Symbol>(
     Ok(Marks { starts: marks, n, parts: parts.len() })
 }
 
-/// Asks the CPU to bring `text[at..]` into the cache (no effect elsewhere
-/// than x86-64).
+/// Asks the CPU to bring `text[at..]` into the cache.
 #[inline]
 fn prefetch<S>(text: &[S], at: usize) {
-    #[cfg(target_arch = "x86_64")]
-    if at < text.len() {
-        // SAFETY: a prefetch is a hint that never faults, and the address
-        // is inside `text` anyway.
-        unsafe {
-            std::arch::x86_64::_mm_prefetch(
-                text.as_ptr().add(at).cast::<i8>(),
-                std::arch::x86_64::_MM_HINT_T0,
-            );
-        }
+    if let Some(s) = text.get(at) {
+        crate::simd::prefetch(s);
     }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (text, at);
 }
 
 /// The first `l` symbols at `p` (fewer at the end of the text).

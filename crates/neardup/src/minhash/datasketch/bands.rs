@@ -10,25 +10,14 @@
 //! their bytes, so a hash collision never joins two buckets: the buckets
 //! are exactly datasketch's.
 
+use crate::simd::prefetch;
+
 /// No entry: the end of a chain.
 const NONE: u32 = u32::MAX;
 
 /// Rows looked up together: their table slots are fetched from memory
 /// before any is read, so the misses overlap.
 const GROUP: usize = 16;
-
-/// Asks the CPU to bring the cache line at `p` in (a hint; no effect on
-/// results).
-#[inline(always)]
-fn prefetch<T>(p: *const T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch never faults and reads nothing into the program.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p.cast());
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
-}
 
 /// One band's table: a bucket's hash → its newest entry, by linear probing
 /// from the hash's top bits, at most half full. A slot keeps the hash's top
