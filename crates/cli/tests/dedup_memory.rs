@@ -1,6 +1,6 @@
 //! `dedup` in bounded memory: a run whose records and signatures move to
-//! `--tmp-dir` (`--memory 1K` spills every one) writes what a run in
-//! memory writes; a full temporary folder is a clear error that leaves no
+//! `--tmp-dir` (`--memory 1K` spills every one, and leaves the exact pass
+//! no room to remember texts) writes what a run in memory writes; a full temporary folder is a clear error that leaves no
 //! output.
 
 use std::path::Path;
@@ -24,6 +24,12 @@ fn corpus() -> String {
             }
             let changed = p["text_a"].as_str().unwrap().replacen(' ', " zebra ", 1);
             body += &format!("{}\n", serde_json::json!({"id": n * 1000, "text": changed}));
+            if n % 10 == 0 {
+                // An exact copy: the exact pass gives it the first's sketch
+                // in memory, and signs it again once its table is full
+                // (at once with --memory 1K).
+                body += &format!("{}\n", serde_json::json!({"id": format!("copy{n}"), "text": p["text_b"]}));
+            }
             if n % 20 == 0 {
                 body += "{\"id\": \"broken\", \"text\": \n";
                 body += "{\"id\": \"empty\", \"text\": \"  \"}\n";

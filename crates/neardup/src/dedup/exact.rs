@@ -62,6 +62,77 @@ pub fn exact_key(text: &str) -> u128 {
     xxhash_rust::xxh3::xxh3_128(text.as_bytes())
 }
 
+/// The texts seen so far, by exact key, each with the first record that
+/// has it, within a memory limit: what a reader consults to give a text
+/// it has seen the sketch of its first copy instead of signing it again
+/// (equal texts have equal sketches, whatever the pipeline). Once the
+/// limit is reached, new texts are no longer remembered: their copies
+/// are signed like any text, which gives the same sketches, so the limit
+/// changes the speed, never the answer. The table never outgrows its
+/// limit, rehashing included, so a corpus of any size keeps it bounded.
+///
+/// ```
+/// use neardup::dedup::{exact_key, SeenTexts};
+///
+/// let mut seen = SeenTexts::with_memory(1 << 20);
+/// assert!(seen.insert(exact_key("a text"), 0));
+/// assert_eq!(seen.get(exact_key("a text")), Some(0));
+/// assert_eq!(seen.get(exact_key("another")), None);
+/// assert!(seen.capacity() > 10_000);
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct SeenTexts {
+    map: hashbrown::HashMap<u128, u32, rustc_hash::FxBuildHasher>,
+    capacity: usize,
+}
+
+impl SeenTexts {
+    /// Bytes a table of `buckets` buckets takes: each holds a key and a
+    /// record (32 bytes with the key's alignment) and a control byte.
+    const BUCKET: usize = std::mem::size_of::<(u128, u32)>() + 1;
+
+    /// A table that remembers as many texts as fit in `bytes`, counting
+    /// the moment it grows, when its old and new arrays are both held.
+    pub fn with_memory(bytes: u64) -> SeenTexts {
+        // A hash table of 2^b buckets holds up to 7/8 of them and grows
+        // from 2^(b-1): its peak is 1.5 × 2^b buckets.
+        let most = usize::try_from(bytes).unwrap_or(usize::MAX) / Self::BUCKET * 2 / 3;
+        let buckets = if most < 8 { 0 } else { 1 << most.ilog2() };
+        SeenTexts { map: Default::default(), capacity: buckets / 8 * 7 }
+    }
+
+    /// The first record with the text of `key`, if it is remembered.
+    pub fn get(&self, key: u128) -> Option<u32> {
+        self.map.get(&key).copied()
+    }
+
+    /// Remembers that record `at` has the text of `key`, unless a record
+    /// before it does; false when the table is full and a new text is not
+    /// remembered.
+    pub fn insert(&mut self, key: u128, at: u32) -> bool {
+        if self.map.len() >= self.capacity && !self.map.contains_key(&key) {
+            return false;
+        }
+        self.map.entry(key).or_insert(at);
+        true
+    }
+
+    /// How many texts are remembered.
+    pub fn len(&self) -> usize {
+        self.map.len()
+    }
+
+    /// Whether none is.
+    pub fn is_empty(&self) -> bool {
+        self.map.is_empty()
+    }
+
+    /// How many texts the table may remember.
+    pub fn capacity(&self) -> usize {
+        self.capacity
+    }
+}
+
 /// A column of exact keys and lengths, in input order (a record's id is
 /// its position): 24 bytes a record.
 #[derive(Clone, Debug, Default)]
@@ -149,6 +220,50 @@ impl ExactRecords {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    proptest! {
+        /// Whatever the limit, a remembered text names its first record
+        /// (as a map of every text would), and a full table forgets no text
+        /// it had.
+        #[test]
+        fn seen_texts_name_first_records(texts in proptest::collection::vec(0u16..300, 0..600), kb in 0u64..24) {
+            let mut seen = SeenTexts::with_memory(kb << 10);
+            let mut first = std::collections::HashMap::new();
+            for (at, t) in texts.iter().enumerate() {
+                let key = exact_key(&t.to_string());
+                let had = seen.get(key);
+                if let Some(f) = had {
+                    prop_assert_eq!(Some(&f), first.get(&key));
+                }
+                let room = seen.len() < seen.capacity();
+                let remembered = seen.insert(key, at as u32);
+                prop_assert_eq!(remembered, seen.get(key).is_some());
+                prop_assert!(remembered || !room);
+                if had.is_none() && remembered {
+                    prop_assert_eq!(seen.get(key), Some(at as u32));
+                }
+                first.entry(key).or_insert(at as u32);
+                prop_assert!(seen.len() <= seen.capacity());
+            }
+        }
+    }
+
+    #[test]
+    fn seen_texts_stay_within_their_memory() {
+        for bytes in [0u64, 100, 4 << 10, 1 << 20, 3 << 20] {
+            let mut seen = SeenTexts::with_memory(bytes);
+            for i in 0..(seen.capacity() as u128 + 1000) {
+                seen.insert(exact_key(&i.to_string()), i as u32);
+            }
+            assert_eq!(seen.len(), seen.capacity());
+            // The table's arrays, and the moment it grew into them from
+            // half as many.
+            assert!(seen.map.allocation_size() * 3 / 2 <= bytes as usize + 64, "{bytes}");
+            if bytes >= 1 << 20 {
+                assert!(seen.map.allocation_size() * 3 > bytes as usize, "{bytes}: a third is wasted");
+            }
+        }
+    }
 
     proptest! {
         /// The clusters are the groups of equal texts of a brute-force scan.

@@ -41,14 +41,25 @@ pub struct Shares {
     /// SimHash's all-pairs tables (its fingerprints, 20 bytes a document,
     /// stay in memory).
     pub tables: u64,
+    /// The exact pass's table of the texts seen ([`neardup::dedup::SeenTexts`]).
+    pub exact: u64,
 }
 
 impl Shares {
-    /// The shares of `budget` bytes: the rest is left for what every
-    /// document keeps (about 30 bytes: feature count, length, cluster
-    /// link, kept mark) and the signing threads.
+    /// The shares of `budget` bytes. Records, signatures and the exact
+    /// pass's table live while the corpus is read, band keys and tables
+    /// while pairs are found; the rest is left for what every document
+    /// keeps (SimHash: about 50 bytes with its fingerprint; MinHash: about
+    /// 30: feature count, length, cluster link, kept mark) and the signing
+    /// threads.
     pub fn of(budget: u64) -> Shares {
-        Shares { records: budget / 4, signatures: budget / 4, band_keys: budget / 4, tables: budget / 2 }
+        Shares {
+            records: budget / 4,
+            signatures: budget / 4,
+            band_keys: budget / 4,
+            tables: budget / 2,
+            exact: budget / 8,
+        }
     }
 }
 

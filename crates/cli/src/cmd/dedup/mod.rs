@@ -24,7 +24,7 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use neardup::dedup::{
     exact_key, fingerprint_list, DedupOptions, DedupRecords, DedupResult, ExactRecords, ExactText,
-    Keep as KeepPolicy, Records, SignatureRecords, SpillTo,
+    Keep as KeepPolicy, Records, SeenTexts, SignatureRecords, SpillTo,
 };
 use neardup::detector::Detector;
 use neardup::index::pairs::PairsOptions;
@@ -591,7 +591,8 @@ fn read_docs(
     let pb = crate::progress::bar(|| input::total_bytes(&args.input), "reading");
     let t = Instant::now();
     let mut bytes_in = 0;
-    let mut pass = (exact.is_none() && !args.no_exact_pass).then(ExactPass::default);
+    let mut pass = (exact.is_none() && !args.no_exact_pass)
+        .then(|| ExactPass { seen: SeenTexts::with_memory(spill.shares.exact), copies: 0 });
     let total = batches(&args.input, errors, &pb, |batch| {
         if let (Some(mode), DedupRecords::Exact(keys)) = (exact, &mut records) {
             let found: Vec<_> = batch
@@ -697,10 +698,10 @@ enum Copy {
 
 /// The texts seen so far, by their exact key (XXH3-128 of the raw text:
 /// equal texts have equal sketches, whatever the pipeline), and the
-/// record that has each.
-#[derive(Default)]
+/// record that has each, within the run's share of `--memory`
+/// ([`SeenTexts`]: past it, copies of new texts are signed again).
 struct ExactPass {
-    seen: HashMap<u128, u32>,
+    seen: SeenTexts,
     copies: u64,
 }
 
@@ -714,8 +715,8 @@ impl ExactPass {
         let copies = keys
             .iter()
             .enumerate()
-            .map(|(i, k)| match self.seen.get(k) {
-                Some(&at) => Copy::Earlier(at),
+            .map(|(i, k)| match self.seen.get(*k) {
+                Some(at) => Copy::Earlier(at),
                 None => match first.entry(*k) {
                     std::collections::hash_map::Entry::Occupied(e) => Copy::InBatch(*e.get()),
                     std::collections::hash_map::Entry::Vacant(e) => {
@@ -733,7 +734,7 @@ impl ExactPass {
         if copy {
             self.copies += 1;
         } else {
-            self.seen.entry(key).or_insert(at);
+            self.seen.insert(key, at);
         }
     }
 }
