@@ -11,6 +11,18 @@ fn separator(c: u32) -> bool {
 }
 
 pub(crate) fn cut<'t>(seg: &Segmenter, text: &'t str, hmm: bool, out: &mut Vec<&'t str>, sc: &mut Scratch) {
+    cut_with::<true>(seg, text, hmm, out, sc);
+}
+
+/// [`cut`], with or without the shortcut for ASCII ranges
+/// ([`ascii_range`]); tests compare the two.
+pub(crate) fn cut_with<'t, const SHORTCUT: bool>(
+    seg: &Segmenter,
+    text: &'t str,
+    hmm: bool,
+    out: &mut Vec<&'t str>,
+    sc: &mut Scratch,
+) {
     let b = text.as_bytes();
     let mut i = 0;
     while i < b.len() {
@@ -20,10 +32,78 @@ pub(crate) fn cut<'t>(seg: &Segmenter, text: &'t str, hmm: bool, out: &mut Vec<&
             i += l;
             continue;
         }
+        if SHORTCUT && c < 0x80 {
+            if let Some(end) = ascii_range(seg, b, i) {
+                ascii_words(&text[i..end], hmm, out);
+                i = end;
+                continue;
+            }
+        }
         let start = i;
         i = sc.fill(&seg.dict, b, i, |c| !separator(c));
         range(seg, &text[start..i], hmm, out, sc);
     }
+}
+
+/// The end of the range starting at `i` (an ASCII character that is not a
+/// separator), if the range is ASCII only and holds no word of the
+/// dictionary longer than one character. Such ranges (Latin words and
+/// numbers between spaces) are a large part of Chinese web text, and their
+/// words follow from their bytes ([`ascii_words`]) without a trie walk per
+/// character.
+#[inline(always)]
+fn ascii_range(seg: &Segmenter, b: &[u8], i: usize) -> Option<usize> {
+    let mut j = i;
+    let mut pairs = false;
+    while j < b.len() && b[j] < 0x80 && !separator(u32::from(b[j])) {
+        if j + 1 < b.len() && b[j + 1] < 0x80 {
+            pairs |= seg.ascii_pairs[usize::from(b[j])] >> b[j + 1] & 1 != 0;
+        }
+        j += 1;
+    }
+    // The range goes on past the ASCII unless a separator or the end follows.
+    let ends = j == b.len() || separator(decode(b, j).0);
+    (ends && !pairs).then_some(j)
+}
+
+/// The words [`range`] gives an ASCII range without dictionary words
+/// longer than a character: every route step is one character, so
+/// without the HMM each character is a word, and with it the whole range
+/// is one run of single characters, cut by `HMMSegment`'s ASCII rules
+/// ([`ascii_run`]).
+fn ascii_words<'t>(text: &'t str, hmm: bool, out: &mut Vec<&'t str>) {
+    if !hmm {
+        out.extend((0..text.len()).map(|k| &text[k..k + 1]));
+        return;
+    }
+    let b = text.as_bytes();
+    let mut k = 0;
+    while k < b.len() {
+        let end = ascii_run(k, b.len(), |x| u32::from(b[x]));
+        out.push(&text[k..end]);
+        k = end;
+    }
+}
+
+/// The end of the ASCII word `HMMSegment::Cut` takes from position
+/// `right` (below `y`), where `at(x)` is the character at position `x`: a
+/// letter and the letters and digits after it, a digit and the digits and
+/// dots after it, or any other character alone.
+#[inline(always)]
+fn ascii_run(right: usize, y: usize, c: impl Fn(usize) -> u32) -> usize {
+    let letter = |c: u32| c < 0x80 && (c as u8).is_ascii_alphabetic();
+    let digit = |c: u32| c < 0x80 && (c as u8).is_ascii_digit();
+    let mut end = right + 1;
+    if letter(c(right)) {
+        while end < y && (letter(c(end)) || digit(c(end))) {
+            end += 1;
+        }
+    } else if digit(c(right)) {
+        while end < y && (digit(c(end)) || c(end) == u32::from(b'.')) {
+            end += 1;
+        }
+    }
+    end
 }
 
 /// `MPSegment::Cut` of one range, then (with the HMM) every run of
@@ -97,18 +177,7 @@ fn hmm_cut<'t>(seg: &Segmenter, text: &'t str, x: usize, y: usize, out: &mut Vec
             viterbi_cut(seg, text, left, right, out, sc);
         }
         let chars = &sc.chars;
-        let letter = |c: u32| c < 0x80 && (c as u8).is_ascii_alphabetic();
-        let digit = |c: u32| c < 0x80 && (c as u8).is_ascii_digit();
-        let mut end = right + 1;
-        if letter(chars[right]) {
-            while end < y && (letter(chars[end]) || digit(chars[end])) {
-                end += 1;
-            }
-        } else if digit(chars[right]) {
-            while end < y && (digit(chars[end]) || chars[end] == u32::from(b'.')) {
-                end += 1;
-            }
-        }
+        let end = ascii_run(right, y, |x| chars[x]);
         out.push(&text[sc.off(right, len)..sc.off(end, len)]);
         left = end;
         right = end;

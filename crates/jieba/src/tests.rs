@@ -60,6 +60,21 @@ fn sample_documents() {
     assert!(docs >= 50, "only {docs} documents compared");
 }
 
+/// The cppjieba flavour's ASCII shortcut on the sample documents.
+#[test]
+fn cppjieba_ascii_shortcut_on_documents() {
+    let seg = Segmenter::cppjieba();
+    let mut sc = crate::Scratch::default();
+    for t in neardup_testkit::sample_texts(3000) {
+        for hmm in [false, true] {
+            let (mut fast, mut slow) = (Vec::new(), Vec::new());
+            crate::cppjieba::cut_with::<true>(seg, &t, hmm, &mut fast, &mut sc);
+            crate::cppjieba::cut_with::<false>(seg, &t, hmm, &mut slow, &mut sc);
+            assert_eq!(fast, slow, "hmm = {hmm}: {}", &t[..t.len().min(80)]);
+        }
+    }
+}
+
 #[test]
 fn dictionary_lookups() {
     let j = Segmenter::jieba();
@@ -90,6 +105,29 @@ proptest! {
         let text: String = parts.concat();
         for hmm in [false, true] {
             prop_assert_eq!(ours(&text, hmm), theirs(&text, hmm), "hmm = {}", hmm);
+        }
+    }
+
+    /// The cppjieba flavour's shortcut for ASCII ranges gives the words its
+    /// route and HMM give them (which tests/compat/run.sh checks against
+    /// cppjieba itself).
+    #[test]
+    fn cppjieba_ascii_ranges_as_the_route_cuts_them(parts in proptest::collection::vec(prop_oneof![
+        3 => "[a-zA-Z0-9]{1,8}",
+        2 => "(c\\+\\+|c#|C\\+\\+|C#|AT&T|4s|AA|AT|T恤|B超|卡拉OK|3\\.14|1\\.2\\.3)",
+        2 => "[+#&._%\\-,;:!?()'\"/=<>@]{1,3}",
+        3 => "[ \t\n，。]{1,2}",
+        1 => "[\r\u{b}\u{c}\u{3000}]",
+        2 => "[的一是在不了有和人这中大为上个国我以要他]{1,4}",
+    ], 0..24)) {
+        let text: String = parts.concat();
+        let seg = Segmenter::cppjieba();
+        for hmm in [false, true] {
+            let (mut fast, mut slow) = (Vec::new(), Vec::new());
+            let mut sc = crate::Scratch::default();
+            crate::cppjieba::cut_with::<true>(seg, &text, hmm, &mut fast, &mut sc);
+            crate::cppjieba::cut_with::<false>(seg, &text, hmm, &mut slow, &mut sc);
+            prop_assert_eq!(fast, slow, "hmm = {}", hmm);
         }
     }
 
