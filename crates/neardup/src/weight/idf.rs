@@ -179,7 +179,7 @@ impl IdfTable {
 
     /// The IDFs of `words` (`None` where the table lacks one), in order:
     /// the same answers as [`get`](Self::get) one by one, but each word's
-    /// place in the table is fetched from memory [`AHEAD`] words before
+    /// place in the table is fetched from memory 16 words before
     /// it is read, so the cache misses of a document's lookups (the table
     /// is megabytes) overlap instead of following one another.
     pub fn get_each(&self, words: &[&str], mut f: impl FnMut(Option<f64>)) {
