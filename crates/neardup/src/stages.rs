@@ -111,7 +111,16 @@ impl Stages {
         let mut tokens: Vec<&str> = Vec::with_capacity(norm.len() / 4 + 1);
         self.tokenizer.tokenize(norm, &mut tokens);
         if !self.filters.is_empty() {
-            tokens.retain(|t| self.filters.keep(t));
+            // Every token is written back and the end moves on only if
+            // it is kept: no branch on the answer, which for Chinese
+            // (many one-character tokens) is a coin toss.
+            let mut kept = 0;
+            for i in 0..tokens.len() {
+                let t = tokens[i];
+                tokens[kept] = t;
+                kept += usize::from(self.filters.keep(t));
+            }
+            tokens.truncate(kept);
         }
         tokens
     }
