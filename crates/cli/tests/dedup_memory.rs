@@ -1,7 +1,7 @@
 //! `dedup` in bounded memory: a run whose records and signatures move to
 //! `--tmp-dir` (`--memory 1K` spills every one, and leaves the exact pass
-//! no room to remember texts) writes what a run in memory writes; a full temporary folder is a clear error that leaves no
-//! output.
+//! no room to remember texts) writes what a run in memory writes; a full
+//! temporary folder is a clear error that leaves no output.
 
 use std::path::Path;
 

@@ -187,27 +187,22 @@ pub struct MinChars {
 impl TokenFilter for MinChars {
     #[inline]
     fn keep(&self, token: &str) -> bool {
-        // Byte length bounds the character count from above, and a
-        // character has at most four bytes; in between, count the bytes
-        // that start a character.
+        // A character has at most four bytes, so a long token is long
+        // enough; a shorter one is when `min` characters can be stepped
+        // over by their lead bytes.
         let n = token.len();
         if n >= 4 * self.min {
             return true;
         }
-        // Step over the first `min - 1` characters by their lead bytes:
-        // the token is long enough when a character is left after them.
         let b = token.as_bytes();
-        if self.min > 0 && n == 0 {
-            return false;
-        }
         let mut at = 0;
-        for _ in 1..self.min {
-            at += utf8_len(b[at]);
+        for _ in 0..self.min {
             if at >= n {
                 return false;
             }
+            at += utf8_len(b[at]);
         }
-        at < n
+        true
     }
 }
 
@@ -225,8 +220,6 @@ pub(crate) struct Filters {
     min_chars: usize,
     /// The united stop words, if any filter lists some.
     stopwords: Option<Stopwords>,
-    /// Whether any filter is configured (an empty stop-word list counts).
-    any: bool,
 }
 
 impl Filters {
@@ -234,7 +227,7 @@ impl Filters {
     /// they are ([`PipelineConfig::load`](crate::PipelineConfig::load)
     /// makes them absolute).
     pub(crate) fn load(configs: &[FilterConfig]) -> Result<Filters> {
-        let mut f = Filters { any: !configs.is_empty(), ..Filters::default() };
+        let mut f = Filters::default();
         let (mut lists, mut files) = (Vec::new(), Vec::new());
         let mut stop = false;
         for config in configs {
@@ -252,11 +245,6 @@ impl Filters {
             f.stopwords = Some(Stopwords::load(&lists, &files, None)?);
         }
         Ok(f)
-    }
-
-    /// Whether any filter is configured.
-    pub(crate) fn is_empty(&self) -> bool {
-        !self.any
     }
 }
 
@@ -331,10 +319,7 @@ mod tests {
     #[test]
     fn no_filters_keep_everything() {
         let none = Filters::load(&[]).unwrap();
-        assert!(none.is_empty() && none.keep("") && none.keep("，"));
-        assert!(!Filters::load(&[FilterConfig::Stopwords { lists: vec![], files: vec![] }])
-            .unwrap()
-            .is_empty());
+        assert!(none.keep("") && none.keep("，"));
     }
 
     #[test]

@@ -69,7 +69,7 @@ impl Stages {
 
     /// Whether any filter is configured.
     pub fn has_filters(&self) -> bool {
-        !self.filters.is_empty()
+        !self.config.filters.is_empty()
     }
 
     /// `text` normalized (borrowed when no normalizer changes it).
@@ -110,7 +110,7 @@ impl Stages {
     pub fn filtered_tokens<'t>(&self, norm: &'t str) -> Vec<&'t str> {
         let mut tokens: Vec<&str> = Vec::with_capacity(norm.len() / 4 + 1);
         self.tokenizer.tokenize(norm, &mut tokens);
-        if !self.filters.is_empty() {
+        if self.has_filters() {
             // Every token is written back and the end moves on only if
             // it is kept: no branch on the answer, which for Chinese
             // (many one-character tokens) is a coin toss.
@@ -171,4 +171,21 @@ fn shingle_slices<'j>(joined: &'j str, spans: &[(usize, usize)], n: usize) -> Ve
         return vec![joined];
     }
     spans.windows(n).map(|w| &joined[w[0].0..w[n - 1].1]).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::filter::FilterConfig;
+
+    /// A pipeline with a filter configured has filters, even one that
+    /// drops nothing (an empty stop-word list).
+    #[test]
+    fn configured_filters_count_even_when_they_drop_nothing() {
+        let mut config = crate::presets::config("minhash").unwrap();
+        config.filters = vec![];
+        assert!(!Stages::load(config.clone()).unwrap().has_filters());
+        config.filters = vec![FilterConfig::Stopwords { lists: vec![], files: vec![] }];
+        assert!(Stages::load(config).unwrap().has_filters());
+    }
 }

@@ -87,8 +87,8 @@ pub struct SeenTexts {
 }
 
 impl SeenTexts {
-    /// Bytes a table of `buckets` buckets takes: each holds a key and a
-    /// record (32 bytes with the key's alignment) and a control byte.
+    /// Bytes a bucket of the table takes: a key and a record (32 bytes
+    /// with the key's alignment) and a control byte.
     const BUCKET: usize = std::mem::size_of::<(u128, u32)>() + 1;
 
     /// A table that remembers as many texts as fit in `bytes`, counting

@@ -177,12 +177,12 @@ impl IdfTable {
         self.get_hashed(word.as_bytes(), idf_layout::hash(word.as_bytes()))
     }
 
-    /// The IDFs of `words` (`None` where the table lacks one), in order:
-    /// the same answers as [`get`](Self::get) one by one, but each word's
+    /// Calls `f(i, idf)` for each of `words` in order, `idf` as
+    /// [`get`](Self::get) gives it for `words[i]`; but each word's
     /// place in the table is fetched from memory 16 words before
     /// it is read, so the cache misses of a document's lookups (the table
     /// is megabytes) overlap instead of following one another.
-    pub fn get_each(&self, words: &[&str], mut f: impl FnMut(Option<f64>)) {
+    pub fn get_each(&self, words: &[&str], mut f: impl FnMut(usize, Option<f64>)) {
         let fetch = |w: &str| {
             let h = idf_layout::hash(w.as_bytes());
             let s = h as usize & (self.home - 1);
@@ -199,7 +199,7 @@ impl IdfTable {
             if let Some(next) = words.get(i + AHEAD) {
                 hashes[i % AHEAD] = fetch(next);
             }
-            f(self.get_hashed(w.as_bytes(), h));
+            f(i, self.get_hashed(w.as_bytes(), h));
         }
     }
 
@@ -350,8 +350,8 @@ mod tests {
             let all: Vec<&str> = lines.iter().map(|(w, _)| w.as_str()).chain(probes.iter().map(String::as_str)).collect();
             for table in [&t, &*IdfTable::load(BUILTIN_IDF, None).unwrap()] {
                 let mut each = Vec::new();
-                table.get_each(&all, |v| each.push(v));
-                let one_by_one: Vec<Option<f64>> = all.iter().map(|w| table.get(w)).collect();
+                table.get_each(&all, |i, v| each.push((i, v)));
+                let one_by_one: Vec<(usize, Option<f64>)> = all.iter().map(|w| table.get(w)).enumerate().collect();
                 proptest::prop_assert_eq!(each, one_by_one);
             }
             let mut values: Vec<f64> = map.values().copied().collect();

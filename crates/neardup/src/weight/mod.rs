@@ -129,10 +129,8 @@ impl TfIdf {
 
 impl Weighter for TfIdf {
     fn weigh(&self, doc: &FeatureCounts<'_>, out: &mut Vec<f64>) {
-        let mut counts = doc.counts.iter();
-        self.table.get_each(doc.distinct, |idf| {
-            let c = counts.next().copied().unwrap_or(0);
-            out.push(f64::from(c) * idf.unwrap_or(self.unknown));
+        self.table.get_each(doc.distinct, |i, idf| {
+            out.push(f64::from(doc.counts[i]) * idf.unwrap_or(self.unknown));
         });
     }
 }
