@@ -466,6 +466,27 @@ pub struct PairsArgs {
     pub stats: bool,
 }
 
+/// How `dedup` makes clusters of candidate pairs.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Clusters {
+    /// A document is removed only when it is near (verified, with
+    /// --verify) the document kept for it: components are split in --keep
+    /// order.
+    Justified,
+    /// Whole connected components, one document kept per component: a
+    /// chain of neighbours can remove documents unlike the kept one.
+    Components,
+}
+
+impl From<Clusters> for neardup::dedup::ClusterMode {
+    fn from(c: Clusters) -> neardup::dedup::ClusterMode {
+        match c {
+            Clusters::Justified => neardup::dedup::ClusterMode::Justified,
+            Clusters::Components => neardup::dedup::ClusterMode::Components,
+        }
+    }
+}
+
 /// Which member of a cluster is kept.
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Keep {
@@ -535,6 +556,12 @@ pub struct DedupArgs {
     /// Which member of each cluster to keep.
     #[arg(long, value_enum, default_value_t = Keep::First)]
     pub keep: Keep,
+    /// How clusters are made. justified: a document is removed only when
+    /// it is near the document kept for it (candidate components are split
+    /// greedily in --keep order, so a chain A ~ B ~ C never removes C for A);
+    /// components: one document kept per connected component of near pairs.
+    #[arg(long, value_enum, default_value_t = Clusters::Justified, value_name = "HOW")]
+    pub clusters: Clusters,
     /// Re-check candidate pairs by the exact Jaccard similarity of their
     /// token 3-shingles (n-grams of the pipeline's tokens) and drop pairs
     /// below T, e.g. jaccard:0.35.

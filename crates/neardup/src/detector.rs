@@ -330,17 +330,17 @@ impl Detector {
     /// Records of the other method, verification without the texts, or
     /// what the method's dedup refuses (too many records, an impossible
     /// layout).
-    pub fn dedup<T: AsRef<str> + Sync>(
+    pub fn dedup<X: crate::dedup::Texts + ?Sized>(
         &self,
         records: &DedupRecords,
-        texts: &[T],
+        texts: &X,
         options: &DedupOptions,
     ) -> Result<DedupResult> {
-        if options.verify.is_some() && texts.len() != records.len() {
+        if options.verify.is_some() && texts.count() != records.len() {
             return Err(Error::Config(format!(
                 "verification needs every text: {} records but {} texts",
                 records.len(),
-                texts.len()
+                texts.count()
             )));
         }
         match (self, records) {

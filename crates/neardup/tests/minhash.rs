@@ -1,10 +1,12 @@
 //! MinHash: LSH dedup against brute force over signatures, banding recall
 //! against the S-curve, and the index against a linear scan.
 
-use neardup::dedup::{DedupResult, Keep, LshDedup, ShingleJaccard, SignatureRecords, SpillTo};
+use neardup::dedup::{
+    ClusterMode, DedupResult, Keep, LshDedup, ShingleJaccard, SignatureRecords, SpillTo, TextColumn,
+};
 use neardup::minhash::index::LshIndex;
 use neardup::minhash::{estimate, Banding, MinHasher};
-use neardup_testkit::{brute_clusters, Rng};
+use neardup_testkit::{brute_clusters, brute_justified, Rng};
 use rayon::prelude::*;
 
 const K: usize = 128;
@@ -77,7 +79,7 @@ fn banded_dedup_equals_brute_force_over_signatures() {
     for (threshold, banding) in
         [(0.5, Banding::optimal(0.5, K, 0.5, 0.5)), (0.7, Banding { bands: 16, rows: 8 })]
     {
-        let d = LshDedup::new(threshold, banding);
+        let d = LshDedup::new(threshold, banding).clusters(ClusterMode::Components);
         let got = d.batch(&recs).unwrap();
         assert_eq!(
             clusters(&got),
@@ -94,6 +96,126 @@ fn banded_dedup_equals_brute_force_over_signatures() {
         let longest = d.keep(Keep::Longest).batch(&recs).unwrap();
         assert_eq!(clusters(&longest), clusters(&got));
     }
+}
+
+/// Feature sets in chains: each family is a walk where every member keeps
+/// most of the one before it and adds new features, so neighbours are
+/// near duplicates but the ends of a walk are not; walks of different
+/// families share a member's features now and then (families that touch).
+fn chains(rng: &mut Rng, walks: usize, steps: usize, size: usize, gentle: bool) -> Vec<Vec<String>> {
+    let mut docs: Vec<Vec<String>> = Vec::new();
+    for w in 0..walks {
+        let mut set: Vec<String> = (0..size).map(|i| format!("w{w}_{i}")).collect();
+        for s in 0..steps {
+            docs.push(set.clone());
+            // Replace a fifth to a third of the features (gentle: a
+            // twelfth to a sixth).
+            let change = if gentle {
+                size / 12 + rng.below((size / 12) as u64) as usize
+            } else {
+                size / 5 + rng.below((size / 7) as u64) as usize
+            };
+            for _ in 0..change {
+                let at = rng.below(set.len() as u64) as usize;
+                set[at] = format!("w{w}_s{s}_{}", rng.next());
+            }
+            if w > 0 && rng.below(8) == 0 {
+                // Touch an earlier walk: borrow a member of it.
+                let other = rng.below(docs.len() as u64) as usize;
+                docs.push(docs[other].iter().chain(&set[..size / 2]).cloned().collect());
+            }
+        }
+    }
+    docs
+}
+
+/// The justified clusters are the greedy over every record in keep order
+/// by brute force: each removed record shares a band with its kept one
+/// and reaches the threshold (and the verifier's), and is removed for the
+/// most similar such kept record; kept records are never near one kept
+/// before them. On chains, whose components join records far apart, with
+/// every keep policy, with and without verification, in memory and
+/// spilled, at two thresholds and bandings.
+#[test]
+fn justified_clusters_equal_the_greedy_by_brute_force() {
+    let mut rng = Rng(41);
+    let mut sets = chains(&mut rng, 30, 12, 60, false);
+    sets.extend(families(&mut rng, 10, 6, 60));
+    // One long walk: a component with more centres than the split scans.
+    sets.extend(
+        chains(&mut rng, 1, 300, 60, true)
+            .into_iter()
+            .map(|s| s.into_iter().map(|f| format!("long{f}")).collect()),
+    );
+    sets.insert(5, vec![]);
+    let copy = sets[20].clone();
+    sets.push(copy);
+    let texts: Vec<String> = sets.iter().map(|s| s.join(" ")).collect();
+    let minhasher = set_minhasher();
+    let recs = SignatureRecords::from_texts(&minhasher, &texts);
+    let dir = tempfile::tempdir().unwrap();
+    let out = spilled(&recs, 40 * 512, dir.path());
+    let mut column = TextColumn::spilling(SpillTo { dir: dir.path().into(), limit: 1000 });
+    for t in &texts {
+        column.push(t).unwrap();
+    }
+    let verifier = ShingleJaccard::for_minhash(&minhasher, &column, 0.25);
+    let n = recs.len() as u32;
+    let mut chained = 0;
+    for (threshold, banding) in
+        [(0.5, Banding::optimal(0.5, K, 0.5, 0.5)), (0.6, Banding { bands: 16, rows: 8 })]
+    {
+        let keys: Vec<Vec<u64>> =
+            (0..n).map(|i| (0..banding.bands).map(|b| banding.key(recs.signature(i), b)).collect()).collect();
+        let near = |x: u32, c: u32| {
+            let (sx, sc) = (recs.signature(x), recs.signature(c));
+            let banded = keys[x as usize].iter().zip(&keys[c as usize]).any(|(a, b)| a == b);
+            let equal = neardup::minhash::equal_values(sx, sc);
+            (recs.features(x) > 0 && recs.features(c) > 0 && banded && equal as f64 / K as f64 >= threshold)
+                .then_some(std::cmp::Reverse(equal))
+        };
+        let jaccard =
+            |x: u32, c: u32| minhasher.shingle_jaccard(&texts[x as usize], &texts[c as usize]) >= 0.25;
+        for keep in [Keep::First, Keep::Longest, Keep::Shortest] {
+            let mut order: Vec<u32> = (0..n).collect();
+            let len = |i: u32| recs.length(i);
+            match keep {
+                Keep::First => {}
+                Keep::Longest => order.sort_by_key(|&i| (std::cmp::Reverse(len(i)), i)),
+                Keep::Shortest => order.sort_by_key(|&i| (len(i), i)),
+            }
+            let d = LshDedup::new(threshold, banding).keep(keep);
+            let want = brute_justified(&order, near, |_, _| true);
+            let components = clusters(&d.clusters(ClusterMode::Components).batch(&recs).unwrap());
+            let removed: std::collections::HashSet<u32> =
+                want.iter().flat_map(|(k, m)| m.iter().copied().filter(move |x| x != k)).collect();
+            let most = components
+                .iter()
+                .map(|c| c.iter().filter(|&&x| !removed.contains(&(x as u32))).count())
+                .max();
+            if threshold == 0.5 {
+                assert!(most > Some(60), "{keep}: at most {most:?} centres in a component");
+            }
+            chained += components.iter().map(Vec::len).sum::<usize>()
+                - want.iter().map(|c| c.1.len() - 1).sum::<usize>()
+                - components.len();
+            for records in [&recs, &out] {
+                for pairs in [false, true] {
+                    let got = d.pairs(pairs).batch(records).unwrap();
+                    assert_eq!(seen(&got).0, want, "{threshold} {keep} {pairs}");
+                    let got = d.pairs(pairs).verify(&verifier).batch(records).unwrap();
+                    assert_eq!(
+                        seen(&got).0,
+                        brute_justified(&order, near, jaccard),
+                        "verified {threshold} {keep}"
+                    );
+                }
+            }
+        }
+    }
+    // The chains made components that whole-component clusters remove
+    // more of than the justified ones.
+    assert!(chained > 50, "{chained} documents kept by the split that components remove");
 }
 
 /// The same records moved to a temporary file after `limit` bytes.
@@ -299,7 +421,7 @@ fn banded_candidates_against_brute_force_on_ten_thousand_documents() {
         "recall {recall:.3} of {total} pairs; the S-curve predicts {expected:.3}"
     );
     // And the dedup finds exactly the banded pairs' clusters.
-    let got = LshDedup::new(0.5, banding).batch(&recs).unwrap();
+    let got = LshDedup::new(0.5, banding).clusters(ClusterMode::Components).batch(&recs).unwrap();
     assert_eq!(clusters(&got), brute_banded_fast(&recs, banding, 0.5));
 }
 
@@ -387,7 +509,7 @@ fn band_links_over_partitions_give_the_batch_clusters() {
     let recs = records(&sets);
     let banding = Banding::optimal(0.5, K, 0.5, 0.5);
     let d = LshDedup::new(0.5, banding);
-    let want = clusters(&d.batch(&recs).unwrap());
+    let want = clusters(&d.clusters(ClusterMode::Components).batch(&recs).unwrap());
     assert!(!want.is_empty());
     for partitions in [1u64, 3, 8] {
         let mut parts: Vec<Vec<((u32, u64), u32)>> = vec![Vec::new(); partitions as usize];

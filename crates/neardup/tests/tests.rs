@@ -1,6 +1,7 @@
 //! The core crate's integration tests, in one binary.
 
 mod compat;
+mod dedup;
 mod golden;
 mod index;
 mod minhash;

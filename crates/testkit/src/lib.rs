@@ -124,6 +124,40 @@ pub fn brute_clusters(n: usize, pairs: impl IntoIterator<Item = (usize, usize)>)
     out
 }
 
+/// Justified clusters by brute force: `order` (every record, in keep
+/// order) walked once; each record is compared with every record kept
+/// before it, and removed for the nearest one (smallest `near` value,
+/// ties: kept first) that `near` accepts and `verified` confirms, else
+/// kept. Returns each kept record that had removals with its members
+/// (itself included, sorted), ordered by the first member — what a
+/// greedy split of candidate components must give.
+pub fn brute_justified<N: Ord>(
+    order: &[u32],
+    near: impl Fn(u32, u32) -> Option<N>,
+    verified: impl Fn(u32, u32) -> bool,
+) -> Vec<(u32, Vec<u32>)> {
+    let mut kept: Vec<(u32, Vec<u32>)> = Vec::new();
+    for &x in order {
+        let mut found: Vec<(N, usize)> =
+            kept.iter().enumerate().filter_map(|(at, c)| near(x, c.0).map(|n| (n, at))).collect();
+        found.sort();
+        match found.into_iter().find(|&(_, at)| verified(x, kept[at].0)) {
+            Some((_, at)) => kept[at].1.push(x),
+            None => kept.push((x, vec![x])),
+        }
+    }
+    let mut out: Vec<(u32, Vec<u32>)> = kept
+        .into_iter()
+        .filter(|c| c.1.len() > 1)
+        .map(|(c, mut m)| {
+            m.sort_unstable();
+            (c, m)
+        })
+        .collect();
+    out.sort_by_key(|c| c.1[0]);
+    out
+}
+
 /// The next number of [`Rng`] at state `x`, advancing `x`: for code that
 /// keeps its generator's state in a plain `u64`.
 pub fn next(x: &mut u64) -> u64 {

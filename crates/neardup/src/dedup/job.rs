@@ -9,7 +9,8 @@
 use serde::Serialize;
 
 use super::lsh::{LshDedup, SignatureRecords};
-use super::verify::ShingleJaccard;
+use super::split::ClusterMode;
+use super::verify::{ShingleJaccard, Texts};
 use super::ExactRecords;
 use super::{Dedup, DedupResult, Keep, Records};
 pub use crate::config::lsh::Threshold;
@@ -201,14 +202,18 @@ pub struct DedupOptions {
     /// MinHash: the memory for band keys when signatures were spilled
     /// (see [`LshDedup::memory`]). By default (`None`), 1 GiB.
     pub key_memory: Option<u64>,
+    /// How a batch makes clusters of its candidate components. By default,
+    /// justified: a record is removed only when it is near (verified, when
+    /// verification is on) the record kept for it.
+    pub clusters: ClusterMode,
 }
 
 /// Deduplicates SimHash `records` by `radius`, with the texts at hand for
 /// verification when `stages` is given (a list of fingerprints has none).
-pub(crate) fn fingerprints<T: AsRef<str> + Sync>(
+pub(crate) fn fingerprints<X: Texts + ?Sized>(
     records: &Records,
     radius: &Radius,
-    stages: Option<(&Fingerprinter, &[T])>,
+    stages: Option<(&Fingerprinter, &X)>,
     options: &DedupOptions,
 ) -> Result<DedupResult> {
     let verifier = match (options.verify, stages) {
@@ -218,7 +223,11 @@ pub(crate) fn fingerprints<T: AsRef<str> + Sync>(
         }
         (None, _) => None,
     };
-    let mut dedup = Dedup::new(radius).keep(options.keep).layout(options.layout).pairs(options.pairs);
+    let mut dedup = Dedup::new(radius)
+        .keep(options.keep)
+        .layout(options.layout)
+        .pairs(options.pairs)
+        .clusters(options.clusters);
     if let Some(v) = &verifier {
         dedup = dedup.verify(v);
     }
@@ -230,14 +239,15 @@ pub(crate) fn fingerprints<T: AsRef<str> + Sync>(
 }
 
 /// Deduplicates MinHash `records` by `minhasher`'s threshold and banding.
-pub(crate) fn signatures<T: AsRef<str> + Sync>(
+pub(crate) fn signatures<X: Texts + ?Sized>(
     records: &SignatureRecords,
     minhasher: &MinHasher,
-    texts: &[T],
+    texts: &X,
     options: &DedupOptions,
 ) -> Result<DedupResult> {
     let verifier = options.verify.map(|t| ShingleJaccard::for_minhash(minhasher, texts, t.get()));
-    let mut dedup = LshDedup::of(minhasher).keep(options.keep).pairs(options.pairs);
+    let mut dedup =
+        LshDedup::of(minhasher).keep(options.keep).pairs(options.pairs).clusters(options.clusters);
     if let Some(m) = options.key_memory {
         dedup = dedup.memory(m);
     }
@@ -265,6 +275,6 @@ pub fn fingerprint_list(
 ) -> Result<(Radius, DedupResult)> {
     let radius = k.map_or_else(|| Radius::classic(records.bits()), Radius::fixed);
     radius.validate(records.bits()).map_err(Error::Config)?;
-    let found = fingerprints::<&str>(records, &radius, None, options)?;
+    let found = fingerprints::<[&str]>(records, &radius, None, options)?;
     Ok((radius, found))
 }

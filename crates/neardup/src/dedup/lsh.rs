@@ -15,6 +15,8 @@
 
 use rayon::prelude::*;
 
+use super::split::{self, ClusterMode, Rule, SCANNED_CENTRES};
+use super::verify::SetCache;
 use super::{make_clusters, timed, DedupResult, Keep, Pair, Verifier};
 use crate::config::lsh::Threshold;
 use crate::error::{Error, Result};
@@ -237,6 +239,7 @@ pub struct LshDedup<'v> {
     pairs: bool,
     memory: u64,
     verifier: Option<&'v dyn Verifier>,
+    clusters: ClusterMode,
 }
 
 /// Bytes a band key takes while sorted: the key and record (16 with
@@ -247,9 +250,26 @@ impl<'v> LshDedup<'v> {
     /// Deduplicates at Jaccard `threshold` with candidates from `banding`
     /// (usually [`MinHasher::threshold`] and [`MinHasher::banding`]),
     /// keeping the first of each cluster, no pairs collected, no
-    /// verification, within 1 GiB for band keys.
+    /// verification, within 1 GiB for band keys, justified clusters.
     pub fn new(threshold: f64, banding: Banding) -> LshDedup<'v> {
-        LshDedup { threshold, banding, keep: Keep::First, pairs: false, memory: 1 << 30, verifier: None }
+        LshDedup {
+            threshold,
+            banding,
+            keep: Keep::First,
+            pairs: false,
+            memory: 1 << 30,
+            verifier: None,
+            clusters: ClusterMode::Justified,
+        }
+    }
+
+    /// How the batch makes clusters of its candidate components. By
+    /// default, [`ClusterMode::Justified`]: a record is removed only when it
+    /// shares a band with the record kept for it and their estimate (and
+    /// verification, if any) reaches the threshold.
+    pub fn clusters(mut self, mode: ClusterMode) -> Self {
+        self.clusters = mode;
+        self
     }
 
     /// The settings of `minhasher`'s pipeline.
@@ -303,25 +323,22 @@ impl<'v> LshDedup<'v> {
     }
 
     /// The pair `(a, b)` of signatures `sa`, `sb` if it stands: estimate
-    /// at least the threshold and, with a verifier, its score at least the
-    /// verifier's threshold.
-    fn judge(&self, a: u32, sa: &[u32], b: u32, sb: &[u32]) -> Option<Pair> {
+    /// at least the threshold and, with verification sets, the verifier's
+    /// score at least its threshold.
+    fn judge(&self, a: u32, sa: &[u32], b: u32, sb: &[u32], sets: Option<&SetCache>) -> Result<Option<Pair>> {
         let similarity = estimate(sa, sb);
         if similarity < self.threshold {
-            return None;
+            return Ok(None);
         }
         let distance = sa.iter().zip(sb).filter(|(x, y)| x != y).count() as u32;
-        let score = match self.verifier {
+        let score = match sets {
             None => similarity,
-            Some(v) => {
-                let s = v.score(a, b);
-                if s < v.threshold() {
-                    return None;
-                }
-                s
-            }
+            Some(sets) => match sets.stands(a, b)? {
+                Some(s) => s,
+                None => return Ok(None),
+            },
         };
-        Some(Pair { a, b, distance, score: Some(score) })
+        Ok(Some(Pair { a, b, distance, score: Some(score) }))
     }
 
     /// Removes near duplicates from `records` as a batch: identical
@@ -342,8 +359,13 @@ impl<'v> LshDedup<'v> {
         let mut uf = UnionFind::new(n);
         let mut pairs = Vec::new();
         let mut bufs = Bufs::of(records);
+        let justified = self.clusters == ClusterMode::Justified;
+        // Justified clusters verify each link they keep, not every pair:
+        // the components are then found unverified.
+        let sets = self.verifier.filter(|_| self.pairs || !justified).map(|v| SetCache::new(v, n));
+        let sets = sets.as_ref();
         let reps = timed(&mut timings, "collapse identical signatures", || {
-            self.collapse(records, &mut uf, &mut pairs, &mut bufs)
+            self.collapse(records, &mut uf, &mut pairs, &mut bufs, sets)
         })?;
         timed(&mut timings, "find pairs by band", || {
             let per_pass = self.bands_per_pass(records, reps.len());
@@ -354,7 +376,7 @@ impl<'v> LshDedup<'v> {
                     sort_by_key_bits(&keys, &mut sorted);
                     drop(keys);
                     for run in sorted.chunk_by(|x, y| x.0 == y.0).filter(|r| r.len() > 1) {
-                        self.link_run(records, run, &mut uf, &mut bufs, &mut |p| {
+                        self.link_run(records, run, &mut uf, &mut bufs, sets, &mut |p| {
                             if self.pairs {
                                 pairs.push(p);
                             }
@@ -368,7 +390,14 @@ impl<'v> LshDedup<'v> {
             pairs.sort_unstable_by_key(|p| (p.a, p.b));
             pairs.dedup_by_key(|p| (p.a, p.b));
         }
-        let clusters = make_clusters(uf, self.keep, false, |i| records.length(i));
+        let clusters = if justified {
+            let rule = SignatureRule { records, threshold: self.threshold, banding: self.banding };
+            timed(&mut timings, "split components", || {
+                split::split(&rule, uf, self.keep, |i| records.length(i), self.verifier)
+            })?
+        } else {
+            make_clusters(uf, self.keep, false, |i| records.length(i))
+        };
         let layout = format!("MinHash LSH, {}, threshold {}", self.banding, self.threshold);
         Ok(DedupResult { clusters, pairs, layout, timings, indexed: Vec::new() })
     }
@@ -424,6 +453,7 @@ impl<'v> LshDedup<'v> {
         uf: &mut UnionFind,
         pairs: &mut Vec<Pair>,
         bufs: &mut Bufs,
+        sets: Option<&SetCache>,
     ) -> Result<Vec<u32>> {
         let k = records.permutations();
         let mut order: Vec<(u64, u32)> = Vec::with_capacity(records.len());
@@ -452,7 +482,7 @@ impl<'v> LshDedup<'v> {
                 reps.push(group[0].1);
                 if group.len() > 1 {
                     let run: Vec<(u64, u32)> = group.iter().map(|&(_, i)| (0, i)).collect();
-                    self.link_run(records, &run, uf, bufs, &mut |p| {
+                    self.link_run(records, &run, uf, bufs, sets, &mut |p| {
                         if self.pairs {
                             pairs.push(p);
                         }
@@ -474,6 +504,7 @@ impl<'v> LshDedup<'v> {
         run: &[(K, u32)],
         uf: &mut UnionFind,
         bufs: &mut Bufs,
+        sets: Option<&SetCache>,
         found: &mut dyn FnMut(Pair),
     ) -> Result<()> {
         for (x, &(_, a)) in run.iter().enumerate() {
@@ -488,7 +519,7 @@ impl<'v> LshDedup<'v> {
                 }
                 let sa = records.read_before(a, &bufs.a);
                 let sb = records.read_signature(b, &mut bufs.b)?;
-                let p = if a < b { self.judge(a, sa, b, sb) } else { self.judge(b, sb, a, sa) };
+                let p = if a < b { self.judge(a, sa, b, sb, sets)? } else { self.judge(b, sb, a, sa, sets)? };
                 if let Some(p) = p {
                     uf.union(a, b);
                     found(p);
@@ -525,8 +556,9 @@ impl<'v> LshDedup<'v> {
         let mut uf = UnionFind::new(records.len());
         let mut pairs = Vec::new();
         let mut bufs = Bufs::of(records);
+        let sets = self.verifier.map(|v| SetCache::new(v, records.len()));
         for run in rows.chunk_by(|x, y| x.0 == y.0).filter(|r| r.len() > 1) {
-            self.link_run(records, run, &mut uf, &mut bufs, &mut |p| pairs.push(p))?;
+            self.link_run(records, run, &mut uf, &mut bufs, sets.as_ref(), &mut |p| pairs.push(p))?;
         }
         pairs.sort_unstable_by_key(|p| (p.a, p.b));
         pairs.dedup_by_key(|p| (p.a, p.b));
@@ -549,6 +581,7 @@ impl<'v> LshDedup<'v> {
         let mut pairs = Vec::new();
         let mut timings = Vec::new();
         let mut buf = records.buffer();
+        let sets = self.verifier.map(|v| SetCache::new(v, n));
         timed(&mut timings, "online check", || {
             records.values.chunks(|first, values| {
                 for (at, sig) in values.chunks_exact(k).enumerate() {
@@ -558,7 +591,8 @@ impl<'v> LshDedup<'v> {
                     }
                     let mut owner = None;
                     for m in index.query(sig, self.threshold) {
-                        if let Some(p) = self.judge(m.id, records.read_signature(m.id, &mut buf)?, i, sig) {
+                        let kept = records.read_signature(m.id, &mut buf)?;
+                        if let Some(p) = self.judge(m.id, kept, i, sig, sets.as_ref())? {
                             owner = Some(p);
                             break;
                         }
@@ -579,6 +613,84 @@ impl<'v> LshDedup<'v> {
         let clusters = make_clusters(uf, Keep::First, true, |i| records.length(i));
         let layout = format!("MinHash LSH, {}, threshold {}", self.banding, self.threshold);
         Ok(DedupResult { clusters, pairs, layout, timings, indexed: Vec::new() })
+    }
+}
+
+/// MinHash's rule for the split: a shared band key and an estimate at
+/// least the threshold ([`LshDedup::links`], by keys). Centres are scanned
+/// while few, then looked up in an [`LshIndex`] of the same banding.
+struct SignatureRule<'a> {
+    records: &'a SignatureRecords,
+    threshold: f64,
+    banding: Banding,
+}
+
+/// A member for the split: its signature and band keys.
+struct Banded {
+    values: Vec<u32>,
+    keys: Vec<u64>,
+}
+
+/// A component's centres, by position: their signatures and band keys
+/// (flat), and their index once they are many.
+struct SignatureCentres {
+    values: Vec<u32>,
+    keys: Vec<u64>,
+    index: Option<LshIndex>,
+}
+
+impl Rule for SignatureRule<'_> {
+    type Member = Banded;
+    type Centres = SignatureCentres;
+
+    fn load(&self, i: u32) -> Result<Banded> {
+        let mut buf = self.records.buffer();
+        let values = self.records.read_signature(i, &mut buf)?.to_vec();
+        let keys = (0..self.banding.bands).map(|b| self.banding.key(&values, b)).collect();
+        Ok(Banded { values, keys })
+    }
+
+    fn centres(&self, _members: usize) -> Result<SignatureCentres> {
+        Ok(SignatureCentres { values: Vec::new(), keys: Vec::new(), index: None })
+    }
+
+    fn near(&self, c: &SignatureCentres, x: &Banded, out: &mut Vec<u32>) -> Result<()> {
+        if let Some(index) = &c.index {
+            out.extend(index.query(&x.values, self.threshold).into_iter().map(|m| m.id));
+            return Ok(());
+        }
+        let (k, bands) = (x.values.len(), x.keys.len());
+        let mut found: Vec<(std::cmp::Reverse<usize>, u32)> = Vec::new();
+        for (at, (values, keys)) in c.values.chunks_exact(k).zip(c.keys.chunks_exact(bands)).enumerate() {
+            if keys.iter().zip(&x.keys).any(|(a, b)| a == b) {
+                let equal = crate::minhash::equal_values(values, &x.values);
+                if equal as f64 / k as f64 >= self.threshold {
+                    found.push((std::cmp::Reverse(equal), at as u32));
+                }
+            }
+        }
+        found.sort_unstable();
+        out.extend(found.into_iter().map(|(_, at)| at));
+        Ok(())
+    }
+
+    fn add(&self, c: &mut SignatureCentres, x: Banded) -> Result<()> {
+        let k = x.values.len();
+        let at = (c.values.len() / k) as u32;
+        c.values.extend_from_slice(&x.values);
+        c.keys.extend_from_slice(&x.keys);
+        match &mut c.index {
+            Some(index) => index.insert(at, &x.values),
+            None if at as usize >= SCANNED_CENTRES => {
+                let mut index = LshIndex::new(self.banding, k);
+                for (i, values) in c.values.chunks_exact(k).enumerate() {
+                    index.insert(i as u32, values);
+                }
+                c.index = Some(index);
+            }
+            None => {}
+        }
+        Ok(())
     }
 }
 

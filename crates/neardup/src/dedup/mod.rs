@@ -7,9 +7,10 @@
 //! to [`Keep`], an optional [`Verifier`] — and runs one of two modes:
 //!
 //! - [`Dedup::batch`]: identical fingerprints collapsed, one all-pairs pass
-//!   per radius of the rule ([`Plan`]), each pair kept by the rule, pairs
-//!   verified if asked, union-find into clusters, one record kept per
-//!   cluster;
+//!   per radius of the rule ([`Plan`]), each pair kept by the rule,
+//!   union-find into candidate components, each split into justified
+//!   clusters ([`ClusterMode`]): a record is removed only when it is near
+//!   (and, with a verifier, verified against) the record kept for it;
 //! - [`Dedup::online`]: records in order, each kept unless it is a near
 //!   duplicate (by the same rule) of one kept before it — what a crawler
 //!   or the service does.
@@ -41,6 +42,8 @@ mod lsh;
 mod online;
 mod sharded;
 mod spill;
+mod split;
+mod texts;
 mod verify;
 
 use rayon::prelude::*;
@@ -54,7 +57,9 @@ pub use job::{fingerprint_list, Closeness, DedupOptions, DedupRecords, Threshold
 pub use lsh::{LshDedup, SignatureRecords};
 pub use sharded::{KeyRows, ShardedDedup};
 pub use spill::{free_bytes, SpillColumn, SpillTo};
-pub use verify::{ShingleJaccard, Verifier};
+pub use split::ClusterMode;
+pub use texts::TextColumn;
+pub use verify::{ShingleJaccard, Texts, Verifier};
 
 use crate::error::{Error, Result};
 use crate::fingerprint::{Bits, Fingerprint};
@@ -263,14 +268,30 @@ pub struct Dedup<'v> {
     layout: PairsOptions,
     pairs: bool,
     verifier: Option<&'v dyn Verifier>,
+    clusters: ClusterMode,
 }
 
 impl<'v> Dedup<'v> {
     /// Deduplicates by `radius` (usually [`Fingerprinter::radius`]), keeping
     /// the first of each cluster, with an automatic layout, no pairs
-    /// collected and no verification.
+    /// collected, no verification and justified clusters.
     pub fn new(radius: &'v Radius) -> Dedup<'v> {
-        Dedup { radius, keep: Keep::First, layout: PairsOptions::default(), pairs: false, verifier: None }
+        Dedup {
+            radius,
+            keep: Keep::First,
+            layout: PairsOptions::default(),
+            pairs: false,
+            verifier: None,
+            clusters: ClusterMode::Justified,
+        }
+    }
+
+    /// How the batch makes clusters of its candidate components. By
+    /// default, [`ClusterMode::Justified`]: a record is removed only when it
+    /// is near the record kept for it.
+    pub fn clusters(mut self, mode: ClusterMode) -> Self {
+        self.clusters = mode;
+        self
     }
 
     /// Which member of a cluster is kept (batch mode). By default, the first.
@@ -293,7 +314,9 @@ impl<'v> Dedup<'v> {
     }
 
     /// Verifies candidate pairs; only pairs scoring at least the verifier's
-    /// threshold link records. By default, none.
+    /// threshold link records (justified clusters verify each removal's
+    /// link to its kept record; whole components, every pair). By
+    /// default, none.
     pub fn verify(mut self, verifier: &'v dyn Verifier) -> Self {
         self.verifier = Some(verifier);
         self

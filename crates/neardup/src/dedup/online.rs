@@ -1,5 +1,6 @@
 //! [`Dedup::online`]: each record kept unless near one kept before it.
 
+use super::verify::SetCache;
 use super::{make_clusters, timed, Dedup, DedupResult, Pair, Records};
 use crate::error::Result;
 use crate::index::cluster::UnionFind;
@@ -20,6 +21,7 @@ pub(super) fn run(d: &Dedup<'_>, records: &Records) -> Result<DedupResult> {
     let mut uf = UnionFind::new(n);
     let mut pairs = Vec::new();
     let mut timings = Vec::new();
+    let sets = d.verifier.map(|v| SetCache::new(v, n));
     timed(&mut timings, "online check", || {
         for i in 0..n as u32 {
             let fp = records.fingerprint(i);
@@ -28,16 +30,19 @@ pub(super) fn run(d: &Dedup<'_>, records: &Records) -> Result<DedupResult> {
                 .retain(|m| d.radius.accepts(m.distance, records.features(i), records.features(m.id as u32)));
             matches.sort_unstable();
             // The nearest kept record (ties: the earliest) that passes verification.
-            let owner = matches.iter().find_map(|m| {
+            let mut owner = None;
+            for m in &matches {
                 let kept = m.id as u32;
-                match d.verifier {
-                    None => Some((kept, m.distance, None)),
-                    Some(v) => {
-                        let s = v.score(kept, i);
-                        (s >= v.threshold()).then_some((kept, m.distance, Some(s)))
-                    }
-                }
-            });
+                let score = match &sets {
+                    None => None,
+                    Some(sets) => match sets.stands(kept, i)? {
+                        Some(s) => Some(s),
+                        None => continue,
+                    },
+                };
+                owner = Some((kept, m.distance, score));
+                break;
+            }
             match owner {
                 Some((kept, distance, score)) => {
                     uf.union(kept, i);

@@ -1,72 +1,151 @@
 //! Verification of candidate pairs: a second, slower test that raises
-//! precision (two-stage detection).
+//! precision (two-stage detection). A [`Verifier`] reduces a document to
+//! a [`FeatureSet`] (its token 3-shingles) read from [`Texts`] — texts in
+//! memory or a [`TextColumn`](super::TextColumn) that spills to disk — and
+//! a pair stands when the sets' Jaccard similarity reaches the threshold.
+//! The dedup decides which sets to make and how long to keep them: the
+//! justified split makes them one component at a time, so memory follows
+//! the largest component, never the corpus.
 
+use std::borrow::Cow;
 use std::sync::OnceLock;
 
 use rayon::prelude::*;
 
+use crate::error::Result;
 use crate::similarity::{FeatureSet, SHINGLE};
 use crate::stages::Stages;
 
-/// Scores a candidate pair of documents (by position); the pair stands
-/// when the score is at least [`threshold`](Verifier::threshold).
+/// Where a verifier reads a document's text, by position.
+pub trait Texts: Sync {
+    /// How many texts.
+    fn count(&self) -> usize;
+
+    /// Text `i`.
+    ///
+    /// # Errors
+    ///
+    /// A text that spilled to a file cannot be read back.
+    fn text(&self, i: u32) -> Result<Cow<'_, str>>;
+}
+
+impl<T: AsRef<str> + Sync> Texts for [T] {
+    fn count(&self) -> usize {
+        self.len()
+    }
+
+    fn text(&self, i: u32) -> Result<Cow<'_, str>> {
+        Ok(Cow::Borrowed(self[i as usize].as_ref()))
+    }
+}
+
+impl<T: AsRef<str> + Sync> Texts for Vec<T> {
+    fn count(&self) -> usize {
+        self.len()
+    }
+
+    fn text(&self, i: u32) -> Result<Cow<'_, str>> {
+        Ok(Cow::Borrowed(self[i as usize].as_ref()))
+    }
+}
+
+impl<T: AsRef<str> + Sync, const N: usize> Texts for [T; N] {
+    fn count(&self) -> usize {
+        N
+    }
+
+    fn text(&self, i: u32) -> Result<Cow<'_, str>> {
+        Ok(Cow::Borrowed(self[i as usize].as_ref()))
+    }
+}
+
+/// Decides whether a candidate pair of documents (by position) stands:
+/// each document is reduced to a set once ([`set`](Verifier::set)), and a
+/// pair stands when [`score`](Verifier::score) of their sets is at least
+/// [`threshold`](Verifier::threshold).
 pub trait Verifier: Sync {
     /// The smallest score of a near duplicate.
     fn threshold(&self) -> f64;
 
-    /// Called once, before any [`score`](Verifier::score) of a batch, with
-    /// every document (ascending, distinct) that some candidate pair
-    /// names: the place to prepare them in parallel. By default, nothing.
-    fn prepare(&self, _docs: &[u32]) {}
+    /// What document `doc` is compared by.
+    ///
+    /// # Errors
+    ///
+    /// Its text cannot be read.
+    fn set(&self, doc: u32) -> Result<FeatureSet>;
 
-    /// The score of documents `a` and `b`.
-    fn score(&self, a: u32, b: u32) -> f64;
+    /// The score of two documents' sets. By default, their Jaccard
+    /// similarity.
+    fn score(&self, a: &FeatureSet, b: &FeatureSet) -> f64 {
+        a.jaccard(b)
+    }
 }
 
 /// The Jaccard similarity of the documents' word 3-shingles (the tokens of
 /// the pipeline, after normalization and filtering; see
-/// [`FeatureSet::shingles`]). Shingle sets are made once per document,
-/// only for documents in some candidate pair.
-pub struct ShingleJaccard<'a, T> {
+/// [`FeatureSet::shingles`]).
+pub struct ShingleJaccard<'a, X: Texts + ?Sized> {
     stages: &'a Stages,
-    texts: &'a [T],
+    texts: &'a X,
     threshold: f64,
-    sets: Vec<OnceLock<FeatureSet>>,
 }
 
-impl<'a, T: AsRef<str> + Sync> ShingleJaccard<'a, T> {
+impl<'a, X: Texts + ?Sized> ShingleJaccard<'a, X> {
     /// Verifies pairs of `texts` (by position) at Jaccard `threshold`,
     /// with the text stages of `stages` (a `Fingerprinter`, a `MinHasher`
     /// or their [`Stages`]).
-    pub fn new<S: AsRef<Stages> + ?Sized>(stages: &'a S, texts: &'a [T], threshold: f64) -> Self {
-        let sets = (0..texts.len()).map(|_| OnceLock::new()).collect();
-        ShingleJaccard { stages: stages.as_ref(), texts, threshold, sets }
+    pub fn new<S: AsRef<Stages> + ?Sized>(stages: &'a S, texts: &'a X, threshold: f64) -> Self {
+        ShingleJaccard { stages: stages.as_ref(), texts, threshold }
     }
 
     /// The same for a MinHash pipeline: the shingles of its tokens (before
     /// its own shingling), so both methods verify alike.
-    pub fn for_minhash(minhasher: &'a crate::minhash::MinHasher, texts: &'a [T], threshold: f64) -> Self {
+    pub fn for_minhash(minhasher: &'a crate::minhash::MinHasher, texts: &'a X, threshold: f64) -> Self {
         Self::new(minhasher.stages(), texts, threshold)
-    }
-
-    fn set(&self, i: u32) -> &FeatureSet {
-        self.sets[i as usize]
-            .get_or_init(|| FeatureSet::shingles(self.stages, self.texts[i as usize].as_ref(), SHINGLE))
     }
 }
 
-impl<T: AsRef<str> + Sync> Verifier for ShingleJaccard<'_, T> {
+impl<X: Texts + ?Sized> Verifier for ShingleJaccard<'_, X> {
     fn threshold(&self) -> f64 {
         self.threshold
     }
 
-    fn prepare(&self, docs: &[u32]) {
-        docs.par_iter().for_each(|&i| {
-            self.set(i);
-        });
+    fn set(&self, doc: u32) -> Result<FeatureSet> {
+        Ok(FeatureSet::shingles(self.stages, &self.texts.text(doc)?, SHINGLE))
+    }
+}
+
+/// A verifier's sets of every document, each made on first use and kept:
+/// for the modes that judge pairs all over the corpus (online, and the
+/// all-pairs listing of `--pairs` and `--clusters components`).
+pub(crate) struct SetCache<'v> {
+    verifier: &'v dyn Verifier,
+    sets: Vec<OnceLock<FeatureSet>>,
+}
+
+impl<'v> SetCache<'v> {
+    /// No sets yet, for `n` documents.
+    pub(crate) fn new(verifier: &'v dyn Verifier, n: usize) -> SetCache<'v> {
+        SetCache { verifier, sets: (0..n).map(|_| OnceLock::new()).collect() }
     }
 
-    fn score(&self, a: u32, b: u32) -> f64 {
-        self.set(a).jaccard(self.set(b))
+    /// Makes the sets of `docs` in parallel.
+    pub(crate) fn prepare(&self, docs: &[u32]) -> Result<()> {
+        docs.par_iter().try_for_each(|&i| self.get(i).map(|_| ()))
+    }
+
+    fn get(&self, i: u32) -> Result<&FeatureSet> {
+        let cell = &self.sets[i as usize];
+        if let Some(s) = cell.get() {
+            return Ok(s);
+        }
+        let made = self.verifier.set(i)?;
+        Ok(cell.get_or_init(|| made))
+    }
+
+    /// The verifier's score of `a` and `b`, if the pair stands.
+    pub(crate) fn stands(&self, a: u32, b: u32) -> Result<Option<f64>> {
+        let s = self.verifier.score(self.get(a)?, self.get(b)?);
+        Ok((s >= self.verifier.threshold()).then_some(s))
     }
 }

@@ -24,7 +24,7 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use neardup::dedup::{
     exact_key, fingerprint_list, DedupOptions, DedupRecords, DedupResult, ExactRecords, ExactText,
-    Keep as KeepPolicy, Records, SeenTexts, SignatureRecords, SpillTo,
+    Keep as KeepPolicy, Records, SeenTexts, SignatureRecords, SpillTo, TextColumn,
 };
 use neardup::detector::Detector;
 use neardup::index::pairs::PairsOptions;
@@ -111,12 +111,13 @@ pub fn run(mut args: DedupArgs) -> Result<ExitCode> {
         verify: args.verify.map(|v| v.threshold),
         layout: PairsOptions { blocks: args.blocks, memory: spill.shares.tables },
         key_memory: Some(spill.shares.band_keys),
+        clusters: args.clusters.into(),
     };
     args.input.keep_raw = true;
     let errors = ErrorPolicy::new(args.input.on_error);
     let checkpoint = Checkpoint::of(&args, &spill.dir, detector.as_ref().map(|d| d.config().id()))?;
     let ReadStage { mut docs, records, texts, total, bytes_in, .. } =
-        match checkpoint.as_ref().map(Checkpoint::read_stage).transpose()?.flatten() {
+        match checkpoint.as_ref().map(|c| c.read_stage(spill.shares.texts)).transpose()?.flatten() {
             Some(r) => {
                 stages.0.push(("read (earlier run)", r.seconds));
                 errors.add_skipped(r.skipped);
@@ -306,7 +307,7 @@ fn read_fingerprints(args: &DedupArgs, spill: &Spill, stages: &mut Stages) -> Re
         let total = docs.len() as u64;
         let records = DedupRecords::Fingerprints(Records::from_words(words));
         let seconds = t.elapsed().as_secs_f64();
-        Ok(ReadStage { docs, records, texts: Vec::new(), total, bytes_in, skipped: 0, seconds })
+        Ok(ReadStage { docs, records, texts: TextColumn::new(), total, bytes_in, skipped: 0, seconds })
     })
 }
 
@@ -387,6 +388,7 @@ fn write_summary(
         "clusters_near_the_index": found.indexed.iter().filter(|x| x.is_some()).count(),
         "index_updated": args.save_index,
         "keep": KeepPolicy::from(args.keep).to_string(),
+        "clusters_by": if args.online { "online".to_string() } else { neardup::dedup::ClusterMode::from(args.clusters).to_string() },
         "verify": args.verify.map(|v| format!("jaccard:{}", v.threshold)),
         "pipeline": detector.map(|d| format!("{:016x}", d.config().id())),
         "layout": found.layout,
@@ -587,7 +589,7 @@ fn read_docs(
         (None, d) => d.records(),
     };
     let mut docs = DocStore::new(spill.shares.records, &spill.dir, input::total_bytes(&args.input));
-    let mut texts = Vec::new();
+    let mut texts = TextColumn::spilling(SpillTo { dir: spill.dir.clone(), limit: spill.shares.texts });
     let pb = crate::progress::bar(|| input::total_bytes(&args.input), "reading");
     let t = Instant::now();
     let mut bytes_in = 0;
@@ -658,7 +660,7 @@ fn read_docs(
             let raw = r.raw.unwrap_or_else(|| json!({ "id": r.id, "text": r.text }).to_string());
             docs.push(r.id, raw)?;
             if keep_text {
-                texts.push(r.text);
+                texts.push(&r.text)?;
             }
         }
         abort_at("sign");

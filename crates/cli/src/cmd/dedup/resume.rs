@@ -14,7 +14,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use neardup::dedup::{DedupRecords, DedupResult};
+use neardup::dedup::{DedupRecords, DedupResult, TextColumn, Texts};
 use serde_json::{json, Value};
 
 use super::docs::DocStore;
@@ -24,7 +24,7 @@ use crate::args::DedupArgs;
 pub struct ReadStage {
     pub docs: DocStore,
     pub records: DedupRecords,
-    pub texts: Vec<String>,
+    pub texts: TextColumn,
     pub total: u64,
     pub bytes_in: u64,
     pub skipped: u64,
@@ -71,7 +71,7 @@ impl Checkpoint {
             "input": format!("{:?}", (args.input.input_format, &args.input.text_field, &args.input.id_field,
                 args.input.on_error, args.input.allow_empty, args.input.max_doc_bytes)),
             "rule": format!("{:?}", (args.method, args.k, args.threshold, args.keep, &args.verify, args.online,
-                args.pairs, args.blocks, &args.against)),
+                args.pairs, args.blocks, &args.against, args.clusters)),
         });
         let key = xxhash_rust::xxh3::xxh3_64(what.to_string().as_bytes());
         let dir = tmp.join(format!(".neardup-resume-{key:016x}"));
@@ -83,8 +83,10 @@ impl Checkpoint {
     /// The reading stage of an earlier run, if it finished. A checkpoint
     /// that cannot be read (damaged, from another version) is said so,
     /// removed, and the run starts over.
-    pub fn read_stage(&self) -> Result<Option<ReadStage>> {
-        self.try_read_stage().or_else(|e| self.discard(e))
+    /// Texts to verify are held up to `texts_limit` bytes, the rest read
+    /// back from a temporary file.
+    pub fn read_stage(&self, texts_limit: u64) -> Result<Option<ReadStage>> {
+        self.try_read_stage(texts_limit).or_else(|e| self.discard(e))
     }
 
     /// The clusters of an earlier run, if it got that far, with the
@@ -103,7 +105,7 @@ impl Checkpoint {
         Ok(None)
     }
 
-    fn try_read_stage(&self) -> Result<Option<ReadStage>> {
+    fn try_read_stage(&self, texts_limit: u64) -> Result<Option<ReadStage>> {
         if !self.dir.join("read.done").exists() {
             return Ok(None);
         }
@@ -111,10 +113,14 @@ impl Checkpoint {
         let n = meta["documents"].as_u64().unwrap_or(0) as usize;
         let records = DedupRecords::load(&self.dir).map_err(anyhow::Error::from)?;
         let docs = DocStore::open_file(&self.dir.join("docs.tsv"), n)?;
-        let texts = match std::fs::read_to_string(self.dir.join("texts.jsonl")) {
-            Ok(s) => s.lines().map(serde_json::from_str).collect::<Result<Vec<String>, _>>()?,
-            Err(_) => Vec::new(),
-        };
+        let mut texts =
+            TextColumn::spilling(neardup::dedup::SpillTo { dir: self.dir.clone(), limit: texts_limit });
+        if let Ok(f) = std::fs::File::open(self.dir.join("texts.jsonl")) {
+            use std::io::BufRead;
+            for line in std::io::BufReader::new(f).lines() {
+                texts.push(&serde_json::from_str::<String>(&line?)?)?;
+            }
+        }
         let num = |k: &str| meta[k].as_u64().unwrap_or(0);
         note!(
             "neardup: resuming after reading and signing ({n} documents; checkpoint {})",
@@ -137,8 +143,11 @@ impl Checkpoint {
         r.records.save(&self.dir)?;
         r.docs.save(&self.dir.join("docs.tsv"))?;
         if !r.texts.is_empty() {
-            let body: String = r.texts.iter().map(|t| format!("{}\n", json!(t))).collect();
-            write(&self.dir.join("texts.jsonl"), body.as_bytes())?;
+            let mut out = crate::output::Output::open(Some(&self.dir.join("texts.jsonl")))?;
+            for i in 0..r.texts.len() as u32 {
+                writeln!(out.writer(), "{}", json!(r.texts.text(i).map_err(anyhow::Error::from)?))?;
+            }
+            out.finish()?;
         }
         let meta = json!({ "documents": r.docs.len(), "total": r.total, "bytes_in": r.bytes_in,
             "skipped": r.skipped, "seconds": r.seconds });

@@ -1,0 +1,115 @@
+//! SimHash's batch dedup against brute force: whole components equal the
+//! components of every pair within the rule, and justified clusters equal
+//! the greedy over every record in keep order — on chains of fingerprints
+//! (each a few bits from the one before, so the ends of a chain are far
+//! apart), with the radius by length, every keep policy, verification,
+//! pairs collected or not, and centres many enough for the split's index.
+
+use neardup::dedup::{ClusterMode, Dedup, Keep, Records, Verifier};
+use neardup::similarity::FeatureSet;
+use neardup::{Bits, Fingerprint, Radius};
+use neardup_testkit::{brute_clusters, brute_justified, Rng};
+
+/// Chains of fingerprints: each step flips 1–3 bits of the one before,
+/// some steps repeat a fingerprint, and a few chains are long enough for
+/// a component with many centres. Feature counts vary around the
+/// radius's step so that both radii are used.
+fn chains(rng: &mut Rng, chains: usize) -> Records {
+    let mut r = Records::new(Bits::B64);
+    for c in 0..chains {
+        let steps = if c % 10 == 0 { 400 } else { 2 + rng.below(12) as usize };
+        let mut fp = rng.next();
+        for _ in 0..steps {
+            let features = if rng.below(3) == 0 { 300 } else { 900 };
+            r.push(Fingerprint::new(u128::from(fp), Bits::B64), features, 100 + rng.below(50) as usize);
+            if rng.below(10) > 0 {
+                for _ in 0..1 + rng.below(3) {
+                    fp ^= 1 << rng.below(64);
+                }
+            }
+        }
+    }
+    r
+}
+
+/// Confirms pairs of records of the same parity (a set of two features:
+/// the record's number mod 4 and its parity; Jaccard 1 or 1/3 within a
+/// parity, 0 across).
+struct Parity;
+
+impl Verifier for Parity {
+    fn threshold(&self) -> f64 {
+        0.3
+    }
+
+    fn set(&self, doc: u32) -> neardup::Result<FeatureSet> {
+        let (a, b) = (format!("m{}", doc % 4), format!("p{}", doc % 2));
+        Ok(FeatureSet::from_features([a.as_str(), b.as_str()]))
+    }
+}
+
+fn members(r: &neardup::dedup::DedupResult) -> Vec<(u32, Vec<u32>)> {
+    r.clusters.iter().map(|c| (c.kept, c.members.clone())).collect()
+}
+
+#[test]
+fn simhash_batch_equals_brute_force_components_and_greedy() {
+    let mut rng = Rng(5);
+    let records = chains(&mut rng, 60);
+    let n = records.len() as u32;
+    for radius in [Radius::fixed(3), Radius::by_length(&[(600, 6)], 3)] {
+        let near = |x: u32, c: u32| {
+            let d = records.fingerprint(x).distance(records.fingerprint(c));
+            radius.accepts(d, records.features(x), records.features(c)).then_some(d)
+        };
+        let pairs: Vec<(usize, usize)> = (0..n)
+            .flat_map(|a| (a + 1..n).map(move |b| (a, b)))
+            .filter(|&(a, b)| near(a, b).is_some())
+            .map(|(a, b)| (a as usize, b as usize))
+            .collect();
+        let components = brute_clusters(n as usize, pairs);
+        let parity = |x: u32, c: u32| x % 2 == c % 2;
+        let mut chained = 0;
+        for keep in [Keep::First, Keep::Longest, Keep::Shortest] {
+            let d = Dedup::new(&radius).keep(keep);
+            let got = d.clusters(ClusterMode::Components).batch(&records).unwrap();
+            let got: Vec<Vec<usize>> =
+                got.clusters.iter().map(|c| c.members.iter().map(|&m| m as usize).collect()).collect();
+            assert_eq!(got, components, "{radius} {keep}: components");
+            let mut order: Vec<u32> = (0..n).collect();
+            match keep {
+                Keep::First => {}
+                Keep::Longest => order.sort_by_key(|&i| (std::cmp::Reverse(records.length(i)), i)),
+                Keep::Shortest => order.sort_by_key(|&i| (records.length(i), i)),
+            }
+            let want = brute_justified(&order, near, |_, _| true);
+            let verified = brute_justified(&order, near, parity);
+            for pairs in [false, true] {
+                assert_eq!(
+                    members(&d.pairs(pairs).batch(&records).unwrap()),
+                    want,
+                    "{radius} {keep} {pairs}"
+                );
+                let got = d.pairs(pairs).verify(&Parity).batch(&records).unwrap();
+                assert_eq!(members(&got), verified, "{radius} {keep} {pairs}: verified");
+            }
+            chained += components.iter().map(Vec::len).sum::<usize>()
+                - components.len()
+                - want.iter().map(|c| c.1.len() - 1).sum::<usize>();
+            // Some component keeps more centres than the split scans, so
+            // its index of centres is exercised too.
+            let removed: std::collections::HashSet<u32> =
+                want.iter().flat_map(|(k, m)| m.iter().copied().filter(move |x| x != k)).collect();
+            let most = components
+                .iter()
+                .map(|c| c.iter().filter(|&&x| !removed.contains(&(x as u32))).count())
+                .max();
+            assert!(most > Some(100), "{radius} {keep}: at most {most:?} centres in a component");
+            // Every removal is justified: within the rule of its kept record.
+            for (kept, m) in &want {
+                assert!(m.iter().all(|&x| x == *kept || near(x, *kept).is_some()));
+            }
+        }
+        assert!(chained > 100, "{radius}: {chained} removed by components only");
+    }
+}
