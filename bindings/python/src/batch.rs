@@ -1,6 +1,6 @@
 //! `neardup.pairs` and `neardup.dedup`: all pairs within k, and clusters.
 
-use neardup::dedup::{DedupOptions, ExactText, Keep, Threshold};
+use neardup::dedup::{ClusterMode, DedupOptions, ExactText, Keep, Threshold};
 use neardup::detector::Detector;
 use neardup::index::pairs::{all_pairs, AllPairs, PairsOptions};
 use neardup::minhash::Method;
@@ -64,10 +64,14 @@ pub(crate) fn pairs(
 }
 
 /// Groups of near-duplicate texts, exactly as `neardup dedup` clusters
-/// them: each cluster (two or more texts linked by the rule) as a list of
-/// ids (or positions when `ids` is None), the kept text first (see
-/// `keep`), then the others in input order; clusters ordered by their
-/// first text. Texts in no cluster are unique.
+/// them: each cluster as a list of ids (or positions when `ids` is None),
+/// the kept text first (see `keep`), then the texts removed for it in
+/// input order; clusters ordered by their first text. With
+/// `clusters="justified"` (the default) every removed text is near (and,
+/// with `verify`, verified against) the kept text of its cluster: chains
+/// of neighbours are split in keep order. `clusters="components"` keeps
+/// one text per connected component of near pairs instead. Texts in no
+/// cluster are kept.
 ///
 /// The pipeline, as `neardup dedup` resolves it: `fingerprinter` (a
 /// `Fingerprinter` or a `MinHasher`), else the preset of `method`
@@ -79,7 +83,7 @@ pub(crate) fn pairs(
 /// the pipeline's normalized texts (`exact="normalized"`) or the raw ones
 /// (`exact="raw"`), as `neardup dedup --method exact --exact ...`.
 #[pyfunction]
-#[pyo3(signature = (texts, k = None, ids = None, fingerprinter = None, keep = "first", verify = None, method = None, threshold = None, exact = "normalized"))]
+#[pyo3(signature = (texts, k = None, ids = None, fingerprinter = None, keep = "first", verify = None, method = None, threshold = None, exact = "normalized", clusters = "justified"))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn dedup<'py>(
     py: Python<'py>,
@@ -92,8 +96,10 @@ pub(crate) fn dedup<'py>(
     method: Option<&str>,
     threshold: Option<f64>,
     exact: &str,
+    clusters: &str,
 ) -> PyResult<Bound<'py, PyList>> {
     let keep: Keep = keep.parse().map_err(to_py)?;
+    let clusters: ClusterMode = clusters.parse().map_err(to_py)?;
     let exact_mode: ExactText = exact.parse().map_err(to_py)?;
     let is_exact = method == Some("exact");
     if is_exact && (k.is_some() || threshold.is_some() || verify.is_some()) {
@@ -118,7 +124,7 @@ pub(crate) fn dedup<'py>(
             return Err(PyValueError::new_err(format!("{} texts but {} ids", owned.len(), ids.len())));
         }
     }
-    let options = DedupOptions { keep, verify, ..DedupOptions::default() };
+    let options = DedupOptions { keep, verify, clusters, ..DedupOptions::default() };
     let found = py.allow_threads(|| {
         let records =
             if is_exact { detector.exact_records(&owned, exact_mode) } else { detector.records_of(&owned) };

@@ -403,35 +403,64 @@ fn dedup_of_fingerprints_equals_brute_force_clustering() {
     let v = fingerprint_list(10_000);
     let text: String = v.iter().enumerate().map(|(i, w)| format!("{i}\t{w:016x}\n")).collect();
     write(dir.path(), "fps.tsv", text.as_bytes());
-    neardup(&["dedup", "--fingerprints", "fps.tsv", "-o", "out", "--k", "3"], dir.path(), None).ok();
-    let clusters: Vec<Value> = std::fs::read_to_string(dir.path().join("out/clusters.jsonl"))
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
+    let near = |x: u32, c: u32| {
+        let d = (v[x as usize] ^ v[c as usize]).count_ones();
+        (d <= 3).then_some(d)
+    };
+    let order: Vec<u32> = (0..v.len() as u32).collect();
+    let justified: Vec<Vec<usize>> = neardup_testkit::brute_justified(&order, near, |_, _| true)
+        .into_iter()
+        .map(|(_, m)| m.into_iter().map(|i| i as usize).collect())
         .collect();
-    let mut got: Vec<Vec<usize>> = clusters
-        .iter()
-        .map(|c| {
-            let mut m: Vec<usize> = c["members"]
+    let components = brute_clusters(v.len(), &brute_pairs(&v, 3));
+    assert!(justified.len() > components.len(), "the list has chains");
+    for (how, expected) in [("justified", justified), ("components", components)] {
+        let out = format!("out-{how}");
+        neardup(
+            &["dedup", "--fingerprints", "fps.tsv", "-o", &out, "--k", "3", "--clusters", how],
+            dir.path(),
+            None,
+        )
+        .ok();
+        let clusters: Vec<Value> = std::fs::read_to_string(dir.path().join(&out).join("clusters.jsonl"))
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let mut got: Vec<Vec<usize>> = clusters
+            .iter()
+            .map(|c| {
+                let mut m: Vec<usize> = c["members"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|m| m["id"].as_str().unwrap().parse().unwrap())
+                    .collect();
+                m.sort_unstable();
+                m
+            })
+            .collect();
+        got.sort();
+        assert_eq!(got, expected, "{how}");
+        if how == "justified" {
+            // Every member is within k of its cluster's representative.
+            assert!(clusters.iter().all(|c| c["members"]
                 .as_array()
                 .unwrap()
                 .iter()
-                .map(|m| m["id"].as_str().unwrap().parse().unwrap())
-                .collect();
-            m.sort_unstable();
-            m
-        })
-        .collect();
-    got.sort();
-    let expected = brute_clusters(v.len(), &brute_pairs(&v, 3));
-    assert_eq!(got, expected);
-    let kept = std::fs::read_to_string(dir.path().join("out/kept.jsonl")).unwrap().lines().count();
-    let removed: usize = expected.iter().map(|c| c.len() - 1).sum();
-    assert_eq!(kept, v.len() - removed);
-    let summary: Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.path().join("out/summary.json")).unwrap()).unwrap();
-    assert_eq!(summary["duplicates_removed"], removed);
-    assert_eq!(summary["documents"], 10_000);
+                .all(|m| m["distance"].as_u64().unwrap() <= 3)));
+        }
+        let kept = std::fs::read_to_string(dir.path().join(&out).join("kept.jsonl")).unwrap().lines().count();
+        let removed: usize = expected.iter().map(|c| c.len() - 1).sum();
+        assert_eq!(kept, v.len() - removed);
+        let summary: Value = serde_json::from_str(
+            &std::fs::read_to_string(dir.path().join(&out).join("summary.json")).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(summary["duplicates_removed"], removed);
+        assert_eq!(summary["documents"], 10_000);
+        assert_eq!(summary["clusters_by"], how);
+    }
 }
 
 #[test]

@@ -343,11 +343,45 @@ impl Detector {
                 texts.count()
             )));
         }
+        self.dedup_aside(records, texts, options, None)
+    }
+
+    /// Removes near duplicates from new `records` that are checked against
+    /// an index too: `matches` gives, for the new records near an indexed
+    /// document, the nearest such (by position). The indexed documents
+    /// count as kept before any new one (see [`DedupResult::against`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`dedup`](Self::dedup).
+    pub fn dedup_against<X: crate::dedup::Texts + ?Sized>(
+        &self,
+        records: &DedupRecords,
+        texts: &X,
+        options: &DedupOptions,
+        matches: &std::collections::BTreeMap<u32, crate::dedup::IndexMatch>,
+    ) -> Result<DedupResult> {
+        let aside = |i: u32| matches.contains_key(&i);
+        let justified = options.clusters == crate::dedup::ClusterMode::Justified && !options.online;
+        let found = self.dedup_aside(records, texts, options, justified.then_some(&aside))?;
+        let mode = if justified { options.clusters } else { crate::dedup::ClusterMode::Components };
+        Ok(found.against(matches, mode))
+    }
+
+    fn dedup_aside<X: crate::dedup::Texts + ?Sized>(
+        &self,
+        records: &DedupRecords,
+        texts: &X,
+        options: &DedupOptions,
+        aside: Option<crate::dedup::Aside<'_>>,
+    ) -> Result<DedupResult> {
         match (self, records) {
             (Detector::SimHash(f), DedupRecords::Fingerprints(r)) => {
-                job::fingerprints(r, f.radius(), Some((f, texts)), options)
+                job::fingerprints(r, f.radius(), Some((f, texts)), options, aside)
             }
-            (Detector::MinHash(m), DedupRecords::Signatures(r)) => job::signatures(r, m, texts, options),
+            (Detector::MinHash(m), DedupRecords::Signatures(r)) => {
+                job::signatures(r, m, texts, options, aside)
+            }
             // Online, each record is kept unless it equals one kept before
             // it: the first of each group, as in a batch keeping the first.
             (_, DedupRecords::Exact(r)) => Ok(

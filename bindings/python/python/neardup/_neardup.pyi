@@ -122,6 +122,7 @@ def dedup(
     method: Optional[Literal["simhash", "minhash", "exact"]] = None,
     threshold: Optional[float] = None,
     exact: Literal["normalized", "raw"] = "normalized",
+    clusters: Literal["justified", "components"] = "justified",
 ) -> list[list[object]]: ...
 def boilerplate(
     texts: Iterable[str],

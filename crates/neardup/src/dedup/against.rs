@@ -1,17 +1,19 @@
 //! Deduplicating new records against an existing corpus (`neardup dedup
-//! NEW… --against INDEX`): the new records are clustered among themselves
-//! as in any run, and each is looked up in the index of the corpus; the
-//! indexed documents count as earlier kept members. A cluster with a member
-//! near an indexed document keeps none of its new records (the corpus
-//! already holds their content), and a new record near an indexed one
-//! alone is a cluster of one, removed. Other clusters keep one member by
-//! the run's [`Keep`](super::Keep) policy, as without an index.
+//! NEW… --against INDEX`): each new record is looked up in the index of
+//! the corpus, and the indexed documents count as kept before any new
+//! one. With justified clusters (the default), a new record near an
+//! indexed document is removed for it — a cluster of one whose
+//! representative is the indexed document — and the others are split as
+//! without an index, the matched ones set aside (never kept, never a
+//! centre). With whole components, a component with a member near an
+//! indexed document keeps none of its new records, and a new record near
+//! an indexed one alone is a cluster of one, removed.
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::{Closeness, Cluster, DedupResult};
+use super::{Closeness, Cluster, ClusterMode, DedupResult};
 
 /// An indexed document that a new record is near: its id in the index and
 /// how near, in the method's terms.
@@ -26,12 +28,24 @@ pub struct IndexMatch {
 impl DedupResult {
     /// The result of a dedup against an index: `matches` gives, for the
     /// new records near an indexed document, the nearest such (by record
-    /// position). Clusters with a matched member get that match (of their
-    /// earliest matched member, which becomes the cluster's `kept`: the
-    /// record linked to the index, removed like the others); a matched
-    /// record in no cluster becomes a cluster of one. Clusters stay ordered
-    /// by their first member.
-    pub fn against(mut self, matches: &BTreeMap<u32, IndexMatch>) -> DedupResult {
+    /// position). Justified clusters (`mode`) must come from a batch that
+    /// set the matched records aside: each matched record becomes a cluster
+    /// of one with its match. Whole components with a matched member get
+    /// that match (of their earliest matched member, which becomes the
+    /// cluster's `kept`: the record linked to the index, removed like the
+    /// others); a matched record in no component becomes a cluster of one.
+    /// Clusters stay ordered by their first member.
+    pub fn against(mut self, matches: &BTreeMap<u32, IndexMatch>, mode: ClusterMode) -> DedupResult {
+        if mode == ClusterMode::Justified {
+            let mut clusters: Vec<(Cluster, Option<IndexMatch>)> =
+                self.clusters.into_iter().map(|c| (c, None)).collect();
+            for (&m, x) in matches {
+                clusters.push((Cluster { kept: m, members: vec![m] }, Some(x.clone())));
+            }
+            clusters.sort_by_key(|(c, _)| c.members[0]);
+            (self.clusters, self.indexed) = clusters.into_iter().unzip();
+            return self;
+        }
         let mut clustered = std::collections::HashSet::new();
         let mut indexed = Vec::with_capacity(self.clusters.len());
         for c in &mut self.clusters {
@@ -77,7 +91,7 @@ mod tests {
             ..DedupResult::default()
         };
         let matches = BTreeMap::from([(5, m("old-5")), (6, m("old-6")), (1, m("old-1"))]);
-        let got = found.against(&matches);
+        let got = found.clone().against(&matches, ClusterMode::Components);
         let seen: Vec<_> = got
             .clusters
             .iter()
@@ -90,5 +104,17 @@ mod tests {
         );
         assert_eq!(got.kept_mask(8), [true, false, false, false, true, false, false, true]);
         assert_eq!(got.removed(), 5);
+        // Justified clusters hold no matched record: each is a cluster of one.
+        let found = DedupResult {
+            clusters: vec![
+                Cluster { kept: 0, members: vec![0, 2] },
+                Cluster { kept: 4, members: vec![3, 4] },
+            ],
+            ..DedupResult::default()
+        };
+        let got = found.against(&matches, ClusterMode::Justified);
+        let seen: Vec<_> = got.clusters.iter().map(|c| (c.kept, c.members.clone())).collect();
+        assert_eq!(seen, [(0, vec![0, 2]), (1, vec![1]), (4, vec![3, 4]), (5, vec![5]), (6, vec![6])]);
+        assert_eq!(got.kept_mask(8), [true, false, false, false, true, false, false, true]);
     }
 }

@@ -28,12 +28,40 @@ pub(super) fn run(d: &Dedup<'_>, records: &Records) -> Result<DedupResult> {
     let clusters = if justified {
         let rule = FingerprintRule { records, radius: d.radius, layout: d.layout };
         timed(&mut timings, "split components", || {
-            split::split(&rule, uf, d.keep, |i| records.length(i), d.verifier)
+            split::split(&rule, uf, d.keep, |i| records.length(i), d.verifier, d.aside)
         })?
     } else {
         make_clusters(uf, d.keep, false, |i| records.length(i))
     };
     Ok(DedupResult { clusters, pairs, layout, timings, indexed: Vec::new() })
+}
+
+impl Dedup<'_> {
+    /// The justified split of records shuffled into groups, as a
+    /// distributed job has them after finding components: `groups[i]`
+    /// names record `i`'s component; a component's records are adjacent
+    /// and in keep order (input order, or longest or shortest first, ties
+    /// in input order). Returns, for each record, the record it is
+    /// removed for (near it by the radius and, with a verifier, verified),
+    /// or itself when it is kept — what [`batch`](Self::batch) decides for
+    /// the same component.
+    ///
+    /// # Errors
+    ///
+    /// A radius beyond the width, `groups` not one per record, or an
+    /// impossible layout.
+    pub fn split_groups(&self, records: &Records, groups: &[i64]) -> Result<Vec<u32>> {
+        self.radius.validate(records.bits()).map_err(crate::Error::Config)?;
+        if groups.len() != records.len() {
+            return Err(crate::Error::Config(format!(
+                "{} groups for {} records",
+                groups.len(),
+                records.len()
+            )));
+        }
+        let rule = FingerprintRule { records, radius: self.radius, layout: self.layout };
+        split::owners(&rule, groups, self.verifier)
+    }
 }
 
 /// Every pair of the passes, verified if asked, into union-find; the

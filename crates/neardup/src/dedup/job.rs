@@ -9,7 +9,7 @@
 use serde::Serialize;
 
 use super::lsh::{LshDedup, SignatureRecords};
-use super::split::ClusterMode;
+use super::split::{Aside, ClusterMode};
 use super::verify::{ShingleJaccard, Texts};
 use super::ExactRecords;
 use super::{Dedup, DedupResult, Keep, Records};
@@ -215,6 +215,7 @@ pub(crate) fn fingerprints<X: Texts + ?Sized>(
     radius: &Radius,
     stages: Option<(&Fingerprinter, &X)>,
     options: &DedupOptions,
+    aside: Option<Aside<'_>>,
 ) -> Result<DedupResult> {
     let verifier = match (options.verify, stages) {
         (Some(t), Some((f, texts))) => Some(ShingleJaccard::new(f, texts, t.get())),
@@ -231,6 +232,9 @@ pub(crate) fn fingerprints<X: Texts + ?Sized>(
     if let Some(v) = &verifier {
         dedup = dedup.verify(v);
     }
+    if let Some(a) = aside {
+        dedup = dedup.set_aside(a);
+    }
     if options.online {
         dedup.online(records)
     } else {
@@ -244,6 +248,7 @@ pub(crate) fn signatures<X: Texts + ?Sized>(
     minhasher: &MinHasher,
     texts: &X,
     options: &DedupOptions,
+    aside: Option<Aside<'_>>,
 ) -> Result<DedupResult> {
     let verifier = options.verify.map(|t| ShingleJaccard::for_minhash(minhasher, texts, t.get()));
     let mut dedup =
@@ -253,6 +258,9 @@ pub(crate) fn signatures<X: Texts + ?Sized>(
     }
     if let Some(v) = &verifier {
         dedup = dedup.verify(v);
+    }
+    if let Some(a) = aside {
+        dedup = dedup.set_aside(a);
     }
     if options.online {
         dedup.online(records)
@@ -275,6 +283,6 @@ pub fn fingerprint_list(
 ) -> Result<(Radius, DedupResult)> {
     let radius = k.map_or_else(|| Radius::classic(records.bits()), Radius::fixed);
     radius.validate(records.bits()).map_err(Error::Config)?;
-    let found = fingerprints::<[&str]>(records, &radius, None, options)?;
+    let found = fingerprints::<[&str]>(records, &radius, None, options, None)?;
     Ok((radius, found))
 }

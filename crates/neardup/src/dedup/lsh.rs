@@ -15,7 +15,7 @@
 
 use rayon::prelude::*;
 
-use super::split::{self, ClusterMode, Rule, SCANNED_CENTRES};
+use super::split::{self, Aside, ClusterMode, Rule, SCANNED_CENTRES};
 use super::verify::SetCache;
 use super::{make_clusters, timed, DedupResult, Keep, Pair, Verifier};
 use crate::config::lsh::Threshold;
@@ -240,6 +240,7 @@ pub struct LshDedup<'v> {
     memory: u64,
     verifier: Option<&'v dyn Verifier>,
     clusters: ClusterMode,
+    aside: Option<Aside<'v>>,
 }
 
 /// Bytes a band key takes while sorted: the key and record (16 with
@@ -260,7 +261,17 @@ impl<'v> LshDedup<'v> {
             memory: 1 << 30,
             verifier: None,
             clusters: ClusterMode::Justified,
+            aside: None,
         }
+    }
+
+    /// Records already removed elsewhere — near a document of an index the
+    /// batch runs against — which justified clusters neither keep nor
+    /// remove for a kept record (see [`DedupResult::against`]). By
+    /// default, none.
+    pub fn set_aside(mut self, aside: Aside<'v>) -> Self {
+        self.aside = Some(aside);
+        self
     }
 
     /// How the batch makes clusters of its candidate components. By
@@ -393,7 +404,7 @@ impl<'v> LshDedup<'v> {
         let clusters = if justified {
             let rule = SignatureRule { records, threshold: self.threshold, banding: self.banding };
             timed(&mut timings, "split components", || {
-                split::split(&rule, uf, self.keep, |i| records.length(i), self.verifier)
+                split::split(&rule, uf, self.keep, |i| records.length(i), self.verifier, self.aside)
             })?
         } else {
             make_clusters(uf, self.keep, false, |i| records.length(i))
@@ -563,6 +574,26 @@ impl<'v> LshDedup<'v> {
         pairs.sort_unstable_by_key(|p| (p.a, p.b));
         pairs.dedup_by_key(|p| (p.a, p.b));
         Ok(pairs)
+    }
+
+    /// The justified split of records shuffled into groups, as a
+    /// distributed job has them after finding components: `groups[i]`
+    /// names record `i`'s component; a component's records are adjacent
+    /// and in keep order. Returns, for each record, the record it is
+    /// removed for (sharing a band, estimate at least the threshold and,
+    /// with a verifier, verified), or itself when it is kept — what
+    /// [`batch`](Self::batch) decides for the same component.
+    ///
+    /// # Errors
+    ///
+    /// As [`batch`](Self::batch), or `groups` not one per record.
+    pub fn split_groups(&self, records: &SignatureRecords, groups: &[i64]) -> Result<Vec<u32>> {
+        self.check(records)?;
+        if groups.len() != records.len() {
+            return Err(Error::Config(format!("{} groups for {} records", groups.len(), records.len())));
+        }
+        let rule = SignatureRule { records, threshold: self.threshold, banding: self.banding };
+        split::owners(&rule, groups, self.verifier)
     }
 
     /// Removes near duplicates from `records` in order: each is kept

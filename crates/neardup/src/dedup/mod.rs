@@ -57,7 +57,7 @@ pub use job::{fingerprint_list, Closeness, DedupOptions, DedupRecords, Threshold
 pub use lsh::{LshDedup, SignatureRecords};
 pub use sharded::{KeyRows, ShardedDedup};
 pub use spill::{free_bytes, SpillColumn, SpillTo};
-pub use split::ClusterMode;
+pub use split::{Aside, ClusterMode};
 pub use texts::TextColumn;
 pub use verify::{ShingleJaccard, Texts, Verifier};
 
@@ -269,6 +269,7 @@ pub struct Dedup<'v> {
     pairs: bool,
     verifier: Option<&'v dyn Verifier>,
     clusters: ClusterMode,
+    aside: Option<Aside<'v>>,
 }
 
 impl<'v> Dedup<'v> {
@@ -283,7 +284,17 @@ impl<'v> Dedup<'v> {
             pairs: false,
             verifier: None,
             clusters: ClusterMode::Justified,
+            aside: None,
         }
+    }
+
+    /// Records already removed elsewhere — near a document of an index the
+    /// batch runs against — which justified clusters neither keep nor
+    /// remove for a kept record (see [`DedupResult::against`]). By
+    /// default, none.
+    pub fn set_aside(mut self, aside: Aside<'v>) -> Self {
+        self.aside = Some(aside);
+        self
     }
 
     /// How the batch makes clusters of its candidate components. By

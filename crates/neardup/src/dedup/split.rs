@@ -105,21 +105,30 @@ pub(crate) fn keep_order(members: &mut [u32], keep: Keep, length: impl Fn(u32) -
     }
 }
 
+/// Records already removed elsewhere (near an indexed document): never
+/// kept, never a centre, in no cluster of the split.
+pub type Aside<'a> = &'a (dyn Fn(u32) -> bool + Sync);
+
 /// Splits the components of `uf` into justified clusters (see the
-/// [module](self) documentation), every component on its own thread.
-/// Clusters are ordered by their first member, members ascending.
+/// [module](self) documentation), every component on its own thread;
+/// records `aside` are left out. Clusters are ordered by their first
+/// member, members ascending.
 pub(super) fn split<R: Rule>(
     rule: &R,
     mut uf: UnionFind,
     keep: Keep,
     length: impl Fn(u32) -> u64 + Sync,
     verifier: Option<&dyn Verifier>,
+    aside: Option<Aside<'_>>,
 ) -> Result<Vec<Cluster>> {
     let components = uf.clusters();
     drop(uf);
     let split: Vec<Vec<Cluster>> = components
         .into_par_iter()
         .map(|mut members| {
+            if let Some(aside) = aside {
+                members.retain(|&m| !aside(m));
+            }
             keep_order(&mut members, keep, &length);
             component(rule, &members, verifier)
         })
@@ -127,6 +136,34 @@ pub(super) fn split<R: Rule>(
     let mut clusters: Vec<Cluster> = split.into_iter().flatten().collect();
     clusters.sort_unstable_by_key(|c| c.members[0]);
     Ok(clusters)
+}
+
+/// The justified split of records shuffled into groups — how a
+/// distributed job (the Spark job) splits the components it found:
+/// `groups[i]` names record `i`'s component, the records of a component
+/// are adjacent and in keep order. Returns, for each record, the record it
+/// is removed for, or itself when it is kept. Groups are split in
+/// parallel.
+pub(super) fn owners<R: Rule>(rule: &R, groups: &[i64], verifier: Option<&dyn Verifier>) -> Result<Vec<u32>> {
+    let mut runs: Vec<std::ops::Range<u32>> = Vec::new();
+    let mut start = 0;
+    for i in 1..=groups.len() {
+        if i == groups.len() || groups[i] != groups[start] {
+            runs.push(start as u32..i as u32);
+            start = i;
+        }
+    }
+    let split: Vec<Vec<Cluster>> = runs
+        .into_par_iter()
+        .map(|run| component(rule, &run.collect::<Vec<u32>>(), verifier))
+        .collect::<Result<_>>()?;
+    let mut owner: Vec<u32> = (0..groups.len() as u32).collect();
+    for c in split.iter().flatten() {
+        for &m in &c.members {
+            owner[m as usize] = c.kept;
+        }
+    }
+    Ok(owner)
 }
 
 /// The clusters of one component whose members are given in keep order.

@@ -145,9 +145,14 @@ pub fn run(mut args: DedupArgs) -> Result<ExitCode> {
             found
         }
         None => {
-            let found = find(&args, || match &detector {
-                Some(d) => d.dedup(&records, &texts, &options),
-                None => {
+            let matches = match &against {
+                Some(a) => Some(stages.time("look up the index", || a.matches(&records))?),
+                None => None,
+            };
+            let found = find(&args, || match (&detector, &matches) {
+                (Some(d), Some(m)) => d.dedup_against(&records, &texts, &options, m),
+                (Some(d), None) => d.dedup(&records, &texts, &options),
+                (None, _) => {
                     let DedupRecords::Fingerprints(r) = &records else {
                         unreachable!("a list holds fingerprints")
                     };
@@ -155,10 +160,6 @@ pub fn run(mut args: DedupArgs) -> Result<ExitCode> {
                 }
             })?;
             stages.0.extend(found.timings.iter().copied());
-            let found = match &against {
-                Some(a) => found.against(&stages.time("look up the index", || a.matches(&records))?),
-                None => found,
-            };
             abort_at("find");
             if let Some(c) = &checkpoint {
                 c.save_found(&found)?;
@@ -430,7 +431,11 @@ fn write_outputs(
 ) -> Result<(Vec<String>, PathBuf)> {
     let n = docs.len();
     let kept = found.kept_mask(n);
-    let clustered: HashSet<u32> = found.clusters.iter().flat_map(|c| c.members.iter().copied()).collect();
+    // The documents named in clusters.jsonl and pairs.jsonl (a pair may
+    // join two kept documents, in no justified cluster).
+    let pair_members = found.pairs.iter().flat_map(|p| [p.a, p.b]);
+    let clustered: HashSet<u32> =
+        found.clusters.iter().flat_map(|c| c.members.iter().copied()).chain(pair_members).collect();
     let shown: HashSet<u32> =
         found.clusters.iter().take(args.show).flat_map(|c| c.members.iter().copied()).collect();
     let mut ids: HashMap<u32, Value> = HashMap::with_capacity(clustered.len());
