@@ -79,7 +79,8 @@ pub(crate) fn pairs(
 /// (SimHash) or `threshold` (MinHash) implies, else of the default
 /// method. `k` defaults to the pipeline's radius, `threshold` to its
 /// Jaccard threshold; `verify` is a shingle-Jaccard threshold
-/// (`--verify jaccard:T`). `method="exact"` groups identical texts only:
+/// (`--verify jaccard:T`), `False` for none (`--verify none`); by default
+/// SimHash verifies (0.3) and MinHash does not, as `neardup dedup`. `method="exact"` groups identical texts only:
 /// the pipeline's normalized texts (`exact="normalized"`) or the raw ones
 /// (`exact="raw"`), as `neardup dedup --method exact --exact ...`.
 #[pyfunction]
@@ -92,7 +93,7 @@ pub(crate) fn dedup<'py>(
     ids: Option<&Bound<'py, PyAny>>,
     fingerprinter: Option<&Bound<'py, PyAny>>,
     keep: &str,
-    verify: Option<f64>,
+    verify: Option<&Bound<'py, PyAny>>,
     method: Option<&str>,
     threshold: Option<f64>,
     exact: &str,
@@ -102,16 +103,34 @@ pub(crate) fn dedup<'py>(
     let clusters: ClusterMode = clusters.parse().map_err(to_py)?;
     let exact_mode: ExactText = exact.parse().map_err(to_py)?;
     let is_exact = method == Some("exact");
-    if is_exact && (k.is_some() || threshold.is_some() || verify.is_some()) {
+    // None: the method's default; False: none; a number: that threshold.
+    let verify: Option<Option<f64>> = match verify {
+        None => None,
+        Some(v) if v.is_instance_of::<pyo3::types::PyBool>() => {
+            if v.extract::<bool>()? {
+                return Err(PyValueError::new_err(
+                    "verify: a Jaccard threshold in (0, 1], or False for none",
+                ));
+            }
+            Some(None)
+        }
+        Some(v) => Some(Some(v.extract::<f64>().map_err(|_| {
+            PyTypeError::new_err("verify: a Jaccard threshold in (0, 1], or False for none")
+        })?)),
+    };
+    if is_exact && (k.is_some() || threshold.is_some() || matches!(verify, Some(Some(_)))) {
         return Err(PyValueError::new_err(
             "method=\"exact\" finds identical texts: k, threshold and verify belong to simhash and minhash",
         ));
     }
     let method = if is_exact { None } else { method };
-    let verify = verify
-        .map(|t| Threshold::check(t).map_err(|e| PyValueError::new_err(format!("verify: {e}"))))
-        .transpose()?;
     let detector = detector(fingerprinter, method, k, threshold)?;
+    let verify = match verify {
+        Some(Some(t)) => Some(Threshold::new(t).map_err(|e| PyValueError::new_err(format!("verify: {e}")))?),
+        Some(None) => None,
+        None if is_exact => None,
+        None => detector.default_verify(),
+    };
     let texts = Texts::read(texts, "texts")?;
     let owned = texts.strs("texts")?;
     if let Some(ids) = ids {

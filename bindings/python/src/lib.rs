@@ -175,6 +175,13 @@ impl Fingerprinter {
         self.inner.radius().to_string()
     }
 
+    /// The shingle-Jaccard threshold at which `dedup` verifies this
+    /// method's candidate pairs unless told otherwise (SimHash: 0.3).
+    #[getter]
+    fn default_verify(&self) -> Option<f64> {
+        neardup::minhash::Method::Simhash.default_verify().map(|t| t.get())
+    }
+
     /// The rule as data: `([(below_features, k), …], k beyond)`.
     #[getter]
     fn radius_steps(&self) -> (Vec<(usize, u32)>, u32) {

@@ -6,7 +6,7 @@
 //! in place and go out as little-endian bytes that the Python side wraps
 //! into Arrow arrays without copying.
 
-use neardup::dedup::{KeyRows, ShardedDedup};
+use neardup::dedup::{Dedup, KeyRows, Records, ShardedDedup};
 use neardup::index::cluster;
 use neardup::Radius;
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -188,6 +188,67 @@ impl SparkPlan {
             le_bytes(py, &b, u64::to_le_bytes),
             le_bytes(py, &d, u32::to_le_bytes),
         ])
+    }
+
+    /// The justified split of one shuffled partition of cluster members:
+    /// rows `(fingerprint i64, features i32, group i64)`, each component's
+    /// rows adjacent and in keep order; out: for each row, the row (i32,
+    /// of this partition) it is removed for, or itself when kept — the
+    /// core's [`Dedup::split_groups`](neardup::dedup::Dedup::split_groups).
+    /// With `verify` (a shingle-Jaccard threshold), each link is verified
+    /// on the rows' `texts` by `fingerprinter`'s text stages, as `neardup
+    /// dedup` verifies.
+    #[pyo3(signature = (fingerprints, features, groups, fingerprinter = None, texts = None, verify = None))]
+    #[allow(clippy::too_many_arguments)]
+    fn split<'py>(
+        &self,
+        py: Python<'py>,
+        fingerprints: &Bound<'py, PyAny>,
+        features: &Bound<'py, PyAny>,
+        groups: &Bound<'py, PyAny>,
+        fingerprinter: Option<PyRef<'py, Fingerprinter>>,
+        texts: Option<&Bound<'py, PyAny>>,
+        verify: Option<f64>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let fps: Vec<i64> = read_primitive(fingerprints, "fingerprints")?;
+        let feats: Vec<i32> = read_primitive(features, "features")?;
+        let groups: Vec<i64> = read_primitive(groups, "groups")?;
+        if fps.len() != feats.len() || fps.len() != groups.len() {
+            return Err(PyValueError::new_err("split: the columns differ in length"));
+        }
+        let mut records = Records::new(neardup::Bits::B64);
+        for (&f, &n) in fps.iter().zip(&feats) {
+            records.push(
+                neardup::Fingerprint::new(u128::from(f as u64), neardup::Bits::B64),
+                n.max(0) as usize,
+                0,
+            );
+        }
+        let radius = self.inner.plan().radius();
+        let owners = match (verify, fingerprinter, texts) {
+            (None, _, _) => py.allow_threads(|| Dedup::new(radius).split_groups(&records, &groups)),
+            (Some(t), Some(f), Some(texts)) => {
+                let col = StringColumn::read(texts)?.ok_or_else(|| {
+                    PyTypeError::new_err("texts must be a pyarrow string or large_string array")
+                })?;
+                let texts: Vec<&str> = col
+                    .items()
+                    .map(|t| t.map(Option::unwrap_or_default))
+                    .collect::<Result<_, String>>()
+                    .map_err(PyValueError::new_err)?;
+                if texts.len() != fps.len() {
+                    return Err(PyValueError::new_err("split: the columns differ in length"));
+                }
+                let threshold = neardup::dedup::Threshold::new(t).map_err(to_py)?.get();
+                let stages = &f.inner;
+                py.allow_threads(|| {
+                    let verifier = neardup::dedup::ShingleJaccard::new(stages, &texts[..], threshold);
+                    Dedup::new(radius).verify(&verifier).split_groups(&records, &groups)
+                })
+            }
+            _ => return Err(PyValueError::new_err("split: verify needs the fingerprinter and the texts")),
+        };
+        Ok(le_bytes(py, &owners.map_err(to_py)?, u32::to_le_bytes))
     }
 
     /// Pickles as its description, so Spark ships it to executors.

@@ -243,6 +243,32 @@ impl MinHashPlan {
         ])
     }
 
+    /// The justified split of one shuffled partition of cluster members:
+    /// rows `(signature binary, group i64)`, each component's rows adjacent
+    /// and in keep order; out: for each row, the row (i32, of this
+    /// partition) it is removed for, or itself when kept — the core's
+    /// [`LshDedup::split_groups`].
+    fn split<'py>(
+        &self,
+        py: Python<'py>,
+        signature: &Bound<'py, PyAny>,
+        groups: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let sigs = read_signatures(signature, self.permutations, "signature")?;
+        let groups: Vec<i64> = read_primitive(groups, "groups")?;
+        if sigs.len() != groups.len() {
+            return Err(PyValueError::new_err("split: the columns differ in length"));
+        }
+        let owners = py.allow_threads(|| {
+            let mut records = SignatureRecords::new(self.permutations);
+            for s in &sigs {
+                records.push(s, 1, 0)?;
+            }
+            LshDedup::new(self.threshold, self.banding).split_groups(&records, &groups)
+        });
+        Ok(le_bytes(py, &owners.map_err(to_py)?, u32::to_le_bytes))
+    }
+
     /// Pickles as its description, so Spark ships it to executors.
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, PyObject)> {
         let args = self.describe().into_pyobject(py)?.into_any().unbind();

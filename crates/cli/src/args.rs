@@ -564,8 +564,9 @@ pub struct DedupArgs {
     pub clusters: Clusters,
     /// Re-check candidate pairs by the exact Jaccard similarity of their
     /// token 3-shingles (n-grams of the pipeline's tokens) and drop pairs
-    /// below T, e.g. jaccard:0.35.
-    #[arg(long, value_name = "jaccard:T")]
+    /// below T, e.g. jaccard:0.35; none turns it off. SimHash verifies at
+    /// jaccard:0.3 by default, MinHash not at all.
+    #[arg(long, value_name = "jaccard:T|none")]
     pub verify: Option<Verify>,
     /// Also write pairs.jsonl: every near-duplicate pair found.
     #[arg(long)]
@@ -789,20 +790,36 @@ pub fn parse_threshold(s: &str) -> std::result::Result<f64, String> {
     }
 }
 
-/// `--verify jaccard:T`.
-#[derive(Clone, Copy, Debug)]
-pub struct Verify {
-    pub threshold: neardup::dedup::Threshold,
+/// `--verify jaccard:T`, or `--verify none`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Verify {
+    /// Verify at this threshold.
+    Jaccard(neardup::dedup::Threshold),
+    /// Do not verify (dedup verifies SimHash by default).
+    Off,
+}
+
+impl Verify {
+    /// The threshold, if verifying.
+    pub fn threshold(self) -> Option<neardup::dedup::Threshold> {
+        match self {
+            Verify::Jaccard(t) => Some(t),
+            Verify::Off => None,
+        }
+    }
 }
 
 impl std::str::FromStr for Verify {
     type Err = String;
     fn from_str(s: &str) -> std::result::Result<Self, String> {
-        let t = s
-            .strip_prefix("jaccard:")
-            .ok_or_else(|| format!("{s:?}: write jaccard:T with T between 0 and 1, e.g. jaccard:0.5"))?;
+        if s == "none" {
+            return Ok(Verify::Off);
+        }
+        let t = s.strip_prefix("jaccard:").ok_or_else(|| {
+            format!("{s:?}: write jaccard:T with T between 0 and 1, e.g. jaccard:0.5, or none")
+        })?;
         match t.parse::<f64>().map(neardup::dedup::Threshold::new) {
-            Ok(Ok(threshold)) => Ok(Verify { threshold }),
+            Ok(Ok(threshold)) => Ok(Verify::Jaccard(threshold)),
             _ => Err(format!("{t:?}: the Jaccard threshold must be a number above 0 and at most 1")),
         }
     }

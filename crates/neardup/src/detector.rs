@@ -393,6 +393,21 @@ impl Detector {
         }
     }
 
+    /// The verification `dedup` runs unless told otherwise
+    /// ([`Method::default_verify`]): SimHash's candidate pairs by the
+    /// Jaccard similarity of their word 3-shingles, none for MinHash.
+    ///
+    /// ```
+    /// use neardup::detector::Detector;
+    ///
+    /// assert_eq!(Detector::preset("default")?.default_verify().map(|t| t.get()), Some(0.3));
+    /// assert_eq!(Detector::preset("minhash")?.default_verify(), None);
+    /// # Ok::<(), neardup::Error>(())
+    /// ```
+    pub fn default_verify(&self) -> Option<crate::dedup::Threshold> {
+        self.method().default_verify()
+    }
+
     /// The near-duplicate rule as data, for summaries: `{"method":
     /// "simhash", "k": 4, "steps": [...]}` or `{"method": "minhash",
     /// "threshold": 0.5, "permutations": 128, "bands": 25, "rows": 5}`.

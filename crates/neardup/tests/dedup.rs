@@ -113,3 +113,49 @@ fn simhash_batch_equals_brute_force_components_and_greedy() {
         assert!(chained > 100, "{radius}: {chained} removed by components only");
     }
 }
+
+/// What the Spark job does after finding components: the members of each
+/// component, shuffled together in keep order (here in a scrambled order
+/// of components), split by `split_groups` — the batch's justified
+/// clusters.
+#[test]
+fn split_groups_of_shuffled_components_equal_the_batch() {
+    let mut rng = Rng(9);
+    let records = chains(&mut rng, 40);
+    let radius = Radius::by_length(&[(600, 6)], 3);
+    for keep in [Keep::First, Keep::Longest] {
+        let d = Dedup::new(&radius).keep(keep);
+        let want = members(&d.batch(&records).unwrap());
+        let mut components = d.clusters(ClusterMode::Components).batch(&records).unwrap().clusters;
+        components.reverse();
+        let (mut rows, mut groups, mut shuffled) = (Vec::new(), Vec::new(), Records::new(Bits::B64));
+        for (g, c) in components.iter().enumerate() {
+            let mut m = c.members.clone();
+            if keep == Keep::Longest {
+                m.sort_by_key(|&i| (std::cmp::Reverse(records.length(i)), i));
+            }
+            for i in m {
+                rows.push(i);
+                groups.push(g as i64 * 7 - 100);
+                shuffled.push(records.fingerprint(i), records.features(i), 0);
+            }
+        }
+        let owners = d.split_groups(&shuffled, &groups).unwrap();
+        let mut got: std::collections::BTreeMap<u32, Vec<u32>> = Default::default();
+        for (row, &owner) in owners.iter().enumerate() {
+            if owner as usize != row {
+                got.entry(rows[owner as usize]).or_insert_with(|| vec![rows[owner as usize]]).push(rows[row]);
+            }
+        }
+        let mut got: Vec<(u32, Vec<u32>)> = got
+            .into_iter()
+            .map(|(k, mut m)| {
+                m.sort_unstable();
+                (k, m)
+            })
+            .collect();
+        got.sort_by_key(|c| c.1[0]);
+        assert_eq!(got, want, "{keep}");
+        assert!(d.split_groups(&shuffled, &groups[1..]).is_err(), "one group per record");
+    }
+}

@@ -29,6 +29,19 @@ impl Method {
     pub fn is_simhash(&self) -> bool {
         *self == Method::Simhash
     }
+
+    /// The verification `dedup` and `eval` run unless told otherwise:
+    /// SimHash's candidate pairs by the Jaccard similarity of their word
+    /// 3-shingles at [`SIMHASH_VERIFY`](super::presets::SIMHASH_VERIFY);
+    /// none for MinHash, whose estimate already is a Jaccard similarity.
+    pub fn default_verify(self) -> Option<super::lsh::Threshold> {
+        match self {
+            Method::Simhash => Some(
+                super::lsh::Threshold::new(super::presets::SIMHASH_VERIFY).expect("a threshold in (0, 1]"),
+            ),
+            Method::Minhash => None,
+        }
+    }
 }
 
 impl Method {

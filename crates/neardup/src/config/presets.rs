@@ -35,6 +35,13 @@ pub const NAMES: [&str; 5] = ["default", "keywords", "python-simhash", "yanyiwu"
 /// directory keeps the method it was made with.
 pub const DEFAULT_METHOD: Method = Method::Minhash;
 
+/// The Jaccard threshold of the word 3-shingles by which `dedup` verifies
+/// SimHash's candidate pairs unless told not to (`--verify none`): the
+/// fingerprints of short texts fall within the radius by chance (k = 8 of
+/// 64 bits below 600 features), and a verified link keeps unrelated short
+/// documents apart. Chosen on the labelled pairs (docs/QUALITY.md).
+pub const SIMHASH_VERIFY: f64 = 0.3;
+
 /// The old name of [`DEFAULT_METHOD`].
 #[doc(hidden)]
 pub const DEDUP_METHOD: Method = DEFAULT_METHOD;

@@ -41,6 +41,7 @@ if TYPE_CHECKING:  # what __getattr__ below loads, for type checkers
         BROADCAST_BITMAP_BYTES,
         BROADCAST_DROPPED,
         CACHED_BATCH_ROWS,
+        CLUSTERS,
         KEEP,
         ON_ERROR,
         BadInputError,
@@ -55,7 +56,8 @@ if TYPE_CHECKING:  # what __getattr__ below loads, for type checkers
 # ImportError, and `import neardup.spark` itself always works.
 _FROM = {
     ".frames": ("_array", "_keys_fn", "_pairs_fn", "fingerprint_frame"),
-    ".job": ("BROADCAST_BITMAP_BYTES", "BROADCAST_DROPPED", "CACHED_BATCH_ROWS", "KEEP", "ON_ERROR",
+    ".job": ("BROADCAST_BITMAP_BYTES", "BROADCAST_DROPPED", "CACHED_BATCH_ROWS", "CLUSTERS", "KEEP",
+             "ON_ERROR",
              "BadInputError", "DedupResult", "_kept", "check_columns", "dedup"),
 }
 

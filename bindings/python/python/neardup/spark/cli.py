@@ -19,9 +19,23 @@ import uuid
 from typing import Any, Optional, Sequence
 
 from .._neardup import pipeline as resolve_pipeline
-from . import KEEP, ON_ERROR, BadInputError, dedup
+from . import CLUSTERS, KEEP, ON_ERROR, BadInputError, dedup
 
 FORMATS = {".jsonl": "json", ".ndjson": "json", ".json": "json", ".parquet": "parquet", ".csv": "csv"}
+
+
+def _verify(text: str) -> Any:
+    """``--verify``: ``none`` → False, ``jaccard:T`` → T."""
+    if text == "none":
+        return False
+    if text.startswith("jaccard:"):
+        try:
+            t = float(text[len("jaccard:") :])
+        except ValueError:
+            t = -1.0
+        if 0 < t <= 1:
+            return t
+    raise argparse.ArgumentTypeError(f"{text!r}: write jaccard:T with T above 0 and at most 1, or none")
 
 
 def parser() -> argparse.ArgumentParser:
@@ -58,6 +72,20 @@ def parser() -> argparse.ArgumentParser:
     g.add_argument("--preset", default=None, help="pipeline preset (default: default, or minhash for the MinHash method)")
     g.add_argument("--config", default=None, metavar="FILE", help="pipeline configuration (TOML), read on the driver")
     d.add_argument("--keep", choices=KEEP, default="first", help="which member of a cluster survives (default first)")
+    d.add_argument(
+        "--verify",
+        metavar="jaccard:T|none",
+        type=_verify,
+        default=None,
+        help="verify SimHash's links by the texts' 3-shingle Jaccard (default jaccard:0.3; none turns it off)",
+    )
+    d.add_argument(
+        "--clusters",
+        choices=CLUSTERS,
+        default="justified",
+        help="justified (default): a document is removed only when it is near the one kept for it; "
+        "components: one document kept per connected component",
+    )
     d.add_argument("--on-error", choices=ON_ERROR, default="fail", help="bad records: fail naming them, or skip")
     d.add_argument("--allow-empty", action="store_true", help="keep documents without features")
     d.add_argument("--partitions", type=int, default=None, help="shuffle partitions for the pair search")
@@ -193,6 +221,8 @@ def run(spark: Any, args: argparse.Namespace) -> int:
         preset=args.preset,
         config=args.config,
         keep=args.keep,
+        clusters=args.clusters,
+        verify=args.verify,
         order_cols=["_nd_file", "_nd_row"],
         allow_empty=args.allow_empty,
         on_error=args.on_error,

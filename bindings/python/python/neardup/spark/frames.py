@@ -92,6 +92,29 @@ def _pairs_fn(plan: SparkPlan) -> Any:
     return run
 
 
+def _split_fn(plan: Any, fingerprinter: Any = None, verify: Optional[float] = None) -> Any:
+    """A partition of cluster members ``(key, component, fingerprint,
+    features[, text])`` or ``(key, component, signature)``, each
+    component's rows adjacent and in keep order → ``(key, owner)``: the key
+    of the member each is removed for, or its own when kept (the core's
+    split; SimHash's links verified on the texts at ``verify``)."""
+    import pyarrow as pa
+
+    def run(batches: Any) -> Any:
+        table = _whole_partition(batches)
+        if table is None:
+            return
+        keys = table.column(0).combine_chunks()
+        if verify is not None:
+            fp, features, text = (table.column(i) for i in (2, 3, 4))
+            owners = plan.split(fp, features, table.column(1), fingerprinter, text, verify)
+        else:
+            owners = plan.split(*(table.column(i) for i in range(2, table.num_columns)), table.column(1))
+        yield pa.RecordBatch.from_arrays([keys, keys.take(_array(pa.int32(), owners))], names=["_nd_key", "_nd_owner"])
+
+    return run
+
+
 def _binary(width: int, buf: bytes) -> Any:
     """A binary array of values of ``width`` bytes each, from their concatenation."""
     import pyarrow as pa

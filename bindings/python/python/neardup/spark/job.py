@@ -6,12 +6,21 @@ from __future__ import annotations
 import contextlib
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Iterator, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Iterator, Optional, Sequence, Union
 
 from .._neardup import Fingerprinter, MinHasher, MinHashPlan, SparkPlan
 from .._neardup import pipeline as resolve_pipeline
 from . import _components
-from .frames import _band_keys_fn, _keys_fn, _links_fn, _pairs_fn, fingerprint_frame, sign_frame, similarity_frame
+from .frames import (
+    _band_keys_fn,
+    _keys_fn,
+    _links_fn,
+    _pairs_fn,
+    _split_fn,
+    fingerprint_frame,
+    sign_frame,
+    similarity_frame,
+)
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -19,6 +28,7 @@ if TYPE_CHECKING:
 __all__ = ["BadInputError", "DedupResult", "dedup"]
 
 KEEP = ("first", "longest", "shortest")
+CLUSTERS = ("justified", "components")
 ON_ERROR = ("fail", "skip")
 CACHED_BATCH_ROWS = 1000
 """Rows per cached batch of the persisted input (Spark's default: 10,000)."""
@@ -47,6 +57,8 @@ _INTERNAL = (
     "_nd_first",
     "_nd_vertex",
     "_nd_label",
+    "_nd_owner",
+    "_nd_component",
 )
 
 
@@ -102,6 +114,8 @@ def dedup(
     partitions: Optional[int] = None,
     error_col: Optional[str] = None,
     blocks: Optional[Sequence[int]] = None,
+    clusters: str = "justified",
+    verify: Union[float, bool, None] = None,
 ) -> DedupResult:
     """Deduplicates ``df`` as ``neardup dedup`` would.
 
@@ -137,18 +151,39 @@ def dedup(
       smallest k, then one per larger k); by default each pass takes the
       fewest tables whose key groups stay under 2^23 rows. The result is
       the same for any layout; only the cost changes.
+    - ``clusters``: ``justified`` (the default) removes a document only
+      when it is near the document kept for it — each component of near
+      pairs is split in keep order by the core, one Rust call per shuffled
+      partition, as ``neardup dedup`` splits it; ``components`` keeps one
+      document per connected component (``--clusters components``).
+    - ``verify``: SimHash's links are verified by the Jaccard similarity
+      of the texts' word 3-shingles, at the pipeline's default (0.3) unless
+      a threshold is given or ``False`` turns it off, as ``neardup dedup
+      --verify``. (The Spark job does not verify MinHash.)
     """
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
 
     if keep not in KEEP:
         raise ValueError(f"keep must be one of {', '.join(KEEP)}, not {keep!r}")
+    if clusters not in CLUSTERS:
+        raise ValueError(f"clusters must be one of {', '.join(CLUSTERS)}, not {clusters!r}")
     if on_error not in ON_ERROR:
         raise ValueError(f"on_error must be one of {', '.join(ON_ERROR)}, not {on_error!r}")
     if k is not None and not 0 <= k < 64:
         raise ValueError(f"k must be from 0 to 63, not {k}")
     check_columns(df, text_col, id_col, list(order_cols or []) + ([error_col] if error_col else []))
     pipeline = resolve_pipeline(preset, config, method, k, threshold)
+    if isinstance(pipeline, MinHasher):
+        if verify not in (None, False):
+            raise ValueError("the Spark job does not verify MinHash pairs: leave verify unset")
+        verify_at = None
+    elif verify is True:
+        raise ValueError("verify: a Jaccard threshold in (0, 1], or False for none")
+    else:
+        verify_at = pipeline.default_verify if verify is None else (None if verify is False else float(verify))
+        if verify_at is not None and not 0 < verify_at <= 1:
+            raise ValueError(f"verify: the threshold must be in (0, 1], not {verify_at}")
     if isinstance(pipeline, Fingerprinter) and pipeline.bits != 64:
         raise ValueError("the Spark job needs a 64-bit pipeline (fingerprints travel as longs)")
     spark = df.sparkSession
@@ -186,10 +221,10 @@ def dedup(
 
     # 2–4. Collapse identical values, keys, shuffle, pairs in Rust.
     if isinstance(pipeline, MinHasher):
-        edges, rule = _minhash_edges(fped, pipeline, nparts, timer)
+        edges, rule, plan = _minhash_edges(fped, pipeline, nparts, timer)
     else:
         steps, rest = ([], k) if k is not None else pipeline.radius_steps
-        edges, rule = _simhash_edges(fped, steps, rest, blocks, nparts, timer)
+        edges, rule, plan = _simhash_edges(fped, steps, rest, blocks, nparts, timer)
     edge_count = timer.run("pairs", edges.count)
 
     # 5. Connected components.
@@ -203,7 +238,8 @@ def dedup(
 
     # 6. Clusters and representatives.
     permutations = pipeline.permutations if isinstance(pipeline, MinHasher) else None
-    clusters, dropped, members = _clusters(fped, labels, id_col, keep, permutations)
+    split = _Split(plan, nparts, verify_at, pipeline, text_col) if clusters == "justified" else None
+    clusters_df, dropped, members = _clusters(fped, labels, id_col, keep, permutations, split)
     members = members.persist(StorageLevel.MEMORY_AND_DISK)
     sizes = timer.run(
         "clusters",
@@ -221,6 +257,8 @@ def dedup(
         "cluster_sizes": {str(s): sizes[s] for s in sorted(sizes)},
         **rule,
         "keep": keep,
+        "clusters_by": clusters,
+        "verify": f"jaccard:{verify_at}" if verify_at is not None else None,
         "pipeline": pipeline.pipeline_id,
         "edges": edge_count,
         "components": {"path": path, "rounds": rounds, "cc_threshold": cc_threshold},
@@ -229,15 +267,15 @@ def dedup(
         "seconds": {"stages": timer.stages, "total": timer.total()},
     }
     edges.unpersist()
-    return DedupResult(kept=kept, clusters=clusters, summary=summary, cached=[fped, members])
+    return DedupResult(kept=kept, clusters=clusters_df, summary=summary, cached=[fped, members])
 
 
 def _simhash_edges(
     fped: "DataFrame", steps: Any, rest: Any, blocks: Optional[Sequence[int]], nparts: int, timer: "_Timer"
-) -> tuple["DataFrame", dict[str, Any]]:
+) -> tuple["DataFrame", dict[str, Any], SparkPlan]:
     """The edges ``(a, b, distance)`` between distinct fingerprints (the
-    core's dedup plan, its tables' keys shuffled), persisted; and the rule
-    for the summary."""
+    core's dedup plan, its tables' keys shuffled), persisted; the rule
+    for the summary; and the plan."""
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
 
@@ -262,16 +300,16 @@ def _simhash_edges(
         ],
     }
     groups.unpersist()
-    return edges, rule
+    return edges, rule, plan
 
 
 def _minhash_edges(
     fped: "DataFrame", minhasher: MinHasher, nparts: int, timer: "_Timer"
-) -> tuple["DataFrame", dict[str, Any]]:
+) -> tuple["DataFrame", dict[str, Any], MinHashPlan]:
     """The links ``(a, b, similarity)`` between distinct signatures (each
     named by its vertex): every distinct signature emits its band keys,
     shuffled by (band, key); each partition's runs are judged by the
-    core's LSH dedup. Persisted; and the rule for the summary."""
+    core's LSH dedup. Persisted; the rule for the summary; and the plan."""
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
 
@@ -312,7 +350,7 @@ def _minhash_edges(
         "distinct_signatures": distinct,
     }
     groups.unpersist()
-    return edges, rule
+    return edges, rule, plan
 
 
 @contextlib.contextmanager
@@ -380,25 +418,51 @@ def _kept(fped: "DataFrame", dropped: "DataFrame", removed: int) -> tuple["DataF
     return kept, "broadcast bitmaps"
 
 
+@dataclass
+class _Split:
+    """How the components are split into justified clusters: the plan, the
+    partitions of the shuffle, and the verification (a threshold, the
+    pipeline whose text stages verify, the text column)."""
+
+    plan: Any
+    partitions: int
+    verify: Optional[float]
+    pipeline: Any
+    text_col: str
+
+
 def _clusters(
-    fped: "DataFrame", labels: "DataFrame", id_col: str, keep: str, permutations: Optional[int] = None
+    fped: "DataFrame",
+    labels: "DataFrame",
+    id_col: str,
+    keep: str,
+    permutations: Optional[int] = None,
+    split: Optional[_Split] = None,
 ) -> tuple[Any, Any, Any]:
     """(clusters, the orders of dropped documents, members) from the
     component labels of fingerprints (or signature vertices, when
-    ``permutations`` is given: then ``similarity`` replaces ``distance``)."""
+    ``permutations`` is given: then ``similarity`` replaces ``distance``).
+    With ``split``, each component is split
+    into justified clusters by the core: its members, shuffled by
+    component and sorted in keep order, go to one Rust call per partition,
+    which says for each the member it is removed for (or itself)."""
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
     sig = ["_nd_sig"] if permutations else []
-    narrow = fped.select("_nd_key", "_nd_order", id_col, "_nd_fp", "_nd_chars", *sig)
+    # The texts travel to the split only when it verifies.
+    text = [split.text_col] if split is not None and split.verify is not None else []
+    narrow = fped.select("_nd_key", "_nd_order", id_col, "_nd_fp", "_nd_features", "_nd_chars", *sig, *text)
     labels = labels.select(F.col("vertex").alias("_nd_vertex"), F.col("label").alias("_nd_label"))
     lab = narrow.join(labels, narrow["_nd_fp"] == labels["_nd_vertex"], "left").select(
         "_nd_key",
         "_nd_order",
         id_col,
         "_nd_fp",
+        "_nd_features",
         "_nd_chars",
         *sig,
+        *text,
         F.coalesce("_nd_label", "_nd_fp").alias("_nd_cluster"),
     )
     # A document without a vertex (no features, MinHash) is in no cluster.
@@ -410,6 +474,21 @@ def _clusters(
         "longest": [F.col("_nd_chars").desc(), F.col("_nd_order")],
         "shortest": [F.col("_nd_chars"), F.col("_nd_order")],
     }[keep]
+    if split is not None:
+        shuffled = members.repartition(split.partitions, "_nd_cluster").sortWithinPartitions("_nd_cluster", *ordering)
+        columns = ["_nd_key", "_nd_cluster", *(sig or ["_nd_fp", "_nd_features"]), *text]
+        split_fn = _split_fn(split.plan, split.pipeline if text else None, split.verify)
+        owners = shuffled.select(*columns).mapInArrow(split_fn, "_nd_key long, _nd_owner long")
+        # The justified clusters: each kept member with the members removed
+        # for it (a kept member with none is in no cluster).
+        members = (
+            members.drop("_nd_size", *text)
+            .join(owners, "_nd_key")
+            .withColumnRenamed("_nd_cluster", "_nd_component")
+            .withColumnRenamed("_nd_owner", "_nd_cluster")
+        )
+        whole = Window.partitionBy("_nd_cluster")
+        members = members.withColumn("_nd_size", F.count(F.lit(1)).over(whole)).where("_nd_size >= 2")
     ranked = Window.partitionBy("_nd_cluster").orderBy(*ordering)
     members = (
         members.withColumn("_nd_rank", F.row_number().over(ranked))

@@ -104,11 +104,12 @@ pub fn run(mut args: DedupArgs) -> Result<ExitCode> {
         }
         None => None,
     };
+    let verify = verification(&args, detector.as_ref());
     let options = DedupOptions {
         keep: args.keep.into(),
         online: args.online,
         pairs: args.pairs,
-        verify: args.verify.map(|v| v.threshold),
+        verify,
         layout: PairsOptions { blocks: args.blocks, memory: spill.shares.tables },
         key_memory: Some(spill.shares.band_keys),
         clusters: args.clusters.into(),
@@ -177,6 +178,7 @@ pub fn run(mut args: DedupArgs) -> Result<ExitCode> {
             &mut docs,
             &found,
             &records,
+            verify,
             args.save_index.then_some(&mut kept_ids),
         )
     })?;
@@ -199,7 +201,7 @@ pub fn run(mut args: DedupArgs) -> Result<ExitCode> {
     let secs = start.elapsed().as_secs_f64();
     let spilled = Spilled { records: docs.spilled_bytes(), signatures: records.spilled_bytes() };
     let counts = Counts { documents: n, records_read: total, kept, input_bytes: bytes_in, seconds: secs };
-    write_summary(&args, detector.as_ref(), rule, &found, &stages, &counts, &spill, spilled)?;
+    write_summary(&args, detector.as_ref(), rule, &found, &stages, &counts, &spill, spilled, verify)?;
     if let Some(c) = checkpoint {
         c.finish()?;
     }
@@ -240,13 +242,29 @@ fn spill_of(args: &DedupArgs) -> Result<Spill> {
     Ok(Spill { dir, shares: Shares::of(args.memory.0) })
 }
 
+/// The verification a run does: `--verify jaccard:T`, none with `--verify
+/// none`, else the method's default (SimHash verifies; MinHash, exact
+/// dedup and fingerprint lists do not).
+fn verification(args: &DedupArgs, detector: Option<&Detector>) -> Option<neardup::dedup::Threshold> {
+    match args.verify {
+        Some(v) => v.threshold(),
+        None if args.method == Some(DedupMethod::Exact) || args.fingerprints.is_some() => None,
+        None => detector.and_then(Detector::default_verify),
+    }
+}
+
+/// Whether `--verify jaccard:T` was given.
+fn verifies(args: &DedupArgs) -> bool {
+    args.verify.is_some_and(|v| v != crate::args::Verify::Off)
+}
+
 /// With `--fingerprints`, the flags that need the texts are usage errors;
 /// so are flags of the near-duplicate methods with `--method exact`.
 fn check_fingerprint_flags(args: &DedupArgs) -> Result<()> {
     if args.method == Some(DedupMethod::Exact) {
         let why = if args.fingerprints.is_some() {
             "--method exact needs the texts, not --fingerprints"
-        } else if args.k.is_some() || args.threshold.is_some() || args.verify.is_some() {
+        } else if args.k.is_some() || args.threshold.is_some() || verifies(args) {
             "--method exact finds identical texts: -k, --threshold and --verify belong to simhash and minhash"
         } else if args.against.is_some() {
             "--against looks documents up in an index of signatures or fingerprints: use --method minhash \
@@ -259,7 +277,7 @@ fn check_fingerprint_flags(args: &DedupArgs) -> Result<()> {
     if args.fingerprints.is_none() {
         return Ok(());
     }
-    let why = if args.verify.is_some() {
+    let why = if verifies(args) {
         "--verify needs the texts; it cannot be used with --fingerprints"
     } else if args.keep != Keep::First {
         "--keep longest|shortest needs the texts, not --fingerprints"
@@ -370,6 +388,7 @@ fn write_summary(
     c: &Counts,
     spill: &Spill,
     spilled: Spilled,
+    verify: Option<neardup::dedup::Threshold>,
 ) -> Result<()> {
     let mut histogram: BTreeMap<usize, usize> = BTreeMap::new();
     for cl in &found.clusters {
@@ -390,7 +409,7 @@ fn write_summary(
         "index_updated": args.save_index,
         "keep": KeepPolicy::from(args.keep).to_string(),
         "clusters_by": if args.online { "online".to_string() } else { neardup::dedup::ClusterMode::from(args.clusters).to_string() },
-        "verify": args.verify.map(|v| format!("jaccard:{}", v.threshold)),
+        "verify": verify.map(|t| format!("jaccard:{t}")),
         "pipeline": detector.map(|d| format!("{:016x}", d.config().id())),
         "layout": found.layout,
         "input_bytes": c.input_bytes,
@@ -427,6 +446,7 @@ fn write_outputs(
     docs: &mut DocStore,
     found: &DedupResult,
     records: &DedupRecords,
+    verify: Option<neardup::dedup::Threshold>,
     mut kept_ids: Option<&mut Vec<(u32, String)>>,
 ) -> Result<(Vec<String>, PathBuf)> {
     let n = docs.len();
@@ -486,7 +506,7 @@ fn write_outputs(
         for p in &found.pairs {
             let c = records.closeness(p.a, p.b)?;
             let mut v = json!({ "a": id(p.a), "b": id(p.b), c.name(): c.value() });
-            if let (Some(j), Some(_)) = (p.score, args.verify) {
+            if let (Some(j), Some(_)) = (p.score, verify) {
                 v["jaccard"] = json!(j);
             }
             serde_json::to_writer(&mut *out.writer(), &v)?;
@@ -581,7 +601,7 @@ fn read_docs(
     stages: &mut Stages,
 ) -> Result<ReadStage> {
     use rayon::prelude::*;
-    let keep_text = args.verify.is_some();
+    let keep_text = verification(args, Some(detector)).is_some();
     let allow_empty = args.input.allow_empty;
     let exact = (args.method == Some(DedupMethod::Exact))
         .then(|| args.exact.parse::<ExactText>().expect("the parser allows only modes"));

@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 use std::io::Write;
 
 use anyhow::Result;
+use neardup::minhash::Method;
 use neardup::minhash::{Banding, LshConfig, MinHasher, Signature};
 use neardup::quality::{Counts, DistanceHistogram, ThresholdCurve};
 use neardup::similarity::round4;
@@ -129,7 +130,7 @@ pub fn evaluate<'a>(
     args: &EvalArgs,
 ) -> Result<Evaluated<'a>> {
     let threshold = args.threshold.unwrap_or(minhasher.threshold());
-    let verify = args.verify.map(|v| v.threshold.get());
+    let verify = args.verify.map_or(Method::Minhash.default_verify(), |v| v.threshold()).map(|t| t.get());
     let pb = crate::progress::stage(&format!("evaluating {}", s.name));
     let scored = score(minhasher, pairs, verify);
     let r = report(minhasher, pairs, &scored, args, threshold)?;

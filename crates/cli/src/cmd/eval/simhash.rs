@@ -5,6 +5,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::Result;
+use neardup::minhash::Method;
 use neardup::quality::{Counts, Curve, DistanceHistogram};
 use neardup::similarity::round4;
 use neardup::similarity::FeatureSet;
@@ -29,7 +30,7 @@ pub fn evaluate<'a>(
     let max_k = args.max_k.unwrap_or(bits / 4).min(bits);
     let recommended = fingerprinter.radius();
     let radius = args.k.map_or_else(|| recommended.clone(), Radius::fixed);
-    let verify = args.verify.map(|v| v.threshold.get());
+    let verify = args.verify.map_or(Method::Simhash.default_verify(), |v| v.threshold()).map(|t| t.get());
     let pb = crate::progress::stage(&format!("evaluating {}", s.name));
     let scored = score(fingerprinter, pairs, verify);
     let r = report(pairs, &scored, &args.pairs, bits, max_k, &radius, recommended);
