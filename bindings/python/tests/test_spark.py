@@ -112,10 +112,16 @@ def test_testdata_equals_neardup_dedup_for_every_keep(spark, tmp_path):
     inputs = [TESTDATA / "docs_en.jsonl", TESTDATA / "docs_zh.jsonl"]
     df = read_ordered(spark, inputs)
     for keep in ("first", "longest", "shortest"):
+        # Verified (the default), the sample's one SimHash pair (two
+        # chapters of the Debian FAQ, 8 bits apart) is not a near duplicate.
         want = cli_dedup(inputs, tmp_path / keep, "--method", "simhash", "--keep", keep)
         result = dedup(df, order_cols=["_nd_file", "_nd_row"], method="simhash", keep=keep)
         assert spark_result(result) == want, keep
-        assert want[0], "the sample has a cluster"
+        assert not want[0] and result.summary["verify"] == "jaccard:0.3"
+        want = cli_dedup(inputs, tmp_path / f"{keep}-unverified", "--method", "simhash", "--keep", keep, "--verify", "none")
+        result = dedup(df, order_cols=["_nd_file", "_nd_row"], method="simhash", keep=keep, verify=False)
+        assert spark_result(result) == want, keep
+        assert want[0], "the sample has a cluster unverified"
         assert result.summary["documents"] == 64 and result.summary["kept"] == len(want[1])
         assert result.kept.columns == df.columns  # the input columns, nothing added
 
@@ -141,11 +147,11 @@ def test_shared_data_both_languages_equal_neardup_dedup(spark, tmp_path):
 def test_command_line_equals_neardup_dedup(tmp_path):
     need("pyspark")
     inputs = [TESTDATA / "docs_en.jsonl", TESTDATA / "docs_zh.jsonl"]
-    want = cli_dedup(inputs, tmp_path / "cli", "--method", "simhash")
+    want = cli_dedup(inputs, tmp_path / "cli", "--method", "simhash", "--verify", "none")
     out = tmp_path / "spark"
     run = subprocess.run(
         [sys.executable, "-m", "neardup.spark", "dedup", "--input", *map(str, inputs), "--output", str(out),
-         "--format", "jsonl", "--master", "local[2]", "--sort", "--method", "simhash"],
+         "--format", "jsonl", "--master", "local[2]", "--sort", "--method", "simhash", "--verify", "none"],
         capture_output=True, text=True,
     )
     assert run.returncode == 0, run.stderr[-3000:]
@@ -213,28 +219,28 @@ def test_dedup_with_dataframe_components_equals_driver(spark):
     from neardup.spark import dedup
 
     df = read_ordered(spark, [TESTDATA / "docs_en.jsonl", TESTDATA / "docs_zh.jsonl"])
-    a = dedup(df, order_cols=["_nd_file", "_nd_row"], k=8)
+    a = dedup(df, order_cols=["_nd_file", "_nd_row"], k=8, verify=False)
     # b finds the kept records through bitmaps of the removed keys, d by a
     # shuffle join, a by a broadcast of the keys.
     with broadcast_limits(keys=0):
-        b = dedup(df, order_cols=["_nd_file", "_nd_row"], k=8, cc_threshold=0)
+        b = dedup(df, order_cols=["_nd_file", "_nd_row"], k=8, cc_threshold=0, verify=False)
         b_result = spark_result(b)
     with broadcast_limits(keys=0, bitmap_bytes=0):
-        d = dedup(df, order_cols=["_nd_file", "_nd_row"], k=8)
+        d = dedup(df, order_cols=["_nd_file", "_nd_row"], k=8, verify=False)
         d_result = spark_result(d)
     assert a.summary["components"]["path"] == "driver" and b.summary["components"]["path"] == "dataframe"
     assert [x.summary["kept_by"] for x in (a, b, d)] == ["broadcast keys", "broadcast bitmaps", "shuffle join"]
     assert spark_result(a) == b_result == d_result
     assert a.summary["clusters"] >= 1
     # The layout changes the cost, never the result.
-    c = dedup(df, order_cols=["_nd_file", "_nd_row"], k=8, blocks=[12])
+    c = dedup(df, order_cols=["_nd_file", "_nd_row"], k=8, blocks=[12], verify=False)
     assert c.summary["passes"][0]["tables"] == 495
     assert spark_result(c) == spark_result(a)
     # Ties in order_cols are broken by the DataFrame's order: nothing is
     # lost (every kept record is one of the input's, counted once).
     from pyspark.sql import functions as F
 
-    tied = dedup(df.withColumn("same", F.lit(0)), order_cols=["same"], k=8)
+    tied = dedup(df.withColumn("same", F.lit(0)), order_cols=["same"], k=8, verify=False)
     assert tied.kept.count() == tied.summary["kept"] == a.summary["kept"]
     assert groups(tied) == groups(a)
     # unpersist() releases the cached frames; the results stay readable.

@@ -220,6 +220,7 @@ def dedup(
     nparts = partitions or int(spark.conf.get("spark.sql.shuffle.partitions") or 200)
 
     # 2–4. Collapse identical values, keys, shuffle, pairs in Rust.
+    plan: Union[SparkPlan, MinHashPlan]
     if isinstance(pipeline, MinHasher):
         edges, rule, plan = _minhash_edges(fped, pipeline, nparts, timer)
     else:
