@@ -4,7 +4,7 @@
 Usage: python3 bench/clusters.py CORPUS.jsonl [--bin target/release/neardup]
        [--runs R] [--methods minhash,simhash] [--out DIR] [--extra "FLAGS"]
 
-Runs `neardup dedup` on CORPUS with each method, once with
+Runs `neardup dedup --on-error skip` on CORPUS with each method, once with
 `--clusters components` (whole connected components: how dedup clustered
 before issue 51) and once with the default (justified), alternating the
 two R times (default 1), and prints per run: seconds (median), kept,
@@ -30,7 +30,8 @@ import time
 
 def run(binary, corpus, out, flags):
     t = time.perf_counter()
-    subprocess.run([binary, "dedup", corpus, "-o", out, *flags], check=True, capture_output=True)
+    cmd = [binary, "dedup", corpus, "-o", out, "--on-error", "skip", "--show", "0", *flags]
+    subprocess.run(cmd, check=True, capture_output=True)
     secs = time.perf_counter() - t
     summary = json.load(open(os.path.join(out, "summary.json")))
     below, largest, clusters = 0, 0, 0

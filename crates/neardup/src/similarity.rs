@@ -7,6 +7,10 @@ use crate::stages::Stages;
 /// [`MinHasher::shingle_jaccard`](crate::minhash::MinHasher::shingle_jaccard)).
 pub const SHINGLE: usize = 3;
 
+/// The longest shingle hashed from a buffer on the stack (longer ones are
+/// hashed in a stream).
+const MAX_SHINGLE: usize = 8;
+
 /// `x` rounded to 4 decimal places: how similarities, precision and
 /// recall are printed and written everywhere (the CLI, Spark, Python).
 ///
@@ -32,17 +36,32 @@ impl FeatureSet {
     /// `stages` is a [`Stages`] or what holds one (a `Fingerprinter`, a
     /// `MinHasher`).
     pub fn shingles(stages: &impl AsRef<Stages>, text: &str, n: usize) -> FeatureSet {
-        let tokens = stages.as_ref().tokens(text);
-        let n = n.max(1).min(tokens.len().max(1));
-        let mut v: Vec<u64> = tokens
+        // Each token is hashed once, and a shingle is the hash of its
+        // tokens' hashes: no string per token or per shingle.
+        let stages = stages.as_ref();
+        let hashes: Vec<u64> = if stages.tokenizer().is_bytes() {
+            stages.tokens(text).iter().map(|t| xxhash_rust::xxh3::xxh3_64(t.as_bytes())).collect()
+        } else {
+            stages
+                .filtered_tokens(&stages.normalize(text))
+                .iter()
+                .map(|t| xxhash_rust::xxh3::xxh3_64(t.as_bytes()))
+                .collect()
+        };
+        let n = n.max(1).min(hashes.len().max(1));
+        let mut v: Vec<u64> = hashes
             .windows(n)
             .map(|w| {
-                let mut h = xxhash_rust::xxh3::Xxh3::new();
-                for t in w {
-                    h.update(t.as_bytes());
-                    h.update(&[0x1f]);
+                let mut bytes = [0u8; 8 * MAX_SHINGLE];
+                if w.len() > MAX_SHINGLE {
+                    let mut h = xxhash_rust::xxh3::Xxh3::new();
+                    w.iter().for_each(|x| h.update(&x.to_le_bytes()));
+                    return h.digest();
                 }
-                h.digest()
+                for (b, x) in bytes.chunks_exact_mut(8).zip(w) {
+                    b.copy_from_slice(&x.to_le_bytes());
+                }
+                xxhash_rust::xxh3::xxh3_64(&bytes[..8 * w.len()])
             })
             .collect();
         v.sort_unstable();

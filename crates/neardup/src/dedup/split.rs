@@ -183,12 +183,16 @@ fn component<R: Rule>(rule: &R, order: &[u32], verifier: Option<&dyn Verifier>) 
                 None => true,
                 Some(v) => {
                     let c = kept[at as usize].0;
-                    for d in [x, c] {
-                        if let std::collections::hash_map::Entry::Vacant(e) = sets.entry(d) {
-                            e.insert(v.set(d)?);
+                    if v.same(x, c) {
+                        true
+                    } else {
+                        for d in [x, c] {
+                            if let std::collections::hash_map::Entry::Vacant(e) = sets.entry(d) {
+                                e.insert(v.set(d)?);
+                            }
                         }
+                        v.score(&sets[&x], &sets[&c]) >= v.threshold()
                     }
-                    v.score(&sets[&x], &sets[&c]) >= v.threshold()
                 }
             };
             if stands {

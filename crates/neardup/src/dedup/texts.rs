@@ -11,6 +11,9 @@ use super::spill::{spill_error, SpillTo};
 use super::verify::Texts;
 use crate::error::{Error, Result};
 
+/// The size of a block of held texts, in bytes.
+const BLOCK: usize = 8 << 20;
+
 /// Texts by position, in memory or (past a budget) in a temporary file;
 /// see the [module](self) documentation.
 ///
@@ -28,11 +31,19 @@ use crate::error::{Error, Result};
 /// ```
 #[derive(Debug, Default)]
 pub struct TextColumn {
-    /// Where each text ends, in bytes from the first text's start.
-    ends: Vec<u64>,
-    /// The texts after the file's part (every text while not spilled).
-    held: String,
-    /// The offset of `held`'s first byte (the file's length).
+    /// Where each text starts, in bytes from the first text's start (a
+    /// text pushed as the same as an earlier one shares its bytes).
+    starts: Vec<u64>,
+    /// Each text's length in bytes.
+    lens: Vec<u32>,
+    /// The texts after the file's part (every text while not spilled), in
+    /// blocks that are never grown (no text is copied as they fill).
+    held: Vec<String>,
+    /// The offset of each held block's first byte.
+    block_starts: Vec<u64>,
+    /// Bytes held.
+    held_bytes: u64,
+    /// The offset of the first held byte (the file's length).
     held_from: u64,
     to: Option<SpillTo>,
     file: Option<File>,
@@ -56,12 +67,38 @@ impl TextColumn {
     ///
     /// The temporary file cannot be made or written.
     pub fn push(&mut self, text: &str) -> Result<()> {
-        self.held.push_str(text);
-        self.ends.push(self.held_from + self.held.len() as u64);
+        let len = u32::try_from(text.len())
+            .map_err(|_| Error::Config(format!("text {} is over 4 GiB", self.starts.len())))?;
+        let end = self.held_from + self.held_bytes;
+        match self.held.last_mut() {
+            Some(b) if b.capacity() - b.len() >= text.len() => b.push_str(text),
+            _ => {
+                let mut block = String::with_capacity(BLOCK.max(text.len()));
+                block.push_str(text);
+                self.held.push(block);
+                self.block_starts.push(end);
+            }
+        }
+        self.starts.push(end);
+        self.lens.push(len);
+        self.held_bytes += text.len() as u64;
         match &self.to {
-            Some(to) if self.held.len() as u64 > to.limit => self.spill(),
+            Some(to) if self.held_bytes > to.limit => self.spill(),
             _ => Ok(()),
         }
+    }
+
+    /// Appends a text known to be the same as text `earlier` (an exact
+    /// copy): it shares that text's bytes, and [`Texts::same_text`] says
+    /// so, which spares its verification.
+    ///
+    /// # Panics
+    ///
+    /// If `earlier` is not an index of a text pushed before.
+    pub fn push_same(&mut self, earlier: u32) {
+        let e = earlier as usize;
+        self.starts.push(self.starts[e]);
+        self.lens.push(self.lens[e]);
     }
 
     /// Moves the held texts to the file.
@@ -71,22 +108,33 @@ impl TextColumn {
             self.file = Some(tempfile::tempfile_in(&to.dir).map_err(|e| spill_error(&to.dir, e, 0))?);
         }
         let file = self.file.as_ref().expect("opened");
-        file.write_all_at(self.held.as_bytes(), self.held_from)
-            .map_err(|e| spill_error(&to.dir, e, self.held_from))?;
-        self.held_from += self.held.len() as u64;
+        for (block, &at) in self.held.iter().zip(&self.block_starts) {
+            file.write_all_at(block.as_bytes(), at).map_err(|e| spill_error(&to.dir, e, at))?;
+        }
+        self.held_from += self.held_bytes;
+        self.held_bytes = 0;
+        // The last block goes on filling from where it was.
+        let last = self.held.pop().filter(|b| b.capacity() <= BLOCK).map(|mut b| {
+            b.clear();
+            b
+        });
         self.held.clear();
-        self.held.shrink_to(1 << 20);
+        self.block_starts.clear();
+        if let Some(b) = last {
+            self.held.push(b);
+            self.block_starts.push(self.held_from);
+        }
         Ok(())
     }
 
     /// How many texts.
     pub fn len(&self) -> usize {
-        self.ends.len()
+        self.starts.len()
     }
 
     /// Whether there are none.
     pub fn is_empty(&self) -> bool {
-        self.ends.is_empty()
+        self.starts.is_empty()
     }
 
     /// Bytes of texts written to the temporary file (0 in memory).
@@ -100,13 +148,22 @@ impl Texts for TextColumn {
         self.len()
     }
 
+    fn same_text(&self, a: u32, b: u32) -> bool {
+        let (a, b) = (a as usize, b as usize);
+        (self.starts[a], self.lens[a]) == (self.starts[b], self.lens[b])
+    }
+
     fn text(&self, i: u32) -> Result<Cow<'_, str>> {
         let i = i as usize;
-        let start = if i == 0 { 0 } else { self.ends[i - 1] };
-        let end = self.ends[i];
+        let start = self.starts[i];
+        let end = start + u64::from(self.lens[i]);
+        if start == end {
+            return Ok(Cow::Borrowed(""));
+        }
         if start >= self.held_from {
-            let at = (start - self.held_from) as usize;
-            return Ok(Cow::Borrowed(&self.held[at..at + (end - start) as usize]));
+            let b = self.block_starts.partition_point(|&s| s <= start) - 1;
+            let at = (start - self.block_starts[b]) as usize;
+            return Ok(Cow::Borrowed(&self.held[b][at..at + (end - start) as usize]));
         }
         let (file, to) = (self.file.as_ref().expect("spilled"), self.to.as_ref().expect("spilling"));
         let mut bytes = vec![0u8; (end - start) as usize];
@@ -131,6 +188,8 @@ mod tests {
             .map(|i| match i % 7 {
                 0 => String::new(),
                 1 => "近似重复".repeat(rng.below(20) as usize),
+                // Longer than a block.
+                2 if i == 9 => "b".repeat(BLOCK + 10),
                 _ => format!("text {i} {}", "x".repeat(rng.below(300) as usize)),
             })
             .collect();
@@ -140,10 +199,12 @@ mod tests {
             for t in &texts {
                 c.push(t).unwrap();
             }
+            c.push_same(3);
             assert_eq!(c.spilled_bytes() > 0, limit < u64::MAX);
-            for (i, t) in texts.iter().enumerate() {
+            for (i, t) in texts.iter().chain([&texts[3]]).enumerate() {
                 assert_eq!(c.text(i as u32).unwrap(), t.as_str(), "{limit} {i}");
             }
+            assert!(c.same_text(3, texts.len() as u32) && !c.same_text(3, 4));
         }
     }
 }

@@ -27,6 +27,12 @@ pub trait Texts: Sync {
     ///
     /// A text that spilled to a file cannot be read back.
     fn text(&self, i: u32) -> Result<Cow<'_, str>>;
+
+    /// Whether texts `a` and `b` are known to be the same without reading
+    /// them (an exact copy kept as such). By default, no.
+    fn same_text(&self, _a: u32, _b: u32) -> bool {
+        false
+    }
 }
 
 impl<T: AsRef<str> + Sync> Texts for [T] {
@@ -79,6 +85,13 @@ pub trait Verifier: Sync {
     fn score(&self, a: &FeatureSet, b: &FeatureSet) -> f64 {
         a.jaccard(b)
     }
+
+    /// Whether documents `a` and `b` are known to have the same set (their
+    /// texts are one), so the pair stands without making either set. By
+    /// default, no.
+    fn same(&self, _a: u32, _b: u32) -> bool {
+        false
+    }
 }
 
 /// The Jaccard similarity of the documents' word 3-shingles (the tokens of
@@ -113,6 +126,10 @@ impl<X: Texts + ?Sized> Verifier for ShingleJaccard<'_, X> {
     fn set(&self, doc: u32) -> Result<FeatureSet> {
         Ok(FeatureSet::shingles(self.stages, &self.texts.text(doc)?, SHINGLE))
     }
+
+    fn same(&self, a: u32, b: u32) -> bool {
+        self.texts.same_text(a, b)
+    }
 }
 
 /// A verifier's sets of every document, each made on first use and kept:
@@ -145,6 +162,9 @@ impl<'v> SetCache<'v> {
 
     /// The verifier's score of `a` and `b`, if the pair stands.
     pub(crate) fn stands(&self, a: u32, b: u32) -> Result<Option<f64>> {
+        if self.verifier.same(a, b) {
+            return Ok(Some(1.0));
+        }
         let s = self.verifier.score(self.get(a)?, self.get(b)?);
         Ok((s >= self.verifier.threshold()).then_some(s))
     }
