@@ -507,7 +507,7 @@ fn write_outputs(
             let c = records.closeness(p.a, p.b)?;
             let mut v = json!({ "a": id(p.a), "b": id(p.b), c.name(): c.value() });
             if let (Some(j), Some(_)) = (p.score, verify) {
-                v["jaccard"] = json!(j);
+                v["jaccard"] = json!(neardup::similarity::round4(j));
             }
             serde_json::to_writer(&mut *out.writer(), &v)?;
             out.writer().write_all(b"\n")?;
