@@ -134,3 +134,71 @@ def test_fingerprints_equal_cli_for_every_simhash_preset(tmp_path, preset):
     ours = {i: format(fingerprinter.fingerprint(t), width) for i, t in zip(ids, texts)}
     assert len(cli) == len(ids) >= 60
     assert ours == cli
+
+
+def chains_corpus(path, families=24, steps=7, seed=51):
+    """Near copies of near copies: each family starts from a sample
+    document, and each step changes about an eighth of the words (English)
+    or characters (Chinese) of the step before, so neighbours are near
+    duplicates and a family's ends are not; now and then a step takes the
+    first half of another family's current text (families that touch).
+    Written as JSONL with ids `f<family>s<step>`; returns (ids, texts)."""
+    import random
+
+    rng = random.Random(seed)
+    _, base = read_jsonl([TESTDATA / "docs_en.jsonl", TESTDATA / "docs_zh.jsonl"])
+    base = [t for t in base if 300 < len(t) < 4000][:families]
+    words = [w for t in base for w in t.split()]
+    chars = [c for t in base for c in t if "\u4e00" <= c <= "\u9fff"]
+
+    def chinese(t):
+        return any("\u4e00" <= c <= "\u9fff" for c in t[:200])
+
+    current = list(base)
+    ids, texts = [], []
+    for s in range(steps):
+        for f in range(len(base)):
+            if s:
+                zh = chinese(current[f])
+                u = list(current[f]) if zh else current[f].split(" ")
+                u = [rng.choice(chars if zh else words) if rng.random() < 0.12 else x for x in u]
+                text = ("" if zh else " ").join(u)
+                if rng.random() < 0.08:
+                    other = current[rng.randrange(len(base))]
+                    text = other[: len(other) // 2] + text[len(text) // 2 :]
+                current[f] = text
+            ids.append(f"f{f}s{s}")
+            texts.append(current[f])
+    path.write_text("".join(json.dumps({"id": i, "text": t}, ensure_ascii=False) + "\n" for i, t in zip(ids, texts)),
+                    encoding="utf-8")
+    return ids, texts
+
+
+@pytest.mark.parametrize("method", ["minhash", "simhash"])
+def test_chains_give_justified_clusters_and_one_answer_everywhere(spark, tmp_path, method):  # noqa: F811
+    """On a corpus with chains, the CLI, Python and Spark keep the same
+    documents, every removed document is within the rule of the one kept
+    for it (MinHash: estimate ≥ 0.5; SimHash: at most 8 bits, verified),
+    and whole components would have removed more."""
+    from neardup.spark import dedup
+    from test_minhash import python_dedup as python_dedup_minhash
+
+    path = tmp_path / "chains.jsonl"
+    ids, texts = chains_corpus(path)
+    df = read_ordered(spark, [path]).cache()
+    for keep in ("first", "longest"):
+        want = cli_dedup([path], tmp_path / f"{keep}", "--method", method, "--keep", keep)
+        if method == "minhash":
+            got = python_dedup_minhash(ids, texts, neardup.MinHasher(), method="minhash", keep=keep)
+            assert all(c >= 0.5 for _, _, c in want[0]), keep
+        else:
+            got = python_dedup(ids, texts, keep=keep)
+            assert all(c <= 8 for _, _, c in want[0]), keep
+        assert got == want, (method, keep)
+        result = dedup(df, order_cols=["_nd_file", "_nd_row"], method=method, keep=keep)
+        assert spark_result(result) == want, (method, keep)
+        assert want[0], "the chains have near duplicates"
+        whole = cli_dedup([path], tmp_path / f"{keep}-components", "--method", method, "--keep", keep,
+                          "--clusters", "components", "--verify", "none")
+        assert len(whole[1]) < len(want[1]), f"{method} {keep}: components remove more along the chains"
+    df.unpersist()
