@@ -98,13 +98,8 @@ fn simhash_batch_equals_brute_force_components_and_greedy() {
                 - want.iter().map(|c| c.1.len() - 1).sum::<usize>();
             // Some component keeps more centres than the split scans, so
             // its index of centres is exercised too.
-            let removed: std::collections::HashSet<u32> =
-                want.iter().flat_map(|(k, m)| m.iter().copied().filter(move |x| x != k)).collect();
-            let most = components
-                .iter()
-                .map(|c| c.iter().filter(|&&x| !removed.contains(&(x as u32))).count())
-                .max();
-            assert!(most > Some(100), "{radius} {keep}: at most {most:?} centres in a component");
+            let most = neardup_testkit::most_kept_in_a_component(&components, &want);
+            assert!(most > 100, "{radius} {keep}: at most {most} centres in a component");
             // Every removal is justified: within the rule of its kept record.
             for (kept, m) in &want {
                 assert!(m.iter().all(|&x| x == *kept || near(x, *kept).is_some()));

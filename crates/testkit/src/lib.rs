@@ -158,6 +158,19 @@ pub fn brute_justified<N: Ord>(
     out
 }
 
+/// The most records any of `components` keeps under the justified
+/// clusters `justified` (as [`brute_justified`] gives them): a test's proof
+/// that some component has many centres.
+pub fn most_kept_in_a_component(components: &[Vec<usize>], justified: &[(u32, Vec<u32>)]) -> usize {
+    let removed: std::collections::HashSet<u32> =
+        justified.iter().flat_map(|(k, m)| m.iter().copied().filter(move |x| x != k)).collect();
+    components
+        .iter()
+        .map(|c| c.iter().filter(|&&x| !removed.contains(&(x as u32))).count())
+        .max()
+        .unwrap_or(0)
+}
+
 /// The next number of [`Rng`] at state `x`, advancing `x`: for code that
 /// keeps its generator's state in a plain `u64`.
 pub fn next(x: &mut u64) -> u64 {
