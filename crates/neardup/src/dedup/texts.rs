@@ -14,8 +14,11 @@ use crate::error::{Error, Result};
 /// The size of a block of held texts, in bytes.
 const BLOCK: usize = 8 << 20;
 
-/// Texts by position, in memory or (past a budget) in a temporary file;
-/// see the [module](self) documentation.
+/// Texts by position (what verification reads), held in memory up to a
+/// budget and then moved to an unnamed temporary file, read back one text
+/// at a time by a positioned read. Memory beyond the budget is 12 bytes a
+/// text; an exact copy pushed as such ([`push_same`](Self::push_same))
+/// takes no more.
 ///
 /// ```
 /// use neardup::dedup::{SpillTo, TextColumn, Texts};
