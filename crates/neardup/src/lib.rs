@@ -88,7 +88,7 @@ pub use simhash::{
     sparse, vote, Explanation, FeatureChange, FeatureVote, Fingerprinter, FingerprinterBuilder,
 };
 pub use sketch::Sketch;
-pub use tokenize::TokenizerConfig;
+pub use tokenize::{HanSplit, TokenizerConfig};
 pub use weight::WeightConfig;
 
 /// Where [`Fingerprinter`] and its builder lived before the methods were

@@ -56,7 +56,10 @@ fn base() -> FingerprinterBuilder {
     let mut b = FingerprinterBuilder::new();
     b.normalize(vec![NormalizerConfig::Nfkc, NormalizerConfig::Lowercase])
         .filters(vec![FilterConfig::Punctuation])
-        .tokenizer(TokenizerConfig::Shingles { n: 3, over: Box::new(TokenizerConfig::Words { hmm: false }) });
+        .tokenizer(TokenizerConfig::Shingles {
+            n: 3,
+            over: Box::new(TokenizerConfig::Words { hmm: false, han: Default::default() }),
+        });
     b
 }
 
@@ -86,7 +89,7 @@ fn golden_every_stage_variant() {
     use neardup::{FilterConfig, NormalizerConfig, SelectConfig, TokenizerConfig, WeightConfig};
     let text = "近似重复检测：SimHash 把相似的文档映射到相近的指纹。Near-duplicate detection maps similar \
                 documents to similar fingerprints; ひらがな カタカナ 한국어 텍스트 3.14 café";
-    let words = TokenizerConfig::Words { hmm: true };
+    let words = TokenizerConfig::Words { hmm: true, han: Default::default() };
     let variants: Vec<(&str, FingerprinterBuilder)> = vec![
         ("uniform", {
             let mut b = base();

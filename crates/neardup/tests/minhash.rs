@@ -42,7 +42,7 @@ fn records(sets: &[Vec<String>]) -> SignatureRecords {
 /// The `minhash` preset with words as they are for tokens.
 fn set_minhasher() -> MinHasher {
     MinHasher::new(neardup::PipelineConfig {
-        tokenizer: neardup::TokenizerConfig::Words { hmm: false },
+        tokenizer: neardup::TokenizerConfig::Words { hmm: false, han: Default::default() },
         filters: vec![],
         normalize: vec![],
         ..neardup::presets::config("minhash").unwrap()

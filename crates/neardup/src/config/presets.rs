@@ -20,7 +20,7 @@ use crate::hash::HashConfig;
 use crate::normalize::NormalizerConfig;
 pub use crate::radius::Radius;
 use crate::select::{SelectConfig, TieBreak};
-use crate::tokenize::{ShortText, TokenizerConfig};
+use crate::tokenize::{HanSplit, ShortText, TokenizerConfig};
 use crate::weight::{UnknownIdf, WeightConfig, BUILTIN_IDF};
 
 /// The names of the SimHash presets.
@@ -85,7 +85,7 @@ pub fn config(name: &str) -> Result<PipelineConfig> {
             lsh: Some(LshConfig::at(MINHASH_THRESHOLD)),
             tokenizer: TokenizerConfig::Shingles {
                 n: 2,
-                over: Box::new(TokenizerConfig::Words { hmm: false }),
+                over: Box::new(TokenizerConfig::Words { hmm: false, han: HanSplit::Jieba }),
             },
             ..fingerprint_config("default")?
         });
@@ -116,7 +116,7 @@ fn fingerprint_config(name: &str) -> Result<PipelineConfig> {
         "default" => PipelineConfig {
             normalize: vec![NormalizerConfig::Html, NormalizerConfig::Nfkc, NormalizerConfig::Lowercase],
             filters: vec![FilterConfig::Punctuation],
-            ..base(TokenizerConfig::Words { hmm: false })
+            ..base(TokenizerConfig::Words { hmm: false, han: HanSplit::Jieba })
         },
         "keywords" => PipelineConfig {
             filters: vec![

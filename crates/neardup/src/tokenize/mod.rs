@@ -47,6 +47,12 @@ pub enum TokenizerConfig {
         /// this is `false`.
         #[serde(default)]
         hmm: bool,
+        /// How runs of Han characters become tokens: `jieba` words (the
+        /// default), or `chars`, one token per character (shingles of
+        /// them are character n-grams, which reworded Chinese keeps
+        /// better than word shingles; docs/QUALITY.md).
+        #[serde(default, skip_serializing_if = "HanSplit::is_jieba")]
+        han: HanSplit,
     },
     /// The whole text through jieba's `cut`, as jieba and cppjieba do
     /// (non-Han characters become tokens of their own; whitespace tokens
@@ -112,6 +118,25 @@ pub enum TokenizerConfig {
 
 fn yes() -> bool {
     true
+}
+
+/// How the `words` tokenizer splits runs of Han characters (see
+/// [`TokenizerConfig::Words`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum HanSplit {
+    /// Into jieba's words.
+    #[default]
+    Jieba,
+    /// One token per character.
+    Chars,
+}
+
+impl HanSplit {
+    /// Whether this is the default, jieba (configurations leave it out).
+    pub fn is_jieba(&self) -> bool {
+        *self == HanSplit::Jieba
+    }
 }
 
 /// What a text shorter than one gram gives (see [`TokenizerConfig::CharNgrams`]).
@@ -180,7 +205,7 @@ impl TokenizerConfig {
 impl Tokenizer for TokenizerConfig {
     fn tokenize<'t>(&self, text: &'t str, out: &mut Vec<&'t str>) {
         match self {
-            TokenizerConfig::Words { hmm } => Words { hmm: *hmm }.tokenize(text, out),
+            TokenizerConfig::Words { hmm, han } => Words { hmm: *hmm, han: *han }.tokenize(text, out),
             TokenizerConfig::Jieba { hmm } => jieba::cut_whole(text, *hmm, out),
             TokenizerConfig::Cppjieba { hmm } => jieba::cut_cppjieba_whole(text, *hmm, out),
             TokenizerConfig::CharNgrams { n, short } => {

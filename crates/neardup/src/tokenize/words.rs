@@ -15,6 +15,8 @@ use crate::scan::ideograph_at;
 pub struct Words {
     /// Use jieba's HMM for words its dictionary does not know.
     pub hmm: bool,
+    /// Runs of Han characters as jieba's words, or one token per character.
+    pub han: super::HanSplit,
 }
 
 impl Tokenizer for Words {
@@ -67,7 +69,12 @@ impl Words {
             // punctuation (most runs between Chinese words) has none.
             Script::Other if !run.chars().any(may_be_alphanumeric) => {}
             Script::Other => other_words(run, out),
-            Script::Han => cut_han(run, self.hmm, out),
+            Script::Han => match self.han {
+                super::HanSplit::Jieba => cut_han(run, self.hmm, out),
+                super::HanSplit::Chars => {
+                    out.extend(run.char_indices().map(|(i, c)| &run[i..i + c.len_utf8()]));
+                }
+            },
             Script::Kana | Script::Hangul => bigrams(run, out),
         }
     }
@@ -138,7 +145,7 @@ mod tests {
 
     fn words(s: &str) -> Vec<&str> {
         let mut v = Vec::new();
-        Words { hmm: false }.tokenize(s, &mut v);
+        Words { hmm: false, han: super::super::HanSplit::Jieba }.tokenize(s, &mut v);
         v
     }
 
@@ -182,5 +189,30 @@ mod tests {
         assert_eq!(words("한국어 텍스트"), ["한국", "국어", "텍스", "스트"]);
         assert_eq!(words("の"), ["の"]);
         assert_eq!(words("Hello, world!"), ["Hello", "world"]);
+    }
+
+    /// `han = "chars"`: each Han character is a token, and nothing else
+    /// changes; a configuration without `han` reads and writes as before
+    /// (so every existing configuration keeps its id).
+    #[test]
+    fn han_as_characters() {
+        let chars = |s| {
+            let mut v = Vec::new();
+            Words { hmm: false, han: super::super::HanSplit::Chars }.tokenize(s, &mut v);
+            v
+        };
+        assert_eq!(
+            chars("我们使用Rust编写neardup工具"),
+            ["我", "们", "使", "用", "Rust", "编", "写", "neardup", "工", "具"]
+        );
+        assert_eq!(chars("2024年，café 𠀋字。"), ["2024", "年", "café", "𠀋", "字"]);
+        assert_eq!(chars("ひらがな Hello"), words("ひらがな Hello"));
+        use super::super::TokenizerConfig;
+        let plain: TokenizerConfig = toml::from_str("type = \"words\"\nhmm = false\n").unwrap();
+        assert_eq!(toml::to_string(&plain).unwrap(), "type = \"words\"\nhmm = false\n");
+        let by_chars: TokenizerConfig = toml::from_str("type = \"words\"\nhan = \"chars\"\n").unwrap();
+        assert_eq!(by_chars, TokenizerConfig::Words { hmm: false, han: super::super::HanSplit::Chars });
+        assert!(toml::to_string(&by_chars).unwrap().contains("han = \"chars\""));
+        assert!(toml::from_str::<TokenizerConfig>("type = \"words\"\nhan = \"bytes\"\n").is_err());
     }
 }
