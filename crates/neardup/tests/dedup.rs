@@ -99,6 +99,9 @@ fn simhash_batch_equals_brute_force_components_and_greedy() {
             // Some component keeps more centres than the split scans, so
             // its index of centres is exercised too.
             let most = neardup_testkit::most_kept_in_a_component(&components, &want);
+            // And one is large enough that its verification sets are made
+            // up front, in parallel (256 members).
+            assert!(components.iter().map(Vec::len).max() >= Some(256));
             assert!(most > 100, "{radius} {keep}: at most {most} centres in a component");
             // Every removal is justified: within the rule of its kept record.
             for (kept, m) in &want {

@@ -73,6 +73,10 @@ impl std::fmt::Display for ClusterMode {
 /// instead of scanning them.
 pub(super) const SCANNED_CENTRES: usize = 48;
 
+/// Members of a component from which the split makes all their
+/// verification sets at once, in parallel.
+const PARALLEL_SETS: usize = 256;
+
 /// A method's near-duplicate rule as the split sees it.
 pub(super) trait Rule: Sync {
     /// What a member is compared by (its fingerprint, its signature).
@@ -171,7 +175,15 @@ fn component<R: Rule>(rule: &R, order: &[u32], verifier: Option<&dyn Verifier>) 
     let mut centres = rule.centres(order.len())?;
     // Per centre: its id and the members removed for it.
     let mut kept: Vec<(u32, Vec<u32>)> = Vec::new();
-    let mut sets: HashMap<u32, FeatureSet> = HashMap::new();
+    // A large component's sets are made up front on every core (a chain
+    // can join a tenth of a corpus into one component, which the greedy
+    // then walks on one thread); a small one's as the walk needs them.
+    let mut sets: HashMap<u32, FeatureSet> = match verifier {
+        Some(v) if order.len() >= PARALLEL_SETS => {
+            order.par_iter().map(|&d| Ok((d, v.set(d)?))).collect::<Result<_>>()?
+        }
+        _ => HashMap::new(),
+    };
     let mut near = Vec::new();
     for &x in order {
         let member = rule.load(x)?;
