@@ -52,15 +52,8 @@ impl Dedup<'_> {
     /// impossible layout.
     pub fn split_groups(&self, records: &Records, groups: &[i64]) -> Result<Vec<u32>> {
         self.radius.validate(records.bits()).map_err(crate::Error::Config)?;
-        if groups.len() != records.len() {
-            return Err(crate::Error::Config(format!(
-                "{} groups for {} records",
-                groups.len(),
-                records.len()
-            )));
-        }
         let rule = FingerprintRule { records, radius: self.radius, layout: self.layout };
-        split::owners(&rule, groups, self.verifier)
+        split::owners(&rule, records.len(), groups, self.verifier)
     }
 }
 
@@ -239,10 +232,9 @@ impl Rule for FingerprintRule<'_> {
 
     fn near(&self, c: &FingerprintCentres, x: &(Fingerprint, usize), out: &mut Vec<u32>) -> Result<()> {
         let mut found: Vec<(u32, u32)> = Vec::new();
-        let max_k = self.radius.max_k();
         match &c.index {
             Some(index) => {
-                for m in index.query(x.0, max_k)? {
+                for m in index.query(x.0, self.radius.max_k())? {
                     let (_, features) = c.fps[m.id as usize];
                     if self.radius.accepts(m.distance, x.1, features) {
                         found.push((m.distance, m.id as u32));
@@ -252,7 +244,7 @@ impl Rule for FingerprintRule<'_> {
             None => {
                 for (at, &(fp, features)) in c.fps.iter().enumerate() {
                     let distance = x.0.distance(fp);
-                    if distance <= max_k && self.radius.accepts(distance, x.1, features) {
+                    if self.radius.accepts(distance, x.1, features) {
                         found.push((distance, at as u32));
                     }
                 }

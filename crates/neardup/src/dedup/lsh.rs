@@ -589,11 +589,8 @@ impl<'v> LshDedup<'v> {
     /// As [`batch`](Self::batch), or `groups` not one per record.
     pub fn split_groups(&self, records: &SignatureRecords, groups: &[i64]) -> Result<Vec<u32>> {
         self.check(records)?;
-        if groups.len() != records.len() {
-            return Err(Error::Config(format!("{} groups for {} records", groups.len(), records.len())));
-        }
         let rule = SignatureRule { records, threshold: self.threshold, banding: self.banding };
-        split::owners(&rule, groups, self.verifier)
+        split::owners(&rule, records.len(), groups, self.verifier)
     }
 
     /// Removes near duplicates from `records` in order: each is kept

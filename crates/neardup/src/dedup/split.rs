@@ -148,7 +148,15 @@ pub(super) fn split<R: Rule>(
 /// are adjacent and in keep order. Returns, for each record, the record it
 /// is removed for, or itself when it is kept. Groups are split in
 /// parallel.
-pub(super) fn owners<R: Rule>(rule: &R, groups: &[i64], verifier: Option<&dyn Verifier>) -> Result<Vec<u32>> {
+pub(super) fn owners<R: Rule>(
+    rule: &R,
+    records: usize,
+    groups: &[i64],
+    verifier: Option<&dyn Verifier>,
+) -> Result<Vec<u32>> {
+    if groups.len() != records {
+        return Err(crate::Error::Config(format!("{} groups for {records} records", groups.len())));
+    }
     let mut runs: Vec<std::ops::Range<u32>> = Vec::new();
     let mut start = 0;
     for i in 1..=groups.len() {

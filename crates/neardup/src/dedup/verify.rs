@@ -47,21 +47,21 @@ impl<T: AsRef<str> + Sync> Texts for [T] {
 
 impl<T: AsRef<str> + Sync> Texts for Vec<T> {
     fn count(&self) -> usize {
-        self.len()
+        self.as_slice().count()
     }
 
     fn text(&self, i: u32) -> Result<Cow<'_, str>> {
-        Ok(Cow::Borrowed(self[i as usize].as_ref()))
+        self.as_slice().text(i)
     }
 }
 
 impl<T: AsRef<str> + Sync, const N: usize> Texts for [T; N] {
     fn count(&self) -> usize {
-        N
+        self.as_slice().count()
     }
 
     fn text(&self, i: u32) -> Result<Cow<'_, str>> {
-        Ok(Cow::Borrowed(self[i as usize].as_ref()))
+        self.as_slice().text(i)
     }
 }
 
