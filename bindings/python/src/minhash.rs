@@ -389,7 +389,7 @@ impl MinHashIndex {
         bands: Option<usize>,
         rows: Option<usize>,
     ) -> PyResult<MinHashIndex> {
-        let lsh = LshConfig { threshold, bands, rows };
+        let lsh = LshConfig { threshold, bands, rows, false_negative_weight: None };
         let banding = lsh.banding(permutations).map_err(PyValueError::new_err)?;
         if permutations == 0 || permutations > neardup::minhash::MAX_PERMUTATIONS {
             return Err(PyValueError::new_err(format!(

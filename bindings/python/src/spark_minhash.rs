@@ -143,7 +143,7 @@ impl MinHashPlan {
     /// `MinHashPlan(threshold, permutations, bands, rows)`.
     #[new]
     fn new(threshold: f64, permutations: usize, bands: usize, rows: usize) -> PyResult<MinHashPlan> {
-        let lsh = LshConfig { threshold, bands: Some(bands), rows: Some(rows) };
+        let lsh = LshConfig { threshold, bands: Some(bands), rows: Some(rows), false_negative_weight: None };
         let banding = lsh.banding(permutations).map_err(PyValueError::new_err)?;
         Ok(MinHashPlan { threshold, permutations, banding })
     }

@@ -214,7 +214,7 @@ def test_spark_equals_cli_for_every_keep(spark, tmp_path):  # noqa: F811
         want = cli_dedup([path], tmp_path / keep, "--method", "minhash", "--keep", keep)
         result = dedup(df, order_cols=["_nd_file", "_nd_row"], method="minhash", keep=keep)
         assert spark_result(result) == want, keep
-        assert result.summary["method"] == "minhash" and result.summary["bands"] == 25
+        assert result.summary["method"] == "minhash" and result.summary["bands"] == 32
         assert result.kept.columns == df.columns
     want = cli_dedup([path], tmp_path / "t7", "--threshold", "0.7")
     assert spark_result(dedup(df, order_cols=["_nd_file", "_nd_row"], threshold=0.7)) == want

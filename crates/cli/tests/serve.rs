@@ -352,7 +352,7 @@ fn a_minhash_data_directory_is_built_queried_and_served() {
     let edited = text.replacen("the", "a", 3);
     let q = run(&["index", "query", d, "--text", &edited]);
     assert!(q.status.success(), "{}", stderr(&q));
-    assert!(stderr(&q).contains("Jaccard ≥ 0.5 (25 bands × 5 rows of 128 values)"), "{}", stderr(&q));
+    assert!(stderr(&q).contains("Jaccard ≥ 0.5 (32 bands × 4 rows of 128 values)"), "{}", stderr(&q));
     let v: Value = serde_json::from_slice(&q.stdout).unwrap();
     assert_eq!(v["matches"][0]["id"], json!(id), "{v}");
     let s = v["matches"][0]["similarity"].as_f64().unwrap();
@@ -384,7 +384,7 @@ fn a_minhash_data_directory_is_built_queried_and_served() {
     assert_eq!((s, v["signature"].as_str().map(str::len)), (200, Some(1024)), "{v}");
     let (_, v) = http(&addr, "GET", "/v1/stats", None).unwrap();
     assert_eq!((v["documents"].as_u64(), v["method"].as_str()), (Some(25), Some("minhash")), "{v}");
-    assert_eq!(v["radius"], json!("Jaccard ≥ 0.3 (25 bands × 5 rows of 128 values)"));
+    assert_eq!(v["radius"], json!("Jaccard ≥ 0.3 (32 bands × 4 rows of 128 values)"));
     sigterm(&child);
     assert!(child.wait().unwrap().success());
     let st = neardup(&["index", "stats", "--json"], &data);

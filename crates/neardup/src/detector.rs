@@ -8,7 +8,7 @@
 //!
 //! let d = Detector::preset("minhash")?;
 //! assert_eq!(d.method(), Method::Minhash);
-//! assert_eq!(d.rule(), "Jaccard ≥ 0.5 (25 bands × 5 rows of 128 values)");
+//! assert_eq!(d.rule(), "Jaccard ≥ 0.5 (32 bands × 4 rows of 128 values)");
 //! let d = d.with_method(Some(Method::Minhash), Some(0.6))?;
 //! assert_eq!(d.minhasher().unwrap().threshold(), 0.6);
 //! // A threshold is MinHash's; a method must match the pipeline's.
@@ -410,7 +410,7 @@ impl Detector {
 
     /// The near-duplicate rule as data, for summaries: `{"method":
     /// "simhash", "k": 4, "steps": [...]}` or `{"method": "minhash",
-    /// "threshold": 0.5, "permutations": 128, "bands": 25, "rows": 5}`.
+    /// "threshold": 0.5, "permutations": 128, "bands": 32, "rows": 4}`.
     pub fn rule_json(&self) -> serde_json::Value {
         match self {
             Detector::SimHash(f) => {
@@ -433,7 +433,7 @@ impl Detector {
     }
 
     /// The method and its rule in words, as each command says which it used:
-    /// `SimHash, k = 3` or `MinHash, Jaccard ≥ 0.5 (25 bands × 5 rows of
+    /// `SimHash, k = 3` or `MinHash, Jaccard ≥ 0.5 (32 bands × 4 rows of
     /// 128 values)`.
     ///
     /// ```

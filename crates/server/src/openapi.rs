@@ -242,7 +242,7 @@ fn method_responses(c: &Contract, sketch_key: &str) -> Map<String, Value> {
             "k": {"type": "integer", "nullable": true, "description": "The request's or the server's fixed k; null: the pipeline's radius rule."}}})
     } else {
         json!({"type": "object", "required": ["radius", "matches", "threshold"], "properties": {
-            "radius": {"type": "string", "description": "The rule used, e.g. Jaccard ≥ 0.5 (25 bands × 5 rows of 128 values)."},
+            "radius": {"type": "string", "description": "The rule used, e.g. Jaccard ≥ 0.5 (32 bands × 4 rows of 128 values)."},
             "matches": matches, "threshold": {"type": "number"}}})
     };
     let stored = json!({"type": "object", "required": ["id", sketch_key, "inserted_at_ms"], "properties": {

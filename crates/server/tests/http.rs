@@ -384,7 +384,7 @@ async fn a_minhash_store_is_served_by_threshold() {
         (v["method"].as_str(), v["permutations"].as_u64(), v["documents"].as_u64()),
         (Some("minhash"), Some(128), Some(2))
     );
-    assert_eq!(v["radius"], json!("Jaccard ≥ 0.5 (25 bands × 5 rows of 128 values)"));
+    assert_eq!(v["radius"], json!("Jaccard ≥ 0.5 (32 bands × 4 rows of 128 values)"));
     // Batches check against earlier documents of the same batch.
     let (_, v) = call(
         &app,

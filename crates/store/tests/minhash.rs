@@ -123,7 +123,7 @@ fn semantics<S: Store>(store: S) {
         (stats.method, stats.permutations, stats.bits, stats.documents),
         (Method::Minhash, Some(K), None, 2)
     );
-    assert_eq!(stats.radius, "Jaccard ≥ 0.5 (25 bands × 5 rows of 128 values)");
+    assert_eq!(stats.radius, "Jaccard ≥ 0.5 (32 bands × 4 rows of 128 values)");
     // Bad input: the other method's sketch or rule, a short signature, a
     // threshold out of range. Each names what to send instead.
     let bad = |r: Result<neardup_store::Outcome, StoreError>, what: &str| {

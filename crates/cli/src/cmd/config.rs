@@ -67,7 +67,13 @@ pub fn run(args: ConfigArgs) -> Result<ExitCode> {
 /// candidate).
 fn print_lsh(m: &MinHasher) {
     let b = m.banding();
-    let how = if m.lsh().bands.is_some() { "set in [lsh]" } else { "chosen for the threshold" };
+    let how = match (m.lsh().bands, m.lsh().false_negative_weight) {
+        (Some(_), _) => "set in [lsh]".to_string(),
+        (None, Some(w)) => {
+            format!("chosen for the threshold, a missed pair weighed {w} against a needless candidate")
+        }
+        (None, None) => "chosen for the threshold".to_string(),
+    };
     println!(
         "# near duplicates: estimated Jaccard ≥ {} (the [lsh] table; --threshold overrides it)",
         m.threshold()

@@ -7,7 +7,7 @@
 //! | `python-simhash` | byte-identical to the PyPI `simhash` package 2.1.2. |
 //! | `yanyiwu` | the pipeline of yanyiwu/simhash (cppjieba keywords, top 5, lookup3). |
 //! | `ferd` | ferd/simhash's `simhash:hash/1`, bit for bit: the UTF-8 bytes in 2-byte windows (not the first nor the last), counts as weights, MD5, 128 bits, ties give 1, bits reversed. |
-//! | `minhash` | `default`'s text stages, word 2-shingles (character bigrams for Chinese: `han = "chars"`), a MinHash signature of 128 values; Jaccard ≥ 0.5 by LSH banding (25 bands × 5 rows). Chosen by the quality evaluation (docs/QUALITY.md). |
+//! | `minhash` | `default`'s text stages, word 2-shingles (character bigrams for Chinese: `han = "chars"`), a MinHash signature of 128 values; Jaccard ≥ 0.5 by LSH banding (32 bands × 4 rows: misses weighed 0.9). Chosen by the quality evaluation (docs/QUALITY.md). |
 //!
 //! Fingerprints from different presets must never be compared: they are
 //! different functions of the text.
@@ -82,7 +82,10 @@ pub fn config(name: &str) -> Result<PipelineConfig> {
         return Ok(PipelineConfig {
             method: Method::Minhash,
             minhash: Some(MinHashConfig::default()),
-            lsh: Some(LshConfig::at(MINHASH_THRESHOLD)),
+            lsh: Some(LshConfig {
+                false_negative_weight: Some(MINHASH_FALSE_NEGATIVE_WEIGHT),
+                ..LshConfig::at(MINHASH_THRESHOLD)
+            }),
             tokenizer: TokenizerConfig::Shingles {
                 n: 2,
                 over: Box::new(TokenizerConfig::Words { hmm: false, han: HanSplit::Chars }),
@@ -164,6 +167,12 @@ fn fingerprint_config(name: &str) -> Result<PipelineConfig> {
 
 /// The Jaccard threshold of the `minhash` preset.
 pub const MINHASH_THRESHOLD: f64 = 0.5;
+
+/// How much the `minhash` preset's banding weighs a missed pair against a
+/// needless candidate ([`LshConfig::false_negative_weight`]): 32 bands × 4
+/// rows at its threshold, chosen on the labelled pairs and generated
+/// reposts (docs/QUALITY.md).
+pub const MINHASH_FALSE_NEGATIVE_WEIGHT: f64 = 0.9;
 
 /// The classic radius for `bits`-bit fingerprints: 3 for 64 bits (Manku et
 /// al.), scaled with the width (6 for 128). The recommendation for

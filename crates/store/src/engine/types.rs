@@ -123,7 +123,7 @@ pub struct EngineStats {
     /// The rule requests without a k or threshold get: the pipeline's
     /// radius unless the engine was opened with a fixed one, e.g. `k = 8
     /// below 600 features, else 4`; or its threshold and banding, e.g.
-    /// `Jaccard ≥ 0.5 (25 bands × 5 rows of 128 values)`.
+    /// `Jaccard ≥ 0.5 (32 bands × 4 rows of 128 values)`.
     pub radius: String,
     /// Bytes of the in-memory index.
     pub index_bytes: u64,
