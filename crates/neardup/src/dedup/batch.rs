@@ -140,7 +140,7 @@ fn linked(
             for pass in plan.passes().iter().skip(1) {
                 let subset = pass_subset(pass, records);
                 let length = |j: u32| length(subset[j as usize]);
-                let rule = LinkRule { length: &length, accepts: &accepts };
+                let rule = LinkRule { length: &length, accepts: &accepts, always: radius.min_k() };
                 records.words().subset(&subset).linked(pass.k, d.layout, Some(&rule), &mut |a, b| {
                     uf.union(subset[a as usize], subset[b as usize]);
                 })?;

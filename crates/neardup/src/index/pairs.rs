@@ -145,6 +145,9 @@ pub struct LinkRule<'a> {
     pub length: &'a (dyn Fn(u32) -> u32 + Sync),
     /// Whether two inputs of these lengths at this distance are linked.
     pub accepts: &'a (dyn Fn(u32, u32, u32) -> bool + Sync),
+    /// Distances up to this are linked whatever the lengths (`accepts`
+    /// must agree): no length is looked up for them.
+    pub always: u32,
 }
 
 /// Whether a pair of distinct words at a distance (at most `k`) is a link:
@@ -152,6 +155,8 @@ pub struct LinkRule<'a> {
 /// word's length up once, not once a comparison); without, every pair.
 struct Edge<'a, W> {
     rule: Option<(WordLength<'a, W>, Accepts<'a>)>,
+    /// Distances up to this are links without a look at the lengths.
+    always: u32,
 }
 
 /// A word's length, for [`Edge`].
@@ -207,7 +212,10 @@ pub fn linked<W: Word>(
         None => Vec::new(),
     };
     let length_of = |w: W| shortest[distinct.partition_point(|&x| x < w)];
-    let ruled = Edge { rule: rule.map(|r| (&length_of as WordLength<'_, W>, r.accepts)) };
+    let ruled = Edge {
+        rule: rule.map(|r| (&length_of as WordLength<'_, W>, r.accepts)),
+        always: rule.map_or(k, |r| r.always),
+    };
     if k >= bits && opts.blocks.is_none() {
         for (a, &x) in distinct.iter().enumerate() {
             for (b, &y) in distinct.iter().enumerate().skip(a + 1) {
@@ -635,12 +643,17 @@ const LINK_BUDGET: usize = 64;
 
 /// The components of `run` (distinct words) under the pairs within `k`
 /// that `edge` accepts, pushed to `found` as (first, member, 0) for each
-/// other member. Each word is compared with the members of each component
-/// found so far, latest first (the run is in key order, so neighbours are
-/// alike), until one is near: it joins that component, and any other
-/// component it is near is merged in. Exact: a word near any member of a
-/// component finds one. Returns false, pushing nothing, if that takes more
-/// than `budget` comparisons.
+/// other member. Each word is compared with each component found so far:
+/// first with its centre (its first member) — a word more than `k` plus
+/// the component's radius from the centre is near none of its members —
+/// then with its members, latest first (the run is in key order, so
+/// neighbours are alike), until one is near: it joins that component, and
+/// any other component it is near is merged in. Exact: a word near any
+/// member of a component finds one. Returns false, pushing nothing, if
+/// that takes more than `budget` comparisons. Inlined, so that its
+/// distances are counted with the POPCNT instruction where the caller was
+/// compiled for it.
+#[inline(always)]
 fn run_links<W: Word>(
     run: &[W],
     k: u32,
@@ -648,23 +661,42 @@ fn run_links<W: Word>(
     budget: usize,
     found: &mut Vec<(W, W, u32)>,
 ) -> bool {
-    let lengths: Vec<u32> =
-        edge.rule.map_or_else(Vec::new, |(length, _)| run.iter().map(|&w| length(w)).collect());
-    let mut comps: Vec<Vec<u32>> = Vec::new();
+    // Lengths are looked up when a distance beyond `always` needs them,
+    // each once: a look-up searches the corpus's distinct words.
+    let mut lengths: Vec<u32> = if edge.rule.is_some() { vec![u32::MAX; run.len()] } else { Vec::new() };
+    let mut length = |i: usize| {
+        if lengths[i] == u32::MAX {
+            lengths[i] = edge.rule.map_or(0, |(length, _)| length(run[i]));
+        }
+        lengths[i]
+    };
+    // Each component: its members (the first is its centre) and its
+    // radius, the largest distance of a member from the centre. A word
+    // farther than k + radius from the centre is near no member (triangle
+    // inequality), so a component of another family costs one comparison
+    // instead of one per member.
+    let mut comps: Vec<(Vec<u32>, u32)> = Vec::new();
     let mut spent = 0usize;
     for (i, &w) in run.iter().enumerate() {
         let mut home: Option<usize> = None;
         let mut c = 0;
         while c < comps.len() {
+            let (members, radius) = &comps[c];
+            spent += 1;
+            let from_centre = run[members[0] as usize].dist(w);
             let mut near = false;
-            for &m in comps[c].iter().rev() {
-                spent += 1;
-                let v = run[m as usize];
-                let d = v.dist(w);
-                if d <= k && edge.rule.is_none_or(|(_, accepts)| accepts(d, lengths[m as usize], lengths[i]))
-                {
-                    near = true;
-                    break;
+            if from_centre <= k + radius {
+                for &m in members.iter().rev() {
+                    spent += 1;
+                    let v = run[m as usize];
+                    let d = v.dist(w);
+                    if d <= k
+                        && (d <= edge.always
+                            || edge.rule.is_none_or(|(_, accepts)| accepts(d, length(m as usize), length(i))))
+                    {
+                        near = true;
+                        break;
+                    }
                 }
             }
             if spent > budget {
@@ -673,24 +705,31 @@ fn run_links<W: Word>(
             match (near, home) {
                 (false, _) => c += 1,
                 (true, None) => {
-                    comps[c].push(i as u32);
+                    let (members, radius) = &mut comps[c];
+                    members.push(i as u32);
+                    *radius = (*radius).max(from_centre);
                     home = Some(c);
                     c += 1;
                 }
                 (true, Some(h)) => {
                     // Merge component c into h; the last component moves to c.
-                    let moved = comps.swap_remove(c);
+                    let (moved, _) = comps.swap_remove(c);
                     let h = if h == comps.len() { c } else { h };
-                    comps[h].extend(moved);
+                    let (members, radius) = &mut comps[h];
+                    let centre = run[members[0] as usize];
+                    for &m in &moved {
+                        *radius = (*radius).max(centre.dist(run[m as usize]));
+                    }
+                    members.extend(moved);
                     home = Some(h);
                 }
             }
         }
         if home.is_none() {
-            comps.push(vec![i as u32]);
+            comps.push((vec![i as u32], 0));
         }
     }
-    for comp in &comps {
+    for (comp, _) in &comps {
         for &m in &comp[1..] {
             found.push((run[comp[0] as usize], run[m as usize], 0));
         }
@@ -914,7 +953,10 @@ fn split_links<W: Word>(run: &[W], k: u32, depth: u32, edge: &Edge<'_, W>, found
     let low: Vec<W> = packed.iter().map(|p| p.0).collect();
     let full = |x: W| packed[low.partition_point(|&y| y < x)].1;
     let sub_length = |x: W| edge.rule.map_or(0, |(length, _)| length(full(x)));
-    let sub_edge = Edge { rule: edge.rule.map(|(_, accepts)| (&sub_length as WordLength<'_, W>, accepts)) };
+    let sub_edge = Edge {
+        rule: edge.rule.map(|(_, accepts)| (&sub_length as WordLength<'_, W>, accepts)),
+        always: edge.always,
+    };
     distinct_pairs_into(&low, &sub, k, depth + 1, Vec::new(), Some(&sub_edge), &mut |part| {
         found.extend(part.into_iter().map(|(a, b, d)| (full(a), full(b), d)));
     });
@@ -1023,8 +1065,8 @@ mod tests {
         let radius = |a: u32, b: u32| if a.min(b) < 600 && a.max(b) < 1200 { 8 } else { 4 };
         let accepts = |d: u32, a: u32, b: u32| d <= radius(a, b);
         let length = |i: u32| lengths[i as usize];
-        let rule = LinkRule { length: &length, accepts: &accepts };
-        for k in [4, 8] {
+        for (k, always) in [(4, 0), (8, 0), (8, 4)] {
+            let rule = LinkRule { length: &length, accepts: &accepts, always };
             let mut want_pairs = Vec::new();
             for i in 0..words.len() {
                 for j in i + 1..words.len() {
@@ -1056,8 +1098,8 @@ mod tests {
         let run: Vec<u64> = vec![0b0, 0b1, 0b1_0000_0000, 0b11, 0b1_0000_0001, 0xff00, 0xff01];
         let mut found = Vec::new();
         let zero = |_: u64| 0u32;
-        let all = Edge { rule: None };
-        let none = Edge { rule: Some((&zero as WordLength<'_, u64>, &|_, _, _| false)) };
+        let all = Edge { rule: None, always: 1 };
+        let none = Edge { rule: Some((&zero as WordLength<'_, u64>, &|_, _, _| false)), always: 0 };
         assert!(run_links(&run, 1, &all, usize::MAX, &mut found));
         let pos = |w: u64| run.iter().position(|&x| x == w).unwrap() as u32;
         let got = components(run.len(), found.iter().map(|&(a, b, _)| (pos(a), pos(b))));
