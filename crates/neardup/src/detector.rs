@@ -250,15 +250,51 @@ impl Detector {
     ///
     /// [`Error::EmptyDocument`], as above.
     pub fn sign(&self, text: &str, allow_empty: bool) -> Result<(Option<Sketch>, usize)> {
+        self.sign_keeping(text, allow_empty, None)
+    }
+
+    /// [`sign`](Self::sign), and the text's verification shingles appended
+    /// to `shingles` ([`similarity::shingle_hashes`](crate::similarity::shingle_hashes)
+    /// under this pipeline, at [`SHINGLE`](crate::similarity::SHINGLE)):
+    /// what a dedup that verifies compares, kept so that no text is
+    /// tokenized twice (SimHash makes them from the tokens it fingerprints;
+    /// MinHash tokenizes once more). See [`ShingleColumn`](crate::dedup::ShingleColumn).
+    ///
+    /// # Errors
+    ///
+    /// As [`sign`](Self::sign).
+    pub fn sign_keeping_shingles(
+        &self,
+        text: &str,
+        allow_empty: bool,
+        shingles: &mut Vec<u64>,
+    ) -> Result<(Option<Sketch>, usize)> {
+        self.sign_keeping(text, allow_empty, Some(shingles))
+    }
+
+    fn sign_keeping(
+        &self,
+        text: &str,
+        allow_empty: bool,
+        shingles: Option<&mut Vec<u64>>,
+    ) -> Result<(Option<Sketch>, usize)> {
         let (sketch, n) = match self {
             Detector::SimHash(f) => {
-                let (fp, n) = f.fingerprint_counted(text);
+                let (fp, n) = match shingles {
+                    Some(out) => f.fingerprint_keeping_shingles(text, out),
+                    None => f.fingerprint_counted(text),
+                };
                 (Some(Sketch::Fingerprint(fp)), n)
             }
-            Detector::MinHash(m) => match m.signature_counted(text) {
-                Some((s, n)) => (Some(Sketch::Signature(s)), n),
-                None => (None, 0),
-            },
+            Detector::MinHash(m) => {
+                if let Some(out) = shingles {
+                    crate::similarity::shingle_hashes(m.stages(), text, crate::similarity::SHINGLE, out);
+                }
+                match m.signature_counted(text) {
+                    Some((s, n)) => (Some(Sketch::Signature(s)), n),
+                    None => (None, 0),
+                }
+            }
         };
         match n {
             0 if !allow_empty => Err(Error::EmptyDocument),

@@ -36,34 +36,15 @@ impl FeatureSet {
     /// `stages` is a [`Stages`] or what holds one (a `Fingerprinter`, a
     /// `MinHasher`).
     pub fn shingles(stages: &impl AsRef<Stages>, text: &str, n: usize) -> FeatureSet {
-        // Each token is hashed once, and a shingle is the hash of its
-        // tokens' hashes: no string per token or per shingle.
-        let stages = stages.as_ref();
-        let hashes: Vec<u64> = if stages.tokenizer().is_bytes() {
-            stages.tokens(text).iter().map(|t| xxhash_rust::xxh3::xxh3_64(t.as_bytes())).collect()
-        } else {
-            stages
-                .filtered_tokens(&stages.normalize(text))
-                .iter()
-                .map(|t| xxhash_rust::xxh3::xxh3_64(t.as_bytes()))
-                .collect()
-        };
-        let n = n.max(1).min(hashes.len().max(1));
-        let mut v: Vec<u64> = hashes
-            .windows(n)
-            .map(|w| {
-                let mut bytes = [0u8; 8 * MAX_SHINGLE];
-                if w.len() > MAX_SHINGLE {
-                    let mut h = xxhash_rust::xxh3::Xxh3::new();
-                    w.iter().for_each(|x| h.update(&x.to_le_bytes()));
-                    return h.digest();
-                }
-                for (b, x) in bytes.chunks_exact_mut(8).zip(w) {
-                    b.copy_from_slice(&x.to_le_bytes());
-                }
-                xxhash_rust::xxh3::xxh3_64(&bytes[..8 * w.len()])
-            })
-            .collect();
+        let mut v = Vec::new();
+        shingle_hashes(stages.as_ref(), text, n, &mut v);
+        FeatureSet::from_hashes(v)
+    }
+
+    /// The set of shingle hashes as [`shingle_hashes`] appends them (in any
+    /// order, repeats allowed): what a job that kept them while signing
+    /// verifies by, without tokenizing again.
+    pub fn from_hashes(mut v: Vec<u64>) -> FeatureSet {
         v.sort_unstable();
         v.dedup();
         FeatureSet(v)
@@ -125,6 +106,46 @@ impl FeatureSet {
         }
         self.intersection(other) as f64 / min as f64
     }
+}
+
+/// Appends to `out` the hashes of the `n`-shingles of `text`'s tokens
+/// under `stages` (after normalization and filtering; bytes tokenizers
+/// their tokens as they are), in text order with repeats: what
+/// [`FeatureSet::shingles`] makes a set of. A text of fewer than `n`
+/// tokens is one shingle of all of them.
+pub fn shingle_hashes(stages: &Stages, text: &str, n: usize, out: &mut Vec<u64>) {
+    if stages.tokenizer().is_bytes() {
+        let tokens = stages.tokens(text);
+        shingle_hashes_of_tokens(tokens.iter().map(String::as_str), n, out);
+    } else {
+        let norm = stages.normalize(text);
+        shingle_hashes_of_tokens(stages.filtered_tokens(&norm).iter().copied(), n, out);
+    }
+}
+
+/// The shingle hashes of a pipeline's tokens (see [`shingle_hashes`]), for
+/// a job that has the tokens already. Each token is hashed once, and a
+/// shingle is the hash of its tokens' hashes: no string per token or per
+/// shingle.
+pub(crate) fn shingle_hashes_of_tokens<'a>(
+    tokens: impl Iterator<Item = &'a str>,
+    n: usize,
+    out: &mut Vec<u64>,
+) {
+    let hashes: Vec<u64> = tokens.map(|t| xxhash_rust::xxh3::xxh3_64(t.as_bytes())).collect();
+    let n = n.max(1).min(hashes.len().max(1));
+    out.extend(hashes.windows(n).map(|w| {
+        let mut bytes = [0u8; 8 * MAX_SHINGLE];
+        if w.len() > MAX_SHINGLE {
+            let mut h = xxhash_rust::xxh3::Xxh3::new();
+            w.iter().for_each(|x| h.update(&x.to_le_bytes()));
+            return h.digest();
+        }
+        for (b, x) in bytes.chunks_exact_mut(8).zip(w) {
+            b.copy_from_slice(&x.to_le_bytes());
+        }
+        xxhash_rust::xxh3::xxh3_64(&bytes[..8 * w.len()])
+    }));
 }
 
 #[cfg(test)]

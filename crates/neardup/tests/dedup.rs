@@ -157,3 +157,82 @@ fn split_groups_of_shuffled_components_equal_the_batch() {
         assert!(d.split_groups(&shuffled, &groups[1..]).is_err(), "one group per record");
     }
 }
+
+/// The shingles signing keeps (`Detector::sign_keeping_shingles`) are the
+/// sets verification makes from the texts (`FeatureSet::shingles`), and
+/// signing gives the same sketch either way — every preset, and the
+/// tokenizers with a fast path of their own (character n-grams, byte
+/// grams, shingles of words) — so a dedup that verifies from a
+/// `ShingleColumn` decides as one that verifies from the texts.
+#[test]
+fn kept_shingles_are_the_sets_of_the_texts() {
+    use neardup::config::presets;
+    use neardup::detector::Detector;
+    use neardup::TokenizerConfig;
+
+    let docs = crate::util::all_docs();
+    let mut texts: Vec<String> = docs.iter().take(40).map(|d| d.text.clone()).collect();
+    texts.extend(["".into(), "，。！".into(), "a".into(), "今天".into(), "one two".into()]);
+    let mut detectors: Vec<(String, Detector)> = presets::NAMES
+        .iter()
+        .chain(&presets::MINHASH_NAMES)
+        .map(|n| (n.to_string(), Detector::preset(n).unwrap()))
+        .collect();
+    for (name, tokenizer) in [
+        ("char 3-grams", TokenizerConfig::CharNgrams { n: 3, short: Default::default() }),
+        ("byte 4-grams", TokenizerConfig::ByteGrams { n: 4, skip_first: 0, skip_last: 0 }),
+    ] {
+        let mut config = presets::config("default").unwrap();
+        if matches!(tokenizer, TokenizerConfig::ByteGrams { .. }) {
+            config.filters.clear();
+        }
+        config.tokenizer = tokenizer;
+        detectors.push((name.into(), Detector::new(config).unwrap()));
+    }
+    for (name, d) in &detectors {
+        for (i, t) in texts.iter().enumerate() {
+            let mut kept = Vec::new();
+            let signed = d.sign_keeping_shingles(t, true, &mut kept).unwrap();
+            assert_eq!(signed, d.sign(t, true).unwrap(), "{name}, text {i}");
+            assert_eq!(
+                FeatureSet::from_hashes(kept),
+                FeatureSet::shingles(d.stages(), t, neardup::similarity::SHINGLE),
+                "{name}, text {i}"
+            );
+        }
+    }
+}
+
+/// A verified dedup over the shingles kept while signing gives the
+/// clusters of one over the texts, both methods, held and spilled.
+#[test]
+fn dedup_verified_from_kept_shingles_equals_from_texts() {
+    use neardup::dedup::{DedupOptions, ShingleColumn, SpillTo, Threshold};
+    use neardup::detector::Detector;
+
+    let docs = crate::util::all_docs();
+    // Each document, a lightly edited copy and an exact copy.
+    let mut texts: Vec<String> = Vec::new();
+    for d in docs.iter().take(30) {
+        texts.push(d.text.clone());
+        texts.push(d.text.replacen(' ', "  x ", 3).replacen('的', "之", 2));
+        texts.push(d.text.clone());
+    }
+    let dir = tempfile::tempdir().unwrap();
+    for preset in ["default", "minhash"] {
+        let d = Detector::preset(preset).unwrap();
+        let options = DedupOptions { verify: Some(Threshold::new(0.3).unwrap()), ..DedupOptions::default() };
+        let want = d.dedup(&d.records_of(&texts), &texts, &options).unwrap();
+        for limit in [u64::MAX, 100] {
+            let mut column = ShingleColumn::spilling(SpillTo { dir: dir.path().into(), limit });
+            for t in &texts {
+                let mut kept = Vec::new();
+                d.sign_keeping_shingles(t, true, &mut kept).unwrap();
+                column.push(&kept).unwrap();
+            }
+            let got = d.dedup(&d.records_of(&texts), &column, &options).unwrap();
+            assert_eq!(got.clusters, want.clusters, "{preset}, limit {limit}");
+            assert!(!want.clusters.is_empty(), "{preset}: the copies make clusters");
+        }
+    }
+}

@@ -58,7 +58,7 @@ pub use lsh::{LshDedup, SignatureRecords};
 pub use sharded::{KeyRows, ShardedDedup};
 pub use spill::{free_bytes, SpillColumn, SpillTo};
 pub use split::{Aside, ClusterMode};
-pub use texts::TextColumn;
+pub use texts::{Column, ShingleColumn, Shingles, Text, TextColumn};
 pub use verify::{ShingleJaccard, Texts, Verifier};
 
 use crate::error::{Error, Result};

@@ -1,7 +1,8 @@
 //! Verification of candidate pairs: a second, slower test that raises
 //! precision (two-stage detection). A [`Verifier`] reduces a document to
 //! a [`FeatureSet`] (its token 3-shingles) read from [`Texts`] — texts in
-//! memory or a [`TextColumn`](super::TextColumn) that spills to disk — and
+//! memory or a [`TextColumn`](super::TextColumn) that spills to disk, or
+//! the shingles signing kept in a [`ShingleColumn`](super::ShingleColumn) — and
 //! a pair stands when the sets' Jaccard similarity reaches the threshold.
 //! The dedup decides which sets to make and how long to keep them: the
 //! justified split makes them one component at a time, so memory follows
@@ -32,6 +33,15 @@ pub trait Texts: Sync {
     /// them (an exact copy kept as such). By default, no.
     fn same_text(&self, _a: u32, _b: u32) -> bool {
         false
+    }
+
+    /// Text `i`'s verification shingles, when they were kept from signing
+    /// ([`ShingleColumn`](super::ShingleColumn)): the hashes
+    /// [`shingle_hashes`](crate::similarity::shingle_hashes) gives for the
+    /// text under the verifying pipeline, so a verifier makes its set from
+    /// them instead of tokenizing the text again. By default, none.
+    fn shingles(&self, _i: u32) -> Option<Result<Vec<u64>>> {
+        None
     }
 }
 
@@ -124,7 +134,10 @@ impl<X: Texts + ?Sized> Verifier for ShingleJaccard<'_, X> {
     }
 
     fn set(&self, doc: u32) -> Result<FeatureSet> {
-        Ok(FeatureSet::shingles(self.stages, &self.texts.text(doc)?, SHINGLE))
+        match self.texts.shingles(doc) {
+            Some(kept) => Ok(FeatureSet::from_hashes(kept?)),
+            None => Ok(FeatureSet::shingles(self.stages, &self.texts.text(doc)?, SHINGLE)),
+        }
     }
 
     fn same(&self, a: u32, b: u32) -> bool {

@@ -14,7 +14,7 @@ use crate::hash::{FeatureHasher, HashConfig};
 use crate::normalize::NormalizerConfig;
 use crate::radius::Radius;
 use crate::select::SelectConfig;
-use crate::similarity::FeatureSet;
+use crate::similarity::{FeatureSet, SHINGLE};
 use crate::stages::Stages;
 use crate::tokenize::{escape_bytes, unescape_bytes, ByteGrams, TokenizerConfig};
 use crate::weight::{FeatureCounts, LoadedWeighter, WeightConfig, Weighter};
@@ -212,7 +212,7 @@ impl Fingerprinter {
     /// filtered out) gives the all-zero fingerprint; use
     /// [`try_fingerprint`](Self::try_fingerprint) to treat that as an error.
     pub fn fingerprint(&self, text: &str) -> Fingerprint {
-        self.run(text, None).0
+        self.run(text, None, None).0
     }
 
     /// The fingerprint of any bytes. UTF-8 gives what
@@ -250,7 +250,7 @@ impl Fingerprinter {
     /// repeats): the document's length as the fingerprint sees it, which
     /// sets how noisy its distances are (see [`Radius`]).
     pub fn fingerprint_counted(&self, text: &str) -> (Fingerprint, usize) {
-        self.run(text, None)
+        self.run(text, None, None)
     }
 
     /// The fingerprint of `text`, or an error if it has no features.
@@ -259,7 +259,7 @@ impl Fingerprinter {
     ///
     /// [`Error::EmptyDocument`].
     pub fn try_fingerprint(&self, text: &str) -> Result<Fingerprint> {
-        match self.run(text, None) {
+        match self.run(text, None, None) {
             (_, 0) => Err(Error::EmptyDocument),
             (fp, _) => Ok(fp),
         }
@@ -281,7 +281,7 @@ impl Fingerprinter {
             total_weight: 0.0,
             feature_count: 0,
         };
-        (ex.fingerprint, ex.feature_count) = self.run(text, Some(&mut ex));
+        (ex.fingerprint, ex.feature_count) = self.run(text, Some(&mut ex), None);
         ex
     }
 
@@ -341,10 +341,38 @@ impl Fingerprinter {
         self.stages.tokens(text)
     }
 
-    /// Runs the pipeline; returns the fingerprint and how many features voted.
-    fn run(&self, text: &str, explain: Option<&mut Explanation>) -> (Fingerprint, usize) {
+    /// [`fingerprint_counted`](Self::fingerprint_counted), and the hashes of
+    /// the text's token 3-shingles appended to `shingles`
+    /// ([`similarity::shingle_hashes`](crate::similarity::shingle_hashes)):
+    /// what verification compares, made from the tokens the fingerprint is
+    /// made of instead of tokenizing the text again.
+    pub fn fingerprint_keeping_shingles(&self, text: &str, shingles: &mut Vec<u64>) -> (Fingerprint, usize) {
+        self.run(text, None, Some(shingles))
+    }
+
+    /// Runs the pipeline; returns the fingerprint and how many features
+    /// voted. With `keep`, the text's verification shingles are appended
+    /// to it.
+    fn run(
+        &self,
+        text: &str,
+        explain: Option<&mut Explanation>,
+        keep: Option<&mut Vec<u64>>,
+    ) -> (Fingerprint, usize) {
         let config = self.stages.config();
         let norm = self.stages.normalize(text);
+        let keep = match keep {
+            // The fast paths below have no token list: the shingles are
+            // made from the text.
+            Some(out)
+                if self.stages.tokenizer().byte_grams().is_some()
+                    || matches!(self.stages.tokenizer(), TokenizerConfig::CharNgrams { .. }) =>
+            {
+                crate::similarity::shingle_hashes(&self.stages, text, SHINGLE, out);
+                None
+            }
+            keep => keep,
+        };
         if let Some(grams) = self.stages.tokenizer().byte_grams() {
             return self.byte_votes(grams, norm.as_bytes(), explain);
         }
@@ -364,6 +392,9 @@ impl Fingerprinter {
             }
         }
         let tokens = self.stages.filtered_tokens(&norm);
+        if let Some(out) = keep {
+            crate::similarity::shingle_hashes_of_tokens(tokens.iter().copied(), SHINGLE, out);
+        }
         self.stages.shingled(tokens, |features| self.vote(features, unit_votes, explain))
     }
 

@@ -43,12 +43,13 @@ pub struct Shares {
     pub tables: u64,
     /// The exact pass's table of the texts seen ([`neardup::dedup::SeenTexts`]).
     pub exact: u64,
-    /// Texts kept for verification before they move to `--tmp-dir`.
-    pub texts: u64,
+    /// Verification shingles kept while signing, before they move to
+    /// `--tmp-dir`.
+    pub shingles: u64,
 }
 
 impl Shares {
-    /// The shares of `budget` bytes. Records, signatures, texts to verify
+    /// The shares of `budget` bytes. Records, signatures, shingles to verify
     /// and the exact pass's table live while the corpus is read, band keys and tables
     /// while pairs are found; the rest is left for what every document
     /// keeps (SimHash: about 50 bytes with its fingerprint; MinHash: about
@@ -61,7 +62,7 @@ impl Shares {
             band_keys: budget / 4,
             tables: budget / 2,
             exact: budget / 8,
-            texts: budget / 8,
+            shingles: budget / 8,
         }
     }
 }

@@ -24,7 +24,7 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use neardup::dedup::{
     exact_key, fingerprint_list, DedupOptions, DedupRecords, DedupResult, ExactRecords, ExactText,
-    Keep as KeepPolicy, Records, SeenTexts, SignatureRecords, SpillTo, TextColumn,
+    Keep as KeepPolicy, Records, SeenTexts, ShingleColumn, SignatureRecords, SpillTo,
 };
 use neardup::detector::Detector;
 use neardup::index::pairs::PairsOptions;
@@ -117,8 +117,8 @@ pub fn run(mut args: DedupArgs) -> Result<ExitCode> {
     args.input.keep_raw = true;
     let errors = ErrorPolicy::new(args.input.on_error);
     let checkpoint = Checkpoint::of(&args, &spill.dir, detector.as_ref().map(|d| d.config().id()))?;
-    let ReadStage { mut docs, records, texts, total, bytes_in, .. } =
-        match checkpoint.as_ref().map(|c| c.read_stage(spill.shares.texts)).transpose()?.flatten() {
+    let ReadStage { mut docs, records, shingles, total, bytes_in, .. } =
+        match checkpoint.as_ref().map(|c| c.read_stage(spill.shares.shingles)).transpose()?.flatten() {
             Some(r) => {
                 stages.0.push(("read (earlier run)", r.seconds));
                 errors.add_skipped(r.skipped);
@@ -151,8 +151,8 @@ pub fn run(mut args: DedupArgs) -> Result<ExitCode> {
                 None => None,
             };
             let found = find(&args, || match (&detector, &matches) {
-                (Some(d), Some(m)) => d.dedup_against(&records, &texts, &options, m),
-                (Some(d), None) => d.dedup(&records, &texts, &options),
+                (Some(d), Some(m)) => d.dedup_against(&records, &shingles, &options, m),
+                (Some(d), None) => d.dedup(&records, &shingles, &options),
                 (None, _) => {
                     let DedupRecords::Fingerprints(r) = &records else {
                         unreachable!("a list holds fingerprints")
@@ -168,7 +168,7 @@ pub fn run(mut args: DedupArgs) -> Result<ExitCode> {
             found
         }
     };
-    drop(texts);
+    drop(shingles);
     let n = docs.len();
     let mut kept_ids = Vec::new();
     let (shown, kept_path) = stages.time("write", || {
@@ -326,7 +326,7 @@ fn read_fingerprints(args: &DedupArgs, spill: &Spill, stages: &mut Stages) -> Re
         let total = docs.len() as u64;
         let records = DedupRecords::Fingerprints(Records::from_words(words));
         let seconds = t.elapsed().as_secs_f64();
-        Ok(ReadStage { docs, records, texts: TextColumn::new(), total, bytes_in, skipped: 0, seconds })
+        Ok(ReadStage { docs, records, shingles: ShingleColumn::new(), total, bytes_in, skipped: 0, seconds })
     })
 }
 
@@ -601,7 +601,7 @@ fn read_docs(
     stages: &mut Stages,
 ) -> Result<ReadStage> {
     use rayon::prelude::*;
-    let keep_text = verification(args, Some(detector)).is_some();
+    let keep_shingles = verification(args, Some(detector)).is_some();
     let allow_empty = args.input.allow_empty;
     let exact = (args.method == Some(DedupMethod::Exact))
         .then(|| args.exact.parse::<ExactText>().expect("the parser allows only modes"));
@@ -614,7 +614,10 @@ fn read_docs(
         (None, d) => d.records(),
     };
     let mut docs = DocStore::new(spill.shares.records, &spill.dir, input::total_bytes(&args.input));
-    let mut texts = TextColumn::spilling(SpillTo { dir: spill.dir.clone(), limit: spill.shares.texts });
+    // What verification compares: each document's shingles, kept while
+    // signing (no text is tokenized twice).
+    let mut shingles =
+        ShingleColumn::spilling(SpillTo { dir: spill.dir.clone(), limit: spill.shares.shingles });
     let pb = crate::progress::bar(|| input::total_bytes(&args.input), "reading");
     let t = Instant::now();
     let mut bytes_in = 0;
@@ -645,7 +648,12 @@ fn read_docs(
             .par_iter()
             .zip(&copies)
             .map(|(r, c)| match c {
-                Copy::No => Some((detector.sign(&r.text, allow_empty), r.text.chars().count())),
+                Copy::No if keep_shingles => {
+                    let mut kept = Vec::new();
+                    let signed = detector.sign_keeping_shingles(&r.text, allow_empty, &mut kept);
+                    Some((signed, r.text.chars().count(), kept))
+                }
+                Copy::No => Some((detector.sign(&r.text, allow_empty), r.text.chars().count(), Vec::new())),
                 _ => None,
             })
             .collect();
@@ -658,15 +666,17 @@ fn read_docs(
                 Copy::InBatch(j) => Some(index_of[j]),
             };
             let at = records.len() as u32;
+            let mut kept: Vec<u64> = Vec::new();
             match (res, earlier) {
-                (Some((Ok((sketch, features)), chars)), _) => {
+                (Some((Ok((sketch, features)), chars, hashes)), _) => {
+                    kept = hashes;
                     records.push(sketch.as_ref(), features, chars)?
                 }
                 (_, Some(Some(first))) => {
                     let (sketch, features) = (records.sketch(first)?, records.features(first));
                     records.push(sketch.as_ref(), features, records.length(first) as usize)?;
                 }
-                (Some((Err(e), _)), _) => {
+                (Some((Err(e), _, _)), _) => {
                     errors.bad(&BadRecord { origin: r.origin.clone(), message: e.to_string() })?;
                     continue;
                 }
@@ -684,11 +694,11 @@ fn read_docs(
             }
             let raw = r.raw.unwrap_or_else(|| json!({ "id": r.id, "text": r.text }).to_string());
             docs.push(r.id, raw)?;
-            if keep_text {
+            if keep_shingles {
                 match earlier {
-                    // An exact copy shares its text, and needs no verifying.
-                    Some(Some(first)) => texts.push_same(first),
-                    _ => texts.push(&r.text)?,
+                    // An exact copy shares its shingles, and needs no verifying.
+                    Some(Some(first)) => shingles.push_same(first),
+                    _ => shingles.push(&kept)?,
                 }
             }
         }
@@ -713,7 +723,7 @@ fn read_docs(
             );
         }
     }
-    Ok(ReadStage { docs, records, texts, total, bytes_in, skipped: errors.skipped(), seconds })
+    Ok(ReadStage { docs, records, shingles, total, bytes_in, skipped: errors.skipped(), seconds })
 }
 
 /// Whether a record of a batch repeats an earlier text.

@@ -14,7 +14,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use neardup::dedup::{DedupRecords, DedupResult, TextColumn, Texts};
+use neardup::dedup::{DedupRecords, DedupResult, ShingleColumn};
 use serde_json::{json, Value};
 
 use super::docs::DocStore;
@@ -24,7 +24,8 @@ use crate::args::DedupArgs;
 pub struct ReadStage {
     pub docs: DocStore,
     pub records: DedupRecords,
-    pub texts: TextColumn,
+    /// The verification shingles signing kept (empty when not verifying).
+    pub shingles: ShingleColumn,
     pub total: u64,
     pub bytes_in: u64,
     pub skipped: u64,
@@ -83,10 +84,10 @@ impl Checkpoint {
     /// The reading stage of an earlier run, if it finished. A checkpoint
     /// that cannot be read (damaged, from another version) is said so,
     /// removed, and the run starts over.
-    /// Texts to verify are held up to `texts_limit` bytes, the rest read
-    /// back from a temporary file.
-    pub fn read_stage(&self, texts_limit: u64) -> Result<Option<ReadStage>> {
-        self.try_read_stage(texts_limit).or_else(|e| self.discard(e))
+    /// Shingles to verify by are held up to `shingles_limit` bytes, the
+    /// rest read back from a temporary file.
+    pub fn read_stage(&self, shingles_limit: u64) -> Result<Option<ReadStage>> {
+        self.try_read_stage(shingles_limit).or_else(|e| self.discard(e))
     }
 
     /// The clusters of an earlier run, if it got that far, with the
@@ -105,20 +106,33 @@ impl Checkpoint {
         Ok(None)
     }
 
-    fn try_read_stage(&self, texts_limit: u64) -> Result<Option<ReadStage>> {
+    fn try_read_stage(&self, shingles_limit: u64) -> Result<Option<ReadStage>> {
         if !self.dir.join("read.done").exists() {
             return Ok(None);
+        }
+        if self.dir.join("texts.jsonl").exists() {
+            anyhow::bail!("it was written by an earlier neardup (texts kept, not shingles)");
         }
         let meta: Value = serde_json::from_str(&std::fs::read_to_string(self.dir.join("read.json"))?)?;
         let n = meta["documents"].as_u64().unwrap_or(0) as usize;
         let records = DedupRecords::load(&self.dir).map_err(anyhow::Error::from)?;
         let docs = DocStore::open_file(&self.dir.join("docs.tsv"), n)?;
-        let mut texts =
-            TextColumn::spilling(neardup::dedup::SpillTo { dir: self.dir.clone(), limit: texts_limit });
-        if let Ok(f) = std::fs::File::open(self.dir.join("texts.jsonl")) {
-            use std::io::BufRead;
-            for line in std::io::BufReader::new(f).lines() {
-                texts.push(&serde_json::from_str::<String>(&line?)?)?;
+        let mut shingles =
+            ShingleColumn::spilling(neardup::dedup::SpillTo { dir: self.dir.clone(), limit: shingles_limit });
+        if let Ok(f) = std::fs::File::open(self.dir.join("shingles.bin")) {
+            use std::io::Read;
+            let mut r = std::io::BufReader::new(f);
+            let mut len = [0u8; 4];
+            let mut hashes: Vec<u64> = Vec::new();
+            for _ in 0..n {
+                r.read_exact(&mut len).context("shingles.bin ends early")?;
+                let mut bytes = vec![0u8; 8 * u32::from_le_bytes(len) as usize];
+                r.read_exact(&mut bytes).context("shingles.bin ends early")?;
+                hashes.clear();
+                hashes.extend(
+                    bytes.chunks_exact(8).map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes"))),
+                );
+                shingles.push(&hashes)?;
             }
         }
         let num = |k: &str| meta[k].as_u64().unwrap_or(0);
@@ -129,7 +143,7 @@ impl Checkpoint {
         Ok(Some(ReadStage {
             docs,
             records,
-            texts,
+            shingles,
             total: num("total"),
             bytes_in: num("bytes_in"),
             skipped: num("skipped"),
@@ -142,10 +156,16 @@ impl Checkpoint {
         let _ = std::fs::remove_file(self.dir.join("found.done"));
         r.records.save(&self.dir)?;
         r.docs.save(&self.dir.join("docs.tsv"))?;
-        if !r.texts.is_empty() {
-            let mut out = crate::output::Output::open(Some(&self.dir.join("texts.jsonl")))?;
-            for i in 0..r.texts.len() as u32 {
-                writeln!(out.writer(), "{}", json!(r.texts.text(i).map_err(anyhow::Error::from)?))?;
+        if !r.shingles.is_empty() {
+            // Per document: the count (u32), then the hashes (u64), little-endian.
+            let mut out = crate::output::Output::open(Some(&self.dir.join("shingles.bin")))?;
+            for i in 0..r.shingles.len() as u32 {
+                let hashes = r.shingles.get(i).map_err(anyhow::Error::from)?;
+                let w = out.writer();
+                w.write_all(&(hashes.len() as u32).to_le_bytes())?;
+                for h in hashes {
+                    w.write_all(&h.to_le_bytes())?;
+                }
             }
             out.finish()?;
         }
