@@ -346,10 +346,11 @@ pub(crate) fn jaccard(a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<f6
 /// `MinHashIndex(threshold=0.5, permutations=128, bands=None, rows=None)`:
 /// signatures by id (str or int), banded for lookup (LSH); a query finds
 /// the entries sharing a band with it whose estimated similarity reaches
-/// the threshold. The banding, unless given, is the one that minimises
-/// false positives plus false negatives for the threshold
-/// (`MinHasher.index()` takes a pipeline's). Inserting an id again
-/// replaces it.
+/// the threshold. The banding, unless given, is chosen for the threshold
+/// as the `minhash` preset chooses it: a missed pair weighed 0.9 against a
+/// needless candidate 0.1, since every candidate is confirmed by its
+/// estimate (32 bands × 4 rows at 0.5; `MinHasher.index()` takes a
+/// pipeline's). Inserting an id again replaces it.
 #[pyclass(module = "neardup")]
 pub(crate) struct MinHashIndex {
     inner: KeyedLsh<Key>,
@@ -389,7 +390,12 @@ impl MinHashIndex {
         bands: Option<usize>,
         rows: Option<usize>,
     ) -> PyResult<MinHashIndex> {
-        let lsh = LshConfig { threshold, bands, rows, false_negative_weight: None };
+        let lsh = LshConfig {
+            threshold,
+            bands,
+            rows,
+            false_negative_weight: Some(neardup::config::presets::MINHASH_FALSE_NEGATIVE_WEIGHT),
+        };
         let banding = lsh.banding(permutations).map_err(PyValueError::new_err)?;
         if permutations == 0 || permutations > neardup::minhash::MAX_PERMUTATIONS {
             return Err(PyValueError::new_err(format!(

@@ -179,6 +179,11 @@ def test_bad_arguments_are_named():
         neardup.MinHashIndex(bands=40, rows=5)
 
 
+def test_an_index_without_a_banding_bands_as_the_pipeline_does():
+    assert neardup.MinHashIndex().banding == neardup.MinHasher().index().banding == (32, 4)
+    assert neardup.MinHashIndex(threshold=0.5, bands=25, rows=5).banding == (25, 5)
+
+
 def test_features_read_in_place_or_not_sign_alike():
     # Exact strs are read in place; anything else (a str subclass, a tuple,
     # an item without UTF-8) goes the general way, from that item on.
