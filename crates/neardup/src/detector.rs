@@ -256,9 +256,9 @@ impl Detector {
     /// [`sign`](Self::sign), and the text's verification shingles appended
     /// to `shingles` ([`similarity::shingle_hashes`](crate::similarity::shingle_hashes)
     /// under this pipeline, at [`SHINGLE`](crate::similarity::SHINGLE)):
-    /// what a dedup that verifies compares, kept so that no text is
-    /// tokenized twice (SimHash makes them from the tokens it fingerprints;
-    /// MinHash tokenizes once more). See [`ShingleColumn`](crate::dedup::ShingleColumn).
+    /// what a dedup that verifies compares, made from the tokens the
+    /// sketch is made of, so that no text is tokenized twice. See
+    /// [`ShingleColumn`](crate::dedup::ShingleColumn).
     ///
     /// # Errors
     ///
@@ -287,10 +287,11 @@ impl Detector {
                 (Some(Sketch::Fingerprint(fp)), n)
             }
             Detector::MinHash(m) => {
-                if let Some(out) = shingles {
-                    crate::similarity::shingle_hashes(m.stages(), text, crate::similarity::SHINGLE, out);
-                }
-                match m.signature_counted(text) {
+                let signed = match shingles {
+                    Some(out) => m.signature_keeping_shingles(text, out),
+                    None => m.signature_counted(text),
+                };
+                match signed {
                     Some((s, n)) => (Some(Sketch::Signature(s)), n),
                     None => (None, 0),
                 }

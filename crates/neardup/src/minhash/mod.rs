@@ -243,13 +243,39 @@ impl MinHasher {
     /// The signature of `text` and how many features it had (repeats
     /// included), or `None` for a text without features.
     pub fn signature_counted(&self, text: &str) -> Option<(Signature, usize)> {
+        self.stages.with_features(text, |features| self.sign_features(features))
+    }
+
+    /// [`signature_counted`](Self::signature_counted), and the hashes of
+    /// the text's token 3-shingles appended to `shingles`
+    /// ([`shingle_hashes`](crate::similarity::shingle_hashes)): what
+    /// verification compares, made from the tokens the signature is made
+    /// of instead of tokenizing the text again.
+    pub fn signature_keeping_shingles(
+        &self,
+        text: &str,
+        shingles: &mut Vec<u64>,
+    ) -> Option<(Signature, usize)> {
+        use crate::similarity::{shingle_hashes_of_tokens, SHINGLE};
+        if self.stages.tokenizer().is_bytes() {
+            let tokens = self.stages.tokens(text);
+            shingle_hashes_of_tokens(tokens.iter().map(String::as_str), SHINGLE, shingles);
+            return self.sign_features(&tokens.iter().map(String::as_str).collect::<Vec<_>>());
+        }
+        let norm = self.stages.normalize(text);
+        let tokens = self.stages.filtered_tokens(&norm);
+        shingle_hashes_of_tokens(tokens.iter().copied(), SHINGLE, shingles);
+        self.stages.shingled(tokens, |features| self.sign_features(features))
+    }
+
+    /// The signature of a document's features (the text stages done) and
+    /// how many there were.
+    fn sign_features(&self, features: &[&str]) -> Option<(Signature, usize)> {
         let mut values = vec![0u32; self.config.permutations];
         let seed = self.config.seed;
-        let (any, n) = self.stages.with_features(text, |features| {
-            let hashes = features.iter().map(|f| sketch::feature_hash(f, seed));
-            (sketch::one_permutation(hashes, seed, &mut values), features.len())
-        });
-        any.then(|| (Signature::from_values(values), n))
+        let hashes = features.iter().map(|f| sketch::feature_hash(f, seed));
+        sketch::one_permutation(hashes, seed, &mut values)
+            .then(|| (Signature::from_values(values), features.len()))
     }
 
     /// The signature of a set of features given as they are (shingles made
