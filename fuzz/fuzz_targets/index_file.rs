@@ -43,5 +43,10 @@ fuzz_target!(|data: &[u8]| {
     let _ = IndexMeta::of(&file);
     let keys: Vec<Option<u64>> =
         (0..file.names.as_ref().map_or(0, |n| n.len())).map(|i| Some(i as u64)).collect();
-    let _ = KeyedIndex::from_slots(file.index.clone(), keys, file.features.clone());
+    let _ = KeyedIndex::from_slots(file.index.clone(), keys, file.features.as_ref().map(|f| f.to_vec()));
+    for later in &file.later {
+        for k in [0, 8] {
+            let _ = later.query(Fingerprint::new(0, bits), k);
+        }
+    }
 });

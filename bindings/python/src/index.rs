@@ -200,6 +200,7 @@ impl Index {
     fn save(&self, path: PathBuf) -> PyResult<()> {
         let file = IndexFile {
             index: self.inner.index().clone(),
+            later: Vec::new(),
             names: Some(self.inner.keys().names(|k| Cow::Owned(k.name()))),
             features: None,
             meta: None,

@@ -686,10 +686,12 @@ fn index_files_that_are_damaged_or_mismatched_are_refused() {
     write(dir.path(), "bad.ndx", &flipped);
     neardup(&["index", "query", "bad.ndx", "--text", "x"], dir.path(), None).fails(1, "checksum");
     let mut newer = bytes.clone();
-    newer[8..12].copy_from_slice(&2u32.to_le_bytes());
+    newer[8..12].copy_from_slice(&3u32.to_le_bytes());
     write(dir.path(), "newer.ndx", &newer);
-    neardup(&["index", "stats", "newer.ndx"], dir.path(), None)
-        .fails(1, "index file version 2, this neardup reads version 1");
+    neardup(&["index", "stats", "newer.ndx"], dir.path(), None).fails(
+        1,
+        "index file version 3, this neardup reads versions 1 to 2: it was written by a newer neardup",
+    );
     write(dir.path(), "not.ndx", b"hello world, this is not an index file at all");
     neardup(&["index", "stats", "not.ndx"], dir.path(), None).fails(1, "not a neardup index");
     neardup(&["index", "stats", "absent.ndx"], dir.path(), None).fails(1, "absent.ndx does not exist");

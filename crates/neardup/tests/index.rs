@@ -4,7 +4,7 @@
 
 use neardup::index::file::{IndexFile, Names};
 use neardup::index::pairs::{all_pairs, PairsOptions};
-use neardup::index::{HammingIndex, KeyedIndex, LayoutSpec, LinearScan, TableIndex};
+use neardup::index::{HammingIndex, KeyedIndex, LayoutSpec, LinearScan, Match, RuleTables, TableIndex};
 use neardup::meta::IndexMeta;
 use neardup::{Bits, Fingerprint, PipelineConfig};
 use proptest::prelude::*;
@@ -394,19 +394,70 @@ fn sample_file(dir: &std::path::Path) -> (std::path::PathBuf, TableIndex) {
     let mut entries: Vec<(u64, Fingerprint)> =
         fps.iter().enumerate().map(|(i, &v)| (i as u64, Fingerprint::new(v, Bits::B64))).collect();
     entries.push((60, entries[0].1)); // a duplicate fingerprint
-    let index = TableIndex::builder().build_from(entries).unwrap();
+    let index = TableIndex::builder().build_from(entries.clone()).unwrap();
     let names: Vec<String> = (0..61).map(|i| format!("doc-{i}")).collect();
-    let meta =
-        IndexMeta { pipeline: Some(neardup::presets::config("default").unwrap()), ..IndexMeta::default() };
+    let pipeline = neardup::presets::config("default").unwrap();
+    let rule = RuleTables::build(
+        neardup::dedup::Plan::new(&pipeline.radius()),
+        &TableIndex::builder(),
+        entries.iter().map(|&(id, fp)| (id, fp, sample_features(id))).collect(),
+    )
+    .unwrap();
+    let meta = IndexMeta { pipeline: Some(pipeline), ..IndexMeta::default() };
     let file = IndexFile {
         index: index.clone(),
+        later: rule.tables().cloned().collect(),
         names: Some(Names::from_strings(&names)),
-        features: Some((0..61).collect()),
+        features: Some((0..61).map(|i| sample_features(i) as u32).collect::<Vec<u32>>().into()),
         meta: meta.to_value(),
     };
     let path = dir.join("small.ndx");
     file.write(&path).unwrap();
     (path, index)
+}
+
+/// The sample's feature counts: short and long documents alternate.
+fn sample_features(id: u64) -> usize {
+    if id.is_multiple_of(2) {
+        40 + id as usize
+    } else {
+        5_000
+    }
+}
+
+#[test]
+fn index_files_keep_the_later_passes_of_their_rule() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, index) = sample_file(dir.path());
+    let opened = IndexFile::open(&path).unwrap();
+    let radius = IndexMeta::of(&opened).unwrap().pipeline.unwrap().radius();
+    assert!(!radius.is_fixed(), "the default preset's rule depends on length");
+    assert_eq!(opened.later.len(), neardup::dedup::Plan::new(&radius).passes().len() - 1);
+    let tables = RuleTables::from_tables(&radius, opened.later.clone()).unwrap();
+    // Against a brute-force scan of every entry by the rule.
+    let entries = index.entries();
+    let mut rng = Rng(9);
+    for (q, &(_, fp)) in entries.iter().enumerate() {
+        let near =
+            Fingerprint::new(fp.value() ^ (1u128 << (rng.next() % 64)) ^ (1u128 << (q % 64)), Bits::B64);
+        for (query, features) in [(fp, 50), (near, 50), (fp, 5_000), (near, 300)] {
+            let got = tables.query_by(&opened.index, &radius, query, features, sample_features).unwrap();
+            let mut want: Vec<Match> = entries
+                .iter()
+                .map(|&(id, e)| Match { id, distance: (e.value() ^ query.value()).count_ones() })
+                .filter(|m| radius.accepts(m.distance, features, sample_features(m.id)))
+                .collect();
+            want.sort_unstable();
+            assert_eq!(got, want, "query {q} of {features} features");
+        }
+    }
+    // The tables of another rule are refused, and an index file without
+    // later passes is still version 1.
+    assert!(RuleTables::from_tables(&neardup::Radius::fixed(3), opened.later.clone()).is_err());
+    let plain = dir.path().join("plain.ndx");
+    IndexFile::new(index).write(&plain).unwrap();
+    assert_eq!(std::fs::read(&plain).unwrap()[8..12], 1u32.to_le_bytes());
+    assert_eq!(std::fs::read(&path).unwrap()[8..12], 2u32.to_le_bytes());
 }
 
 #[test]
@@ -433,7 +484,9 @@ fn index_files_round_trip() {
     let other: PipelineConfig = neardup::presets::config("keywords").unwrap();
     let err = meta.check_pipeline(&other).unwrap_err().to_string();
     assert!(err.contains("rebuild the index"), "{err}");
-    assert_eq!(again.features.as_deref(), Some(&(0..61).collect::<Vec<u32>>()[..]));
+    let features: Vec<u32> = (0..61).map(|i| sample_features(i) as u32).collect();
+    assert_eq!(again.features.as_ref().map(|f| f.to_vec()), Some(features));
+    assert_eq!(again.later.len(), opened.later.len());
     // An empty index round-trips too.
     let empty = IndexFile::new(TableIndex::builder().build().unwrap());
     let p = dir.path().join("empty.ndx");

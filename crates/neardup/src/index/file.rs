@@ -32,15 +32,17 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::blob::{read_u64, Blob};
+use super::blob::{read_u32, read_u64, Blob};
 use super::layout::{Layout, LayoutSpec};
 use super::segment::{Segment, TableData};
 use super::table_index::TableIndex;
 use crate::error::{Error, Result};
 use crate::fingerprint::FORMAT_VERSION;
 
-/// The version of the index file layout.
-pub const FILE_VERSION: u32 = 1;
+/// The version of the index file layout this neardup writes when a file
+/// holds tables of later passes ([`IndexFile::later`]); files without them
+/// are written as version 1, which every neardup since 0.1 reads.
+pub const FILE_VERSION: u32 = 2;
 const MAGIC: &[u8; 8] = b"NDUPIDX\0";
 const END_MAGIC: &[u8; 8] = b"NDUPEND\0";
 const ALIGN: usize = 64;
@@ -70,7 +72,23 @@ struct Header {
     /// Feature counts per entry id (u32, little-endian), when stored.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     features: Option<Section>,
+    /// The tables of the later passes of the metadata's rule (version 2).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    later: Vec<TableSetHeader>,
     created_by: String,
+}
+
+/// One more table index in the file: its layout and sections.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TableSetHeader {
+    layout: LayoutSpec,
+    reason: String,
+    rows: usize,
+    entries: usize,
+    tables: Vec<TableHeader>,
+    ids: Section,
+    offsets: Option<Section>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -169,33 +187,177 @@ impl Names {
     }
 }
 
+/// Feature counts by entry id, stored as little-endian `u32`s and read
+/// in place (a mapped file's counts are never copied to the heap).
+#[derive(Clone, Debug)]
+pub struct Features(Blob);
+
+impl Features {
+    /// Counts from a vector.
+    pub fn from_vec(v: Vec<u32>) -> Features {
+        Features(Blob::from_vec(v.iter().flat_map(|c| c.to_le_bytes()).collect()))
+    }
+
+    /// How many counts.
+    pub fn len(&self) -> usize {
+        self.0.len() / 4
+    }
+
+    /// True when there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The count of id `id`, if stored.
+    pub fn get(&self, id: u64) -> Option<u32> {
+        let i = usize::try_from(id).ok().filter(|&i| i < self.len())?;
+        Some(read_u32(self.0.bytes(), i))
+    }
+
+    /// Every count, in id order.
+    pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
+        self.0.bytes().chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
+    }
+
+    /// The counts as a vector.
+    pub fn to_vec(&self) -> Vec<u32> {
+        self.iter().collect()
+    }
+}
+
+impl From<Vec<u32>> for Features {
+    fn from(v: Vec<u32>) -> Features {
+        Features::from_vec(v)
+    }
+}
+
 /// An opened (or about to be written) index file.
 #[derive(Clone, Debug)]
 pub struct IndexFile {
-    /// The index.
+    /// The index (pass 0 of the metadata's rule: every entry).
     pub index: TableIndex,
+    /// The tables of the later passes of the rule the metadata names (see
+    /// [`RuleTables`](super::RuleTables)), each over the entries short
+    /// enough for it, ids as in `index`; empty when the rule has one pass
+    /// or the file was written without them (they are then built from the
+    /// feature counts when a query needs them).
+    pub later: Vec<TableIndex>,
     /// Entry names, when stored.
     pub names: Option<Names>,
     /// Feature counts by entry id (the documents' lengths as a
     /// length-dependent radius sees them), when stored.
-    pub features: Option<Vec<u32>>,
+    pub features: Option<Features>,
     /// The caller's metadata, versioned by the caller (see
     /// [`crate::meta::IndexMeta`] for what neardup's tools store).
     pub meta: Option<serde_json::Value>,
 }
 
+/// The parts of one compacted table index that a file stores.
+struct SetParts {
+    spec: LayoutSpec,
+    reason: String,
+    rows: usize,
+    entries: usize,
+    ids: Blob,
+    offsets: Option<Blob>,
+    tables: Vec<TableData>,
+}
+
+impl SetParts {
+    /// The parts of `index`, compacted first if needed (an empty index is
+    /// stored as an empty segment).
+    fn of(index: &TableIndex) -> Result<SetParts> {
+        let mut compacted;
+        let index = if index.is_compact() {
+            index
+        } else {
+            compacted = index.clone();
+            compacted.compact()?;
+            &compacted
+        };
+        fn parts<W: super::word::Word>(
+            layout: &Arc<Layout>,
+            seg: Option<&Segment<W>>,
+            reason: String,
+        ) -> SetParts {
+            let empty;
+            let seg = match seg {
+                Some(s) => s,
+                None => {
+                    empty = Segment::<W>::from_sorted_unique(layout.clone(), Vec::new(), Vec::new(), vec![0])
+                        .expect("an empty segment");
+                    &empty
+                }
+            };
+            SetParts {
+                spec: seg.layout.spec,
+                reason,
+                rows: seg.rows,
+                entries: seg.entries(),
+                ids: seg.ids.clone(),
+                offsets: seg.offsets.clone(),
+                tables: seg.tables.clone(),
+            }
+        }
+        let reason = index.layout_reason().to_string();
+        Ok(match index.segments_u64() {
+            Some((layout, segs)) => parts(layout, segs.first().map(|s| &**s), reason),
+            None => {
+                let (layout, segs) = index.segments_u128().expect("64 or 128 bits");
+                parts(layout, segs.first().map(|s| &**s), reason)
+            }
+        })
+    }
+
+    /// The blobs in the order the header's sections name them.
+    fn blobs(&self) -> impl Iterator<Item = &Blob> {
+        std::iter::once(&self.ids)
+            .chain(self.offsets.as_ref())
+            .chain(self.tables.iter().flat_map(|t| [&t.dir, &t.entries]))
+    }
+
+    /// The header of this set, its sections placed by `next`.
+    fn header(&self, next: &mut dyn FnMut(usize) -> Section) -> TableSetHeader {
+        let ids = next(self.ids.len());
+        let offsets = self.offsets.as_ref().map(|o| next(o.len()));
+        let tables = self
+            .tables
+            .iter()
+            .map(|t| TableHeader {
+                dir_bits: t.dir_bits,
+                entry_bytes: t.entry_bytes,
+                dir: next(t.dir.len()),
+                entries: next(t.entries.len()),
+            })
+            .collect();
+        TableSetHeader {
+            layout: self.spec,
+            reason: self.reason.clone(),
+            rows: self.rows,
+            entries: self.entries,
+            tables,
+            ids,
+            offsets,
+        }
+    }
+}
+
 impl IndexFile {
     /// A file of `index` with nothing else.
     pub fn new(index: TableIndex) -> IndexFile {
-        IndexFile { index, names: None, features: None, meta: None }
+        IndexFile { index, later: Vec::new(), names: None, features: None, meta: None }
     }
 
-    /// Writes the file atomically (temporary file, fsync, rename). The index
-    /// is compacted into one segment in the file; `self` is unchanged.
+    /// Writes the file atomically (temporary file, fsync, rename). Each
+    /// index is compacted into one segment in the file; `self` is
+    /// unchanged.
     pub fn write(&self, path: &Path) -> Result<()> {
-        let mut index = self.index.clone();
-        if !index.is_compact() {
-            index.compact()?;
+        let sets: Vec<SetParts> =
+            std::iter::once(&self.index).chain(&self.later).map(SetParts::of).collect::<Result<_>>()?;
+        if sets.iter().any(|s| s.spec.bits != sets[0].spec.bits) {
+            return Err(Error::Config(
+                "the later passes' tables must hold fingerprints of the index's width".into(),
+            ));
         }
         let dir = match path.parent() {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
@@ -218,12 +380,7 @@ impl IndexFile {
                 hasher: xxhash_rust::xxh3::Xxh3::new(),
                 written: 0,
             };
-            if let Some((layout, segs)) = index.segments_u64() {
-                encode(&mut w, layout, segs.first().map(|s| &**s), &index, self).map_err(io)?;
-            } else {
-                let (layout, segs) = index.segments_u128().expect("64 or 128 bits");
-                encode(&mut w, layout, segs.first().map(|s| &**s), &index, self).map_err(io)?;
-            }
+            encode(&mut w, &sets, self).map_err(io)?;
             let sum = w.hasher.digest();
             w.inner.write_all(&sum.to_le_bytes()).map_err(io)?;
             w.inner.write_all(END_MAGIC).map_err(io)?;
@@ -303,7 +460,7 @@ impl IndexFile {
     fn decode(owner: Arc<dyn AsRef<[u8]> + Send + Sync>, path: &Path, verify: bool) -> Result<IndexFile> {
         let bad = |message: String| Error::IndexFile { path: path.to_path_buf(), message };
         let bytes: &[u8] = (*owner).as_ref();
-        let (header, hlen) = read_header(bytes, verify).map_err(bad)?;
+        let (mut header, hlen) = read_header(bytes, verify).map_err(bad)?;
         let body = 16 + hlen..bytes.len() - 16;
         let blob = |s: Section| -> Result<Blob> {
             match s.offset.checked_add(s.len) {
@@ -313,10 +470,30 @@ impl IndexFile {
                 _ => Err(bad("a section lies outside the file (truncated or damaged)".into())),
             }
         };
-        let index = decode_index(&header, &blob).map_err(|e| match e {
+        let rename = |e: Error| match e {
             Error::IndexFile { message, .. } => bad(message),
             e => e,
-        })?;
+        };
+        let first = TableSetHeader {
+            layout: header.layout,
+            reason: header.reason.clone(),
+            rows: header.rows,
+            entries: header.entries,
+            tables: std::mem::take(&mut header.tables),
+            ids: header.ids,
+            offsets: header.offsets,
+        };
+        let index = decode_index(&first, &blob).map_err(rename)?;
+        let later = header
+            .later
+            .iter()
+            .map(|set| {
+                if set.layout.bits != first.layout.bits {
+                    return Err(bad("a later pass's tables have another width: the file is damaged".into()));
+                }
+                decode_index(set, &blob).map_err(rename)
+            })
+            .collect::<Result<Vec<_>>>()?;
         let names = match header.names {
             Some(n) => {
                 let names = Names { offsets: blob(n.offsets)?, bytes: blob(n.bytes)? };
@@ -326,13 +503,7 @@ impl IndexFile {
             None => None,
         };
         let features = match header.features {
-            Some(f) if f.len % 4 == 0 => Some(
-                blob(f)?
-                    .bytes()
-                    .chunks_exact(4)
-                    .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
-                    .collect(),
-            ),
+            Some(f) if f.len % 4 == 0 => Some(Features(blob(f)?)),
             Some(_) => return Err(bad("the feature counts have the wrong size: the file is damaged".into())),
             None => None,
         };
@@ -341,7 +512,7 @@ impl IndexFile {
             (None, None, None) => None,
             (None, config, passages) => Some(serde_json::json!({ "pipeline": config, "passages": passages })),
         };
-        Ok(IndexFile { index, names, features, meta })
+        Ok(IndexFile { index, later, names, features, meta })
     }
 }
 
@@ -353,9 +524,10 @@ fn read_header(bytes: &[u8], verify: bool) -> std::result::Result<(Header, usize
         return Err("not a neardup index file (wrong magic bytes)".into());
     }
     let version = u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes"));
-    if version != FILE_VERSION {
+    if !(1..=FILE_VERSION).contains(&version) {
         return Err(format!(
-            "index file version {version}, this neardup reads version {FILE_VERSION}: rebuild the index with this version"
+            "index file version {version}, this neardup reads versions 1 to {FILE_VERSION}: it was written by a \
+             newer neardup; upgrade neardup, or rebuild the index with this version"
         ));
     }
     if &bytes[len - 8..] != END_MAGIC {
@@ -384,7 +556,7 @@ fn read_header(bytes: &[u8], verify: bool) -> std::result::Result<(Header, usize
 
 /// The table index the header describes, its sections taken by `blob`
 /// (which checks that they lie inside the file), checked entry by entry.
-fn decode_index(header: &Header, blob: &dyn Fn(Section) -> Result<Blob>) -> Result<TableIndex> {
+fn decode_index(header: &TableSetHeader, blob: &dyn Fn(Section) -> Result<Blob>) -> Result<TableIndex> {
     let bad = |message: String| Error::IndexFile { path: PathBuf::new(), message };
     let layout = Arc::new(Layout::new(header.layout).map_err(|e| bad(e.to_string()))?);
     let mut tables = Vec::with_capacity(header.tables.len());
@@ -401,7 +573,7 @@ fn decode_index(header: &Header, blob: &dyn Fn(Section) -> Result<Blob>) -> Resu
     // A segment whose tables and id count check out.
     fn checked<W: super::word::Word>(
         seg: Segment<W>,
-        header: &Header,
+        header: &TableSetHeader,
     ) -> std::result::Result<Segment<W>, String> {
         seg.check().map_err(|m| format!("{m}: the file is damaged; rebuild or restore it"))?;
         if seg.entries() != header.entries {
@@ -447,107 +619,68 @@ impl<W: Write> HashingWriter<W> {
     }
 }
 
-fn encode<W: super::word::Word, O: Write>(
-    out: &mut HashingWriter<O>,
-    layout: &Layout,
-    seg: Option<&Segment<W>>,
-    index: &TableIndex,
-    file: &IndexFile,
-) -> std::io::Result<()> {
-    // An empty index is stored as an empty segment.
-    let empty;
-    let seg = match seg {
-        Some(s) => s,
-        None => {
-            empty =
-                Segment::<W>::from_sorted_unique(Arc::new(layout.clone()), Vec::new(), Vec::new(), vec![0])
-                    .expect("an empty segment");
-            &empty
-        }
-    };
-    let features: Option<Vec<u8>> =
-        file.features.as_ref().map(|f| f.iter().flat_map(|v| v.to_le_bytes()).collect());
-    let mut blobs: Vec<&[u8]> = vec![seg.ids.bytes()];
-    blobs.extend(seg.offsets.as_ref().map(|o| o.bytes()));
-    for t in &seg.tables {
-        blobs.extend([t.dir.bytes(), t.entries.bytes()]);
-    }
+fn encode<O: Write>(out: &mut HashingWriter<O>, sets: &[SetParts], file: &IndexFile) -> std::io::Result<()> {
+    let features = file.features.as_ref().map(|f| &f.0);
+    let mut blobs: Vec<&Blob> = sets.iter().flat_map(SetParts::blobs).collect();
     if let Some(n) = &file.names {
-        blobs.extend([n.offsets.bytes(), n.bytes.bytes()]);
+        blobs.extend([&n.offsets, &n.bytes]);
     }
-    blobs.extend(features.as_deref());
+    blobs.extend(features);
     // The header's size depends on the offsets; the offsets on the header's
     // size. Reserve generously, then pad.
-    let make_header = |start: usize| {
-        let mut header = header_at(start, seg, file, features.as_ref().map(Vec::len));
-        header.reason = index.layout_reason().to_string();
-        header
-    };
     let mut start = ALIGN;
     let json = loop {
-        let json = serde_json::to_vec(&make_header(start)).expect("a header always serializes");
+        let json = serde_json::to_vec(&header_at(start, sets, file)).expect("a header always serializes");
         if 16 + json.len() <= start {
             break json;
         }
         start = (16 + json.len()).next_multiple_of(ALIGN);
     };
+    // Files without later passes stay readable by neardup 0.1.
+    let version: u32 = if sets.len() > 1 { FILE_VERSION } else { 1 };
     out.put(MAGIC)?;
-    out.put(&FILE_VERSION.to_le_bytes())?;
+    out.put(&version.to_le_bytes())?;
     out.put(&(json.len() as u32).to_le_bytes())?;
     out.put(&json)?;
     out.pad_to(start)?;
     for b in blobs {
-        out.put(b)?;
+        out.put(b.bytes())?;
         out.pad_to(out.written.next_multiple_of(ALIGN))?;
     }
     Ok(())
 }
 
 /// The header of a file whose sections start at byte `start`, in the order
-/// [`encode`] writes them (the layout's reason left for the caller).
-fn header_at<W: super::word::Word>(
-    start: usize,
-    seg: &Segment<W>,
-    file: &IndexFile,
-    features_len: Option<usize>,
-) -> Header {
+/// [`encode`] writes them.
+fn header_at(start: usize, sets: &[SetParts], file: &IndexFile) -> Header {
     let mut pos = start;
     let mut next = |len: usize| {
         let s = Section { offset: pos, len };
         pos = (pos + len).next_multiple_of(ALIGN);
         s
     };
-    let ids = next(seg.ids.len());
-    let offsets = seg.offsets.as_ref().map(|o| next(o.len()));
-    let tables = seg
-        .tables
-        .iter()
-        .map(|t| TableHeader {
-            dir_bits: t.dir_bits,
-            entry_bytes: t.entry_bytes,
-            dir: next(t.dir.len()),
-            entries: next(t.entries.len()),
-        })
-        .collect();
+    let mut placed: Vec<TableSetHeader> = sets.iter().map(|s| s.header(&mut next)).collect();
+    let first = placed.remove(0);
     let names = file
         .names
         .as_ref()
         .map(|n| NamesHeader { offsets: next(n.offsets.len()), bytes: next(n.bytes.len()) });
-    let features = features_len.map(next);
+    let features = file.features.as_ref().map(|f| next(f.0.len()));
     Header {
         fingerprint_format_version: FORMAT_VERSION,
         config: None,
-        layout: seg.layout.spec,
-        reason: String::new(),
-        rows: seg.rows,
-        entries: seg.entries(),
-        tables,
-        ids,
-        offsets,
+        layout: first.layout,
+        reason: first.reason,
+        rows: first.rows,
+        entries: first.entries,
+        tables: first.tables,
+        ids: first.ids,
+        offsets: first.offsets,
         names,
         passages: None,
         meta: file.meta.clone(),
         features,
+        later: placed,
         created_by: format!("neardup {}", env!("CARGO_PKG_VERSION")),
     }
 }

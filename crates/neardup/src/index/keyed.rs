@@ -51,7 +51,7 @@ pub struct KeyedIndex<K> {
     index: TableIndex,
     /// The rule the passes serve, and the indexes of passes 1.. (entries
     /// short enough for each), when built for a length-dependent radius.
-    rule: Option<Rule>,
+    rule: Option<RuleTables>,
     /// The caller's keys by slot.
     slots: Slots<K>,
     /// Slot → fingerprint value.
@@ -60,9 +60,15 @@ pub struct KeyedIndex<K> {
     features: Vec<u32>,
 }
 
-/// The later passes of a radius's plan, each with its index.
-#[derive(Clone)]
-struct Rule {
+/// The tables of the later passes of a radius's [`Plan`] — one
+/// [`TableIndex`] per pass after the first, each over the entries short
+/// enough for it — and the query that searches every pass a document takes
+/// part in at its own k (pass 0's tables, over every entry, are the
+/// caller's). [`KeyedIndex`] holds one; an index file stores them
+/// ([`IndexFile::later`](super::file::IndexFile::later)) so that a query by
+/// the rule needs no table built at open.
+#[derive(Clone, Debug)]
+pub struct RuleTables {
     plan: Plan,
     later: Vec<(Pass, TableIndex)>,
 }
@@ -137,7 +143,7 @@ impl<K: Hash + Eq> KeyedIndex<K> {
     pub fn for_radius(radius: &Radius, builder: TableIndexBuilder) -> Result<Self> {
         let plan = Plan::new(radius);
         let mut k = KeyedIndex::new(builder.clone().k(plan.passes()[0].k).build()?);
-        k.rule = Some(Rule::build(plan, &builder, Vec::new())?);
+        k.rule = Some(RuleTables::build(plan, &builder, Vec::new())?);
         Ok(k)
     }
 
@@ -156,8 +162,20 @@ impl<K: Hash + Eq> KeyedIndex<K> {
         } else {
             Vec::new()
         };
-        self.rule = Some(Rule::build(plan, &builder, entries)?);
+        self.rule = Some(RuleTables::build(plan, &builder, entries)?);
         Ok(self)
+    }
+
+    /// This index with `tables` as its later passes (what an index file
+    /// stores, [`RuleTables::from_tables`]), built over these slots.
+    pub fn with_rule_tables(mut self, tables: RuleTables) -> Self {
+        self.rule = Some(tables);
+        self
+    }
+
+    /// The later passes' tables, when built for a radius.
+    pub fn rule_tables(&self) -> Option<&RuleTables> {
+        self.rule.as_ref()
     }
 
     /// The radius the passes were built for, if any.
@@ -340,32 +358,11 @@ impl<K: Hash + Eq> KeyedIndex<K> {
     ///
     /// A fingerprint of another width.
     pub fn query_rule_slots(&self, fp: Fingerprint, features: usize, radius: &Radius) -> Result<Vec<Match>> {
-        let mut out = match &self.rule {
-            Some(rule) if rule.plan.radius() == radius => {
-                let plan = &rule.plan;
-                let mut out = self.index.query(fp, plan.passes()[0].k)?;
-                for (p, (pass, index)) in rule.later.iter().enumerate() {
-                    if pass.includes(features) {
-                        let found = index.query(fp, pass.k)?;
-                        out.extend(
-                            found
-                                .into_iter()
-                                .filter(|m| plan.accepts(p + 1, m.distance, features, self.features(m.id))),
-                        );
-                    }
-                }
-                out
-            }
-            _ => {
-                let found = self.index.query(fp, radius.max_k())?;
-                found
-                    .into_iter()
-                    .filter(|m| radius.accepts(m.distance, features, self.features(m.id)))
-                    .collect()
-            }
-        };
-        out.sort_unstable();
-        Ok(out)
+        let features_of = |id: Id| self.features(id);
+        match &self.rule {
+            Some(rule) => rule.query_by(&self.index, radius, fp, features, features_of),
+            None => RuleTables::query_scanning(&self.index, radius, fp, features, features_of),
+        }
     }
 
     /// Matches of slots as keys (dropping slots removed meanwhile).
@@ -430,14 +427,18 @@ impl<K: Hash + Eq> KeyedIndex<K> {
     }
 }
 
-impl Rule {
-    /// Indexes for the later passes of `plan` over `entries` (id,
-    /// fingerprint, features).
-    fn build(
+impl RuleTables {
+    /// Tables for the later passes of `plan` over `entries` (id,
+    /// fingerprint, features), each made by `builder` at the pass's k.
+    ///
+    /// # Errors
+    ///
+    /// An impossible layout for some pass.
+    pub fn build(
         plan: Plan,
         builder: &TableIndexBuilder,
         entries: Vec<(Id, Fingerprint, usize)>,
-    ) -> Result<Rule> {
+    ) -> Result<RuleTables> {
         let mut later = Vec::new();
         for &pass in &plan.passes()[1..] {
             let short: Vec<(Id, Fingerprint)> =
@@ -446,7 +447,121 @@ impl Rule {
             let index = if short.is_empty() { b.build()? } else { b.build_from(short)? };
             later.push((pass, index));
         }
-        Ok(Rule { plan, later })
+        Ok(RuleTables { plan, later })
+    }
+
+    /// The tables `tables` (as [`tables`](Self::tables) gave them) for the
+    /// later passes of `radius`'s plan.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Config`] when they are not one table index per later pass,
+    /// each exact up to the pass's k.
+    pub fn from_tables(radius: &Radius, tables: Vec<TableIndex>) -> Result<RuleTables> {
+        let plan = Plan::new(radius);
+        let passes = &plan.passes()[1..];
+        if tables.len() != passes.len() {
+            return Err(Error::Config(format!(
+                "{} tables of later passes for a rule ({radius}) of {} later passes",
+                tables.len(),
+                passes.len()
+            )));
+        }
+        if let Some((p, t)) = passes.iter().zip(&tables).find(|(p, t)| t.layout().k < p.k) {
+            return Err(Error::Config(format!(
+                "the tables of the pass at k = {} are exact only up to k = {}",
+                p.k,
+                t.layout().k
+            )));
+        }
+        let later = passes.iter().copied().zip(tables).collect();
+        Ok(RuleTables { plan, later })
+    }
+
+    /// The rule the tables serve.
+    pub fn radius(&self) -> &Radius {
+        self.plan.radius()
+    }
+
+    /// The later passes' tables, in pass order.
+    pub fn tables(&self) -> impl Iterator<Item = &TableIndex> {
+        self.later.iter().map(|(_, t)| t)
+    }
+
+    /// Adds entries (id, fingerprint, features) to the passes they are
+    /// short enough for (one bulk load each).
+    ///
+    /// # Errors
+    ///
+    /// A fingerprint of another width.
+    pub fn bulk_load(&mut self, entries: &[(Id, Fingerprint, usize)]) -> Result<()> {
+        for (pass, index) in &mut self.later {
+            let short: Vec<(Id, Fingerprint)> =
+                entries.iter().filter(|e| pass.includes(e.2)).map(|e| (e.0, e.1)).collect();
+            index.bulk_load(short)?;
+        }
+        Ok(())
+    }
+
+    /// The entries of `pass0` (every entry, at the plan's first k) and of
+    /// these tables that are near duplicates of a document of `features`
+    /// features and fingerprint `fp` by `radius`, sorted by distance then
+    /// id; `features_of` gives an entry's feature count. With the radius
+    /// the tables were built for, each pass the document takes part in is
+    /// searched at its own k; another radius is answered by
+    /// [`query_scanning`](Self::query_scanning).
+    ///
+    /// # Errors
+    ///
+    /// A fingerprint of another width.
+    pub fn query_by(
+        &self,
+        pass0: &TableIndex,
+        radius: &Radius,
+        fp: Fingerprint,
+        features: usize,
+        features_of: impl Fn(Id) -> usize,
+    ) -> Result<Vec<Match>> {
+        if self.plan.radius() != radius {
+            return Self::query_scanning(pass0, radius, fp, features, features_of);
+        }
+        let plan = &self.plan;
+        let mut out = pass0.query(fp, plan.passes()[0].k)?;
+        for (p, (pass, index)) in self.later.iter().enumerate() {
+            if pass.includes(features) {
+                let found = index.query(fp, pass.k)?;
+                out.extend(
+                    found
+                        .into_iter()
+                        .filter(|m| plan.accepts(p + 1, m.distance, features, features_of(m.id))),
+                );
+            }
+        }
+        out.sort_unstable();
+        Ok(out)
+    }
+
+    /// [`query_by`](Self::query_by) without later tables: `pass0`'s
+    /// tables searched at the radius's largest k (exact, but slow beyond
+    /// their layout), filtered by the rule.
+    ///
+    /// # Errors
+    ///
+    /// A fingerprint of another width.
+    pub fn query_scanning(
+        pass0: &TableIndex,
+        radius: &Radius,
+        fp: Fingerprint,
+        features: usize,
+        features_of: impl Fn(Id) -> usize,
+    ) -> Result<Vec<Match>> {
+        let mut out: Vec<Match> = pass0
+            .query(fp, radius.max_k())?
+            .into_iter()
+            .filter(|m| radius.accepts(m.distance, features, features_of(m.id)))
+            .collect();
+        out.sort_unstable();
+        Ok(out)
     }
 }
 

@@ -42,7 +42,7 @@ mod words;
 use rayon::prelude::*;
 use serde::Serialize;
 
-pub use keyed::KeyedIndex;
+pub use keyed::{KeyedIndex, RuleTables};
 pub use layout::{choose, LayoutChoice, LayoutSpec};
 pub use linear::LinearScan;
 pub use slots::{keys_from_names, Slots};

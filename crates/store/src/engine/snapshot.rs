@@ -6,7 +6,7 @@ use std::path::Path;
 
 use neardup::dedup::{Plan, UNKNOWN_FEATURES};
 use neardup::index::file::IndexFile;
-use neardup::index::{keys_from_names, KeyedIndex, TableIndex, TableIndexBuilder};
+use neardup::index::{keys_from_names, KeyedIndex, RuleTables, TableIndex, TableIndexBuilder};
 use neardup::meta::IndexMeta;
 use neardup::minhash::{KeyedLsh, Signature};
 use neardup::{PipelineConfig, Radius, Sketch};
@@ -116,8 +116,16 @@ pub(super) fn load_snapshot(
     if file.features.is_none() && !radius.is_fixed() {
         return Ok(Err("the snapshot has no feature counts".into()));
     }
-    let docs = KeyedIndex::from_slots(file.index, names, file.features)
-        .and_then(|d| d.with_radius(radius, tables(config)));
+    // The snapshot's later passes serve its own rule; another rule's are
+    // built from the feature counts.
+    let stored = RuleTables::from_tables(radius, file.later).ok();
+    let docs =
+        KeyedIndex::from_slots(file.index, names, file.features.map(|f| f.to_vec())).and_then(
+            |d| match stored {
+                Some(t) => Ok(d.with_rule_tables(t)),
+                None => d.with_radius(radius, tables(config)),
+            },
+        );
     let state = match docs {
         Ok(docs) => State::SimHash(docs),
         Err(e) => return Ok(Err(format!("the snapshot's index does not match its names: {e}"))),
@@ -151,7 +159,8 @@ impl<S: Store> Engine<S> {
         let file = IndexFile {
             index: docs.index().clone(),
             names: Some(names),
-            features: Some(docs.slot_features().to_vec()),
+            later: docs.rule_tables().map(|t| t.tables().cloned().collect()).unwrap_or_default(),
+            features: Some(docs.slot_features().to_vec().into()),
             meta: meta.to_value(),
         };
         file.write(path)?;

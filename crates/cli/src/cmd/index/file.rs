@@ -8,7 +8,7 @@ use anyhow::{Context, Result};
 use neardup::dedup::UNKNOWN_FEATURES;
 use neardup::detector::Detector;
 use neardup::index::file::{IndexFile, Names};
-use neardup::index::{HammingIndex, KeyedIndex, Match, TableIndex};
+use neardup::index::{HammingIndex, Match, RuleTables, TableIndex};
 use neardup::meta::IndexMeta;
 use neardup::{Bits, PipelineConfig, Radius, Sketch};
 use neardup_store::Near;
@@ -33,9 +33,9 @@ pub struct FileTarget {
     file: IndexFile,
     meta: IndexMeta,
     rule: Radius,
-    /// Entries by id with the later passes of the rule, built for queries
-    /// by a length-dependent rule.
-    passes: Option<KeyedIndex<u64>>,
+    /// The later passes of a length-dependent rule: the file's own, or
+    /// built from its feature counts for queries by the rule.
+    passes: Option<RuleTables>,
 }
 
 impl FileTarget {
@@ -46,6 +46,11 @@ impl FileTarget {
         check_pipeline(&meta, pipeline)?;
         let rule = rule(&meta, file.index.bits());
         Ok(FileTarget { path: path.to_owned(), file, meta, rule, passes: None })
+    }
+
+    /// The feature count of entry `id` ([`UNKNOWN_FEATURES`] if not stored).
+    fn features(&self, id: u64) -> usize {
+        self.file.features.as_ref().and_then(|f| f.get(id)).map_or(UNKNOWN_FEATURES, |n| n as usize)
     }
 
     fn named(&self, found: Vec<Match>) -> Vec<Value> {
@@ -61,17 +66,28 @@ impl FileTarget {
         let start = self.file.names.as_ref().map_or(0, Names::len) as u64;
         let n = made.len();
         let file = &mut self.file;
+        // The later passes' tables the file holds take the new entries too.
+        if !file.later.is_empty() {
+            let mut later = RuleTables::from_tables(&self.rule, std::mem::take(&mut file.later))
+                .map_err(|e| UsageError(format!("{}: {e}", self.path.display())))?;
+            let entries: Vec<_> =
+                made.entries.iter().zip(&made.features).map(|(&(id, fp), &n)| (id, fp, n as usize)).collect();
+            later.bulk_load(&entries).map_err(|e| UsageError(format!("{}: {e}", self.path.display())))?;
+            file.later = later.tables().cloned().collect();
+        }
         file.index
             .bulk_load(made.entries)
             .map_err(|e| UsageError(format!("{}: {e}", self.path.display())))?;
         let names = Names::followed_by(file.names.as_ref(), &made.names);
         if file.features.is_some() || self.meta.pipeline.is_some() {
             // Older files have no counts: their entries count as long.
-            let mut features =
-                file.features.take().unwrap_or_else(|| vec![UNKNOWN_FEATURES as u32; start as usize]);
+            let mut features = file
+                .features
+                .take()
+                .map_or_else(|| vec![UNKNOWN_FEATURES as u32; start as usize], |f| f.to_vec());
             features.resize(start as usize, UNKNOWN_FEATURES as u32);
             features.extend(made.features);
-            file.features = Some(features);
+            file.features = Some(features.into());
         }
         file.names = Some(names);
         file.meta = self.meta.to_value();
@@ -143,17 +159,27 @@ impl Target for FileTarget {
                 self.rule.k_for(UNKNOWN_FEATURES)
             );
         }
-        let entries = self.file.index.entries();
-        let slots = entries.iter().map(|e| e.0 as usize + 1).max().unwrap_or(0);
-        let mut keys = vec![None; slots];
-        for &(id, _) in &entries {
-            keys[id as usize] = Some(id);
+        if !self.file.later.is_empty() {
+            match RuleTables::from_tables(&self.rule, self.file.later.clone()) {
+                Ok(t) => {
+                    self.passes = Some(t);
+                    return Ok(());
+                }
+                Err(e) => note!("neardup: {}: rebuilding the rule's tables ({e})", self.path.display()),
+            }
         }
-        let mut features = self.file.features.clone().unwrap_or_default();
-        features.resize(slots, UNKNOWN_FEATURES as u32);
+        let features = self.file.features.as_ref();
+        let entries = self
+            .file
+            .index
+            .entries()
+            .into_iter()
+            .map(|(id, fp)| {
+                (id, fp, features.and_then(|f| f.get(id)).map_or(UNKNOWN_FEATURES, |n| n as usize))
+            })
+            .collect();
         let builder = TableIndex::builder().bits(self.file.index.bits());
-        let passes = KeyedIndex::from_slots(self.file.index.clone(), keys, Some(features))
-            .and_then(|k| k.with_radius(&self.rule, builder))
+        let passes = RuleTables::build(neardup::dedup::Plan::new(&self.rule), &builder, entries)
             .map_err(|e| UsageError(format!("{}: {e}", self.path.display())))?;
         self.passes = Some(passes);
         Ok(())
@@ -171,9 +197,13 @@ impl Target for FileTarget {
         };
         let found = match (k, &self.passes) {
             (Some(k), _) => self.file.index.query(fp, k),
-            (None, Some(p)) => {
-                p.query_rule_slots(fp, features.map_or(UNKNOWN_FEATURES, |n| n as usize), &self.rule)
-            }
+            (None, Some(p)) => p.query_by(
+                &self.file.index,
+                &self.rule,
+                fp,
+                features.map_or(UNKNOWN_FEATURES, |n| n as usize),
+                |id| self.features(id),
+            ),
             (None, None) => self.file.index.query(fp, self.rule.max_k()),
         };
         Ok(self.named(found.map_err(|e| e.to_string())?))

@@ -13,7 +13,7 @@ use std::process::ExitCode;
 use anyhow::Result;
 use neardup::detector::Detector;
 use neardup::index::file::{IndexFile, Names};
-use neardup::index::TableIndex;
+use neardup::index::{RuleTables, TableIndex};
 use neardup::meta::IndexMeta;
 use neardup::minhash::Method;
 use neardup::passage::PassageConfig;
@@ -157,19 +157,42 @@ fn build(a: IndexBuildArgs) -> Result<()> {
         (None, Some(e)) => e.1.bits(),
         (None, None) => neardup::Bits::B64,
     };
-    // The tables serve the rule's pass 0 (the later passes are built from
-    // the stored feature counts when a query needs them).
-    let k = a.k.unwrap_or_else(|| neardup::dedup::Plan::new(&file::rule(&meta, bits)).passes()[0].k);
+    // The tables serve the rule's pass 0; the file also holds the tables
+    // of its later passes (short documents at larger k), so that a query
+    // by the rule builds nothing.
+    let rule = file::rule(&meta, bits);
+    let plan = neardup::dedup::Plan::new(&rule);
+    let k = a.k.unwrap_or_else(|| plan.passes()[0].k);
     let mut b = TableIndex::builder().bits(bits).k(k).memory(a.layout.memory.0);
     if let Some(m) = a.layout.blocks {
         b = b.blocks(m);
     }
     let n = made.len();
+    let with_features = fingerprinter.is_some();
+    let later_entries: Vec<_> = if with_features && a.k.is_none() && plan.passes().len() > 1 {
+        made.entries.iter().zip(&made.features).map(|(&(id, fp), &n)| (id, fp, n as usize)).collect()
+    } else {
+        Vec::new()
+    };
     let index = b.build_from(made.entries).map_err(|e| UsageError(e.to_string()))?;
+    // The later passes are searched only for short documents: they get the
+    // memory pass 0 takes (a layout with fewer tables and more candidates
+    // per probe), not the whole budget, which at k = 8 would choose a
+    // hundred tables and ten times pass 0's size.
+    let later = if later_entries.is_empty() {
+        Vec::new()
+    } else {
+        let budget = (index.memory_bytes() as u64).clamp(64 << 20, a.layout.memory.0);
+        let builder = TableIndex::builder().bits(bits).memory(budget);
+        let tables =
+            RuleTables::build(plan, &builder, later_entries).map_err(|e| UsageError(e.to_string()))?;
+        tables.tables().cloned().collect()
+    };
     let file = IndexFile {
         index,
+        later,
         names: Some(Names::from_strings(&made.names)),
-        features: fingerprinter.is_some().then_some(made.features),
+        features: with_features.then(|| made.features.into()),
         meta: meta.to_value(),
     };
     file.write(&a.output)?;
@@ -177,7 +200,7 @@ fn build(a: IndexBuildArgs) -> Result<()> {
         "neardup: indexed {n} entries into {} ({}); near duplicates by SimHash, {}",
         a.output.display(),
         file.index.layout(),
-        file::rule(&meta, bits)
+        rule
     );
     Ok(())
 }
