@@ -46,6 +46,19 @@ pub use record::{DocRecord, SnapshotMark, StoreMeta, MAX_ID_CHARS};
 use neardup::Sketch;
 pub use redb_store::RedbStore;
 
+/// What [`Store::for_each_after`] calls with each document's sequence
+/// number and record.
+pub type SeqVisitor<'a> = dyn FnMut(u64, DocRecord) -> Result<()> + 'a;
+
+/// What [`Store::put`] did to one document.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Written {
+    /// Its sequence number.
+    pub seq: u64,
+    /// The sequence number of the document of the same id it replaced.
+    pub replaced: Option<u64>,
+}
+
 /// What [`Store::for_each_sketch`] calls with each document's id, sketch
 /// and feature count.
 pub type SketchVisitor<'a> = dyn FnMut(&str, Sketch, Option<u32>) -> Result<()> + 'a;
@@ -63,13 +76,39 @@ pub trait Store: Send + Sync {
     fn set_meta(&self, meta: &StoreMeta) -> Result<()>;
 
     /// Writes documents (replacing any with the same id), all or nothing.
-    fn put(&self, docs: &[DocRecord]) -> Result<()>;
+    ///
+    /// Each written document gets the next *sequence number* (1, 2, …, in
+    /// the order given, never reused), and the one it replaces, if any,
+    /// becomes a tombstone ([`dead_seqs`](Self::dead_seqs)) in the same
+    /// transaction: what an index kept outside the store needs to catch
+    /// up with it after any crash.
+    fn put(&self, docs: &[DocRecord]) -> Result<Vec<Written>>;
 
     /// The document with this id.
     fn get(&self, id: &str) -> Result<Option<DocRecord>>;
 
     /// Deletes a document; returns whether it existed.
-    fn delete(&self, id: &str) -> Result<bool>;
+    fn delete(&self, id: &str) -> Result<bool> {
+        Ok(self.remove(id)?.is_some())
+    }
+
+    /// Deletes a document; returns its sequence number (now a tombstone)
+    /// if it existed.
+    fn remove(&self, id: &str) -> Result<Option<u64>>;
+
+    /// The last sequence number given (0 before any write).
+    fn last_seq(&self) -> Result<u64>;
+
+    /// Every stored document whose sequence number is above `after`, in
+    /// sequence order, with its number.
+    fn for_each_after(&self, after: u64, f: &mut SeqVisitor<'_>) -> Result<()>;
+
+    /// The tombstones: sequence numbers of replaced and deleted documents
+    /// not yet forgotten.
+    fn dead_seqs(&self) -> Result<Vec<u64>>;
+
+    /// Forgets tombstones (an index that no longer holds them says so).
+    fn forget_dead(&self, seqs: &[u64]) -> Result<()>;
 
     /// Every document, in id order.
     fn for_each(&self, f: &mut dyn FnMut(DocRecord) -> Result<()>) -> Result<()>;
@@ -124,9 +163,16 @@ macro_rules! forward_store {
         impl<T: Store + ?Sized> Store for $ptr {
             fn meta(&self) -> Result<Option<StoreMeta>> { (**self).meta() }
             fn set_meta(&self, meta: &StoreMeta) -> Result<()> { (**self).set_meta(meta) }
-            fn put(&self, docs: &[DocRecord]) -> Result<()> { (**self).put(docs) }
+            fn put(&self, docs: &[DocRecord]) -> Result<Vec<Written>> { (**self).put(docs) }
             fn get(&self, id: &str) -> Result<Option<DocRecord>> { (**self).get(id) }
             fn delete(&self, id: &str) -> Result<bool> { (**self).delete(id) }
+            fn remove(&self, id: &str) -> Result<Option<u64>> { (**self).remove(id) }
+            fn last_seq(&self) -> Result<u64> { (**self).last_seq() }
+            fn for_each_after(&self, after: u64, f: &mut SeqVisitor<'_>) -> Result<()> {
+                (**self).for_each_after(after, f)
+            }
+            fn dead_seqs(&self) -> Result<Vec<u64>> { (**self).dead_seqs() }
+            fn forget_dead(&self, seqs: &[u64]) -> Result<()> { (**self).forget_dead(seqs) }
             fn for_each(&self, f: &mut dyn FnMut(DocRecord) -> Result<()>) -> Result<()> { (**self).for_each(f) }
             fn for_each_sketch(&self, f: &mut SketchVisitor<'_>) -> Result<()> {
                 (**self).for_each_sketch(f)

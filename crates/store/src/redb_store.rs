@@ -8,13 +8,23 @@ use redb::{Database, ReadableDatabase, ReadableTable, ReadableTableMetadata, Tab
 
 use crate::error::{StoreError, WriteFailure};
 use crate::record::{check_id, DocRecord, SnapshotMark, StoreMeta};
-use crate::{Result, Store};
+use crate::{Result, SeqVisitor, Store, Written};
 
 /// id → encoded [`DocRecord`].
 const DOCS: TableDefinition<&str, &[u8]> = TableDefinition::new("docs");
 /// "meta" → JSON of [`StoreMeta`]; "generation" → u64 (little-endian)
-/// bumped by every document write; "snapshot" → JSON of [`SnapshotMark`].
+/// bumped by every document write; "snapshot" → JSON of [`SnapshotMark`];
+/// "last_seq" → u64, the last sequence number given.
 const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
+/// id → its sequence number (see [`Store::put`]).
+const SEQS: TableDefinition<&str, u64> = TableDefinition::new("seqs");
+/// sequence number → id, for every stored document: what an on-disk index
+/// reads to find the documents written after its last flush.
+const BY_SEQ: TableDefinition<u64, &str> = TableDefinition::new("by_seq");
+/// Sequence numbers of documents replaced or deleted (tombstones), until
+/// their owner forgets them ([`Store::forget_dead`]).
+const DEAD: TableDefinition<u64, ()> = TableDefinition::new("dead");
+const LAST_SEQ: &str = "last_seq";
 
 /// A redb database file. Every write is one transaction committed with
 /// immediate durability (fsync) before it returns; readers never block the
@@ -87,12 +97,28 @@ impl RedbStore {
             failing: Mutex::new(None),
             reopens: AtomicU64::new(0),
         };
-        // Create both tables up front, so readers of a new store find them.
+        // Create the tables up front, so readers of a new store find them;
+        // a store written before sequence numbers gets them now (in id
+        // order, once).
         store.write(|db| {
             let txn = db.begin_write()?;
             {
-                txn.open_table(DOCS)?;
+                let docs = txn.open_table(DOCS)?;
                 txn.open_table(META)?;
+                let mut seqs = txn.open_table(SEQS)?;
+                let mut by_seq = txn.open_table(BY_SEQ)?;
+                txn.open_table(DEAD)?;
+                if seqs.is_empty()? && !docs.is_empty()? {
+                    let mut seq = 0u64;
+                    for item in docs.iter()? {
+                        let (k, _) = item?;
+                        seq += 1;
+                        seqs.insert(k.value(), seq)?;
+                        by_seq.insert(seq, k.value())?;
+                    }
+                    let mut meta = txn.open_table(META)?;
+                    meta.insert(LAST_SEQ, seq.to_le_bytes().as_slice())?;
+                }
             }
             txn.commit()?;
             Ok(())
@@ -282,21 +308,36 @@ impl Store for RedbStore {
         })
     }
 
-    fn put(&self, docs: &[DocRecord]) -> Result<()> {
+    fn put(&self, docs: &[DocRecord]) -> Result<Vec<Written>> {
         for d in docs {
             check_id(&d.id)?;
         }
         self.write(|db| {
             let txn = db.begin_write()?;
+            let mut written = Vec::with_capacity(docs.len());
             {
                 let mut table = txn.open_table(DOCS)?;
+                let mut seqs = txn.open_table(SEQS)?;
+                let mut by_seq = txn.open_table(BY_SEQ)?;
+                let mut dead = txn.open_table(DEAD)?;
+                let mut meta = txn.open_table(META)?;
+                let mut seq = meta.get(LAST_SEQ)?.map_or(0, |v| read_u64(v.value()));
                 for d in docs {
+                    seq += 1;
                     table.insert(d.id.as_str(), d.encode().as_slice())?;
+                    let replaced = seqs.insert(d.id.as_str(), seq)?.map(|v| v.value());
+                    by_seq.insert(seq, d.id.as_str())?;
+                    if let Some(old) = replaced {
+                        by_seq.remove(old)?;
+                        dead.insert(old, ())?;
+                    }
+                    written.push(Written { seq, replaced });
                 }
+                meta.insert(LAST_SEQ, seq.to_le_bytes().as_slice())?;
             }
             bump_generation(&txn)?;
             txn.commit()?;
-            Ok(())
+            Ok(written)
         })
     }
 
@@ -309,19 +350,80 @@ impl Store for RedbStore {
         })
     }
 
-    fn delete(&self, id: &str) -> Result<bool> {
+    fn remove(&self, id: &str) -> Result<Option<u64>> {
         self.write(|db| {
             let txn = db.begin_write()?;
-            let existed = {
+            let removed = {
                 let mut table = txn.open_table(DOCS)?;
-                let removed = table.remove(id)?;
-                removed.is_some()
+                let existed = table.remove(id)?.is_some();
+                let mut seqs = txn.open_table(SEQS)?;
+                let seq = seqs.remove(id)?.map(|v| v.value());
+                if let Some(seq) = seq {
+                    txn.open_table(BY_SEQ)?.remove(seq)?;
+                    txn.open_table(DEAD)?.insert(seq, ())?;
+                }
+                existed.then_some(seq.unwrap_or(0))
             };
-            if existed {
+            if removed.is_some() {
                 bump_generation(&txn)?;
             }
             txn.commit()?;
-            Ok(existed)
+            Ok(removed)
+        })
+    }
+
+    fn last_seq(&self) -> Result<u64> {
+        self.read(|db| {
+            let txn = db.begin_read().map_err(|e| self.err(e))?;
+            let table = txn.open_table(META).map_err(|e| self.err(e))?;
+            let v = table.get(LAST_SEQ).map_err(|e| self.err(e))?;
+            Ok(v.map_or(0, |v| read_u64(v.value())))
+        })
+    }
+
+    fn for_each_after(&self, after: u64, f: &mut SeqVisitor<'_>) -> Result<()> {
+        self.read(|db| {
+            let txn = db.begin_read().map_err(|e| self.err(e))?;
+            let by_seq = txn.open_table(BY_SEQ).map_err(|e| self.err(e))?;
+            let docs = txn.open_table(DOCS).map_err(|e| self.err(e))?;
+            for item in by_seq.range(after.saturating_add(1)..).map_err(|e| self.err(e))? {
+                let (seq, id) = item.map_err(|e| self.err(e))?;
+                let id = id.value();
+                let Some(v) = docs.get(id).map_err(|e| self.err(e))? else {
+                    return Err(StoreError::Corrupt {
+                        id: id.to_owned(),
+                        message: format!("sequence number {} names a missing document", seq.value()),
+                    });
+                };
+                f(seq.value(), DocRecord::decode(id, v.value())?)?;
+            }
+            Ok(())
+        })
+    }
+
+    fn dead_seqs(&self) -> Result<Vec<u64>> {
+        self.read(|db| {
+            let txn = db.begin_read().map_err(|e| self.err(e))?;
+            let table = txn.open_table(DEAD).map_err(|e| self.err(e))?;
+            let mut out = Vec::new();
+            for item in table.iter().map_err(|e| self.err(e))? {
+                out.push(item.map_err(|e| self.err(e))?.0.value());
+            }
+            Ok(out)
+        })
+    }
+
+    fn forget_dead(&self, seqs: &[u64]) -> Result<()> {
+        self.write(|db| {
+            let txn = db.begin_write()?;
+            {
+                let mut table = txn.open_table(DEAD)?;
+                for &s in seqs {
+                    table.remove(s)?;
+                }
+            }
+            txn.commit()?;
+            Ok(())
         })
     }
 

@@ -34,8 +34,11 @@ fn store_basics(store: &dyn Store) {
     store.set_meta(&other).unwrap();
     assert_eq!(store.meta().unwrap(), Some(meta), "the first metadata stays");
     assert!(store.is_empty().unwrap());
-    store.put(&[record("b", 2), record("a", 1), record("c", 3)]).unwrap();
-    store.put(&[record("b", 20)]).unwrap();
+    assert_eq!(store.last_seq().unwrap(), 0);
+    let w = store.put(&[record("b", 2), record("a", 1), record("c", 3)]).unwrap();
+    assert_eq!(w.iter().map(|w| (w.seq, w.replaced)).collect::<Vec<_>>(), [(1, None), (2, None), (3, None)]);
+    let w = store.put(&[record("b", 20)]).unwrap();
+    assert_eq!((w[0].seq, w[0].replaced), (4, Some(1)), "a replaced document's number is a tombstone");
     assert_eq!(store.len().unwrap(), 3);
     assert_eq!(store.get("b").unwrap(), Some(record("b", 20)));
     assert_eq!(store.get("zz").unwrap(), None);
@@ -47,9 +50,28 @@ fn store_basics(store: &dyn Store) {
         })
         .unwrap();
     assert_eq!(seen, ["a", "b", "c"], "id order");
-    assert!(store.delete("a").unwrap());
+    assert_eq!(store.remove("a").unwrap(), Some(2));
     assert!(!store.delete("a").unwrap());
     assert_eq!(store.len().unwrap(), 2);
+    // Sequence numbers: the documents after a number, in order; tombstones
+    // until forgotten.
+    let after = |n: u64| {
+        let mut seen = Vec::new();
+        store
+            .for_each_after(n, &mut |seq, d| {
+                seen.push((seq, d.id));
+                Ok(())
+            })
+            .unwrap();
+        seen
+    };
+    assert_eq!(after(0), [(3, "c".to_owned()), (4, "b".to_owned())]);
+    assert_eq!(after(3), [(4, "b".to_owned())]);
+    assert!(after(4).is_empty());
+    assert_eq!(store.dead_seqs().unwrap(), [1, 2]);
+    store.forget_dead(&[1]).unwrap();
+    assert_eq!(store.dead_seqs().unwrap(), [2]);
+    assert_eq!(store.last_seq().unwrap(), 4);
     // A bad id fails the whole batch.
     assert!(store.put(&[record("d", 4), record("", 5)]).is_err());
     assert_eq!(store.get("d").unwrap(), None);
@@ -398,6 +420,30 @@ fn redb_store_conforms() {
     let path = dir.path().join("snap.redb");
     snapshots_are_used_only_when_current(dir.path(), || Box::new(RedbStore::open(&path).unwrap()));
     config_mismatch_is_refused(redb(&dir, "mismatch.redb"));
+}
+
+#[test]
+fn a_store_written_before_sequence_numbers_gets_them_on_open() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("store.redb");
+    std::fs::copy(concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/compat/v0.1-data/store.redb"), &path)
+        .unwrap();
+    let store = RedbStore::open(&path).unwrap();
+    let n = store.len().unwrap();
+    assert!(n > 0);
+    assert_eq!(store.last_seq().unwrap(), n, "one number per document, in id order");
+    let mut ids = Vec::new();
+    store
+        .for_each_after(0, &mut |seq, d| {
+            ids.push((seq, d.id));
+            Ok(())
+        })
+        .unwrap();
+    assert!(ids.windows(2).all(|w| w[0].1 < w[1].1 && w[0].0 + 1 == w[1].0));
+    drop(store);
+    let again = RedbStore::open(&path).unwrap();
+    assert_eq!(again.last_seq().unwrap(), n, "numbered once");
+    assert!(again.dead_seqs().unwrap().is_empty());
 }
 
 #[test]
