@@ -199,6 +199,7 @@ impl Index {
     /// Ids are stored as text: after `load`, int ids come back as str.
     fn save(&self, path: PathBuf) -> PyResult<()> {
         let file = IndexFile {
+            columns: Vec::new(),
             index: self.inner.index().clone(),
             later: Vec::new(),
             names: Some(self.inner.keys().names(|k| Cow::Owned(k.name()))),

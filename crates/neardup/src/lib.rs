@@ -74,6 +74,7 @@ pub mod passage;
 pub mod quality;
 // 8. the front door.
 pub mod detector;
+pub mod disk;
 
 pub use config::presets;
 pub use config::{PipelineConfig, FORMAT_VERSION};

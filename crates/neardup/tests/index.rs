@@ -405,6 +405,7 @@ fn sample_file(dir: &std::path::Path) -> (std::path::PathBuf, TableIndex) {
     .unwrap();
     let meta = IndexMeta { pipeline: Some(pipeline), ..IndexMeta::default() };
     let file = IndexFile {
+        columns: Vec::new(),
         index: index.clone(),
         later: rule.tables().cloned().collect(),
         names: Some(Names::from_strings(&names)),

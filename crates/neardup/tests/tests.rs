@@ -2,6 +2,7 @@
 
 mod compat;
 mod dedup;
+mod disk;
 mod golden;
 mod index;
 mod minhash;

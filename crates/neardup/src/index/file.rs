@@ -75,6 +75,9 @@ struct Header {
     /// The tables of the later passes of the metadata's rule (version 2).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     later: Vec<TableSetHeader>,
+    /// The caller's named columns (version 2).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    columns: Vec<(String, Section)>,
     created_by: String,
 }
 
@@ -231,6 +234,58 @@ impl From<Vec<u32>> for Features {
     }
 }
 
+/// A caller's column in an index file: bytes the file stores, checks and
+/// maps but does not interpret (the on-disk index's sequence numbers and
+/// band tables, see [`crate::disk`]).
+#[derive(Clone, Debug)]
+pub struct Column(Blob);
+
+impl Column {
+    /// A column of these bytes.
+    pub fn from_vec(v: Vec<u8>) -> Column {
+        Column(Blob::from_vec(v))
+    }
+
+    /// A column of little-endian `u64`s.
+    pub fn of_u64s(v: &[u64]) -> Column {
+        Column::from_vec(v.iter().flat_map(|x| x.to_le_bytes()).collect())
+    }
+
+    /// A column of little-endian `u32`s.
+    pub fn of_u32s(v: &[u32]) -> Column {
+        Column::from_vec(v.iter().flat_map(|x| x.to_le_bytes()).collect())
+    }
+
+    /// The bytes.
+    pub fn bytes(&self) -> &[u8] {
+        self.0.bytes()
+    }
+
+    /// Its length in bytes.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// True when empty.
+    pub fn is_empty(&self) -> bool {
+        self.0.len() == 0
+    }
+
+    /// The `i`-th little-endian `u64`, if the column holds it.
+    #[inline]
+    pub fn u64_at(&self, i: usize) -> Option<u64> {
+        let b = self.0.bytes().get(i.checked_mul(8)?..i.checked_mul(8)? + 8)?;
+        Some(u64::from_le_bytes(b.try_into().expect("8 bytes")))
+    }
+
+    /// The `i`-th little-endian `u32`, if the column holds it.
+    #[inline]
+    pub fn u32_at(&self, i: usize) -> Option<u32> {
+        let b = self.0.bytes().get(i.checked_mul(4)?..i.checked_mul(4)? + 4)?;
+        Some(u32::from_le_bytes(b.try_into().expect("4 bytes")))
+    }
+}
+
 /// An opened (or about to be written) index file.
 #[derive(Clone, Debug)]
 pub struct IndexFile {
@@ -250,6 +305,8 @@ pub struct IndexFile {
     /// The caller's metadata, versioned by the caller (see
     /// [`crate::meta::IndexMeta`] for what neardup's tools store).
     pub meta: Option<serde_json::Value>,
+    /// The caller's named columns (empty for the CLI's index files).
+    pub columns: Vec<(String, Column)>,
 }
 
 /// The parts of one compacted table index that a file stores.
@@ -345,7 +402,7 @@ impl SetParts {
 impl IndexFile {
     /// A file of `index` with nothing else.
     pub fn new(index: TableIndex) -> IndexFile {
-        IndexFile { index, later: Vec::new(), names: None, features: None, meta: None }
+        IndexFile { index, later: Vec::new(), names: None, features: None, meta: None, columns: Vec::new() }
     }
 
     /// Writes the file atomically (temporary file, fsync, rename). Each
@@ -512,7 +569,12 @@ impl IndexFile {
             (None, None, None) => None,
             (None, config, passages) => Some(serde_json::json!({ "pipeline": config, "passages": passages })),
         };
-        Ok(IndexFile { index, later, names, features, meta })
+        let columns = header
+            .columns
+            .iter()
+            .map(|(name, section)| Ok((name.clone(), Column(blob(*section)?))))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(IndexFile { index, later, names, features, meta, columns })
     }
 }
 
@@ -626,6 +688,7 @@ fn encode<O: Write>(out: &mut HashingWriter<O>, sets: &[SetParts], file: &IndexF
         blobs.extend([&n.offsets, &n.bytes]);
     }
     blobs.extend(features);
+    blobs.extend(file.columns.iter().map(|(_, c)| &c.0));
     // The header's size depends on the offsets; the offsets on the header's
     // size. Reserve generously, then pad.
     let mut start = ALIGN;
@@ -637,7 +700,7 @@ fn encode<O: Write>(out: &mut HashingWriter<O>, sets: &[SetParts], file: &IndexF
         start = (16 + json.len()).next_multiple_of(ALIGN);
     };
     // Files without later passes stay readable by neardup 0.1.
-    let version: u32 = if sets.len() > 1 { FILE_VERSION } else { 1 };
+    let version: u32 = if sets.len() > 1 || !file.columns.is_empty() { FILE_VERSION } else { 1 };
     out.put(MAGIC)?;
     out.put(&version.to_le_bytes())?;
     out.put(&(json.len() as u32).to_le_bytes())?;
@@ -666,6 +729,7 @@ fn header_at(start: usize, sets: &[SetParts], file: &IndexFile) -> Header {
         .as_ref()
         .map(|n| NamesHeader { offsets: next(n.offsets.len()), bytes: next(n.bytes.len()) });
     let features = file.features.as_ref().map(|f| next(f.0.len()));
+    let columns = file.columns.iter().map(|(name, c)| (name.clone(), next(c.len()))).collect();
     Header {
         fingerprint_format_version: FORMAT_VERSION,
         config: None,
@@ -681,6 +745,7 @@ fn header_at(start: usize, sets: &[SetParts], file: &IndexFile) -> Header {
         meta: file.meta.clone(),
         features,
         later: placed,
+        columns,
         created_by: format!("neardup {}", env!("CARGO_PKG_VERSION")),
     }
 }

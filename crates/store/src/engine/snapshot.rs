@@ -157,6 +157,7 @@ impl<S: Store> Engine<S> {
         let pipeline = PipelineConfig { radius: Some(self.radius.clone()), ..self.config.clone() };
         let meta = IndexMeta { pipeline: Some(pipeline), ..IndexMeta::default() };
         let file = IndexFile {
+            columns: Vec::new(),
             index: docs.index().clone(),
             names: Some(names),
             later: docs.rule_tables().map(|t| t.tables().cloned().collect()).unwrap_or_default(),

@@ -189,6 +189,7 @@ fn build(a: IndexBuildArgs) -> Result<()> {
         tables.tables().cloned().collect()
     };
     let file = IndexFile {
+        columns: Vec::new(),
         index,
         later,
         names: Some(Names::from_strings(&made.names)),
