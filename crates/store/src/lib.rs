@@ -38,7 +38,10 @@ mod pending;
 mod record;
 mod redb_store;
 
-pub use engine::{Engine, EngineStats, Found, IndexSource, Mode, Near, NewDoc, Outcome};
+pub use engine::{
+    DiskCounters, DiskOptions, DiskStats, Engine, EngineStats, Found, IndexSource, Mode, Near, NewDoc,
+    Outcome,
+};
 pub use error::{Result, StoreError, WriteFailure};
 pub use memory::MemoryStore;
 pub use record::{DocRecord, SnapshotMark, StoreMeta, MAX_ID_CHARS};
@@ -95,6 +98,13 @@ pub trait Store: Send + Sync {
     /// Deletes a document; returns its sequence number (now a tombstone)
     /// if it existed.
     fn remove(&self, id: &str) -> Result<Option<u64>>;
+
+    /// The sketches of these documents (`None` for absent ones), read
+    /// together: what an on-disk MinHash index confirms its candidates
+    /// with.
+    fn get_sketches(&self, ids: &[&str]) -> Result<Vec<Option<Sketch>>> {
+        ids.iter().map(|id| Ok(self.get(id)?.map(|d| d.sketch))).collect()
+    }
 
     /// The last sequence number given (0 before any write).
     fn last_seq(&self) -> Result<u64>;
@@ -168,6 +178,7 @@ macro_rules! forward_store {
             fn delete(&self, id: &str) -> Result<bool> { (**self).delete(id) }
             fn remove(&self, id: &str) -> Result<Option<u64>> { (**self).remove(id) }
             fn last_seq(&self) -> Result<u64> { (**self).last_seq() }
+            fn get_sketches(&self, ids: &[&str]) -> Result<Vec<Option<Sketch>>> { (**self).get_sketches(ids) }
             fn for_each_after(&self, after: u64, f: &mut SeqVisitor<'_>) -> Result<()> {
                 (**self).for_each_after(after, f)
             }

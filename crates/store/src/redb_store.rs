@@ -372,6 +372,19 @@ impl Store for RedbStore {
         })
     }
 
+    fn get_sketches(&self, ids: &[&str]) -> Result<Vec<Option<neardup::Sketch>>> {
+        self.read(|db| {
+            let txn = db.begin_read().map_err(|e| self.err(e))?;
+            let table = txn.open_table(DOCS).map_err(|e| self.err(e))?;
+            ids.iter()
+                .map(|&id| {
+                    let v = table.get(id).map_err(|e| self.err(e))?;
+                    v.map(|v| DocRecord::decode_sketch(id, v.value())).transpose()
+                })
+                .collect()
+        })
+    }
+
     fn last_seq(&self) -> Result<u64> {
         self.read(|db| {
             let txn = db.begin_read().map_err(|e| self.err(e))?;

@@ -61,6 +61,7 @@ impl<S: Store> Engine<S> {
             self.check(&d.sketch, near)?;
         }
         if mode == Mode::Check {
+            self.heal()?;
             let state = self.state.read().expect("lock");
             return docs
                 .iter()
@@ -79,6 +80,7 @@ impl<S: Store> Engine<S> {
     /// writes thus share one fsync, and each is still acknowledged only
     /// after its commit.
     pub(super) fn commit_grouped(&self, job: Job) -> Result<Vec<Outcome>> {
+        self.heal()?;
         let slot = Arc::new(Slot::default());
         self.queue.lock().expect("lock").push((job, slot.clone()));
         {
@@ -161,22 +163,24 @@ impl<S: Store> Engine<S> {
             // Durable first; the index sees the documents only once committed.
             let put = self.store.put(&records);
             let rebuilt = self.after_write(&put, 1)?;
-            put?;
+            let written = put?;
             self.commits.fetch_add(1, Ordering::Relaxed);
             if rebuilt {
                 return Ok(outcomes);
             }
             let mut state = self.state.write().expect("lock");
             match &mut *state {
-                // Bands are filled in parallel.
-                State::MinHash(_) => state.add_many(&records)?,
+                // Bands are filled in parallel; the disk's memory part in one go.
+                State::MinHash(_) | State::Disk(_) => state.add_many(&records, &written)?,
                 // Segments as single inserts make them (merged in the background).
                 State::SimHash(_) => {
-                    for r in &records {
-                        state.add(r)?;
+                    for (r, &w) in records.iter().zip(&written) {
+                        state.add(r, w)?;
                     }
                 }
             }
+            drop(state);
+            self.after_disk_write()?;
         }
         Ok(outcomes)
     }
@@ -252,28 +256,61 @@ impl<S: Store> Engine<S> {
         }
         let put = self.store.put(&records);
         let rebuilt = self.after_write(&put, 1)?;
-        put?;
+        let written = put?;
         self.commits.fetch_add(1, Ordering::Relaxed);
         if rebuilt {
             return Ok(());
         }
-        self.state.write().expect("lock").add_many(&records)?;
-        // A bulk import merges as it goes (no reader is waiting).
-        merge_due(&self.state);
+        self.state.write().expect("lock").add_many(&records, &written)?;
+        if self.state.read().expect("lock").disk().is_some() {
+            // An on-disk index flushes and merges on the merger thread
+            // (writers flush themselves only when it falls behind).
+            self.after_disk_write()?;
+            self.merger.wake();
+        } else {
+            // A bulk import merges as it goes (no reader is waiting).
+            merge_due(&self.state);
+        }
         Ok(())
     }
 
     /// Deletes a document; returns whether it existed.
     pub fn delete(&self, id: &str) -> Result<bool> {
         let _writer = self.writer.lock().expect("lock");
-        let deleted = self.store.delete(id);
-        let moved = deleted.as_ref().map_or(0, |&existed| u64::from(existed));
+        let deleted = self.store.remove(id);
+        let moved = deleted.as_ref().map_or(0, |seq| u64::from(seq.is_some()));
         let rebuilt = self.after_write(&deleted, moved)?;
-        let existed = deleted?;
-        if !rebuilt {
-            self.state.write().expect("lock").forget(id)?;
+        let removed = deleted?;
+        if let (false, Some(seq)) = (rebuilt, removed) {
+            self.state.write().expect("lock").forget(id, seq)?;
+            self.after_disk_write()?;
         }
-        Ok(existed)
+        Ok(removed.is_some())
+    }
+}
+
+impl<S: Store> Engine<S> {
+    /// After a write to an on-disk index (writer lock held): lets the store
+    /// forget the tombstones the index no longer needs, and flushes here
+    /// when the merger thread has fallen two flushes behind.
+    fn after_disk_write(&self) -> Result<()> {
+        let (forget, overfull) = {
+            let mut state = self.state.write().expect("lock");
+            match state.disk_mut() {
+                Some(d) => (d.take_forgettable(), d.overfull()),
+                None => return Ok(()),
+            }
+        };
+        if !forget.is_empty() {
+            self.store.forget_dead(&forget)?;
+        }
+        if overfull {
+            super::disk::maintain(&self.state)?;
+            if let Some(d) = self.state.write().expect("lock").disk_mut() {
+                d.freeze();
+            }
+        }
+        Ok(())
     }
 }
 

@@ -12,6 +12,11 @@ use super::state::State;
 /// merge that cannot be built (it cannot fail on entries that were indexed
 /// once) is skipped: answers stay exact, only slower.
 pub(super) fn merge_due(state: &RwLock<State>) {
+    if state.read().expect("lock").disk().is_some() {
+        // Errors leave the work for the next wake-up; answers stay exact.
+        let _ = super::disk::maintain(state);
+        return;
+    }
     loop {
         let mut merged_any = false;
         let passes = state.read().expect("lock").simhash().map_or(0, |d| d.indexes().count());

@@ -4,7 +4,7 @@
 //! `commit.rs` (group commit, loads, deletes), `merger.rs` (background
 //! merges), `snapshot.rs` (open from a snapshot or rebuild; write one).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
@@ -17,11 +17,14 @@ use crate::record::{DocRecord, StoreMeta};
 use crate::{Result, Store};
 
 use commit::{Job, Slot};
+use disk::DiskIndex;
+pub use disk::{DiskCounters, DiskOptions, DiskStats};
 use merger::Merger;
 use snapshot::{load_snapshot, rebuild};
 use state::State;
 
 mod commit;
+mod disk;
 mod merger;
 mod snapshot;
 mod state;
@@ -57,6 +60,10 @@ pub struct Engine<S: Store> {
     /// Writes that failed at the disk, and index rebuilds they caused.
     write_failures: AtomicU64,
     rebuilds: AtomicU64,
+    /// The on-disk index's directory and options, when it has one.
+    disk: Option<(PathBuf, DiskOptions)>,
+    /// Why the on-disk index was rebuilt while open, if it was.
+    healed: Mutex<Option<String>>,
 }
 
 impl<S: Store> std::fmt::Debug for Engine<S> {
@@ -186,7 +193,49 @@ impl<S: Store> Engine<S> {
             suspect: AtomicBool::new(false),
             write_failures: AtomicU64::new(0),
             rebuilds: AtomicU64::new(0),
+            disk: None,
+            healed: Mutex::new(None),
         })
+    }
+
+    /// Opens an engine over `store` whose index lives on disk in `dir`
+    /// (segment files and a manifest, see [`DiskOptions`]): nothing
+    /// proportional to the store is read, but the documents written after
+    /// the index's last flush (at most a flush or two) and the tombstones.
+    /// An index that is missing, stale or damaged is rebuilt from the
+    /// store, saying why in the returned [`IndexSource`]. `radius: None`
+    /// takes the pipeline's rule.
+    ///
+    /// # Errors
+    ///
+    /// The store's ([`Engine::open`]'s), an index directory written by a
+    /// newer neardup, or an I/O error writing the index.
+    pub fn open_dir(
+        store: S,
+        config: PipelineConfig,
+        radius: Option<Radius>,
+        dir: &Path,
+        options: DiskOptions,
+    ) -> Result<(Engine<S>, IndexSource)> {
+        check_meta(&store, &config)?;
+        let radius = radius.unwrap_or_else(|| config.radius());
+        let (disk, why) = DiskIndex::open(dir, &store, &config, &radius, options)?;
+        let source = match why {
+            Some(why) => IndexSource::Rebuilt { why },
+            None => {
+                IndexSource::Segments { segments: disk.segment_count(), in_memory: disk.stats().in_memory }
+            }
+        };
+        let mut engine = Engine::with_state(store, config, radius, State::Disk(Box::new(disk)))?;
+        engine.disk = Some((dir.to_path_buf(), options));
+        engine.merger.wake();
+        Ok((engine, source))
+    }
+
+    /// The on-disk index's segments, pending work and counters (`None`
+    /// for an in-memory index).
+    pub fn disk_stats(&self) -> Option<DiskStats> {
+        self.state.read().expect("lock").disk().map(DiskIndex::stats)
     }
 
     /// Called with the writer lock held after a store write's result:
@@ -215,12 +264,51 @@ impl<S: Store> Engine<S> {
                 if actual == expected {
                     return Ok(false);
                 }
-                let mut fresh = rebuild(&self.store, &self.config, &self.radius)?;
+                let mut fresh = self.fresh_state()?;
                 defer_merges(&mut fresh);
                 *self.state.write().expect("lock") = fresh;
                 self.rebuilds.fetch_add(1, Ordering::Relaxed);
                 Ok(true)
             }
+        }
+    }
+
+    /// Rebuilds an on-disk index whose segment failed its checksum (found
+    /// on the merger thread) before it answers again.
+    fn heal(&self) -> Result<()> {
+        let damaged = self.state.read().expect("lock").disk().and_then(|d| d.damaged().map(str::to_owned));
+        let Some(why) = damaged else { return Ok(()) };
+        let _writer = self.writer.lock().expect("lock");
+        if self.state.read().expect("lock").disk().is_some_and(|d| d.damaged().is_none()) {
+            return Ok(()); // healed meanwhile
+        }
+        if let Some((dir, _)) = &self.disk {
+            // The manifest goes, so that the reopen rebuilds.
+            let _ = std::fs::remove_file(dir.join(disk::MANIFEST));
+        }
+        let fresh = self.fresh_state()?;
+        *self.state.write().expect("lock") = fresh;
+        self.rebuilds.fetch_add(1, Ordering::Relaxed);
+        *self.healed.lock().expect("lock") = Some(why);
+        self.merger.wake();
+        Ok(())
+    }
+
+    /// Why the on-disk index was last rebuilt while open (a segment that
+    /// failed its checksum), if it was.
+    pub fn healed(&self) -> Option<String> {
+        self.healed.lock().expect("lock").clone()
+    }
+
+    /// The index rebuilt from the store (an on-disk one reopened: it
+    /// catches up with the store by sequence number).
+    fn fresh_state(&self) -> Result<State> {
+        match &self.disk {
+            Some((dir, options)) => {
+                let (d, _) = DiskIndex::open(dir, &self.store, &self.config, &self.radius, *options)?;
+                Ok(State::Disk(Box::new(d)))
+            }
+            None => rebuild(&self.store, &self.config, &self.radius),
         }
     }
 
@@ -376,6 +464,7 @@ impl<S: Store> Engine<S> {
     ) -> Result<Vec<Found>> {
         let (sketch, near) = (sketch.into(), near.into());
         self.check(&sketch, near)?;
+        self.heal()?;
         let state = self.state.read().expect("lock");
         let mut found = self.near_in(&state, &sketch, near, features)?;
         found.truncate(limit);
@@ -389,7 +478,7 @@ impl<S: Store> Engine<S> {
         near: Near,
         features: Option<u32>,
     ) -> Result<Vec<Found>> {
-        state.near(sketch, near, features, &self.radius, self.threshold(near).unwrap_or(1.0))
+        state.near(&self.store, sketch, near, features, &self.radius, self.threshold(near).unwrap_or(1.0))
     }
 
     /// The stored document with this id.
@@ -422,13 +511,28 @@ impl<S: Store> Engine<S> {
             disk_bytes: self.store.disk_bytes(),
             pipeline: format!("{:016x}", self.config.id()),
             commits: self.commits.load(Ordering::Relaxed),
-            segments: simhash.map_or(0, |d| d.indexes().map(|t| t.stats().segments as u64).sum()),
+            segments: match state.disk() {
+                Some(d) => d.segment_count() as u64,
+                None => simhash.map_or(0, |d| d.indexes().map(|t| t.stats().segments as u64).sum()),
+            },
         }
     }
 
     /// Every stored (id, sketch), by id, for checks against a linear scan.
     pub fn sketches(&self) -> Vec<(String, Sketch)> {
-        let mut v = self.state.read().expect("lock").sketches();
+        let held = self.state.read().expect("lock").sketches();
+        let mut v = match held {
+            Some(v) => v,
+            // On disk: the store's (in id order already).
+            None => {
+                let mut v = Vec::new();
+                let _ = self.store.for_each_sketch(&mut |id, s, _| {
+                    v.push((id.to_owned(), s));
+                    Ok(())
+                });
+                v
+            }
+        };
         v.sort_by(|a, b| a.0.cmp(&b.0));
         v
     }

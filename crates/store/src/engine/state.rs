@@ -4,16 +4,19 @@ use neardup::index::KeyedIndex;
 use neardup::minhash::{KeyedLsh, Signature};
 use neardup::{Radius, Sketch};
 
+use super::disk::DiskIndex;
 use super::{features_of, Found, Near};
 use crate::error::StoreError;
 use crate::record::DocRecord;
-use crate::Result;
+use crate::{Result, Store, Written};
 
 /// The index of the stored documents, keyed by document id: SimHash
 /// tables, or MinHash bands.
 pub(super) enum State {
     SimHash(KeyedIndex<Box<str>>),
     MinHash(KeyedLsh<Box<str>>),
+    /// Segments on disk and a memory part (a data directory's index).
+    Disk(Box<DiskIndex>),
 }
 
 /// A sketch of the wrong kind: the engine checks every request first.
@@ -22,11 +25,11 @@ fn unchecked() -> StoreError {
 }
 
 impl State {
-    /// The SimHash tables, if this is a SimHash store.
+    /// The SimHash tables, if this is an in-memory SimHash index.
     pub(super) fn simhash(&self) -> Option<&KeyedIndex<Box<str>>> {
         match self {
             State::SimHash(d) => Some(d),
-            State::MinHash(_) => None,
+            _ => None,
         }
     }
 
@@ -34,7 +37,23 @@ impl State {
     pub(super) fn simhash_mut(&mut self) -> Option<&mut KeyedIndex<Box<str>>> {
         match self {
             State::SimHash(d) => Some(d),
-            State::MinHash(_) => None,
+            _ => None,
+        }
+    }
+
+    /// The on-disk index, if this is one.
+    pub(super) fn disk(&self) -> Option<&DiskIndex> {
+        match self {
+            State::Disk(d) => Some(d),
+            _ => None,
+        }
+    }
+
+    /// The on-disk index, mutably.
+    pub(super) fn disk_mut(&mut self) -> Option<&mut DiskIndex> {
+        match self {
+            State::Disk(d) => Some(d),
+            _ => None,
         }
     }
 
@@ -42,13 +61,21 @@ impl State {
         match self {
             State::SimHash(d) => d.len(),
             State::MinHash(d) => d.len(),
+            State::Disk(d) => d.len(),
         }
     }
 
     /// Adds many committed documents (SimHash: one bulk load of the index;
-    /// MinHash: the bands filled in parallel).
-    pub(super) fn add_many(&mut self, records: &[DocRecord]) -> Result<()> {
+    /// MinHash: the bands filled in parallel; on disk: the memory part,
+    /// frozen for a flush when full), `written` as the store numbered them.
+    pub(super) fn add_many(&mut self, records: &[DocRecord], written: &[Written]) -> Result<()> {
         match self {
+            State::Disk(d) => {
+                if d.add(records, written)? {
+                    d.freeze();
+                }
+                Ok(())
+            }
             State::SimHash(docs) => {
                 let items = records
                     .iter()
@@ -72,8 +99,14 @@ impl State {
         }
     }
 
-    pub(super) fn add(&mut self, r: &DocRecord) -> Result<()> {
+    pub(super) fn add(&mut self, r: &DocRecord, w: Written) -> Result<()> {
         match (self, &r.sketch) {
+            (State::Disk(d), _) => {
+                if d.add(std::slice::from_ref(r), &[w])? {
+                    d.freeze();
+                }
+                Ok(())
+            }
             (State::SimHash(docs), Sketch::Fingerprint(fp)) => {
                 Ok(docs.insert(r.id.as_str().into(), *fp, features_of(r.features))?)
             }
@@ -89,8 +122,10 @@ impl State {
     /// within `k` or by the `rule` for a document of `features` features
     /// (SimHash, as `near` says), or sharing a band at `threshold` or above
     /// (MinHash: the request's threshold, resolved by the engine).
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn near(
         &self,
+        store: &dyn Store,
         sketch: &Sketch,
         near: Near,
         features: Option<u32>,
@@ -98,6 +133,7 @@ impl State {
         threshold: f64,
     ) -> Result<Vec<Found>> {
         let mut out: Vec<Found> = match (self, sketch) {
+            (State::Disk(d), _) => d.near(store, sketch, near, features, rule, threshold)?,
             (State::SimHash(docs), Sketch::Fingerprint(fp)) => {
                 let matches = match near {
                     Near::Within(k) => docs.query_slots(*fp, k)?,
@@ -123,8 +159,9 @@ impl State {
         Ok(out)
     }
 
-    pub(super) fn forget(&mut self, id: &str) -> Result<()> {
+    pub(super) fn forget(&mut self, id: &str, seq: u64) -> Result<()> {
         match self {
+            State::Disk(d) => d.remove(seq)?,
             State::SimHash(docs) => {
                 docs.remove(id)?;
             }
@@ -135,9 +172,10 @@ impl State {
         Ok(())
     }
 
-    /// Every stored (id, sketch).
-    pub(super) fn sketches(&self) -> Vec<(String, Sketch)> {
-        match self {
+    /// Every stored (id, sketch) (`None` on disk: the store has them).
+    pub(super) fn sketches(&self) -> Option<Vec<(String, Sketch)>> {
+        Some(match self {
+            State::Disk(_) => return None,
             State::SimHash(docs) => docs
                 .index()
                 .entries()
@@ -148,7 +186,7 @@ impl State {
                 .entries()
                 .map(|(id, s)| (id.to_string(), Sketch::Signature(Signature::from_values(s.to_vec()))))
                 .collect(),
-        }
+        })
     }
 
     /// Bytes of the in-memory index.
@@ -156,6 +194,7 @@ impl State {
         match self {
             State::SimHash(docs) => docs.memory_bytes(),
             State::MinHash(docs) => docs.memory_bytes(),
+            State::Disk(d) => d.memory_bytes(),
         }
     }
 }

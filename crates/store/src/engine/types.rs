@@ -144,9 +144,17 @@ pub struct EngineStats {
 pub enum IndexSource {
     /// Loaded from a snapshot file that matched the store.
     Snapshot,
+    /// An on-disk index opened from its segments (and the documents
+    /// written after its last flush, read back into memory).
+    Segments {
+        /// Segment files.
+        segments: usize,
+        /// Documents read back into memory.
+        in_memory: u64,
+    },
     /// Rebuilt from the store, for the reason given.
     Rebuilt {
-        /// Why the snapshot was not used.
+        /// Why the snapshot (or the on-disk index) was not used.
         why: String,
     },
 }
@@ -156,6 +164,12 @@ impl std::fmt::Display for IndexSource {
         match self {
             IndexSource::Snapshot => f.write_str("index loaded from its snapshot"),
             IndexSource::Rebuilt { why } => write!(f, "index rebuilt from the store ({why})"),
+            IndexSource::Segments { segments, in_memory } => write!(
+                f,
+                "index opened from {segments} segment{} on disk ({in_memory} recent document{} read back)",
+                if *segments == 1 { "" } else { "s" },
+                if *in_memory == 1 { "" } else { "s" }
+            ),
         }
     }
 }
