@@ -1,7 +1,9 @@
 //! Data directories: what `neardup serve --data DIR` and the `neardup index`
 //! commands share. `DIR/store.redb` holds the documents (the truth);
-//! `DIR/index.ndx` is the index snapshot written at a clean stop, used on
-//! the next open only while it matches the store exactly.
+//! `DIR/index/` their on-disk index (segment files under a manifest, see
+//! `neardup_store::Engine::open_dir`), opened in place: nothing
+//! proportional to the store is read on open. (`DIR/index.ndx`, the
+//! snapshot earlier versions wrote, is removed on first open.)
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -9,19 +11,53 @@ use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, Result};
 use neardup::minhash::Method;
-use neardup_store::{Engine, IndexSource, RedbStore, Store, StoreError};
+use neardup_store::{DiskOptions, Engine, IndexSource, RedbStore, Store, StoreError};
 
 use crate::args::PipelineArgs;
 use crate::UsageError;
 
 /// The database file in a data directory.
 pub const STORE_FILE: &str = "store.redb";
-/// The index snapshot in a data directory.
+/// The index snapshot earlier versions wrote in a data directory.
 pub const SNAPSHOT_FILE: &str = "index.ndx";
+/// The on-disk index's directory in a data directory.
+pub const INDEX_DIR: &str = "index";
 
 /// Whether an `INDEX` argument names a data directory rather than an index file.
 pub fn is_data_dir(path: &Path) -> bool {
     path.is_dir()
+}
+
+/// The store file's size and modification time as a clean close left
+/// them (`DIR/store.clean`): while they still match, the next open skips
+/// redb's page-by-page check, which reads the whole file (minutes at the
+/// seeds' scale). A crash, a copy or a change by anything else leaves no
+/// mark or a stale one, and the next open checks.
+struct CleanMark;
+
+const CLEAN_FILE: &str = "store.clean";
+
+impl CleanMark {
+    fn of(path: &Path) -> Option<String> {
+        let m = std::fs::metadata(path).ok()?;
+        let mtime = m.modified().ok()?.duration_since(std::time::UNIX_EPOCH).ok()?;
+        Some(format!("{} {}\n", m.len(), mtime.as_nanos()))
+    }
+
+    fn matches(dir: &Path, path: &Path) -> bool {
+        let mark = std::fs::read_to_string(dir.join(CLEAN_FILE)).ok();
+        mark.is_some() && mark == Self::of(path)
+    }
+
+    fn clear(dir: &Path) {
+        let _ = std::fs::remove_file(dir.join(CLEAN_FILE));
+    }
+
+    fn write(dir: &Path, path: &Path) {
+        if let Some(mark) = Self::of(path) {
+            let _ = std::fs::write(dir.join(CLEAN_FILE), mark);
+        }
+    }
 }
 
 /// An opened data directory.
@@ -83,7 +119,15 @@ impl DataDir {
             ))
             .into());
         }
-        let store = RedbStore::open(&path).map_err(|e| anyhow!("{e}"))?;
+        // The store is checked page by page on open (which reads it whole)
+        // unless it is exactly as the last clean close left it.
+        let store = if CleanMark::matches(dir, &path) {
+            RedbStore::open_unverified(&path)
+        } else {
+            RedbStore::open(&path)
+        };
+        CleanMark::clear(dir);
+        let store = store.map_err(|e| anyhow!("{e}"))?;
         let given = pipeline.preset.is_some() || pipeline.config.is_some();
         let config = match store.meta().map_err(|e| anyhow!("{e}"))? {
             Some(m) if !given => m.config,
@@ -96,7 +140,8 @@ impl DataDir {
             (None, true) => Some(config.radius()),
             (None, false) => None,
         };
-        let (engine, source) = Engine::open_with_snapshot(store, config, radius, &dir.join(SNAPSHOT_FILE))
+        let options = DiskOptions::default();
+        let (engine, source) = Engine::open_dir(store, config, radius, &dir.join(INDEX_DIR), options)
             .map_err(|e| match e {
                 // The wrong --preset/--config for this store: usage (2);
                 // a store of another format or damaged: input (1).
@@ -105,18 +150,17 @@ impl DataDir {
                 }
                 e => anyhow!("{}: {e}", path.display()),
             })?;
+        let _ = std::fs::remove_file(dir.join(SNAPSHOT_FILE));
         Ok(DataDir { engine: Arc::new(engine), dir: dir.to_path_buf(), source, opened_in: started.elapsed() })
     }
 
-    /// Writes the index snapshot, so that the next open skips the rebuild;
-    /// `None` for a MinHash data directory (its index is rebuilt on open).
-    pub fn save_snapshot(&self) -> Result<Option<Duration>> {
-        let started = Instant::now();
-        let path = self.dir.join(SNAPSHOT_FILE);
-        let written = self
-            .engine
-            .write_snapshot(&path)
-            .map_err(|e| anyhow!("{}: cannot write the index snapshot: {e}", path.display()))?;
-        Ok(written.map(|_| started.elapsed()))
+    /// Closes the store (once nothing else holds the engine) and marks it
+    /// clean, so that the next open skips the page-by-page check.
+    pub fn close(self) {
+        let DataDir { engine, dir, .. } = self;
+        if let Ok(engine) = Arc::try_unwrap(engine) {
+            drop(engine);
+            CleanMark::write(&dir, &dir.join(STORE_FILE));
+        }
     }
 }

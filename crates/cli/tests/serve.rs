@@ -86,13 +86,14 @@ fn serve_persists_and_stops_gracefully() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("configuration it was made with"));
     // SIGTERM the moment it says it is up: still a graceful stop (the
-    // handlers are installed before that line), with a snapshot written.
-    std::fs::remove_file(dir.path().join("index.ndx")).unwrap();
+    // handlers are installed before that line), the store marked clean.
     for _ in 0..5 {
         let (mut child, _) = start(dir.path(), &[]);
+        assert!(!dir.path().join("store.clean").exists(), "the mark goes while the store is open");
         sigterm(&child);
         assert!(child.wait().unwrap().success());
-        assert!(dir.path().join("index.ndx").exists());
+        assert!(dir.path().join("store.clean").exists());
+        assert!(dir.path().join("index/MANIFEST.json").exists());
     }
 }
 
@@ -216,6 +217,10 @@ fn neardup(args: &[&str], dir: &Path) -> std::process::Output {
         .unwrap()
 }
 
+fn stdout(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
 fn stderr(o: &std::process::Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
@@ -267,7 +272,8 @@ fn index_commands_share_the_data_directory() {
     assert!(st.status.success(), "{}", stderr(&st));
     let v: Value = serde_json::from_slice(&st.stdout).unwrap();
     assert_eq!(v["documents"], json!(25));
-    assert!(v["index"].as_str().unwrap().contains("snapshot"), "{v}");
+    assert!(v["index"].as_str().unwrap().contains("segments on disk"), "{v}");
+    assert_eq!(v["disk_index"]["in_memory"], json!(25), "{v}");
 
     // Reading commands do not turn any directory into a data directory.
     let empty = dir.path().join("empty");
@@ -298,7 +304,7 @@ fn index_commands_share_the_data_directory() {
     assert_eq!(build.status.code(), Some(2));
     assert!(stderr(&build).contains("index add"), "{}", stderr(&build));
 
-    // The server starts from the snapshot and serves what was added.
+    // The server opens the on-disk index and serves what was added.
     let mut child = Command::new(env!("CARGO_BIN_EXE_neardup"))
         .args(["serve", "--data"])
         .arg(&data)
@@ -309,7 +315,10 @@ fn index_commands_share_the_data_directory() {
         .unwrap();
     let mut line = String::new();
     BufReader::new(child.stderr.as_mut().unwrap()).read_line(&mut line).unwrap();
-    assert!(line.contains("serving 25 documents") && line.contains("loaded from its snapshot"), "{line}");
+    assert!(
+        line.contains("serving 25 documents") && line.contains("opened from 0 segments on disk"),
+        "{line}"
+    );
     let addr = line.split("http://").nth(1).unwrap().split_whitespace().next().unwrap();
     // The id has slashes; sent raw, they are part of it.
     let (s, v) = http(addr, "GET", &format!("/v1/documents/{id}"), None).unwrap();
@@ -444,9 +453,9 @@ fn damaged_or_unwritable_data_directories_are_refused_clearly() {
     let copy = |name: &str| {
         let to = dir.path().join(name);
         std::fs::create_dir(&to).unwrap();
-        for f in ["store.redb", "index.ndx"] {
-            std::fs::copy(good.join(f), to.join(f)).unwrap();
-        }
+        std::fs::copy(good.join("store.redb"), to.join("store.redb")).unwrap();
+        std::fs::create_dir(to.join("index")).unwrap();
+        std::fs::copy(good.join("index/MANIFEST.json"), to.join("index/MANIFEST.json")).unwrap();
         to
     };
     // Pages of the store's committed trees overwritten: refused at open by
@@ -467,18 +476,15 @@ fn damaged_or_unwritable_data_directories_are_refused_clearly() {
     let o = run(&["serve", "--data", foreign.to_str().unwrap(), "--listen", "127.0.0.1:0"]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     assert!(stderr(&o).contains("not a neardup store"), "{}", stderr(&o));
-    // A damaged snapshot: the index is rebuilt from the store, saying why.
-    let snap = copy("bad-snapshot");
-    let mut bytes = std::fs::read(snap.join("index.ndx")).unwrap();
-    let mid = bytes.len() / 2;
-    bytes[mid] ^= 1;
-    std::fs::write(snap.join("index.ndx"), bytes).unwrap();
-    let (child, _) = start(&snap, &[]);
-    sigterm(&child);
-    let out = child.wait_with_output().unwrap();
-    assert!(out.status.success());
+    // A damaged index manifest: the index is rebuilt from the store,
+    // saying why.
+    let snap = copy("bad-manifest");
+    std::fs::write(snap.join("index/MANIFEST.json"), b"{\"version\": 1, \"segm").unwrap();
     let o = run(&["index", "stats", snap.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("rebuilt from the store (the manifest is unreadable"), "{}", stdout(&o));
+    let o = run(&["index", "stats", snap.to_str().unwrap()]);
+    assert!(stdout(&o).contains("opened from 0 segments"), "{}", stdout(&o));
     // A file where the directory should be.
     let file = dir.path().join("a-file");
     std::fs::write(&file, "x").unwrap();

@@ -56,9 +56,7 @@ pub fn run(args: ServeArgs) -> Result<ExitCode> {
     };
     serve_until_stopped(&args, &data, state, &rule)?;
     note!("neardup: stopped; every acknowledged write is on disk");
-    if let Some(took) = data.save_snapshot()? {
-        note!("neardup: wrote the index snapshot in {:.2} s (the next start loads it)", took.as_secs_f64());
-    }
+    data.close();
     Ok(ExitCode::SUCCESS)
 }
 

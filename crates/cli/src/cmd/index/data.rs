@@ -18,7 +18,16 @@ use crate::UsageError;
 /// Documents per commit when adding to a data directory.
 const DATA_CHUNK: usize = 100_000;
 
-pub struct DataTarget(DataDir);
+pub struct DataTarget(Option<DataDir>);
+
+impl Drop for DataTarget {
+    /// Closes the directory cleanly (see [`DataDir::close`]).
+    fn drop(&mut self) {
+        if let Some(d) = self.0.take() {
+            d.close();
+        }
+    }
+}
 
 impl DataTarget {
     /// Opens the directory; `create` makes a new data directory of an
@@ -31,17 +40,21 @@ impl DataTarget {
         create: bool,
         implied: Option<Method>,
     ) -> Result<DataTarget> {
-        Ok(DataTarget(if create {
+        Ok(DataTarget(Some(if create {
             DataDir::open(dir, pipeline, None, implied)?
         } else {
             DataDir::open_existing(dir, pipeline)?
-        }))
+        })))
+    }
+
+    fn data(&self) -> &DataDir {
+        self.0.as_ref().expect("open until dropped")
     }
 }
 
 impl Target for DataTarget {
     fn pipeline(&self) -> Option<&PipelineConfig> {
-        Some(self.0.engine.config())
+        Some(self.data().engine.config())
     }
 
     /// Documents or a fingerprint list into the directory (replacing equal
@@ -62,17 +75,20 @@ impl Target for DataTarget {
     }
 
     fn query(&self, sketch: &Sketch, features: Option<u32>, near: Near) -> Result<Vec<Value>, String> {
-        let found =
-            self.0.engine.search(sketch.clone(), near, features, usize::MAX).map_err(|e| e.to_string())?;
+        let found = self
+            .data()
+            .engine
+            .search(sketch.clone(), near, features, usize::MAX)
+            .map_err(|e| e.to_string())?;
         found.into_iter().map(|m| serde_json::to_value(m).map_err(|e| e.to_string())).collect()
     }
 
     fn radius(&self) -> String {
-        self.0.engine.rule()
+        self.data().engine.rule()
     }
 
     fn stats(&self, json: bool) -> Result<()> {
-        let data = &self.0;
+        let data = self.data();
         let s = data.engine.stats();
         let source = data.source.to_string();
         let mut out = std::io::stdout().lock();
@@ -81,6 +97,7 @@ impl Target for DataTarget {
             v["data_dir"] = json!(data.dir);
             v["index"] = json!(source);
             v["opened_in_s"] = json!(data.opened_in.as_secs_f64());
+            v["disk_index"] = json!(data.engine.disk_stats());
             serde_json::to_writer_pretty(&mut out, &v)?;
             writeln!(out)?;
         } else {
@@ -93,13 +110,47 @@ impl Target for DataTarget {
             }
             writeln!(out, "rule:        {} (requests without k or threshold)", s.radius)?;
             writeln!(out, "store:       {} bytes on disk", s.disk_bytes)?;
-            match s.table_k {
-                Some(k) => writeln!(
+            let tables = match s.table_k {
+                Some(k) => format!("tables for k = {k} (pass 0)"),
+                None => "LSH bands".to_owned(),
+            };
+            match data.engine.disk_stats() {
+                Some(d) => {
+                    let rows: u64 = d.segments.iter().map(|s| s.0).sum();
+                    let bytes: u64 = d.segments.iter().map(|s| s.1).sum();
+                    writeln!(
+                        out,
+                        "index:       on disk in {} ({tables}): {} segments, {rows} rows, {bytes} bytes; {} documents \
+                         in memory, {} tombstones; {} bytes of memory",
+                        d.dir.display(),
+                        d.segments.len(),
+                        d.in_memory,
+                        d.tombstones,
+                        s.index_bytes
+                    )?;
+                    let sizes: Vec<String> = d.segments.iter().map(|s| s.0.to_string()).collect();
+                    writeln!(out, "segments:    {} rows, oldest first", sizes.join(" + "))?;
+                    let c = d.counters;
+                    let amplification = if c.flushed_rows > 0 {
+                        (c.flushed_rows + c.merged_rows) as f64 / c.flushed_rows as f64
+                    } else {
+                        1.0
+                    };
+                    writeln!(
+                        out,
+                        "merges:      {} pending{}; {} flushes, {} merges, rows written {:.2}x the rows flushed",
+                        d.pending_merges,
+                        if d.flush_pending { ", a flush waiting" } else { "" },
+                        c.flushes,
+                        c.merges,
+                        amplification
+                    )?;
+                }
+                None => writeln!(
                     out,
-                    "index:       tables for k = {k} (pass 0), {} bytes in memory, {} segments",
+                    "index:       {tables}, {} bytes in memory, {} segments",
                     s.index_bytes, s.segments
                 )?,
-                None => writeln!(out, "index:       LSH bands, {} bytes in memory", s.index_bytes)?,
             }
             writeln!(out, "opened:      in {:.2} s, {source}", data.opened_in.as_secs_f64())?;
         }
@@ -112,7 +163,7 @@ impl DataTarget {
     /// says) or a fingerprint list (SimHash only), replacing equal ids, in
     /// commits of [`DATA_CHUNK`]; then writes the snapshot.
     pub fn add_from(&self, input: &InputArgs, fingerprints: Option<&Path>) -> Result<()> {
-        let data = &self.0;
+        let data = self.data();
         let dir = &data.dir;
         let config = data.engine.config();
         let (names, features, sketches): (Vec<String>, Vec<Option<u32>>, Vec<Sketch>) = match fingerprints {
@@ -157,7 +208,7 @@ impl DataTarget {
         sketches: Vec<Sketch>,
         chunk: usize,
     ) -> Result<()> {
-        let data = &self.0;
+        let data = self.data();
         let dir = &data.dir;
         if let Some((i, id)) = names
             .iter()
@@ -185,7 +236,6 @@ impl DataTarget {
                 .load(std::mem::replace(&mut docs, rest))
                 .map_err(|e| anyhow::anyhow!("{}: {e}", dir.display()))?;
         }
-        data.save_snapshot()?;
         note!(
             "neardup: added {}; {} now holds {}",
             crate::output::count(n as u64, "document"),
