@@ -48,6 +48,8 @@ pub struct RedbStore {
     failing: Mutex<Option<(WriteFailure, String)>>,
     /// Reopens after failures so far.
     reopens: AtomicU64,
+    /// The page cache's size, when not redb's default.
+    cache: Option<usize>,
 }
 
 impl std::fmt::Debug for RedbStore {
@@ -76,7 +78,19 @@ impl RedbStore {
         RedbStore::open_with(path, false)
     }
 
+    /// Opens the database at `path` like [`open`](Self::open) (`verify`:
+    /// with the integrity check) with a page cache of at most
+    /// `cache_bytes` (redb's default is 1 GiB, resident once warm): what a
+    /// data directory bounds by `--memory`.
+    pub fn open_with_cache(path: &Path, verify: bool, cache_bytes: usize) -> Result<RedbStore> {
+        RedbStore::open_inner(path, verify, Some(cache_bytes))
+    }
+
     fn open_with(path: &Path, verify: bool) -> Result<RedbStore> {
+        RedbStore::open_inner(path, verify, None)
+    }
+
+    fn open_inner(path: &Path, verify: bool, cache: Option<usize>) -> Result<RedbStore> {
         if path.is_dir() {
             return Err(StoreError::Database {
                 path: path.to_path_buf(),
@@ -89,8 +103,9 @@ impl RedbStore {
                 message: format!("cannot create the directory: {e}"),
             })?;
         }
-        let db = builder(verify).create(path).map_err(|e| db_error(path, e))?;
+        let db = builder(verify, cache).create(path).map_err(|e| db_error(path, e))?;
         let store = RedbStore {
+            cache,
             db: RwLock::new(Some(db)),
             path: path.to_path_buf(),
             broken: AtomicBool::new(false),
@@ -218,7 +233,7 @@ impl RedbStore {
             // Its error is the one that broke it; the reopen below decides.
             let _ = old.close();
         }
-        let fresh = builder(false).create(&self.path).map_err(|e| match e.into() {
+        let fresh = builder(false, self.cache).create(&self.path).map_err(|e| match e.into() {
             redb::Error::Io(io) => self.write_error(WriteFailure::of(&io), io.to_string()),
             e => self.err(e),
         })?;
@@ -255,10 +270,14 @@ fn read_u64(v: &[u8]) -> u64 {
     v.try_into().map_or(0, u64::from_le_bytes)
 }
 
-/// redb's builder; `verify` checks every page's checksum on open.
-fn builder(verify: bool) -> redb::Builder {
+/// redb's builder; `verify` checks every page's checksum on open;
+/// `cache` bounds the page cache.
+fn builder(verify: bool, cache: Option<usize>) -> redb::Builder {
     let mut b = Database::builder();
     b.set_check_integrity_on_open(verify);
+    if let Some(bytes) = cache {
+        b.set_cache_size(bytes);
+    }
     b
 }
 

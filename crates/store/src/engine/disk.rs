@@ -84,8 +84,8 @@ struct SegFile {
 
 /// The documents written since the last flush, searchable.
 struct Memtable {
-    /// By sequence number: id, sketch, features.
-    docs: std::collections::BTreeMap<u64, (Box<str>, Sketch, u32)>,
+    /// By sequence number: id and features (the sketch is the index's).
+    docs: std::collections::BTreeMap<u64, (Box<str>, u32)>,
     index: MemIndex,
     /// Sequence numbers removed from it (their store tombstones can go).
     removed: Vec<u64>,
@@ -125,7 +125,7 @@ impl Memtable {
             (MemIndex::MinHash(i), Sketch::Signature(s)) => i.insert(seq, s.values()),
             _ => return Err(corrupt(&r.id, "a sketch of the other method")),
         }
-        self.docs.insert(seq, (r.id.as_str().into(), r.sketch.clone(), features));
+        self.docs.insert(seq, (r.id.as_str().into(), features));
         Ok(())
     }
 
@@ -185,7 +185,7 @@ impl Memtable {
             MemIndex::SimHash(i) => i.memory_bytes(),
             MemIndex::MinHash(i) => i.memory_bytes(),
         };
-        index + self.docs.len() * 96
+        index + self.docs.values().map(|d| 48 + d.0.len()).sum::<usize>()
     }
 }
 
@@ -522,6 +522,14 @@ impl DiskIndex {
         Ok(())
     }
 
+    /// Writes the memory part (and any frozen one) as segments: what a
+    /// clean close does, so that the next open reads nothing back.
+    pub(crate) fn flush_all(&mut self) -> Result<()> {
+        self.flush_frozen()?;
+        self.freeze();
+        self.flush_frozen()
+    }
+
     /// Moves the memory part aside to be flushed (if none is waiting).
     pub(crate) fn freeze(&mut self) {
         if self.frozen.is_none() && self.mem.len() > 0 {
@@ -752,6 +760,14 @@ impl DiskIndex {
         }
     }
 
+    /// The k of the SimHash segments' first tables (`None` for MinHash).
+    pub(crate) fn table_k(&self) -> Option<u32> {
+        match &self.kind {
+            SegmentKind::Simhash { radius, .. } => Some(neardup::dedup::Plan::new(radius).passes()[0].k),
+            SegmentKind::Minhash { .. } => None,
+        }
+    }
+
     /// The number of segments.
     pub(crate) fn segment_count(&self) -> usize {
         self.segments.len()
@@ -762,15 +778,12 @@ impl DiskIndex {
 fn segment_docs(m: &Memtable) -> Vec<SegmentDoc<'_>> {
     m.docs
         .iter()
-        .map(|(&seq, (name, sketch, features))| SegmentDoc {
-            seq,
-            name,
-            fingerprint: sketch.fingerprint(),
-            signature: match sketch {
-                Sketch::Signature(s) => s.values(),
-                Sketch::Fingerprint(_) => &[],
-            },
-            features: *features,
+        .map(|(&seq, (name, features))| {
+            let (fingerprint, signature) = match &m.index {
+                MemIndex::SimHash(i) => (i.get(&seq), &[][..]),
+                MemIndex::MinHash(i) => (None, i.get(&seq).unwrap_or(&[])),
+            };
+            SegmentDoc { seq, name, fingerprint, signature, features: *features }
         })
         .collect()
 }

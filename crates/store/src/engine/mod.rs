@@ -66,6 +66,19 @@ pub struct Engine<S: Store> {
     healed: Mutex<Option<String>>,
 }
 
+impl<S: Store> Drop for Engine<S> {
+    /// An on-disk index writes its memory part as a segment on a clean
+    /// close, so that the next open reads nothing back from the store (a
+    /// failure only leaves it to be read back).
+    fn drop(&mut self) {
+        if let Ok(mut state) = self.state.write() {
+            if let Some(d) = state.disk_mut() {
+                let _ = d.flush_all();
+            }
+        }
+    }
+}
+
 impl<S: Store> std::fmt::Debug for Engine<S> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Engine").field("pipeline", &format!("{:016x}", self.config.id())).finish()
@@ -503,8 +516,10 @@ impl<S: Store> Engine<S> {
         EngineStats {
             documents: state.len() as u64,
             method: self.method(),
-            bits: simhash.map(|_| self.bits().get()),
-            table_k: simhash.map(|d| d.index().layout().k),
+            bits: (self.lsh.is_none()).then(|| self.bits().get()),
+            table_k: simhash
+                .map(|d| d.index().layout().k)
+                .or_else(|| state.disk().and_then(DiskIndex::table_k)),
             permutations: self.lsh.map(|l| l.permutations),
             radius: self.rule(),
             index_bytes: state.memory_bytes() as u64,
