@@ -110,6 +110,12 @@ pub struct ServeArgs {
     /// The longest a request may take, in seconds.
     #[arg(long, default_value_t = 30, value_name = "SECONDS")]
     pub timeout: u64,
+    /// The memory the index may hold besides what the page cache maps:
+    /// documents written since the last flush (a quarter of it, about
+    /// 1 KiB each) and merges of segments (a merge that needs more is not
+    /// made). The store's page cache is an eighth of it.
+    #[arg(long, default_value = "256M", value_name = "SIZE")]
+    pub memory: ByteSize,
     #[command(flatten)]
     pub pipeline: PipelineArgs,
 }

@@ -83,13 +83,24 @@ impl DataDir {
         k: Option<u32>,
         implied: Option<Method>,
     ) -> Result<DataDir> {
-        Self::open_with(dir, pipeline, k, true, implied)
+        Self::open_with(dir, pipeline, k, true, implied, DiskOptions::default())
+    }
+
+    /// [`open`](Self::open) with the index's memory (`serve --memory`).
+    pub fn open_within(
+        dir: &Path,
+        pipeline: &PipelineArgs,
+        k: Option<u32>,
+        implied: Option<Method>,
+        memory: u64,
+    ) -> Result<DataDir> {
+        Self::open_with(dir, pipeline, k, true, implied, DiskOptions::for_memory(memory))
     }
 
     /// Opens an existing data directory (for commands that only read): a
     /// directory without a store is an error, not a new store.
     pub fn open_existing(dir: &Path, pipeline: &PipelineArgs) -> Result<DataDir> {
-        Self::open_with(dir, pipeline, None, false, None)
+        Self::open_with(dir, pipeline, None, false, None, DiskOptions::default())
     }
 
     fn open_with(
@@ -98,6 +109,7 @@ impl DataDir {
         k: Option<u32>,
         create: bool,
         implied: Option<Method>,
+        options: DiskOptions,
     ) -> Result<DataDir> {
         let started = Instant::now();
         let path = dir.join(STORE_FILE);
@@ -121,11 +133,9 @@ impl DataDir {
         }
         // The store is checked page by page on open (which reads it whole)
         // unless it is exactly as the last clean close left it.
-        let store = if CleanMark::matches(dir, &path) {
-            RedbStore::open_unverified(&path)
-        } else {
-            RedbStore::open(&path)
-        };
+        let cache = usize::try_from(options.memory / 8).unwrap_or(usize::MAX).max(16 << 20);
+        let verify = !CleanMark::matches(dir, &path);
+        let store = RedbStore::open_with_cache(&path, verify, cache);
         CleanMark::clear(dir);
         let store = store.map_err(|e| anyhow!("{e}"))?;
         let given = pipeline.preset.is_some() || pipeline.config.is_some();
@@ -140,7 +150,6 @@ impl DataDir {
             (None, true) => Some(config.radius()),
             (None, false) => None,
         };
-        let options = DiskOptions::default();
         let (engine, source) = Engine::open_dir(store, config, radius, &dir.join(INDEX_DIR), options)
             .map_err(|e| match e {
                 // The wrong --preset/--config for this store: usage (2);

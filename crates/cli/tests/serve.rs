@@ -108,12 +108,13 @@ fn acknowledged_writes_survive_kill_9() {
     let attempted: Arc<Mutex<BTreeMap<String, u64>>> = Arc::default();
     let acked: Arc<Mutex<Vec<String>>> = Arc::default();
     let mut seed = 0x2545_f491_4f6c_dd1d_u64;
-    // 24 rounds: every sixth ends with a graceful stop (which writes an
-    // index snapshot that the writes of the next round make stale), the
-    // other 20 with kill -9.
+    // 24 rounds: every sixth ends with a graceful stop (which flushes the
+    // index's memory part), the other 20 with kill -9 — amid the flushes
+    // and merges of the on-disk index, which a small --memory makes every
+    // 64 documents.
     for round in 0..24 {
         // Fingerprints: a SimHash directory.
-        let (mut child, addr) = start(dir.path(), &["--preset", "default"]);
+        let (mut child, addr) = start(dir.path(), &["--preset", "default", "--memory", "64K"]);
         let clients: Vec<_> = (0..4)
             .map(|t| {
                 let (attempted, acked, addr, centres) =
@@ -149,9 +150,10 @@ fn acknowledged_writes_survive_kill_9() {
             c.join().unwrap();
         }
     }
-    let (mut child, addr) = start(dir.path(), &[]);
+    let (mut child, addr) = start(dir.path(), &["--memory", "64K"]);
     let acked = acked.lock().unwrap().clone();
     assert!(acked.len() > 100, "only {} writes acknowledged", acked.len());
+
     let attempted = attempted.lock().unwrap().clone();
     // Every acknowledged write is there; what is stored is exactly known.
     let mut stored: Vec<(String, u64)> = Vec::new();
@@ -198,14 +200,21 @@ fn acknowledged_writes_survive_kill_9() {
             assert_eq!(got, want, "query {q} k = {k}");
         }
     }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    // The kills came amid flushes and merges of the on-disk index.
+    let st = neardup(&["index", "stats", "--json"], dir.path());
+    let v: Value = serde_json::from_slice(&st.stdout).unwrap_or_else(|e| panic!("{e}: {}", stderr(&st)));
+    let counters = &v["disk_index"]["counters"];
+    let (flushes, merges) = (counters["flushes"].as_u64().unwrap(), counters["merges"].as_u64().unwrap());
+    assert!(flushes > 10 && merges > 0, "{v}");
     eprintln!(
-        "{} acknowledged, {} stored of {} attempted over 20 kill -9 and 4 SIGTERM rounds",
+        "{} acknowledged, {} stored of {} attempted over 20 kill -9 and 4 SIGTERM rounds; {flushes} flushes, \
+         {merges} merges",
         acked.len(),
         stored.len(),
         attempted.len()
     );
-    child.kill().unwrap();
-    child.wait().unwrap();
 }
 
 fn neardup(args: &[&str], dir: &Path) -> std::process::Output {
