@@ -211,10 +211,14 @@ fn serve(dir: &Path, n: u64, minhash: bool, method: &str, seconds: u64, threads:
     std::thread::sleep(Duration::from_secs(seconds));
     stop.store(true, Ordering::Relaxed);
     workers.into_iter().for_each(|w| w.join().unwrap());
+    let s = engine.disk_stats().unwrap();
     println!(
         "{{\"bench\": \"insert\", \"method\": \"{method}\", \"docs\": {n}, \"threads\": {threads}, \"batch\": 1000, \
-         \"per_s\": {:.0}, \"rss_anon_mb\": {}}}",
+         \"per_s\": {:.0}, \"rss_anon_mb\": {}, \"in_memory\": {}, \"index_memory_mb\": {}, \"segments\": {}}}",
         done.load(Ordering::Relaxed) as f64 / t.elapsed().as_secs_f64(),
-        status_kb("RssAnon:") / 1024
+        status_kb("RssAnon:") / 1024,
+        s.in_memory,
+        engine.stats().index_bytes >> 20,
+        s.segments.len()
     );
 }

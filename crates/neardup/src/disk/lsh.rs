@@ -40,7 +40,7 @@ impl BandTable {
             dir.push(at as u32);
         }
         dir.push(entries.len() as u32);
-        BandTable { dir_bits: d, dir: Column::of_u32s(&dir), entries: Column::of_u64s(&entries) }
+        BandTable { dir_bits: d, dir: Column::of_u32s(&dir), entries: Column::from_u64_vec(entries) }
     }
 
     /// The table of band `band` as stored under the columns `column`
@@ -126,6 +126,70 @@ impl BandTable {
         }
         entries.par_sort_unstable();
         BandTable::from_sorted(entries)
+    }
+}
+
+/// Adds to `out` the rows of every band's table whose key has the upper
+/// half of that band's key in `keys`: [`BandTable::rows_with`] for all
+/// bands at once, their memory reads overlapped (every band's directory
+/// slot is fetched ahead, then every bucket's first line, then the
+/// buckets are scanned), since each probe is a cache miss or two on a
+/// large segment.
+pub(super) fn rows_with_all(bands: &[BandTable], keys: &[u64], out: &mut Vec<u32>) {
+    const MAX: usize = 64;
+    let n = bands.len().min(keys.len()).min(MAX);
+    let mut slices: [(&[u8], &[u8]); MAX] = [(&[], &[]); MAX];
+    let mut bucket = [0usize; MAX];
+    for b in 0..n {
+        let t = &bands[b];
+        slices[b] = (t.dir.bytes(), t.entries.bytes());
+        bucket[b] = top(keys[b] & !0xffff_ffff, t.dir_bits) as usize;
+        if let Some(p) = slices[b].0.get(bucket[b] * 4) {
+            crate::simd::prefetch(p);
+        }
+    }
+    let mut span = [(0usize, 0usize); MAX];
+    for b in 0..n {
+        let dir = slices[b].0;
+        let read =
+            |i: usize| dir.get(i * 4..i * 4 + 4).map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")));
+        let entries = slices[b].1.len() / 8;
+        let (lo, hi) = match (read(bucket[b]), read(bucket[b] + 1)) {
+            (Some(lo), Some(hi)) => ((lo as usize).min(entries), (hi as usize).min(entries)),
+            _ => (0, 0),
+        };
+        span[b] = (lo.min(hi), hi);
+        if let Some(p) = slices[b].1.get(span[b].0 * 8) {
+            crate::simd::prefetch(p);
+        }
+    }
+    for b in 0..n {
+        let entries = slices[b].1;
+        let at = |i: usize| u64::from_le_bytes(entries[i * 8..i * 8 + 8].try_into().expect("8 bytes"));
+        let want = keys[b] >> 32;
+        let (mut lo, hi) = span[b];
+        // The first entry of the key (a bucket may hold many documents
+        // sharing one band).
+        let mut h = hi;
+        while lo < h {
+            let mid = (lo + h) / 2;
+            if at(mid) >> 32 < want {
+                lo = mid + 1;
+            } else {
+                h = mid;
+            }
+        }
+        for i in lo..hi {
+            let e = at(i);
+            if e >> 32 != want {
+                break;
+            }
+            out.push(e as u32);
+        }
+    }
+    // Bands past the batch's size (never with neardup's bandings).
+    for b in n..bands.len().min(keys.len()) {
+        bands[b].rows_with(keys[b], out);
     }
 }
 

@@ -307,9 +307,7 @@ impl Segment {
     /// caller confirms each against its stored signature.
     pub fn band_candidates(&self, keys: &[u64], out: &mut Vec<u32>) {
         if let Tables::MinHash(bands) = &self.tables {
-            for (band, &key) in bands.iter().zip(keys) {
-                band.rows_with(key, out);
-            }
+            lsh::rows_with_all(bands, keys, out);
         }
     }
 
@@ -455,7 +453,10 @@ fn simhash_tables(
     let pairs: Vec<(u64, Fingerprint)> = entries.iter().map(|e| (e.0, e.1)).collect();
     let index = if pairs.is_empty() { first.build()? } else { first.build_from(pairs)? };
     let later = if plan.passes().len() > 1 {
-        let budget = (index.memory_bytes() as u64).clamp(16 << 20, memory.max(16 << 20));
+        // Mapped, not resident: the later passes may take four times pass
+        // 0's bytes (about 45 tables at k = 8 where the chooser's budget
+        // would take 165, and a tenth of the candidates of 9).
+        let budget = (4 * index.memory_bytes() as u64).clamp(16 << 20, memory.max(16 << 20));
         let rule = RuleTables::build(plan, &TableIndex::builder().bits(bits).memory(budget), entries)?;
         rule.tables().cloned().collect()
     } else {

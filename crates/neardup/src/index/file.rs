@@ -251,6 +251,15 @@ impl Column {
         Column::from_vec(v.iter().flat_map(|x| x.to_le_bytes()).collect())
     }
 
+    /// A column of these `u64`s, stored little-endian, without a copy.
+    pub fn from_u64_vec(mut v: Vec<u64>) -> Column {
+        for x in &mut v {
+            *x = x.to_le();
+        }
+        let len = v.len() * 8;
+        Column(Blob::slice_of(std::sync::Arc::new(U64Bytes(v)), 0, len))
+    }
+
     /// A column of little-endian `u32`s.
     pub fn of_u32s(v: &[u32]) -> Column {
         Column::from_vec(v.iter().flat_map(|x| x.to_le_bytes()).collect())
@@ -283,6 +292,17 @@ impl Column {
     pub fn u32_at(&self, i: usize) -> Option<u32> {
         let b = self.0.bytes().get(i.checked_mul(4)?..i.checked_mul(4)? + 4)?;
         Some(u32::from_le_bytes(b.try_into().expect("4 bytes")))
+    }
+}
+
+/// A vector of (little-endian) `u64`s seen as its bytes.
+struct U64Bytes(Vec<u64>);
+
+impl AsRef<[u8]> for U64Bytes {
+    fn as_ref(&self) -> &[u8] {
+        // SAFETY: any initialised u64s are valid bytes; u8 needs no
+        // alignment; the length covers exactly the vector's elements.
+        unsafe { std::slice::from_raw_parts(self.0.as_ptr().cast::<u8>(), self.0.len() * 8) }
     }
 }
 

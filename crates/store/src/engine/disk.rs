@@ -130,6 +130,37 @@ impl Memtable {
         self.docs.keys().next_back().copied().unwrap_or(0)
     }
 
+    /// Adds documents (one bulk load of the index).
+    fn add_many(&mut self, docs: &[(u64, &DocRecord)]) -> Result<()> {
+        let features = |r: &DocRecord| r.features.unwrap_or(neardup::dedup::UNKNOWN_FEATURES as u32);
+        match &mut self.index {
+            MemIndex::SimHash(i) => {
+                let items = docs
+                    .iter()
+                    .map(|(seq, r)| match r.sketch {
+                        Sketch::Fingerprint(fp) => Ok((*seq, fp, features(r) as usize)),
+                        _ => Err(corrupt(&r.id, "a sketch of the other method")),
+                    })
+                    .collect::<Result<Vec<_>>>()?;
+                i.insert_batch(items)?;
+            }
+            MemIndex::MinHash(i) => {
+                let items = docs
+                    .iter()
+                    .map(|(seq, r)| match &r.sketch {
+                        Sketch::Signature(s) => Ok((*seq, s.values())),
+                        _ => Err(corrupt(&r.id, "a sketch of the other method")),
+                    })
+                    .collect::<Result<Vec<_>>>()?;
+                i.insert_batch(items);
+            }
+        }
+        for (seq, r) in docs {
+            self.docs.insert(*seq, (r.id.as_str().into(), features(r)));
+        }
+        Ok(())
+    }
+
     fn add(&mut self, seq: u64, r: &DocRecord) -> Result<()> {
         let features = r.features.unwrap_or(neardup::dedup::UNKNOWN_FEATURES as u32);
         match (&mut self.index, &r.sketch) {
@@ -510,13 +541,20 @@ impl DiskIndex {
     /// tombstone (or leaves memory). Returns whether the memory part is
     /// full (a flush is due).
     pub(crate) fn add(&mut self, records: &[DocRecord], written: &[Written]) -> Result<bool> {
+        // A replaced document may be one of this batch (a repeated id):
+        // the store numbers a batch consecutively.
+        let first = written.first().map_or(0, |w| w.seq);
+        let mut batch: Vec<Option<(u64, &DocRecord)>> = Vec::with_capacity(records.len());
         for (r, w) in records.iter().zip(written) {
             match w.replaced {
+                Some(old) if old >= first => batch[(old - first) as usize] = None,
                 Some(old) => self.forget_seq(old)?,
                 None => self.live += 1,
             }
-            self.mem.add(w.seq, r)?;
+            batch.push(Some((w.seq, r)));
         }
+        let batch: Vec<(u64, &DocRecord)> = batch.into_iter().flatten().collect();
+        self.mem.add_many(&batch)?;
         Ok(self.mem.len() >= self.options.flush_rows)
     }
 
@@ -660,9 +698,12 @@ impl DiskIndex {
         })?;
         let rows: u64 =
             self.segments.iter().filter(|h| pick.contains(&h.file.file)).map(|h| h.file.rows).sum();
-        let per_row = match self.kind {
-            SegmentKind::Simhash { .. } => 256,
-            SegmentKind::Minhash { .. } => 64,
+        // What a merge holds per row (measured): the rows' order and names
+        // (~100 B) and, for MinHash, every band's merged entries (8 B each)
+        // until the file is written; for SimHash, the tables being built.
+        let per_row = match &self.kind {
+            SegmentKind::Simhash { .. } => 320,
+            SegmentKind::Minhash { bands, .. } => 100 + 8 * *bands as u64,
         };
         (rows.saturating_mul(per_row) <= self.options.memory).then_some(pick)
     }
