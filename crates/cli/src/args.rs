@@ -969,6 +969,19 @@ pub enum IndexCommand {
     Query(IndexQueryArgs),
     /// The layout, why it was chosen, sizes, key-run percentiles and warnings.
     Stats(IndexStatsArgs),
+    /// Give a data directory's store back the space its writes left free
+    /// (redb keeps freed pages for reuse: a third of the file after a bulk
+    /// load), and merge its index into as few segments as --memory allows.
+    /// Needs the directory to itself (stop the server first).
+    Compact(IndexCompactArgs),
+}
+
+/// `neardup index compact`.
+#[derive(Args, Debug)]
+pub struct IndexCompactArgs {
+    /// The `neardup serve` data directory.
+    #[arg(value_name = "DIR")]
+    pub index: PathBuf,
 }
 
 /// `neardup index build`.

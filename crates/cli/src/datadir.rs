@@ -163,6 +163,14 @@ impl DataDir {
         Ok(DataDir { engine: Arc::new(engine), dir: dir.to_path_buf(), source, opened_in: started.elapsed() })
     }
 
+    /// Compacts the store: (bytes before, bytes after, time taken).
+    pub fn compact(&self) -> Result<(u64, u64, Duration)> {
+        let started = Instant::now();
+        let before = self.engine.store().disk_bytes();
+        self.engine.compact().map_err(|e| anyhow!("{}: cannot compact: {e}", self.dir.display()))?;
+        Ok((before, self.engine.store().disk_bytes(), started.elapsed()))
+    }
+
     /// Closes the store (once nothing else holds the engine) and marks it
     /// clean, so that the next open skips the page-by-page check.
     pub fn close(self) {

@@ -148,6 +148,13 @@ pub trait Store: Send + Sync {
         Ok(self.len()? == 0)
     }
 
+    /// Gives the space that writes left free back to the file system (a
+    /// store that has none to give does nothing). Blocks every other use
+    /// of the store meanwhile.
+    fn compact(&self) -> Result<()> {
+        Ok(())
+    }
+
     /// Bytes used on disk (0 for memory).
     fn disk_bytes(&self) -> u64;
 
@@ -193,6 +200,7 @@ macro_rules! forward_store {
             fn set_snapshot_mark(&self, mark: &SnapshotMark) -> Result<()> { (**self).set_snapshot_mark(mark) }
             fn len(&self) -> Result<u64> { (**self).len() }
             fn disk_bytes(&self) -> u64 { (**self).disk_bytes() }
+            fn compact(&self) -> Result<()> { (**self).compact() }
             fn write_failing(&self) -> Option<(WriteFailure, String)> { (**self).write_failing() }
             fn recover(&self) -> Result<()> { (**self).recover() }
         }

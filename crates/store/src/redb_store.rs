@@ -523,6 +523,18 @@ impl Store for RedbStore {
         std::fs::metadata(&self.path).map(|m| m.len()).unwrap_or(0)
     }
 
+    /// redb's compaction: pages freed by copy-on-write (a third of the
+    /// file after a bulk load) are given back, rewriting the file in place
+    /// (crash safe: redb commits the moves as transactions).
+    fn compact(&self) -> Result<()> {
+        let mut db = self.db.write().expect("lock");
+        let Some(db) = db.as_mut() else {
+            return Err(self.write_error(WriteFailure::Io, "the database is closed".into()));
+        };
+        db.compact().map_err(|e| self.err(e))?;
+        Ok(())
+    }
+
     fn write_failing(&self) -> Option<(WriteFailure, String)> {
         self.failing.lock().expect("lock").clone()
     }

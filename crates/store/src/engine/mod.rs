@@ -245,6 +245,22 @@ impl<S: Store> Engine<S> {
         Ok((engine, source))
     }
 
+    /// Compacts the store (see [`Store::compact`]), with writes held, and
+    /// merges the on-disk index's segments as far as its memory allows.
+    ///
+    /// # Errors
+    ///
+    /// The store's.
+    pub fn compact(&self) -> Result<()> {
+        let _writer = self.writer.lock().expect("lock");
+        self.store.compact()?;
+        if let Some(d) = self.state.write().expect("lock").disk_mut() {
+            d.flush_all()?;
+        }
+        merger::merge_due(&self.state);
+        Ok(())
+    }
+
     /// The on-disk index's segments, pending work and counters (`None`
     /// for an in-memory index).
     pub fn disk_stats(&self) -> Option<DiskStats> {

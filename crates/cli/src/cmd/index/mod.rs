@@ -40,6 +40,7 @@ pub fn run(args: IndexArgs) -> Result<ExitCode> {
         }
         IndexCommand::Query(a) => query(a)?,
         IndexCommand::Stats(a) => stats(a)?,
+        IndexCommand::Compact(a) => compact(&a.index)?,
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -265,6 +266,26 @@ fn build_data_dir(a: &IndexBuildArgs) -> Result<()> {
 
 /// One query: as shown in the output, its sketch, its feature count if known.
 type Query = (Value, Sketch, Option<u32>);
+
+/// `index compact DIR`: the store's free pages given back.
+fn compact(dir: &Path) -> Result<()> {
+    if !crate::datadir::is_data_dir(dir) {
+        return Err(UsageError(format!(
+            "{}: index compact takes a data directory (index files are written compact)",
+            dir.display()
+        ))
+        .into());
+    }
+    let data = crate::datadir::DataDir::open_existing(dir, &crate::args::PipelineArgs::none())?;
+    let (before, after, took) = data.compact()?;
+    note!(
+        "neardup: compacted {}: the store went from {before} to {after} bytes in {:.1} s",
+        dir.display(),
+        took.as_secs_f64()
+    );
+    data.close();
+    Ok(())
+}
 
 fn query(a: IndexQueryArgs) -> Result<()> {
     let mut target = target(&a.index, &a.pipeline, a.no_verify, None)?;
