@@ -76,34 +76,6 @@ impl BandTable {
         self.len() == 0
     }
 
-    /// Adds to `out` the rows whose band key has the upper half of `key`.
-    #[inline]
-    pub fn rows_with(&self, key: u64, out: &mut Vec<u32>) {
-        let want = key >> 32;
-        let bucket = top(key & !0xffff_ffff, self.dir_bits) as usize;
-        let (Some(mut lo), Some(hi)) = (self.dir.u32_at(bucket), self.dir.u32_at(bucket + 1)) else { return };
-        let hi = (hi as usize).min(self.len());
-        let mut lo_i = (lo as usize).min(hi);
-        // The first entry of the key: a binary search (a bucket may hold
-        // many documents sharing one band).
-        let mut hi_i = hi;
-        while lo_i < hi_i {
-            let mid = (lo_i + hi_i) / 2;
-            if self.entries.u64_at(mid).unwrap_or(u64::MAX) >> 32 < want {
-                lo_i = mid + 1;
-            } else {
-                hi_i = mid;
-            }
-        }
-        lo = lo_i as u32;
-        for i in lo as usize..hi {
-            match self.entries.u64_at(i) {
-                Some(e) if e >> 32 == want => out.push(e as u32),
-                _ => break,
-            }
-        }
-    }
-
     /// Every entry, in order.
     fn iter(&self) -> impl Iterator<Item = u64> + '_ {
         self.entries.bytes().chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
@@ -129,67 +101,65 @@ impl BandTable {
     }
 }
 
-/// Adds to `out` the rows of every band's table whose key has the upper
-/// half of that band's key in `keys`: [`BandTable::rows_with`] for all
-/// bands at once, their memory reads overlapped (every band's directory
-/// slot is fetched ahead, then every bucket's first line, then the
-/// buckets are scanned), since each probe is a cache miss or two on a
-/// large segment.
-pub(super) fn rows_with_all(bands: &[BandTable], keys: &[u64], out: &mut Vec<u32>) {
+/// Adds to `out` the rows (with each probe's tag) of every probe's table
+/// whose key has the upper half of the probe's key, for many probes at
+/// once — every band of every segment of a query — their
+/// memory reads overlapped 64 at a time (every directory slot is fetched
+/// ahead, then every bucket's first line, then the buckets are scanned),
+/// since each probe is a cache miss or two on a large segment.
+pub(super) fn rows_with_many(probes: &[(&BandTable, u64, u32)], out: &mut Vec<(u32, u32)>) {
     const MAX: usize = 64;
-    let n = bands.len().min(keys.len()).min(MAX);
-    let mut slices: [(&[u8], &[u8]); MAX] = [(&[], &[]); MAX];
-    let mut bucket = [0usize; MAX];
-    for b in 0..n {
-        let t = &bands[b];
-        slices[b] = (t.dir.bytes(), t.entries.bytes());
-        bucket[b] = top(keys[b] & !0xffff_ffff, t.dir_bits) as usize;
-        if let Some(p) = slices[b].0.get(bucket[b] * 4) {
-            crate::simd::prefetch(p);
-        }
-    }
-    let mut span = [(0usize, 0usize); MAX];
-    for b in 0..n {
-        let dir = slices[b].0;
-        let read =
-            |i: usize| dir.get(i * 4..i * 4 + 4).map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")));
-        let entries = slices[b].1.len() / 8;
-        let (lo, hi) = match (read(bucket[b]), read(bucket[b] + 1)) {
-            (Some(lo), Some(hi)) => ((lo as usize).min(entries), (hi as usize).min(entries)),
-            _ => (0, 0),
-        };
-        span[b] = (lo.min(hi), hi);
-        if let Some(p) = slices[b].1.get(span[b].0 * 8) {
-            crate::simd::prefetch(p);
-        }
-    }
-    for b in 0..n {
-        let entries = slices[b].1;
-        let at = |i: usize| u64::from_le_bytes(entries[i * 8..i * 8 + 8].try_into().expect("8 bytes"));
-        let want = keys[b] >> 32;
-        let (mut lo, hi) = span[b];
-        // The first entry of the key (a bucket may hold many documents
-        // sharing one band).
-        let mut h = hi;
-        while lo < h {
-            let mid = (lo + h) / 2;
-            if at(mid) >> 32 < want {
-                lo = mid + 1;
-            } else {
-                h = mid;
+    for chunk in probes.chunks(MAX) {
+        let n = chunk.len();
+        let mut slices: [(&[u8], &[u8]); MAX] = [(&[], &[]); MAX];
+        let mut bucket = [0usize; MAX];
+        for (b, &(t, key, _)) in chunk.iter().enumerate() {
+            slices[b] = (t.dir.bytes(), t.entries.bytes());
+            bucket[b] = top(key & !0xffff_ffff, t.dir_bits) as usize;
+            if let Some(p) = slices[b].0.get(bucket[b] * 4) {
+                crate::simd::prefetch(p);
             }
         }
-        for i in lo..hi {
-            let e = at(i);
-            if e >> 32 != want {
-                break;
+        let mut span = [(0usize, 0usize); MAX];
+        for b in 0..n {
+            let dir = slices[b].0;
+            let read = |i: usize| {
+                dir.get(i * 4..i * 4 + 4).map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
+            };
+            let entries = slices[b].1.len() / 8;
+            let (lo, hi) = match (read(bucket[b]), read(bucket[b] + 1)) {
+                (Some(lo), Some(hi)) => ((lo as usize).min(entries), (hi as usize).min(entries)),
+                _ => (0, 0),
+            };
+            span[b] = (lo.min(hi), hi);
+            if let Some(p) = slices[b].1.get(span[b].0 * 8) {
+                crate::simd::prefetch(p);
             }
-            out.push(e as u32);
         }
-    }
-    // Bands past the batch's size (never with neardup's bandings).
-    for b in n..bands.len().min(keys.len()) {
-        bands[b].rows_with(keys[b], out);
+        for (b, &(_, key, tag)) in chunk.iter().enumerate() {
+            let entries = slices[b].1;
+            let at = |i: usize| u64::from_le_bytes(entries[i * 8..i * 8 + 8].try_into().expect("8 bytes"));
+            let want = key >> 32;
+            let (mut lo, hi) = span[b];
+            // The first entry of the key (a bucket may hold many documents
+            // sharing one band).
+            let mut h = hi;
+            while lo < h {
+                let mid = (lo + h) / 2;
+                if at(mid) >> 32 < want {
+                    lo = mid + 1;
+                } else {
+                    h = mid;
+                }
+            }
+            for i in lo..hi {
+                let e = at(i);
+                if e >> 32 != want {
+                    break;
+                }
+                out.push((tag, e as u32));
+            }
+        }
     }
 }
 

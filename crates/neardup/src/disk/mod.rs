@@ -306,9 +306,9 @@ impl Segment {
     /// with `signature` (`keys`: its band keys); they may repeat. The
     /// caller confirms each against its stored signature.
     pub fn band_candidates(&self, keys: &[u64], out: &mut Vec<u32>) {
-        if let Tables::MinHash(bands) = &self.tables {
-            lsh::rows_with_all(bands, keys, out);
-        }
+        let mut tagged = Vec::new();
+        band_candidates_of(&[self], keys, &mut tagged);
+        out.extend(tagged.into_iter().map(|(_, row)| row));
     }
 
     /// The band tables (MinHash; empty for SimHash), for merges.
@@ -391,6 +391,18 @@ impl Segment {
     pub fn file_bytes(&self) -> usize {
         self.seqs.len() + self.names.len() * 8 + self.features.len() * 4
     }
+}
+
+/// [`Segment::band_candidates`] of many segments at once (their probes'
+/// memory reads overlapped): `(segment's position in segs, row)`, possibly
+/// repeated.
+pub fn band_candidates_of(segs: &[&Segment], keys: &[u64], out: &mut Vec<(u32, u32)>) {
+    let probes: Vec<(&BandTable, u64, u32)> = segs
+        .iter()
+        .enumerate()
+        .flat_map(|(i, s)| s.bands().iter().zip(keys).map(move |(t, &k)| (t, k, i as u32)))
+        .collect();
+    lsh::rows_with_many(&probes, out);
 }
 
 /// Whether two kinds are of one method and width.

@@ -756,17 +756,16 @@ impl DiskIndex {
     fn confirm(&self, store: &dyn Store, banding: Banding, q: &[u32], threshold: f64) -> Result<Vec<Found>> {
         let keys: Vec<u64> = (0..banding.bands).map(|b| banding.key(q, b)).collect();
         let mut names: Vec<&str> = Vec::new();
+        let segs: Vec<&Segment> = self.segments.iter().map(|h| &*h.seg).collect();
         let mut rows = Vec::new();
-        for h in &self.segments {
-            rows.clear();
-            h.seg.band_candidates(&keys, &mut rows);
-            rows.sort_unstable();
-            rows.dedup();
-            for &row in &rows {
-                if !self.dead.contains(&h.seg.seq(row)) {
-                    if let Some(n) = h.seg.name(row) {
-                        names.push(n);
-                    }
+        neardup::disk::band_candidates_of(&segs, &keys, &mut rows);
+        rows.sort_unstable();
+        rows.dedup();
+        for &(i, row) in &rows {
+            let seg = segs[i as usize];
+            if !self.dead.contains(&seg.seq(row)) {
+                if let Some(n) = seg.name(row) {
+                    names.push(n);
                 }
             }
         }
