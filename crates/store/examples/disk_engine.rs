@@ -3,11 +3,17 @@
 //! then search and check-and-insert from every core.
 //!
 //! ```sh
-//! cargo run --release -p neardup-store --example disk_engine -- DIR N minhash|simhash SECONDS load|serve
+//! cargo run --release -p neardup-store --example disk_engine -- DIR N minhash|simhash SECONDS load|serve [MEMORY_MB]
 //! ```
 //!
+//! MEMORY_MB is the index's `--memory` (default 256): its memory part and
+//! merges, and an eighth of it for redb's page cache.
+//!
 //! `load` makes the directory; `serve` (another process, so that its
-//! memory is the open directory's alone) reopens and measures it.
+//! memory is the open directory's alone) reopens and measures it;
+//! `memory` opens the same store with the in-memory index instead (what
+//! data directories did before issue 52: rebuilt from the store on every
+//! open) and measures it the same way, for a side-by-side ratio.
 //!
 //! Sketches are generated without text (as `indexbench` does): MinHash
 //! signatures of 128 random values (the `minhash` preset's banding),
@@ -67,21 +73,15 @@ fn status_kb(field: &str) -> u64 {
         .unwrap_or(0)
 }
 
-fn dir_bytes(dir: &Path) -> u64 {
-    std::fs::read_dir(dir)
-        .map(|d| {
-            d.flatten()
-                .map(|e| {
-                    let m = e.metadata().unwrap();
-                    if m.is_dir() {
-                        dir_bytes(&e.path())
-                    } else {
-                        m.len()
-                    }
-                })
-                .sum()
-        })
-        .unwrap_or(0)
+/// Bytes allocated on disk (the store's file is sparse at its end).
+fn allocated(path: &Path) -> u64 {
+    use std::os::unix::fs::MetadataExt;
+    let m = std::fs::metadata(path).unwrap();
+    if m.is_dir() {
+        std::fs::read_dir(path).unwrap().flatten().map(|e| allocated(&e.path())).sum()
+    } else {
+        m.blocks() * 512
+    }
 }
 
 fn open(dir: &Path, minhash: bool) -> (Engine<RedbStore>, f64) {
@@ -95,7 +95,7 @@ fn open(dir: &Path, minhash: bool) -> (Engine<RedbStore>, f64) {
 
 fn settle(engine: &Engine<RedbStore>) {
     loop {
-        let s = engine.disk_stats().unwrap();
+        let s = engine.disk_stats().expect("an on-disk index");
         if s.pending_merges == 0 && !s.flush_pending {
             return;
         }
@@ -113,8 +113,9 @@ fn main() {
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
     match args.get(4).map(String::as_str) {
         Some("load") => load(&dir, n, minhash, method),
-        Some("serve") => serve(&dir, n, minhash, method, seconds, threads),
-        _ => panic!("the last argument is load or serve"),
+        Some("serve") => serve(&dir, n, minhash, method, seconds, threads, false),
+        Some("memory") => serve(&dir, n, minhash, method, seconds, threads, true),
+        _ => panic!("the fifth argument is load, serve or memory"),
     }
 }
 
@@ -133,8 +134,8 @@ fn load(dir: &Path, n: u64, minhash: bool, method: &str) {
     let settled_s = t.elapsed().as_secs_f64();
     let stats = engine.disk_stats().unwrap();
     drop(engine);
-    let store = std::fs::metadata(dir.join("store.redb")).unwrap().len();
-    let index = dir_bytes(&dir.join("index"));
+    let store = allocated(&dir.join("store.redb"));
+    let index = allocated(&dir.join("index"));
     println!(
         "{{\"bench\": \"load\", \"method\": \"{method}\", \"docs\": {n}, \"seconds\": {load_s:.1}, \"per_s\": {:.0}, \
          \"merged_by_s\": {settled_s:.1}, \"segments\": {}, \"write_amplification\": {:.2}, \
@@ -148,11 +149,21 @@ fn load(dir: &Path, n: u64, minhash: bool, method: &str) {
     );
 }
 
-fn serve(dir: &Path, n: u64, minhash: bool, method: &str, seconds: u64, threads: usize) {
+fn serve(dir: &Path, n: u64, minhash: bool, method: &str, seconds: u64, threads: usize, in_memory: bool) {
     // Reopen: the time, and the memory it holds.
-    let (engine, open_s) = open(dir, minhash);
+    let (engine, open_s) = if in_memory {
+        let config = neardup::presets::config(if minhash { "minhash" } else { "default" }).unwrap();
+        let t = Instant::now();
+        let store = RedbStore::open_unverified(&dir.join("store.redb")).unwrap();
+        let radius = config.radius();
+        (Engine::open(store, config, radius).unwrap(), t.elapsed().as_secs_f64())
+    } else {
+        open(dir, minhash)
+    };
+    let index = if in_memory { "memory" } else { "disk" };
     println!(
-        "{{\"bench\": \"open\", \"method\": \"{method}\", \"docs\": {n}, \"seconds\": {open_s:.3}, \"rss_anon_mb\": {}}}",
+        "{{\"bench\": \"open\", \"index\": \"{index}\", \"method\": \"{method}\", \"docs\": {n}, \"seconds\": {open_s:.3}, \
+         \"rss_anon_mb\": {}}}",
         status_kb("RssAnon:") / 1024
     );
     let engine = Arc::new(engine);
@@ -181,13 +192,17 @@ fn serve(dir: &Path, n: u64, minhash: bool, method: &str, seconds: u64, threads:
     workers.into_iter().for_each(|w| w.join().unwrap());
     let searches = done.load(Ordering::Relaxed);
     println!(
-        "{{\"bench\": \"search\", \"method\": \"{method}\", \"docs\": {n}, \"threads\": {threads}, \"per_s\": {:.0}, \
+        "{{\"bench\": \"search\", \"index\": \"{index}\", \"method\": \"{method}\", \"docs\": {n}, \"threads\": {threads}, \"per_s\": {:.0}, \
          \"answered\": {:.3}, \"rss_anon_mb\": {}}}",
         searches as f64 / t.elapsed().as_secs_f64(),
         found.load(Ordering::Relaxed) as f64 / searches.max(1) as f64,
         status_kb("RssAnon:") / 1024
     );
 
+    if in_memory {
+        // The in-memory engine writes to the same store: leave it as loaded.
+        return;
+    }
     // Batched durable insert-if-unique (1,000 new documents a batch) from
     // every core: group commits share fsyncs.
     let done = Arc::new(AtomicU64::new(0));
@@ -211,7 +226,7 @@ fn serve(dir: &Path, n: u64, minhash: bool, method: &str, seconds: u64, threads:
     std::thread::sleep(Duration::from_secs(seconds));
     stop.store(true, Ordering::Relaxed);
     workers.into_iter().for_each(|w| w.join().unwrap());
-    let s = engine.disk_stats().unwrap();
+    let s = engine.disk_stats().expect("an on-disk index");
     println!(
         "{{\"bench\": \"insert\", \"method\": \"{method}\", \"docs\": {n}, \"threads\": {threads}, \"batch\": 1000, \
          \"per_s\": {:.0}, \"rss_anon_mb\": {}, \"in_memory\": {}, \"index_memory_mb\": {}, \"segments\": {}}}",

@@ -269,7 +269,7 @@ impl<S: Store> Engine<S> {
             self.merger.wake();
         } else {
             // A bulk import merges as it goes (no reader is waiting).
-            merge_due(&self.state);
+            merge_due(&self.state, &super::merger::NEVER);
         }
         Ok(())
     }
@@ -305,10 +305,13 @@ impl<S: Store> Engine<S> {
             self.store.forget_dead(&forget)?;
         }
         if overfull {
-            super::disk::maintain(&self.state)?;
+            // The merger thread is busy (a long merge): flush here, as
+            // back-pressure, and leave merges to it.
             if let Some(d) = self.state.write().expect("lock").disk_mut() {
+                d.flush_frozen()?;
                 d.freeze();
             }
+            self.merger.wake();
         }
         Ok(())
     }

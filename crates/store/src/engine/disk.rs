@@ -16,6 +16,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use neardup::disk::{Segment, SegmentDoc, SegmentKind};
@@ -643,7 +644,7 @@ impl DiskIndex {
 
     /// Flushes the frozen memory part here and now (open and overfull
     /// writers; the merger thread does it without the lock).
-    fn flush_frozen(&mut self) -> Result<()> {
+    pub(crate) fn flush_frozen(&mut self) -> Result<()> {
         let Some(frozen) = self.frozen.clone() else { return Ok(()) };
         let name = self.next_name();
         let held =
@@ -679,25 +680,6 @@ impl DiskIndex {
             }
             t
         };
-        let mut by_tier: HashMap<u32, Vec<&Held>> = HashMap::new();
-        for h in &self.segments {
-            by_tier.entry(tier(h.file.rows)).or_default().push(h);
-        }
-        let mut tiers: Vec<_> = by_tier.into_iter().filter(|(_, v)| v.len() >= 4).collect();
-        tiers.sort_by_key(|(t, _)| *t);
-        let pick =
-            tiers.first().map(|(_, v)| v.iter().take(4).map(|h| h.file.file.clone()).collect::<Vec<_>>());
-        let pick = pick.or_else(|| {
-            self.segments
-                .iter()
-                .find(|h| {
-                    let dead = self.dead.iter().filter(|&&s| h.seg.row_of(s).is_some()).count();
-                    dead > 0 && dead as u64 * 4 >= h.file.rows
-                })
-                .map(|h| vec![h.file.file.clone()])
-        })?;
-        let rows: u64 =
-            self.segments.iter().filter(|h| pick.contains(&h.file.file)).map(|h| h.file.rows).sum();
         // What a merge holds per row (measured): the rows' order and names
         // (~100 B) and, for MinHash, every band's merged entries (8 B each)
         // until the file is written; for SimHash, the tables being built.
@@ -705,7 +687,37 @@ impl DiskIndex {
             SegmentKind::Simhash { .. } => 320,
             SegmentKind::Minhash { bands, .. } => 100 + 8 * *bands as u64,
         };
-        (rows.saturating_mul(per_row) <= self.options.memory).then_some(pick)
+        let max_rows = self.options.memory / per_row;
+        let mut by_tier: HashMap<u32, Vec<&Held>> = HashMap::new();
+        for h in &self.segments {
+            by_tier.entry(tier(h.file.rows)).or_default().push(h);
+        }
+        let mut tiers: Vec<_> = by_tier.into_iter().filter(|(_, v)| v.len() >= 4).collect();
+        tiers.sort_by_key(|(t, _)| *t);
+        // The oldest segments of the lowest full tier that a merge within
+        // the memory can take (at least two): segments stop growing at the
+        // largest merge the memory allows, rather than piling up below it.
+        for (_, v) in &tiers {
+            let mut pick = Vec::new();
+            let mut rows = 0u64;
+            for h in v.iter().take(4) {
+                if rows + h.file.rows > max_rows {
+                    break;
+                }
+                rows += h.file.rows;
+                pick.push(h.file.file.clone());
+            }
+            if pick.len() >= 2 {
+                return Some(pick);
+            }
+        }
+        self.segments
+            .iter()
+            .find(|h| {
+                let dead = self.dead.iter().filter(|&&s| h.seg.row_of(s).is_some()).count();
+                dead > 0 && dead as u64 * 4 >= h.file.rows && h.file.rows <= max_rows
+            })
+            .map(|h| vec![h.file.file.clone()])
     }
 
     /// The documents near `sketch`, by `near` (the engine resolved the
@@ -878,9 +890,9 @@ fn scrub(state: &std::sync::RwLock<super::state::State>) {
 /// files are written with no lock held, and installed (manifest first)
 /// under a short write lock. Stops at the first error (the work is retried
 /// at the next wake-up; answers stay exact meanwhile).
-pub(super) fn maintain(state: &std::sync::RwLock<super::state::State>) -> Result<()> {
+pub(super) fn maintain(state: &std::sync::RwLock<super::state::State>, stop: &AtomicBool) -> Result<()> {
     scrub(state);
-    loop {
+    while !stop.load(Ordering::Relaxed) {
         // A flush.
         let job = {
             let mut s = state.write().expect("lock");
@@ -953,4 +965,5 @@ pub(super) fn maintain(state: &std::sync::RwLock<super::state::State>) -> Result
             let _ = std::fs::remove_file(d.dir.join(&h.file.file));
         }
     }
+    Ok(())
 }

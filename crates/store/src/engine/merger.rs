@@ -1,6 +1,10 @@
 //! Segment merges off the read and write paths.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc, RwLock};
+
+/// A stop flag that is never raised (merges run to the end).
+pub(super) static NEVER: AtomicBool = AtomicBool::new(false);
 
 use neardup::index::TableIndex;
 
@@ -11,10 +15,10 @@ use super::state::State;
 /// short write lock; segments appended meanwhile do not spoil a merge. A
 /// merge that cannot be built (it cannot fail on entries that were indexed
 /// once) is skipped: answers stay exact, only slower.
-pub(super) fn merge_due(state: &RwLock<State>) {
+pub(super) fn merge_due(state: &RwLock<State>, stop: &AtomicBool) {
     if state.read().expect("lock").disk().is_some() {
         // Errors leave the work for the next wake-up; answers stay exact.
-        let _ = super::disk::maintain(state);
+        let _ = super::disk::maintain(state, stop);
         return;
     }
     loop {
@@ -47,23 +51,28 @@ pub(super) struct Merger {
     thread: Option<std::thread::JoinHandle<()>>,
     /// Set if the thread could not be started: merges then run inline.
     inline: Option<Arc<RwLock<State>>>,
+    /// Raised on drop: the thread stops after the merge in progress, not
+    /// after every merge due (a close must not wait for minutes of them).
+    stop: Arc<AtomicBool>,
 }
 
 impl Merger {
     pub(super) fn start(state: Arc<RwLock<State>>) -> Merger {
         let (wake, woken) = mpsc::sync_channel::<()>(1);
         let shared = state.clone();
+        let stop = Arc::new(AtomicBool::new(false));
+        let stopping = stop.clone();
         let thread = std::thread::Builder::new()
             .name("neardup-merge".into())
             .spawn(move || {
                 while woken.recv().is_ok() {
-                    merge_due(&shared);
+                    merge_due(&shared, &stopping);
                 }
             })
             .ok();
         match thread {
-            Some(t) => Merger { wake: Some(wake), thread: Some(t), inline: None },
-            None => Merger { wake: None, thread: None, inline: Some(state) },
+            Some(t) => Merger { wake: Some(wake), thread: Some(t), inline: None, stop },
+            None => Merger { wake: None, thread: None, inline: Some(state), stop },
         }
     }
 
@@ -72,13 +81,14 @@ impl Merger {
         if let Some(w) = &self.wake {
             let _ = w.try_send(());
         } else if let Some(state) = &self.inline {
-            merge_due(state);
+            merge_due(state, &NEVER);
         }
     }
 }
 
 impl Drop for Merger {
     fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
         self.wake = None;
         if let Some(t) = self.thread.take() {
             let _ = t.join();

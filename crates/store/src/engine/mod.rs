@@ -257,7 +257,7 @@ impl<S: Store> Engine<S> {
         if let Some(d) = self.state.write().expect("lock").disk_mut() {
             d.flush_all()?;
         }
-        merger::merge_due(&self.state);
+        merger::merge_due(&self.state, &merger::NEVER);
         Ok(())
     }
 
