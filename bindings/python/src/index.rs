@@ -200,6 +200,7 @@ impl Index {
     fn save(&self, path: PathBuf) -> PyResult<()> {
         let file = IndexFile {
             columns: Vec::new(),
+            deferred: Vec::new(),
             index: self.inner.index().clone(),
             later: Vec::new(),
             names: Some(self.inner.keys().names(|k| Cow::Owned(k.name()))),

@@ -2,6 +2,7 @@
 //! and after merges with tombstones.
 
 use std::collections::HashSet;
+use std::sync::Arc;
 
 use neardup::disk::{Segment, SegmentDoc, SegmentKind};
 use neardup::index::Match;
@@ -79,7 +80,7 @@ fn minhash_segments_find_what_the_in_memory_index_finds_before_and_after_a_merge
     let (a, b) = (dir.path().join("a.seg"), dir.path().join("b.seg"));
     Segment::write(&a, &kind, &docs(0..500), 1 << 30).unwrap();
     Segment::write(&b, &kind, &docs(500..900), 1 << 30).unwrap();
-    let (sa, sb) = (Segment::open(&a, true).unwrap(), Segment::open(&b, false).unwrap());
+    let (sa, sb) = (Arc::new(Segment::open(&a, true).unwrap()), Arc::new(Segment::open(&b, false).unwrap()));
     assert_eq!((sa.len(), sb.len(), sa.seq_range()), (500, 400, (10, 5000)));
     assert_eq!((sa.name(3), sa.features(3), sa.row_of(40), sa.row_of(41)), (Some("doc-3"), 3, Some(3), None));
     let mut memory = LshIndex::new(banding, K);
@@ -106,7 +107,8 @@ fn minhash_segments_find_what_the_in_memory_index_finds_before_and_after_a_merge
     // Merged with every third document dead: the same, less the dead.
     let dead: HashSet<u64> = (0..sigs.len()).step_by(3).map(seq_of).collect();
     let m = dir.path().join("m.seg");
-    let written = Segment::merge(&m, &kind, &[&sb, &sa], &|s| dead.contains(&s), 1 << 30).unwrap();
+    let written =
+        Segment::merge(&m, &kind, &[sb.clone(), sa.clone()], &|s| dead.contains(&s), 1 << 30).unwrap();
     assert_eq!(written, sigs.len() - dead.len());
     let sm = Segment::open(&m, true).unwrap();
     assert!((1..sm.len() as u32).all(|r| sm.seq(r - 1) < sm.seq(r)), "rows in sequence order");
@@ -146,7 +148,7 @@ fn simhash_segments_answer_every_rule_as_brute_force_does_before_and_after_a_mer
     let (a, b) = (dir.path().join("a.seg"), dir.path().join("b.seg"));
     Segment::write(&a, &kind, &docs(0..700), 1 << 30).unwrap();
     Segment::write(&b, &kind, &docs(700..1_200), 1 << 30).unwrap();
-    let segs = [Segment::open(&a, true).unwrap(), Segment::open(&b, true).unwrap()];
+    let segs = [Arc::new(Segment::open(&a, true).unwrap()), Arc::new(Segment::open(&b, true).unwrap())];
     // (seq, distance) of every segment's answer.
     let ask = |segs: &[&Segment], q: Fingerprint, k: Option<u32>, n: usize| -> Vec<(u64, u32)> {
         let mut v: Vec<(u64, u32)> = segs
@@ -179,8 +181,8 @@ fn simhash_segments_answer_every_rule_as_brute_force_does_before_and_after_a_mer
     }
     let dead: HashSet<u64> = (1..=fps.len() as u64).filter(|s| s % 4 == 1).collect();
     let m = dir.path().join("m.seg");
-    Segment::merge(&m, &kind, &[&segs[0], &segs[1]], &|s| dead.contains(&s), 1 << 30).unwrap();
-    let merged = Segment::open(&m, true).unwrap();
+    Segment::merge(&m, &kind, &segs, &|s| dead.contains(&s), 1 << 30).unwrap();
+    let merged = Arc::new(Segment::open(&m, true).unwrap());
     for (i, &q) in fps.iter().enumerate().step_by(7) {
         for (k, n) in [(None, 50), (None, 5_000), (Some(4), 50)] {
             let masked: Vec<(u64, u32)> = ask(&[&merged], q, k, n);
@@ -188,7 +190,7 @@ fn simhash_segments_answer_every_rule_as_brute_force_does_before_and_after_a_mer
         }
     }
     // A segment of the other method is refused as a merge input.
-    let e = Segment::merge(&m, &minhash_kind(), &[&merged], &|_| false, 1 << 30).unwrap_err();
+    let e = Segment::merge(&m, &minhash_kind(), std::slice::from_ref(&merged), &|_| false, 1 << 30).unwrap_err();
     assert!(e.to_string().contains("cannot merge"), "{e}");
 }
 

@@ -406,6 +406,7 @@ fn sample_file(dir: &std::path::Path) -> (std::path::PathBuf, TableIndex) {
     let meta = IndexMeta { pipeline: Some(pipeline), ..IndexMeta::default() };
     let file = IndexFile {
         columns: Vec::new(),
+        deferred: Vec::new(),
         index: index.clone(),
         later: rule.tables().cloned().collect(),
         names: Some(Names::from_strings(&names)),
@@ -524,4 +525,25 @@ fn truncated_and_damaged_files_are_errors() {
     std::fs::write(&cut, b"{\"hello\": 1}").unwrap();
     let err = IndexFile::open(&cut).unwrap_err().to_string();
     assert!(err.contains("too short") || err.contains("not a neardup index"), "{err}");
+}
+
+#[test]
+fn deferred_columns_are_written_as_they_announce_or_not_at_all() {
+    use neardup::index::file::Deferred;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("d.ndx");
+    let mut file = IndexFile::new(TableIndex::builder().build().unwrap());
+    file.deferred
+        .push(("ok".into(), Deferred { len: 5, write: std::sync::Arc::new(|w| w.write_all(b"hello")) }));
+    file.write(&path).unwrap();
+    let opened = IndexFile::open(&path).unwrap();
+    assert_eq!(
+        opened.columns.iter().find(|(n, _)| n == "ok").map(|(_, c)| c.bytes().to_vec()),
+        Some(b"hello".to_vec())
+    );
+    // A column that writes another length than it announced fails the
+    // write, and the file in place stays as it was.
+    file.deferred[0].1.len = 6;
+    assert!(file.write(&path).is_err());
+    assert!(IndexFile::open(&path).is_ok());
 }

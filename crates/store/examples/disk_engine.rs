@@ -84,12 +84,18 @@ fn allocated(path: &Path) -> u64 {
     }
 }
 
+/// The index's memory (MEMORY_MB, default 256 MB).
+fn memory() -> u64 {
+    std::env::args().nth(6).map_or(256, |m| m.parse().expect("MEMORY_MB")) << 20
+}
+
 fn open(dir: &Path, minhash: bool) -> (Engine<RedbStore>, f64) {
     let config = neardup::presets::config(if minhash { "minhash" } else { "default" }).unwrap();
     let t = Instant::now();
-    let store = RedbStore::open_with_cache(&dir.join("store.redb"), false, 64 << 20).unwrap();
-    let (engine, _) =
-        Engine::open_dir(store, config, None, &dir.join("index"), DiskOptions::default()).unwrap();
+    let cache = (memory() / 8).max(16 << 20) as usize;
+    let store = RedbStore::open_with_cache(&dir.join("store.redb"), false, cache).unwrap();
+    let options = DiskOptions::for_memory(memory());
+    let (engine, _) = Engine::open_dir(store, config, None, &dir.join("index"), options).unwrap();
     (engine, t.elapsed().as_secs_f64())
 }
 

@@ -1,10 +1,15 @@
-//! A MinHash segment's band tables: per band, sorted `u64` entries
-//! `(upper 32 bits of the band key) << 32 | row` under a directory over
-//! the top bits of that upper half.
+//! A MinHash segment's band tables: per band, one column `band.B` of a
+//! directory over the top bits of the band key's upper half (`u32`
+//! offsets) followed by sorted `u64` entries `(upper 32 bits of the band
+//! key) << 32 | row`.
+
+use std::io::Write;
+use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use crate::index::file::Column;
+use super::Segment;
+use crate::index::file::{Column, Deferred};
 use crate::minhash::Banding;
 
 /// One band's table, read in place from a segment file.
@@ -27,22 +32,45 @@ fn dir_bits(n: usize) -> u32 {
     }
 }
 
-impl BandTable {
-    /// A table of sorted entries.
-    fn from_sorted(entries: Vec<u64>) -> BandTable {
-        let d = dir_bits(entries.len());
-        let mut dir = Vec::with_capacity((1usize << d) + 1);
-        let mut at = 0usize;
-        for bucket in 0..(1u64 << d) {
-            while at < entries.len() && top(entries[at], d) < bucket {
-                at += 1;
-            }
-            dir.push(at as u32);
-        }
-        dir.push(entries.len() as u32);
-        BandTable { dir_bits: d, dir: Column::of_u32s(&dir), entries: Column::from_u64_vec(entries) }
-    }
+/// Bytes of band `rows`' directory.
+fn dir_len(rows: usize) -> usize {
+    ((1usize << dir_bits(rows)) + 1) * 4
+}
 
+/// Bytes of a band's column for `rows` rows: directory, then entries.
+pub(super) fn column_len(rows: usize) -> usize {
+    dir_len(rows) + rows * 8
+}
+
+/// Writes a band's column of sorted `entries`: the directory over the top
+/// bits of the keys, then the entries (little-endian).
+fn write_column(entries: &[u64], out: &mut dyn Write) -> std::io::Result<()> {
+    let d = dir_bits(entries.len());
+    let mut dir = Vec::with_capacity((1usize << d) + 1);
+    let mut at = 0usize;
+    for bucket in 0..(1u64 << d) {
+        while at < entries.len() && top(entries[at], d) < bucket {
+            at += 1;
+        }
+        dir.push(at as u32);
+    }
+    dir.push(entries.len() as u32);
+    let mut buf = Vec::with_capacity(1 << 16);
+    for v in dir {
+        buf.extend_from_slice(&v.to_le_bytes());
+    }
+    out.write_all(&buf)?;
+    for chunk in entries.chunks(8192) {
+        buf.clear();
+        for e in chunk {
+            buf.extend_from_slice(&e.to_le_bytes());
+        }
+        out.write_all(&buf)?;
+    }
+    Ok(())
+}
+
+impl BandTable {
     /// The table of band `band` as stored under the columns `column`
     /// names, for a segment of `rows` rows; `None` if missing or of the
     /// wrong size.
@@ -51,19 +79,12 @@ impl BandTable {
         rows: usize,
         column: &dyn Fn(&str) -> Option<Column>,
     ) -> Option<BandTable> {
-        let dir = column(&format!("band.{band}.dir"))?;
-        let entries = column(&format!("band.{band}.entries"))?;
-        let buckets = (dir.len() / 4).checked_sub(1)?;
-        if !buckets.is_power_of_two() || dir.len() % 4 != 0 || entries.len() != rows * 8 {
+        let col = column(&format!("band.{band}"))?;
+        if col.len() != column_len(rows) {
             return None;
         }
-        let dir_bits = buckets.ilog2();
-        (dir_bits <= 24).then_some(BandTable { dir_bits, dir, entries })
-    }
-
-    /// The columns a segment file stores for band `band`.
-    pub(super) fn columns(self, band: usize) -> [(String, Column); 2] {
-        [(format!("band.{band}.dir"), self.dir), (format!("band.{band}.entries"), self.entries)]
+        let d = dir_len(rows);
+        Some(BandTable { dir_bits: dir_bits(rows), dir: col.slice(0, d)?, entries: col.slice(d, rows * 8)? })
     }
 
     /// How many entries.
@@ -80,15 +101,21 @@ impl BandTable {
     fn iter(&self) -> impl Iterator<Item = u64> + '_ {
         self.entries.bytes().chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
     }
+}
 
-    /// The table of a merge: each input's entries with their rows renumbered
-    /// (`u32::MAX`: left out), for `rows` rows in all.
-    pub(super) fn merged<'a>(
-        inputs: impl Iterator<Item = (&'a BandTable, &'a Vec<u32>)>,
-        rows: usize,
-    ) -> BandTable {
+/// The column of band `band` of a merge, made while the file is written
+/// (one band's entries in memory at a time): each input's entries with
+/// their rows renumbered (`u32::MAX`: left out), `rows` rows in all.
+pub(super) fn merged_column(
+    band: usize,
+    inputs: Arc<[Arc<Segment>]>,
+    renumber: Arc<Vec<Vec<u32>>>,
+    rows: usize,
+) -> (String, Deferred) {
+    let write = move |out: &mut dyn Write| {
         let mut entries = Vec::with_capacity(rows);
-        for (table, renumber) in inputs {
+        for (seg, renumber) in inputs.iter().zip(renumber.iter()) {
+            let Some(table) = seg.bands().get(band) else { continue };
             for e in table.iter() {
                 match renumber.get(e as u32 as usize) {
                     Some(&n) if n != u32::MAX => entries.push((e & !0xffff_ffff) | u64::from(n)),
@@ -96,9 +123,16 @@ impl BandTable {
                 }
             }
         }
+        if entries.len() != rows {
+            return Err(std::io::Error::other(format!(
+                "band {band} of a merge has {} entries for {rows} rows: an input is damaged",
+                entries.len()
+            )));
+        }
         entries.par_sort_unstable();
-        BandTable::from_sorted(entries)
-    }
+        write_column(&entries, out)
+    };
+    (format!("band.{band}"), Deferred { len: column_len(rows), write: Arc::new(write) })
 }
 
 /// Adds to `out` the rows (with each probe's tag) of every probe's table
@@ -173,9 +207,9 @@ fn top(entry: u64, d: u32) -> u64 {
     }
 }
 
-/// The band tables of signatures (row = position).
-pub(super) fn build<'a>(banding: Banding, signatures: impl Iterator<Item = &'a [u32]>) -> Vec<BandTable> {
-    let signatures: Vec<&[u32]> = signatures.collect();
+/// The band columns of signatures (row = position), built in memory (a
+/// flush: at most the memory part).
+pub(super) fn build(banding: Banding, signatures: &[&[u32]]) -> Vec<(String, Column)> {
     (0..banding.bands)
         .into_par_iter()
         .map(|band| {
@@ -185,7 +219,9 @@ pub(super) fn build<'a>(banding: Banding, signatures: impl Iterator<Item = &'a [
                 .map(|(row, s)| (banding.key(s, band) & !0xffff_ffff) | row as u64)
                 .collect();
             entries.sort_unstable();
-            BandTable::from_sorted(entries)
+            let mut bytes = Vec::with_capacity(column_len(entries.len()));
+            write_column(&entries, &mut bytes).expect("writing to memory");
+            (format!("band.{band}"), Column::from_vec(bytes))
         })
         .collect()
 }

@@ -16,7 +16,8 @@
 //!   tables of its later passes ([`RuleTables`]);
 //! - MinHash: per band, the column `band.B`: a directory over the top
 //!   bits of the band key's upper half, then sorted `u64` entries
-//!   `(upper 32 bits of the band key) << 32 | row`. A query's band keys
+//!   `(upper 32 bits of the band key) << 32 | row` (a merge writes them
+//!   one band at a time). A query's band keys
 //!   find the rows sharing the upper half of a key; the caller confirms a
 //!   candidate against its stored signature (full band key and estimate),
 //!   so answers are exactly those of the in-memory [`LshIndex`](crate::minhash::index::LshIndex).
@@ -30,12 +31,13 @@
 mod lsh;
 
 use std::path::Path;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::fingerprint::{Bits, Fingerprint};
-use crate::index::file::{Column, Features, IndexFile, Names};
+use crate::index::file::{Column, Deferred, Features, IndexFile, Names};
 use crate::index::{HammingIndex, Match, RuleTables, TableIndex};
 use crate::minhash::Banding;
 use crate::radius::{Plan, Radius, UNKNOWN_FEATURES};
@@ -145,7 +147,7 @@ impl Segment {
                     })
                     .collect::<Result<Vec<_>>>()?;
                 let (index, later) = simhash_tables(bits, radius, entries, memory)?;
-                write_file(path, kind, docs, index, later, Vec::new())
+                write_file(path, kind, docs, index, later, Vec::new(), Vec::new())
             }
             SegmentKind::Minhash { permutations, .. } => {
                 let banding = kind.banding().expect("a MinHash kind");
@@ -155,8 +157,9 @@ impl Segment {
                         d.name
                     )));
                 }
-                let bands = lsh::build(banding, docs.iter().map(|d| d.signature));
-                write_minhash(path, kind, docs, bands)
+                let signatures: Vec<&[u32]> = docs.iter().map(|d| d.signature).collect();
+                let columns = lsh::build(banding, &signatures);
+                write_file(path, kind, docs, TableIndex::builder().build()?, Vec::new(), columns, Vec::new())
             }
         }
     }
@@ -331,7 +334,7 @@ impl Segment {
     pub fn merge(
         path: &Path,
         kind: &SegmentKind,
-        inputs: &[&Segment],
+        inputs: &[Arc<Segment>],
         dead: &dyn Fn(u64) -> bool,
         memory: u64,
     ) -> Result<usize> {
@@ -375,13 +378,22 @@ impl Segment {
                 for (n, &(_, i, row)) in rows.iter().enumerate() {
                     new_row[i][row as usize] = n as u32;
                 }
+                // Each band's table is made while the file is written: one
+                // band's entries in memory at a time.
+                let (shared, new_row): (Arc<[Arc<Segment>]>, _) = (inputs.into(), Arc::new(new_row));
                 let banding = kind.banding().expect("a MinHash kind");
-                let bands = (0..banding.bands)
-                    .map(|b| {
-                        BandTable::merged(inputs.iter().map(|s| &s.bands()[b]).zip(&new_row), rows.len())
-                    })
-                    .collect::<Vec<_>>();
-                write_minhash(path, kind, &docs, bands)?;
+                let deferred = (0..banding.bands)
+                    .map(|b| lsh::merged_column(b, shared.clone(), new_row.clone(), rows.len()))
+                    .collect();
+                write_file(
+                    path,
+                    kind,
+                    &docs,
+                    TableIndex::builder().build()?,
+                    Vec::new(),
+                    Vec::new(),
+                    deferred,
+                )?;
             }
         }
         Ok(rows.len())
@@ -414,17 +426,6 @@ fn same_method(a: &SegmentKind, b: &SegmentKind) -> bool {
     }
 }
 
-/// Writes a MinHash segment whose band tables are already built.
-fn write_minhash(
-    path: &Path,
-    kind: &SegmentKind,
-    docs: &[SegmentDoc<'_>],
-    bands: Vec<BandTable>,
-) -> Result<()> {
-    let columns = bands.into_iter().enumerate().flat_map(|(b, t)| t.columns(b)).collect();
-    write_file(path, kind, docs, TableIndex::builder().build()?, Vec::new(), columns)
-}
-
 /// Writes a segment file: the rows' columns and the method's tables.
 fn write_file(
     path: &Path,
@@ -433,6 +434,7 @@ fn write_file(
     index: TableIndex,
     later: Vec<TableIndex>,
     mut columns: Vec<(String, Column)>,
+    deferred: Vec<(String, Deferred)>,
 ) -> Result<()> {
     let seqs: Vec<u64> = docs.iter().map(|d| d.seq).collect();
     let names: Vec<&str> = docs.iter().map(|d| d.name).collect();
@@ -447,6 +449,7 @@ fn write_file(
         features: Some(features.into()),
         meta: Some(meta),
         columns,
+        deferred,
     }
     .write(path)
 }

@@ -24,6 +24,12 @@ impl Blob {
         Blob { owner, start, len }
     }
 
+    /// A range of this blob; the caller has checked that it is in bounds.
+    pub fn sub(&self, start: usize, len: usize) -> Blob {
+        debug_assert!(start + len <= self.len);
+        Blob { owner: self.owner.clone(), start: self.start + start, len }
+    }
+
     #[inline]
     pub fn bytes(&self) -> &[u8] {
         &(*self.owner).as_ref()[self.start..self.start + self.len]

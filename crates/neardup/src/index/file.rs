@@ -280,6 +280,12 @@ impl Column {
         self.0.len() == 0
     }
 
+    /// `len` bytes from `start`, if the column holds them.
+    pub fn slice(&self, start: usize, len: usize) -> Option<Column> {
+        let end = start.checked_add(len)?;
+        (end <= self.len()).then(|| Column(self.0.sub(start, len)))
+    }
+
     /// The `i`-th little-endian `u64`, if the column holds it.
     #[inline]
     pub fn u64_at(&self, i: usize) -> Option<u64> {
@@ -292,6 +298,27 @@ impl Column {
     pub fn u32_at(&self, i: usize) -> Option<u32> {
         let b = self.0.bytes().get(i.checked_mul(4)?..i.checked_mul(4)? + 4)?;
         Some(u32::from_le_bytes(b.try_into().expect("4 bytes")))
+    }
+}
+
+/// What writes a [`Deferred`] column's bytes.
+pub type ColumnWriter = dyn Fn(&mut dyn Write) -> std::io::Result<()> + Send + Sync;
+
+/// A column made while the file is written, so that it need not be held
+/// in memory beside the others (a merge writes one band table at a time):
+/// its exact length, and what writes its bytes. Opened again, it is an
+/// ordinary [`Column`].
+#[derive(Clone)]
+pub struct Deferred {
+    /// Bytes it writes.
+    pub len: usize,
+    /// Writes them (exactly `len`; another count fails the write).
+    pub write: Arc<ColumnWriter>,
+}
+
+impl std::fmt::Debug for Deferred {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Deferred({} bytes)", self.len)
     }
 }
 
@@ -327,6 +354,9 @@ pub struct IndexFile {
     pub meta: Option<serde_json::Value>,
     /// The caller's named columns (empty for the CLI's index files).
     pub columns: Vec<(String, Column)>,
+    /// Columns made while the file is written, after `columns` (opened,
+    /// they are among `columns`).
+    pub deferred: Vec<(String, Deferred)>,
 }
 
 /// The parts of one compacted table index that a file stores.
@@ -422,7 +452,15 @@ impl SetParts {
 impl IndexFile {
     /// A file of `index` with nothing else.
     pub fn new(index: TableIndex) -> IndexFile {
-        IndexFile { index, later: Vec::new(), names: None, features: None, meta: None, columns: Vec::new() }
+        IndexFile {
+            index,
+            later: Vec::new(),
+            names: None,
+            features: None,
+            meta: None,
+            columns: Vec::new(),
+            deferred: Vec::new(),
+        }
     }
 
     /// Writes the file atomically (temporary file, fsync, rename). Each
@@ -594,7 +632,7 @@ impl IndexFile {
             .iter()
             .map(|(name, section)| Ok((name.clone(), Column(blob(*section)?))))
             .collect::<Result<Vec<_>>>()?;
-        Ok(IndexFile { index, later, names, features, meta, columns })
+        Ok(IndexFile { index, later, names, features, meta, columns, deferred: Vec::new() })
     }
 }
 
@@ -720,7 +758,11 @@ fn encode<O: Write>(out: &mut HashingWriter<O>, sets: &[SetParts], file: &IndexF
         start = (16 + json.len()).next_multiple_of(ALIGN);
     };
     // Files without later passes stay readable by neardup 0.1.
-    let version: u32 = if sets.len() > 1 || !file.columns.is_empty() { FILE_VERSION } else { 1 };
+    let version: u32 = if sets.len() > 1 || !file.columns.is_empty() || !file.deferred.is_empty() {
+        FILE_VERSION
+    } else {
+        1
+    };
     out.put(MAGIC)?;
     out.put(&version.to_le_bytes())?;
     out.put(&(json.len() as u32).to_le_bytes())?;
@@ -730,7 +772,33 @@ fn encode<O: Write>(out: &mut HashingWriter<O>, sets: &[SetParts], file: &IndexF
         out.put(b.bytes())?;
         out.pad_to(out.written.next_multiple_of(ALIGN))?;
     }
+    for (name, d) in &file.deferred {
+        let start = out.written;
+        (d.write)(&mut PutWriter(out))?;
+        if out.written - start != d.len {
+            return Err(std::io::Error::other(format!(
+                "column {name} wrote {} bytes, not the {} it announced",
+                out.written - start,
+                d.len
+            )));
+        }
+        out.pad_to(out.written.next_multiple_of(ALIGN))?;
+    }
     Ok(())
+}
+
+/// `Write` into a hashing writer (what a deferred column writes through).
+struct PutWriter<'a, W: Write>(&'a mut HashingWriter<W>);
+
+impl<W: Write> Write for PutWriter<'_, W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.put(buf)?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// The header of a file whose sections start at byte `start`, in the order
@@ -749,7 +817,13 @@ fn header_at(start: usize, sets: &[SetParts], file: &IndexFile) -> Header {
         .as_ref()
         .map(|n| NamesHeader { offsets: next(n.offsets.len()), bytes: next(n.bytes.len()) });
     let features = file.features.as_ref().map(|f| next(f.0.len()));
-    let columns = file.columns.iter().map(|(name, c)| (name.clone(), next(c.len()))).collect();
+    let lens: Vec<(String, usize)> = file
+        .columns
+        .iter()
+        .map(|(name, c)| (name.clone(), c.len()))
+        .chain(file.deferred.iter().map(|(name, d)| (name.clone(), d.len)))
+        .collect();
+    let columns = lens.into_iter().map(|(name, len)| (name, next(len))).collect();
     Header {
         fingerprint_format_version: FORMAT_VERSION,
         config: None,

@@ -680,12 +680,12 @@ impl DiskIndex {
             }
             t
         };
-        // What a merge holds per row (measured): the rows' order and names
-        // (~100 B) and, for MinHash, every band's merged entries (8 B each)
-        // until the file is written; for SimHash, the tables being built.
+        // What a merge holds per row: the rows' order, names, numbers and
+        // counts (~120 B) and one band's entries at a time (8 B, twice
+        // while sorted) for MinHash; the tables being built for SimHash.
         let per_row = match &self.kind {
             SegmentKind::Simhash { .. } => 320,
-            SegmentKind::Minhash { bands, .. } => 100 + 8 * *bands as u64,
+            SegmentKind::Minhash { .. } => 140,
         };
         let max_rows = self.options.memory / per_row;
         let mut by_tier: HashMap<u32, Vec<&Held>> = HashMap::new();
@@ -935,7 +935,7 @@ pub(super) fn maintain(state: &std::sync::RwLock<super::state::State>, stop: &At
         };
         let Some((inputs, dead, name, dir, kind, memory)) = job else { return Ok(()) };
         let path = dir.join(&name);
-        let segs: Vec<&Segment> = inputs.iter().map(|h| &*h.seg).collect();
+        let segs: Vec<Arc<Segment>> = inputs.iter().map(|h| h.seg.clone()).collect();
         let rows = Segment::merge(&path, &kind, &segs, &|s| dead.contains(&s), memory)?;
         let held = DiskIndex::held(&path, name)?;
         let mut s = state.write().expect("lock");

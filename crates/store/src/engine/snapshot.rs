@@ -158,6 +158,7 @@ impl<S: Store> Engine<S> {
         let meta = IndexMeta { pipeline: Some(pipeline), ..IndexMeta::default() };
         let file = IndexFile {
             columns: Vec::new(),
+            deferred: Vec::new(),
             index: docs.index().clone(),
             names: Some(names),
             later: docs.rule_tables().map(|t| t.tables().cloned().collect()).unwrap_or_default(),

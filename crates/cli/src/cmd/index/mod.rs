@@ -191,6 +191,7 @@ fn build(a: IndexBuildArgs) -> Result<()> {
     };
     let file = IndexFile {
         columns: Vec::new(),
+        deferred: Vec::new(),
         index,
         later,
         names: Some(Names::from_strings(&made.names)),
