@@ -12,7 +12,7 @@
 //! - the column `seqs`: each row's sequence number (ascending), by which
 //!   the engine's tombstones name documents;
 //! - SimHash: the table index over the rows' fingerprints (entry id = row)
-//!   at the first k of the rule's [`Plan`](crate::radius::Plan), and the
+//!   at the first k of the rule's [`Plan`], and the
 //!   tables of its later passes ([`RuleTables`]);
 //! - MinHash: per band, the column `band.B`: a directory over the top
 //!   bits of the band key's upper half, then sorted `u64` entries
