@@ -190,7 +190,8 @@ fn simhash_segments_answer_every_rule_as_brute_force_does_before_and_after_a_mer
         }
     }
     // A segment of the other method is refused as a merge input.
-    let e = Segment::merge(&m, &minhash_kind(), std::slice::from_ref(&merged), &|_| false, 1 << 30).unwrap_err();
+    let e =
+        Segment::merge(&m, &minhash_kind(), std::slice::from_ref(&merged), &|_| false, 1 << 30).unwrap_err();
     assert!(e.to_string().contains("cannot merge"), "{e}");
 }
 

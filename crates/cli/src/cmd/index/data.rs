@@ -191,17 +191,50 @@ impl DataTarget {
                 (made.names, vec![None; n], made.entries.into_iter().map(|(_, f)| f.into()).collect())
             }
             None => {
-                let made = entries::from_documents(input, &Detector::new(config.clone())?, 0)?;
-                let features = made.features.iter().map(|&n| Some(n)).collect();
-                (made.names, features, made.entries.into_iter().map(|(_, s)| s).collect())
+                // Signed and stored a chunk at a time: memory holds one
+                // chunk's sketches, not the corpus's.
+                let detector = Detector::new(config.clone())?;
+                let mut n = 0u64;
+                entries::documents_in_chunks(input, &detector, 0, DATA_CHUNK, &mut |made| {
+                    n += made.len() as u64;
+                    let features = made.features.iter().map(|&n| Some(n)).collect();
+                    self.store(made.names, features, made.entries.into_iter().map(|(_, s)| s).collect(), DATA_CHUNK)
+                })?;
+                self.added(n);
+                return Ok(());
             }
         };
         self.insert(names, features, sketches, DATA_CHUNK)
     }
 
-    /// Stores documents (replacing equal ids) in commits of `chunk`, then
-    /// writes the snapshot.
+    /// Stores documents (replacing equal ids) in commits of `chunk`, and
+    /// says so.
     fn insert(
+        &self,
+        names: Vec<String>,
+        features: Vec<Option<u32>>,
+        sketches: Vec<Sketch>,
+        chunk: usize,
+    ) -> Result<()> {
+        let n = names.len() as u64;
+        self.store(names, features, sketches, chunk)?;
+        self.added(n);
+        Ok(())
+    }
+
+    /// Says how many documents were added and how many the directory holds.
+    fn added(&self, n: u64) {
+        let data = self.data();
+        note!(
+            "neardup: added {}; {} now holds {}",
+            crate::output::count(n, "document"),
+            data.dir.display(),
+            data.engine.len()
+        );
+    }
+
+    /// Stores documents (replacing equal ids) in commits of `chunk`.
+    fn store(
         &self,
         names: Vec<String>,
         features: Vec<Option<u32>>,
@@ -223,7 +256,6 @@ impl DataTarget {
             ))
             .into());
         }
-        let n = names.len();
         let mut docs: Vec<NewDoc> = sketches
             .into_iter()
             .zip(names)
@@ -236,12 +268,6 @@ impl DataTarget {
                 .load(std::mem::replace(&mut docs, rest))
                 .map_err(|e| anyhow::anyhow!("{}: {e}", dir.display()))?;
         }
-        note!(
-            "neardup: added {}; {} now holds {}",
-            crate::output::count(n as u64, "document"),
-            dir.display(),
-            data.engine.len()
-        );
         Ok(())
     }
 }

@@ -57,10 +57,27 @@ pub fn from_list(path: &Path, first_id: u64) -> Result<Entries> {
 /// features (allowed by `--allow-empty`) that have no sketch (MinHash) are
 /// left out, and said so.
 pub fn from_documents(input: &InputArgs, detector: &Detector, first_id: u64) -> Result<Entries<Sketch>> {
+    let mut all = Entries::default();
+    documents_in_chunks(input, detector, first_id, usize::MAX, &mut |e| {
+        all = e;
+        Ok(())
+    })?;
+    Ok(all)
+}
+
+/// [`from_documents`] handed to `sink` in chunks of about `chunk` entries:
+/// what fills a data directory without holding the corpus's sketches.
+pub fn documents_in_chunks(
+    input: &InputArgs,
+    detector: &Detector,
+    first_id: u64,
+    chunk: usize,
+    sink: &mut dyn FnMut(Entries<Sketch>) -> Result<()>,
+) -> Result<()> {
     let allow_empty = input.allow_empty;
     let unsigned = std::sync::atomic::AtomicUsize::new(0);
     let what = if detector.method() == Method::Simhash { "fingerprinting" } else { "signing" };
-    let made = entries_of(input, first_id, what, |batch| {
+    let each = |batch: &[input::Record]| -> Vec<Made<Sketch>> {
         sign_records(detector, batch, allow_empty)
             .into_iter()
             .zip(batch)
@@ -74,7 +91,8 @@ pub fn from_documents(input: &InputArgs, detector: &Detector, first_id: u64) -> 
                 })
             })
             .collect()
-    })?;
+    };
+    entries_in_chunks(input, first_id, what, each, chunk, sink)?;
     let unsigned = unsigned.into_inner();
     if unsigned > 0 {
         note!(
@@ -83,7 +101,7 @@ pub fn from_documents(input: &InputArgs, detector: &Detector, first_id: u64) -> 
             detector.method().title()
         );
     }
-    Ok(made)
+    Ok(())
 }
 
 impl Entries<Sketch> {
@@ -136,23 +154,53 @@ fn entries_of<T>(
     what: &str,
     each: impl Fn(&[input::Record]) -> Vec<Made<T>>,
 ) -> Result<Entries<T>> {
+    let mut all = Entries::default();
+    entries_in_chunks(input, first_id, what, each, usize::MAX, &mut |e| {
+        all.entries.extend(e.entries);
+        all.names.extend(e.names);
+        all.features.extend(e.features);
+        Ok(())
+    })?;
+    Ok(all)
+}
+
+/// [`entries_of`] handed to `sink` in chunks of about `chunk` entries (ids
+/// continuing across chunks), so that memory holds one chunk, not the
+/// input.
+fn entries_in_chunks<T>(
+    input: &InputArgs,
+    first_id: u64,
+    what: &str,
+    each: impl Fn(&[input::Record]) -> Vec<Made<T>>,
+    chunk: usize,
+    sink: &mut dyn FnMut(Entries<T>) -> Result<()>,
+) -> Result<()> {
     let errors = ErrorPolicy::new(input.on_error);
     let pb = crate::progress::bar(|| input::total_bytes(input), what);
     let mut out = Entries::default();
+    let mut first = first_id;
     let total = batches(input, &errors, &pb, |batch| {
         for (r, res) in batch.iter().zip(each(batch)) {
             match res {
                 Ok(found) => {
                     for (f, name, n) in found {
-                        out.push(f, name, n, first_id);
+                        out.push(f, name, n, first);
                     }
                 }
                 Err(e) => errors.bad(&BadRecord { origin: r.origin.clone(), message: e.to_string() })?,
             }
         }
+        if out.len() >= chunk {
+            let full = std::mem::take(&mut out);
+            first += full.len() as u64;
+            sink(full)?;
+        }
         Ok(())
     })?;
+    if out.len() > 0 {
+        sink(out)?;
+    }
     pb.finish_and_clear();
     errors.summary(total);
-    Ok(out)
+    Ok(())
 }
