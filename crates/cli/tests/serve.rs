@@ -52,6 +52,15 @@ fn http(addr: &str, method: &str, path: &str, body: Option<&Value>) -> std::io::
     Ok((status, json))
 }
 
+/// A GET's body as text.
+fn get_text(addr: &str, path: &str) -> String {
+    let mut s = TcpStream::connect(addr).unwrap();
+    write!(s, "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n").unwrap();
+    let mut resp = String::new();
+    s.read_to_string(&mut resp).unwrap();
+    resp.split_once("\r\n\r\n").map(|(_, b)| b.to_owned()).unwrap_or_default()
+}
+
 /// Inserts "doc-1" (a Chinese sentence) and checks it was stored.
 fn insert_doc_1(addr: &str) {
     let doc = json!({"id": "doc-1", "text": "今天天气很好，我们去公园散步吧"});
@@ -74,6 +83,15 @@ fn serve_persists_and_stops_gracefully() {
     let (mut child, addr) = start(dir.path(), &[]);
     let (s, v) = http(&addr, "GET", "/v1/documents/doc-1", None).unwrap();
     assert_eq!((s, v["id"].as_str()), (200, Some("doc-1")));
+    // The on-disk index reports itself (the clean stop flushed doc-1).
+    let metrics = get_text(&addr, "/metrics");
+    for line in [
+        "neardup_index_flushes_total 1",
+        "neardup_index_in_memory_documents 0",
+        "neardup_index_merges_total 0",
+    ] {
+        assert!(metrics.contains(line), "{line} in {metrics}");
+    }
     child.kill().unwrap();
     child.wait().unwrap();
     // Another pipeline is refused, with what to do.

@@ -348,16 +348,38 @@ pub(crate) async fn metrics_text<S: Store + 'static>(
     let s = state.engine.stats();
     let (write_failures, rebuilds) = state.engine.fault_counts();
     let writes_ok = state.engine.store().write_failing().is_none();
+    let disk = state.engine.disk_stats();
+    let d = |f: &dyn Fn(&neardup_store::DiskStats) -> u64| disk.as_ref().map_or(0.0, |d| f(d) as f64);
     let body = state.metrics.render(&[
         ("neardup_documents", "Stored documents.", s.documents as f64),
-        ("neardup_index_bytes", "Bytes of the in-memory index.", s.index_bytes as f64),
+        ("neardup_index_bytes", "Bytes of the index held in memory.", s.index_bytes as f64),
+        (
+            "neardup_index_disk_bytes",
+            "Bytes of the on-disk index's segment files (mapped; the page cache holds them).",
+            d(&|d| d.segments.iter().map(|s| s.1).sum()),
+        ),
+        (
+            "neardup_index_in_memory_documents",
+            "Documents in the on-disk index's memory part.",
+            d(&|d| d.in_memory),
+        ),
+        (
+            "neardup_index_tombstones",
+            "Deleted or replaced rows of segments not yet merged away.",
+            d(&|d| d.tombstones),
+        ),
+        ("neardup_index_merges_pending", "Merges of segments due now.", d(&|d| d.pending_merges)),
+        ("neardup_index_flushes_total", "Segments written from the memory part.", d(&|d| d.counters.flushes)),
+        ("neardup_index_merges_total", "Merges of segments made.", d(&|d| d.counters.merges)),
+        (
+            "neardup_index_merged_rows_total",
+            "Rows written by merges (over neardup_index_flushed_rows_total: write amplification, less one).",
+            d(&|d| d.counters.merged_rows),
+        ),
+        ("neardup_index_flushed_rows_total", "Rows written by flushes.", d(&|d| d.counters.flushed_rows)),
         ("neardup_store_bytes", "Bytes of the database on disk.", s.disk_bytes as f64),
         ("neardup_commits", "Durable commits since start (a group commit counts once).", s.commits as f64),
-        (
-            "neardup_index_segments",
-            "Segments of the in-memory index (merged in the background).",
-            s.segments as f64,
-        ),
+        ("neardup_index_segments", "Segments of the index (merged in the background).", s.segments as f64),
         (
             "neardup_write_failures_total",
             "Writes that failed at the disk (full, or another I/O error); none of them stored anything.",
