@@ -230,3 +230,164 @@ fn a_damaged_or_missing_segment_is_rebuilt_from_the_store() {
         Engine::open_dir(store, config, None, &dir.path().join("index"), options()).unwrap_err().to_string();
     assert!(e.contains("newer neardup"), "{e}");
 }
+
+/// One step of a random history.
+#[derive(Clone, Debug)]
+enum Op {
+    /// Insert (or replace) these ids with sketches from these seeds.
+    Put(Vec<(u8, u64)>),
+    Delete(u8),
+    Reopen,
+    /// Let the merger thread finish what is due.
+    Settle,
+}
+
+fn op() -> impl proptest::strategy::Strategy<Value = Op> {
+    use proptest::prelude::*;
+    prop_oneof![
+        6 => proptest::collection::vec((any::<u8>(), any::<u64>()), 1..24).prop_map(Op::Put),
+        3 => any::<u8>().prop_map(Op::Delete),
+        1 => Just(Op::Reopen),
+        1 => Just(Op::Settle),
+    ]
+}
+
+/// A sketch from a seed: a few families, so near duplicates abound.
+fn seeded(seed: u64, minhash: bool) -> Sketch {
+    let family = seed % 5;
+    let mut x = family.wrapping_mul(0x9e37_79b9_7f4a_7c15) + 1;
+    if minhash {
+        let mut y = seed | 1;
+        let values: Vec<u32> = (0..128)
+            .map(|_| {
+                let base = neardup_testkit::next(&mut x) as u32;
+                if neardup_testkit::next(&mut y) % 3 == 0 {
+                    neardup_testkit::next(&mut y) as u32
+                } else {
+                    base
+                }
+            })
+            .collect();
+        Sketch::Signature(Signature::from_values(values))
+    } else {
+        let flips = seed >> 8;
+        let v = (0..(seed >> 3) % 9)
+            .fold(neardup_testkit::next(&mut x), |v, i| v ^ (1 << ((flips >> (i * 6)) % 64)));
+        Sketch::Fingerprint(Fingerprint::from_u64(v))
+    }
+}
+
+/// What a brute-force scan of `stored` answers for `q` by the engine's rule.
+fn scan(
+    config: &PipelineConfig,
+    stored: &std::collections::BTreeMap<String, (Sketch, u32)>,
+    q: &Sketch,
+    n: u32,
+) -> Vec<(String, u32)> {
+    let mut out: Vec<(String, u32)> = match q {
+        Sketch::Fingerprint(f) => {
+            let radius = config.radius();
+            stored
+                .iter()
+                .filter_map(|(id, (s, m))| {
+                    let d = (s.fingerprint()?.value() ^ f.value()).count_ones();
+                    radius.accepts(d, n as usize, *m as usize).then(|| (id.clone(), d))
+                })
+                .collect()
+        }
+        Sketch::Signature(sig) => {
+            let lsh = config.lsh.clone().unwrap_or_default();
+            let banding = lsh.banding(128).unwrap();
+            stored
+                .iter()
+                .filter_map(|(id, (s, _))| {
+                    let other = match s {
+                        Sketch::Signature(o) => o.values(),
+                        Sketch::Fingerprint(_) => return None,
+                    };
+                    let shared =
+                        (0..banding.bands).any(|b| banding.key(other, b) == banding.key(sig.values(), b));
+                    let equal = neardup::minhash::equal_values(other, sig.values());
+                    (shared && equal as f64 / 128.0 >= lsh.threshold)
+                        .then(|| (id.clone(), (128 - equal) as u32))
+                })
+                .collect()
+        }
+    };
+    out.sort_by(|a, b| a.1.cmp(&b.1).then_with(|| a.0.cmp(&b.0)));
+    out
+}
+
+fn history_equals_scan(minhash: bool, ops: Vec<Op>) {
+    let config = neardup::presets::config(if minhash { "minhash" } else { "default" }).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let options = DiskOptions { flush_rows: 8, memory: 1 << 30 };
+    let open = || {
+        let store = RedbStore::open(&dir.path().join("store.redb")).unwrap();
+        Engine::open_dir(store, config.clone(), None, &dir.path().join("index"), options).unwrap().0
+    };
+    let mut engine = open();
+    let mut stored = std::collections::BTreeMap::new();
+    for op in ops {
+        match op {
+            Op::Put(docs) => {
+                let new: Vec<NewDoc> = docs
+                    .iter()
+                    .map(|&(id, seed)| {
+                        let mut d = NewDoc::new(format!("d{id}"), seeded(seed, minhash));
+                        d.features = Some(if seed % 2 == 0 { 100 } else { 3_000 });
+                        d
+                    })
+                    .collect();
+                for d in &new {
+                    stored.insert(d.id.clone(), (d.sketch.clone(), d.features.unwrap()));
+                }
+                engine.load(new).unwrap();
+            }
+            Op::Delete(id) => {
+                let id = format!("d{id}");
+                assert_eq!(engine.delete(&id).unwrap(), stored.remove(&id).is_some());
+            }
+            Op::Reopen => {
+                drop(engine);
+                engine = open();
+            }
+            Op::Settle => {
+                for _ in 0..100 {
+                    let s = engine.disk_stats().unwrap();
+                    if s.pending_merges == 0 && !s.flush_pending {
+                        break;
+                    }
+                    std::thread::sleep(std::time::Duration::from_millis(5));
+                }
+            }
+        }
+        assert_eq!(engine.len(), stored.len());
+        for seed in [0u64, 1, 2, 3, 4, 77, 1_000_003] {
+            for n in [100u32, 3_000] {
+                let q = seeded(seed, minhash);
+                let got: Vec<(String, u32)> = engine
+                    .search(q.clone(), Near::Rule, Some(n), usize::MAX)
+                    .unwrap()
+                    .into_iter()
+                    .map(|f| (f.id, f.distance))
+                    .collect();
+                assert_eq!(got, scan(&config, &stored, &q, n), "seed {seed}, {n} features");
+            }
+        }
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 8, ..Default::default() })]
+
+    #[test]
+    fn minhash_histories_answer_as_a_scan(ops in proptest::collection::vec(op(), 1..40)) {
+        history_equals_scan(true, ops);
+    }
+
+    #[test]
+    fn simhash_histories_answer_as_a_scan(ops in proptest::collection::vec(op(), 1..40)) {
+        history_equals_scan(false, ops);
+    }
+}
