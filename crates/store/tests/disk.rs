@@ -261,7 +261,7 @@ fn seeded(seed: u64, minhash: bool) -> Sketch {
         let values: Vec<u32> = (0..128)
             .map(|_| {
                 let base = neardup_testkit::next(&mut x) as u32;
-                if neardup_testkit::next(&mut y) % 3 == 0 {
+                if neardup_testkit::next(&mut y).is_multiple_of(3) {
                     neardup_testkit::next(&mut y) as u32
                 } else {
                     base
@@ -335,7 +335,7 @@ fn history_equals_scan(minhash: bool, ops: Vec<Op>) {
                     .iter()
                     .map(|&(id, seed)| {
                         let mut d = NewDoc::new(format!("d{id}"), seeded(seed, minhash));
-                        d.features = Some(if seed % 2 == 0 { 100 } else { 3_000 });
+                        d.features = Some(if seed.is_multiple_of(2) { 100 } else { 3_000 });
                         d
                     })
                     .collect();
