@@ -112,10 +112,12 @@ pub struct ServeArgs {
     pub timeout: u64,
     /// The memory the index may hold besides what the page cache maps:
     /// documents written since the last flush (a quarter of it, about
-    /// 1 KiB each) and merges of segments (a merge that needs more is not
-    /// made). The store's page cache is an eighth of it.
-    #[arg(long, default_value = "256M", value_name = "SIZE")]
-    pub memory: ByteSize,
+    /// 2 KiB each) and merges of segments (a merge that needs more is not
+    /// made). The store's page cache is an eighth of it. Default: 64 bytes
+    /// a stored document (from the store's size), at least 128M, at most a
+    /// quarter of this machine's memory.
+    #[arg(long, value_name = "SIZE")]
+    pub memory: Option<ByteSize>,
     #[command(flatten)]
     pub pipeline: PipelineArgs,
 }

@@ -60,6 +60,18 @@ impl CleanMark {
     }
 }
 
+/// The index's memory when `--memory` is not given: 64 bytes a document
+/// (estimated from the store's size, about a kilobyte a MinHash document),
+/// at least 128 MiB, at most a quarter of what this process may use — so
+/// resident memory grows at 64 B a document at most, and large stores get
+/// merges large enough to keep their segments few.
+pub fn auto_memory(store: &Path) -> u64 {
+    use std::os::unix::fs::MetadataExt;
+    let bytes = std::fs::metadata(store).map_or(0, |m| m.blocks() * 512);
+    let cap = crate::machine::available_memory().map_or(2 << 30, |a| a / 4).max(128 << 20);
+    (bytes / 1024 * 64).clamp(128 << 20, cap)
+}
+
 /// An opened data directory.
 pub struct DataDir {
     pub engine: Arc<Engine<RedbStore>>,
@@ -83,24 +95,25 @@ impl DataDir {
         k: Option<u32>,
         implied: Option<Method>,
     ) -> Result<DataDir> {
-        Self::open_with(dir, pipeline, k, true, implied, DiskOptions::default())
+        Self::open_with(dir, pipeline, k, true, implied, None)
     }
 
-    /// [`open`](Self::open) with the index's memory (`serve --memory`).
+    /// [`open`](Self::open) with the index's memory (`serve --memory`;
+    /// `None`: [`auto_memory`]).
     pub fn open_within(
         dir: &Path,
         pipeline: &PipelineArgs,
         k: Option<u32>,
         implied: Option<Method>,
-        memory: u64,
+        memory: Option<u64>,
     ) -> Result<DataDir> {
-        Self::open_with(dir, pipeline, k, true, implied, DiskOptions::for_memory(memory))
+        Self::open_with(dir, pipeline, k, true, implied, memory)
     }
 
     /// Opens an existing data directory (for commands that only read): a
     /// directory without a store is an error, not a new store.
     pub fn open_existing(dir: &Path, pipeline: &PipelineArgs) -> Result<DataDir> {
-        Self::open_with(dir, pipeline, None, false, None, DiskOptions::default())
+        Self::open_with(dir, pipeline, None, false, None, None)
     }
 
     fn open_with(
@@ -109,7 +122,7 @@ impl DataDir {
         k: Option<u32>,
         create: bool,
         implied: Option<Method>,
-        options: DiskOptions,
+        memory: Option<u64>,
     ) -> Result<DataDir> {
         let started = Instant::now();
         let path = dir.join(STORE_FILE);
@@ -131,6 +144,7 @@ impl DataDir {
             ))
             .into());
         }
+        let options = DiskOptions::for_memory(memory.unwrap_or_else(|| auto_memory(&path)));
         // The store is checked page by page on open (which reads it whole)
         // unless it is exactly as the last clean close left it.
         let cache = usize::try_from(options.memory / 8).unwrap_or(usize::MAX).max(16 << 20);

@@ -19,6 +19,7 @@ mod datadir;
 mod fplist;
 pub mod input;
 mod kept;
+mod machine;
 mod output;
 mod progress;
 

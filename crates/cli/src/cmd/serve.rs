@@ -34,7 +34,7 @@ pub fn run(args: ServeArgs) -> Result<ExitCode> {
         (None, Some(_)) => Some(Method::Minhash),
         (None, None) => None,
     };
-    let data = DataDir::open_within(&args.data, &args.pipeline, args.k, implied, args.memory.0)?;
+    let data = DataDir::open_within(&args.data, &args.pipeline, args.k, implied, args.memory.map(|m| m.0))?;
     let settings = Settings {
         default_k: args.k,
         default_threshold: args.threshold,

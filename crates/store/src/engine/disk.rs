@@ -48,7 +48,7 @@ pub struct DiskOptions {
 }
 
 impl Default for DiskOptions {
-    /// [`for_memory`](Self::for_memory) of 256 MiB: 65,536 documents in
+    /// [`for_memory`](Self::for_memory) of 256 MiB: 32,768 documents in
     /// memory before a flush.
     fn default() -> DiskOptions {
         DiskOptions::for_memory(256 << 20)
@@ -57,10 +57,11 @@ impl Default for DiskOptions {
 
 impl DiskOptions {
     /// Options within `bytes`: the memory part holds a quarter of it (about
-    /// 1 KiB a document: a MinHash signature and its bands), at least 64
-    /// documents; merges may use all of it.
+    /// 2 KiB a document, measured: a MinHash signature, its band tables'
+    /// slots and chains, the id), at least 64 documents; merges may use
+    /// all of it.
     pub fn for_memory(bytes: u64) -> DiskOptions {
-        let flush_rows = (bytes / 4 / 1024).clamp(64, 1 << 22) as usize;
+        let flush_rows = (bytes / 4 / 2048).clamp(64, 1 << 22) as usize;
         DiskOptions { flush_rows, memory: bytes }
     }
 }

@@ -10,23 +10,9 @@ use std::sync::OnceLock;
 pub fn default_budget() -> &'static str {
     static TEXT: OnceLock<String> = OnceLock::new();
     TEXT.get_or_init(|| {
-        let bytes = available().map_or(4 << 30, |b| (b / 2).max(1 << 30));
+        let bytes = crate::machine::available_memory().map_or(4 << 30, |b| (b / 2).max(1 << 30));
         format!("{}M", bytes >> 20)
     })
-}
-
-/// The memory this process may use: the machine's, or its control
-/// group's limit where that is lower.
-fn available() -> Option<u64> {
-    let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let total = meminfo
-        .lines()
-        .find_map(|l| l.strip_prefix("MemTotal:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())?
-        * 1024;
-    let limit =
-        std::fs::read_to_string("/sys/fs/cgroup/memory.max").ok().and_then(|s| s.trim().parse::<u64>().ok());
-    Some(limit.map_or(total, |l| l.min(total)))
 }
 
 /// How a budget is shared.
