@@ -152,6 +152,16 @@ fn simhash_on_disk_answers_as_in_memory() {
     disk_equals_memory(false);
 }
 
+/// A segment file of the data directory `dir`.
+fn a_segment(dir: &Path) -> std::path::PathBuf {
+    std::fs::read_dir(dir.join("index"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|x| x == "nds"))
+        .expect("a segment was written")
+}
+
 #[test]
 fn a_damaged_or_missing_segment_is_rebuilt_from_the_store() {
     let config = neardup::presets::config("minhash").unwrap();
@@ -167,12 +177,7 @@ fn a_damaged_or_missing_segment_is_rebuilt_from_the_store() {
         e.load(docs).unwrap();
         answers(&e)
     };
-    let segment = std::fs::read_dir(dir.path().join("index"))
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .find(|p| p.extension().is_some_and(|x| x == "nds"))
-        .expect("a segment was written");
+    let segment = a_segment(dir.path());
     // Damaged inside: opened at once, found by the check on the merger
     // thread, rebuilt before the next answer.
     let mut bytes = std::fs::read(&segment).unwrap();
@@ -192,12 +197,7 @@ fn a_damaged_or_missing_segment_is_rebuilt_from_the_store() {
     assert_eq!(answers(&e), want);
     drop(e);
     // Damaged at the end (another file's checksum): rebuilt on open.
-    let segment = std::fs::read_dir(dir.path().join("index"))
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .find(|p| p.extension().is_some_and(|x| x == "nds"))
-        .expect("a segment was written");
+    let segment = a_segment(dir.path());
     let mut bytes = std::fs::read(&segment).unwrap();
     let n = bytes.len();
     bytes[n - 12] ^= 0xff;
@@ -210,12 +210,7 @@ fn a_damaged_or_missing_segment_is_rebuilt_from_the_store() {
     assert_eq!(answers(&e), want);
     drop(e);
     // Missing.
-    let segment = std::fs::read_dir(dir.path().join("index"))
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .find(|p| p.extension().is_some_and(|x| x == "nds"))
-        .expect("a segment was written");
+    let segment = a_segment(dir.path());
     std::fs::remove_file(&segment).unwrap();
     let (e, source) = open_disk(dir.path(), &config);
     assert!(matches!(&source, IndexSource::Rebuilt { why } if why.contains("missing")), "{source}");

@@ -398,11 +398,6 @@ impl Segment {
         }
         Ok(rows.len())
     }
-
-    /// Bytes of the mapped file's tables and columns.
-    pub fn file_bytes(&self) -> usize {
-        self.seqs.len() + self.names.len() * 8 + self.features.len() * 4
-    }
 }
 
 /// [`Segment::band_candidates`] of many segments at once (their probes'

@@ -350,7 +350,7 @@ impl DiskIndex {
         let wanted = kind_of(config, radius)?;
         let (mut index, why) = match Self::load(dir, store, &pipeline, &wanted, options)? {
             Ok(index) => (index, None),
-            Err(why) => (Self::rebuild(dir, store, &pipeline, wanted, options)?, Some(why)),
+            Err(why) => (Self::rebuild(dir, &pipeline, wanted, options)?, Some(why)),
         };
         index.remove_orphans();
         // The documents written after the last flush.
@@ -468,13 +468,7 @@ impl DiskIndex {
 
     /// An empty index (its old files removed), to be filled from the store
     /// as documents after number 0.
-    fn rebuild(
-        dir: &Path,
-        _store: &dyn Store,
-        pipeline: &str,
-        kind: SegmentKind,
-        options: DiskOptions,
-    ) -> Result<DiskIndex> {
+    fn rebuild(dir: &Path, pipeline: &str, kind: SegmentKind, options: DiskOptions) -> Result<DiskIndex> {
         if let Ok(entries) = std::fs::read_dir(dir) {
             for e in entries.flatten() {
                 if e.file_name().to_string_lossy().starts_with("seg-") {

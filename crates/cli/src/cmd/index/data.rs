@@ -67,7 +67,10 @@ impl Target for DataTarget {
     fn add_entries(&mut self, made: entries::Entries<Sketch>) -> Result<()> {
         let features = made.features.iter().map(|&n| Some(n)).collect();
         let sketches = made.entries.into_iter().map(|(_, s)| s).collect();
-        self.insert(made.names, features, sketches, usize::MAX)
+        let n = made.names.len() as u64;
+        self.store(made.names, features, sketches, usize::MAX)?;
+        self.added(n);
+        Ok(())
     }
 
     fn prepare(&mut self, _k: Option<u32>) -> Result<()> {
@@ -204,20 +207,8 @@ impl DataTarget {
                 return Ok(());
             }
         };
-        self.insert(names, features, sketches, DATA_CHUNK)
-    }
-
-    /// Stores documents (replacing equal ids) in commits of `chunk`, and
-    /// says so.
-    fn insert(
-        &self,
-        names: Vec<String>,
-        features: Vec<Option<u32>>,
-        sketches: Vec<Sketch>,
-        chunk: usize,
-    ) -> Result<()> {
         let n = names.len() as u64;
-        self.store(names, features, sketches, chunk)?;
+        self.store(names, features, sketches, DATA_CHUNK)?;
         self.added(n);
         Ok(())
     }
