@@ -6,5 +6,6 @@ mod disk;
 mod golden;
 mod index;
 mod minhash;
+mod outofcore;
 mod properties;
 mod util;

@@ -204,14 +204,14 @@ fn verify(v: &dyn Verifier, n: usize, ap: &AllPairs, extra: &[(u32, u32, u32)]) 
 /// SimHash's rule for the split: within the radius for the pair's
 /// feature counts. Centres are scanned while few, then looked up in
 /// permuted tables at the radius's largest k.
-struct FingerprintRule<'a> {
-    records: &'a Records,
-    radius: &'a Radius,
-    layout: PairsOptions,
+pub(super) struct FingerprintRule<'a> {
+    pub(super) records: &'a Records,
+    pub(super) radius: &'a Radius,
+    pub(super) layout: PairsOptions,
 }
 
 /// A component's centres: fingerprint and feature count, by position.
-struct FingerprintCentres {
+pub(super) struct FingerprintCentres {
     fps: Vec<(Fingerprint, usize)>,
     index: Option<TableIndex>,
     /// The component's size (the index's expected length).

@@ -179,7 +179,11 @@ pub(super) fn owners<R: Rule>(
 }
 
 /// The clusters of one component whose members are given in keep order.
-fn component<R: Rule>(rule: &R, order: &[u32], verifier: Option<&dyn Verifier>) -> Result<Vec<Cluster>> {
+pub(super) fn component<R: Rule>(
+    rule: &R,
+    order: &[u32],
+    verifier: Option<&dyn Verifier>,
+) -> Result<Vec<Cluster>> {
     let mut centres = rule.centres(order.len())?;
     // Per centre: its id and the members removed for it.
     let mut kept: Vec<(u32, Vec<u32>)> = Vec::new();

@@ -120,6 +120,14 @@ impl ShardedPairs {
         self.layout.tables[t].unpermute(p)
     }
 
+    /// Bits of table `t`'s key.
+    ///
+    /// # Panics
+    /// If `t >= self.tables()`.
+    pub fn key_bits(&self, t: usize) -> u32 {
+        self.layout.tables[t].key_bits
+    }
+
     /// Table `t`'s key of a permuted word: its leading blocks, as a number
     /// below `2^key_bits` (at most 64 bits for the layouts a batch uses).
     ///
@@ -152,6 +160,25 @@ impl ShardedPairs {
         }
         out.sort_unstable();
         out
+    }
+
+    /// [`group_pairs`](Self::group_pairs) of a group already sorted and
+    /// without repeats, appended to `out` unsorted (each pair `(a, b,
+    /// distance)` with `a < b`): what an out-of-core join calls on every key
+    /// run of a sorted partition, without a copy per run.
+    ///
+    /// # Panics
+    /// If `t >= self.tables()`.
+    pub fn sorted_group_pairs<W: Word>(&self, t: usize, rows: &[W], out: &mut Vec<(W, W, u32)>) {
+        let start = out.len();
+        if rows.len() > 1 {
+            run_pairs(rows, &self.layout, t, self.layout.spec.k, 0, out);
+        }
+        for p in &mut out[start..] {
+            if p.1 < p.0 {
+                std::mem::swap(&mut p.0, &mut p.1);
+            }
+        }
     }
 }
 
