@@ -3,9 +3,13 @@
 //! Parsed in parallel; every bad line is reported as `FILE:LINE`.
 
 use std::borrow::Cow;
-use std::path::Path;
+use std::fs::File;
+use std::io::{BufWriter, Read, Write};
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
+use neardup::dedup::{SpillColumn, SpillTo};
 use neardup::{Bits, Fingerprint};
 use rayon::prelude::*;
 
@@ -82,8 +86,20 @@ pub fn read(path: &Path) -> Result<(Words, Ids)> {
 }
 
 /// [`read`] from `input`, `block` bytes at a time.
-fn read_blocks(mut input: impl std::io::Read, name: &str, block: usize) -> Result<(Words, Ids)> {
+fn read_blocks(input: impl std::io::Read, name: &str, block: usize) -> Result<(Words, Ids)> {
     let mut list = List::default();
+    for_each_block(input, name, block, &mut |p| list.append(p, name))?;
+    Ok(list.finish())
+}
+
+/// Parses `input` `block` bytes at a time, handing each block's lines to
+/// `sink` in order.
+fn for_each_block(
+    mut input: impl std::io::Read,
+    name: &str,
+    block: usize,
+    sink: &mut dyn FnMut(Parsed) -> Result<()>,
+) -> Result<()> {
     let mut buf: Vec<u8> = Vec::with_capacity(block + 4096);
     let mut carry: Vec<u8> = Vec::new();
     let mut line = 1u64;
@@ -121,13 +137,13 @@ fn read_blocks(mut input: impl std::io::Read, name: &str, block: usize) -> Resul
             .collect();
         line = next_line;
         for p in parsed {
-            list.append(p?, name)?;
+            sink(p?)?;
         }
         if eof {
             break;
         }
     }
-    Ok(list.finish())
+    Ok(())
 }
 
 /// Cuts `data` into about eight chunks a thread at line ends: the cut
@@ -168,19 +184,23 @@ fn chunks_at_line_ends(data: &[u8], first_line: u64) -> (Vec<usize>, Vec<u64>, u
 /// refusing a list that mixes widths or lines with and without ids.
 #[derive(Default)]
 struct List {
-    bits: Option<(Bits, u64)>,
+    checks: Checks,
     words64: Vec<u64>,
     words128: Vec<u128>,
     ids: Option<Ids>,
+}
+
+/// What every block of one list must agree on: the width, and whether
+/// lines have ids.
+#[derive(Default)]
+struct Checks {
+    bits: Option<(Bits, u64)>,
     with_ids: Option<(bool, u64)>,
 }
 
-impl List {
-    fn len(&self) -> usize {
-        self.words64.len() + self.words128.len()
-    }
-
-    fn append(&mut self, p: Parsed, name: &str) -> Result<()> {
+impl Checks {
+    /// Refuses a block that mixes widths or ids with the blocks before.
+    fn check(&mut self, p: &Parsed, name: &str) -> Result<()> {
         if let (Some((a, la)), Some((b, lb))) = (self.bits, p.bits) {
             if a != b {
                 bail!("{name}:{lb}: a {b}-bit fingerprint, but line {la} has a {a}-bit one; one list holds one width");
@@ -199,6 +219,20 @@ impl List {
             ),
             _ => {}
         }
+        Ok(())
+    }
+}
+
+impl List {
+    fn len(&self) -> usize {
+        self.words64.len() + self.words128.len()
+    }
+
+    fn append(&mut self, p: Parsed, name: &str) -> Result<()> {
+        self.checks.check(&p, name)?;
+        if p.words.is_empty() {
+            return Ok(());
+        }
         let count = self.len() as u64;
         let ids = self.ids.get_or_insert_with(|| Ids { bytes: String::new(), ends: Vec::new(), lines: None });
         let base = ids.bytes.len() as u64;
@@ -216,7 +250,7 @@ impl List {
                 ids.lines = Some(lines);
             }
         }
-        match self.bits {
+        match self.checks.bits {
             Some((Bits::B128, _)) => self.words128.extend(p.words),
             _ => self.words64.extend(p.words.into_iter().map(|w| w as u64)),
         }
@@ -225,7 +259,7 @@ impl List {
 
     fn finish(self) -> (Words, Ids) {
         let ids = self.ids.unwrap_or(Ids { bytes: String::new(), ends: Vec::new(), lines: None });
-        let words = match self.bits.map(|b| b.0) {
+        let words = match self.checks.bits.map(|b| b.0) {
             Some(Bits::B128) => Words::B128(self.words128),
             _ => Words::B64(self.words64),
         };
@@ -328,6 +362,206 @@ fn parse_line<'l>(
         format!("{}: expected HEX or ID<TAB>HEX (16 or 32 hex digits), or fingerprint JSONL", at())
     })?;
     Ok(Some((id, fp)))
+}
+
+/// A list of 64-bit fingerprints read into temporary files, for a dedup
+/// out of core: the fingerprints as a spilling column (two `u32` halves a
+/// row), the ids on disk.
+pub struct SpilledList {
+    /// Row `i`: fingerprint `i` as its low and high halves.
+    pub fingerprints: SpillColumn,
+    /// The entries' ids.
+    pub ids: SpilledIds,
+}
+
+/// The ids of a [`SpilledList`]: each entry's id as JSON text in a
+/// temporary file and its end (a `u64`) in another, or nothing stored
+/// while every entry is on line `i + 1` without an id.
+pub struct SpilledIds {
+    dir: PathBuf,
+    stored: Option<(BufWriter<File>, BufWriter<File>)>,
+    written: u64,
+    count: usize,
+}
+
+impl SpilledIds {
+    fn new(dir: &Path) -> SpilledIds {
+        SpilledIds { dir: dir.to_path_buf(), stored: None, written: 0, count: 0 }
+    }
+
+    fn tmp_error(&self) -> String {
+        format!("{}: cannot write a temporary file (--tmp-dir)", self.dir.display())
+    }
+
+    fn store(&mut self) -> Result<()> {
+        let open = || tempfile::tempfile_in(&self.dir).map(|f| BufWriter::with_capacity(1 << 20, f));
+        let texts = open().with_context(|| self.tmp_error())?;
+        let ends = open().with_context(|| self.tmp_error())?;
+        self.stored = Some((texts, ends));
+        // The entries so far were on lines 1..=count.
+        for i in 0..self.count {
+            self.push_text(&(i + 1).to_string())?;
+        }
+        Ok(())
+    }
+
+    fn push_text(&mut self, text: &str) -> Result<()> {
+        let why = self.tmp_error();
+        let (texts, ends) = self.stored.as_mut().expect("stored ids");
+        texts.write_all(text.as_bytes()).context(why.clone())?;
+        self.written += text.len() as u64;
+        ends.write_all(&self.written.to_le_bytes()).context(why)?;
+        Ok(())
+    }
+
+    fn append(&mut self, p: &Parsed) -> Result<()> {
+        let consecutive =
+            p.ids.is_empty() && p.lines.iter().enumerate().all(|(j, &l)| l == (self.count + j + 1) as u64);
+        if self.stored.is_none() && !consecutive {
+            self.store()?;
+        }
+        if self.stored.is_some() {
+            for j in 0..p.words.len() {
+                let text = if p.ids.is_empty() {
+                    p.lines[j].to_string()
+                } else {
+                    let s = &p.id_bytes[p.ids[j].0..p.ids[j].1];
+                    match s.strip_prefix('\u{1}') {
+                        Some(json) => serde_json::from_str::<serde_json::Value>(json).map_or_else(
+                            |_| serde_json::Value::String(json.to_owned()).to_string(),
+                            |v| v.to_string(),
+                        ),
+                        None => serde_json::Value::String(s.to_owned()).to_string(),
+                    }
+                };
+                self.push_text(&text)?;
+            }
+        }
+        self.count += p.words.len();
+        Ok(())
+    }
+
+    fn finish(&mut self) -> Result<()> {
+        let why = self.tmp_error();
+        if let Some((texts, ends)) = &mut self.stored {
+            texts.flush().context(why.clone())?;
+            ends.flush().context(why)?;
+        }
+        Ok(())
+    }
+
+    /// Bytes written to temporary files.
+    pub fn spilled_bytes(&self) -> u64 {
+        if self.stored.is_some() {
+            self.written + 8 * self.count as u64
+        } else {
+            0
+        }
+    }
+
+    /// Entry `i`'s id (two positioned reads when stored).
+    pub fn get(&self, i: usize) -> Result<serde_json::Value> {
+        let Some((texts, ends)) = &self.stored else { return Ok(serde_json::Value::from(i as u64 + 1)) };
+        let why = || format!("{}: cannot read a temporary file back", self.dir.display());
+        let mut b = [0u8; 16];
+        let (start, end) = if i == 0 {
+            ends.get_ref().read_exact_at(&mut b[..8], 0).with_context(why)?;
+            (0, u64::from_le_bytes(b[..8].try_into().expect("8 bytes")))
+        } else {
+            ends.get_ref().read_exact_at(&mut b, 8 * (i as u64 - 1)).with_context(why)?;
+            (
+                u64::from_le_bytes(b[..8].try_into().expect("8 bytes")),
+                u64::from_le_bytes(b[8..].try_into().expect("8 bytes")),
+            )
+        };
+        let mut bytes = vec![0u8; (end - start) as usize];
+        texts.get_ref().read_exact_at(&mut bytes, start).with_context(why)?;
+        Ok(serde_json::from_slice(&bytes)?)
+    }
+
+    /// The ids in order, one read of the files.
+    pub fn reader(&self) -> Result<IdReader> {
+        let files = match &self.stored {
+            None => None,
+            Some((texts, ends)) => {
+                let open = |f: &BufWriter<File>| -> Result<std::io::BufReader<File>> {
+                    let mut f = f.get_ref().try_clone()?;
+                    std::io::Seek::rewind(&mut f)?;
+                    Ok(std::io::BufReader::with_capacity(1 << 20, f))
+                };
+                Some((open(texts)?, open(ends)?))
+            }
+        };
+        Ok(IdReader { files, at: 0, next: 0, bytes: Vec::new() })
+    }
+}
+
+/// The ids of a [`SpilledIds`] in order.
+pub struct IdReader {
+    files: Option<(std::io::BufReader<File>, std::io::BufReader<File>)>,
+    at: u64,
+    next: u64,
+    bytes: Vec<u8>,
+}
+
+impl IdReader {
+    /// The next entry's id.
+    pub fn next_id(&mut self) -> Result<serde_json::Value> {
+        self.next += 1;
+        let Some((texts, ends)) = &mut self.files else { return Ok(serde_json::Value::from(self.next)) };
+        let mut b = [0u8; 8];
+        ends.read_exact(&mut b).context("cannot read the ids back")?;
+        let end = u64::from_le_bytes(b);
+        self.bytes.resize((end - self.at) as usize, 0);
+        texts.read_exact(&mut self.bytes).context("cannot read the ids back")?;
+        self.at = end;
+        Ok(serde_json::from_slice(&self.bytes)?)
+    }
+}
+
+/// The width of the first fingerprint of the list at `path` (its first
+/// 64 KiB read), or `None` if there is none there or it does not parse.
+pub fn first_width(path: &Path) -> Option<Bits> {
+    let mut head = Vec::with_capacity(64 << 10);
+    std::fs::File::open(path).ok()?.take(64 << 10).read_to_end(&mut head).ok()?;
+    let at = || String::new();
+    head.split(|&b| b == b'\n')
+        .filter_map(|line| parse_line(line.strip_suffix(b"\r").unwrap_or(line), &at).ok().flatten())
+        .map(|(_, fp)| fp.bits())
+        .next()
+}
+
+/// Reads a list of 64-bit fingerprints into temporary files in `dir`
+/// (fingerprints beyond `limit` bytes, ids always), streaming it.
+///
+/// # Errors
+///
+/// As [`read`], a list of 128-bit fingerprints (out of core takes 64), or
+/// temporary files that cannot be written.
+pub fn read_spilled(path: &Path, dir: &Path, limit: u64) -> Result<SpilledList> {
+    let name = path.display().to_string();
+    let input: Box<dyn std::io::Read> = if path.as_os_str() == "-" {
+        Box::new(std::io::stdin().lock())
+    } else {
+        Box::new(std::fs::File::open(path).with_context(|| format!("{}: cannot read", path.display()))?)
+    };
+    let mut checks = Checks::default();
+    let mut fingerprints = SpillColumn::spilling(2, SpillTo { dir: dir.to_path_buf(), limit });
+    let mut ids = SpilledIds::new(dir);
+    for_each_block(input, &name, BLOCK, &mut |p| {
+        checks.check(&p, &name)?;
+        if let Some((Bits::B128, line)) = checks.bits {
+            bail!(
+                "{name}:{line}: 128-bit fingerprints are deduplicated in memory; give --memory room for them"
+            );
+        }
+        for &w in &p.words {
+            fingerprints.push(&[w as u32, (w >> 32) as u32])?;
+        }
+        ids.append(&p)
+    })?;
+    ids.finish()?;
+    Ok(SpilledList { fingerprints, ids })
 }
 
 #[cfg(test)]

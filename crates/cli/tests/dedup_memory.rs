@@ -245,3 +245,89 @@ fn a_damaged_checkpoint_is_discarded_and_the_run_starts_over() {
     assert!(dir.path().join("out/summary.json").exists());
     assert!(!checkpoint.exists());
 }
+
+/// A fingerprint list `lines` long: near copies around a few hundred
+/// centres, each line as `make(i, hex)` (with a blank line now and then
+/// when `blanks`).
+fn fingerprint_list(lines: usize, blanks: bool, make: impl Fn(usize, String) -> String) -> String {
+    let mut x = 11u64;
+    let mut next = || {
+        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        x
+    };
+    let centres: Vec<u64> = (0..300).map(|_| next()).collect();
+    let mut body = String::new();
+    for i in 0..lines {
+        let mut w = centres[(next() >> 33) as usize % centres.len()];
+        for _ in 0..(next() >> 61) {
+            w ^= 1 << (next() >> 58);
+        }
+        body += &make(i, format!("{w:016x}"));
+        body.push('\n');
+        if blanks && i % 997 == 0 {
+            body.push('\n');
+        }
+    }
+    body
+}
+
+#[test]
+fn a_fingerprint_list_out_of_core_writes_what_the_in_memory_batch_writes() {
+    let dir = tmp();
+    let spill = dir.path().join("spill");
+    std::fs::create_dir(&spill).unwrap();
+    let lists = [
+        ("hex", fingerprint_list(12_000, true, |_, h| h)),
+        ("tab", fingerprint_list(12_000, false, |i, h| format!("doc-{i}\t{h}"))),
+        (
+            "json",
+            fingerprint_list(12_000, false, |i, h| format!("{{\"id\": {}.50, \"fingerprint\": \"{h}\"}}", i)),
+        ),
+    ];
+    for (name, body) in &lists {
+        let list = neardup_testkit::cli::write(dir.path(), &format!("{name}.txt"), body.as_bytes());
+        for flags in [&["--k", "3"][..], &["--k", "5", "--clusters", "components"], &["--blocks", "6"]] {
+            let run = |memory: &str, out: &str, in_memory: bool| {
+                let mut args =
+                    vec!["dedup", "--fingerprints", list.to_str().unwrap(), "-o", out, "--show", "0"];
+                args.extend_from_slice(flags);
+                args.extend_from_slice(&["--memory", memory, "--tmp-dir", spill.to_str().unwrap()]);
+                let env: &[(&str, &str)] = if in_memory { &[("NEARDUP_LIST_IN_MEMORY", "1")] } else { &[] };
+                let bin = std::path::Path::new(env!("CARGO_BIN_EXE_neardup"));
+                let r = neardup_testkit::cli::run_with_env(bin, &args, dir.path(), None, env).ok();
+                (outputs(&dir.path().join(out)), r.stderr())
+            };
+            let ((want, m), in_memory) = run("1G", "mem", true);
+            let what = format!("{name} {flags:?}");
+            assert!(!in_memory.contains("out of core"), "{what}: {in_memory}");
+            assert!(m["summary"]["duplicates_removed"].as_u64().unwrap() > 1000, "{what}");
+            // Little memory (union-find mapped, many partitions) and plenty.
+            for (memory, mapped) in [("64K", true), ("1G", false)] {
+                let ((got, mut o), out_of_core) = run(memory, "ooc", false);
+                let what = format!("{what} --memory {memory}");
+                assert!(out_of_core.contains("out of core"), "{what}: {out_of_core}");
+                assert_eq!(got, want, "{what}");
+                let ooc = o["summary"].as_object_mut().unwrap().remove("out_of_core").unwrap();
+                assert_eq!(ooc["partitions"].as_u64().unwrap() > 1, mapped, "{what}: {ooc}");
+                assert_eq!(ooc["union_find_mapped"], mapped, "{what}");
+                let (mut a, mut b) = (m["summary"].clone(), o["summary"].clone());
+                for s in [&mut a, &mut b] {
+                    s.as_object_mut().unwrap().remove("layout");
+                }
+                assert_eq!(b, a, "{what}");
+            }
+        }
+    }
+    assert_eq!(std::fs::read_dir(&spill).unwrap().count(), 0);
+    // 128-bit fingerprints are deduplicated in memory.
+    let wide = fingerprint_list(3_000, false, |_, h| format!("{h}{h}"));
+    let wide = neardup_testkit::cli::write(dir.path(), "wide.txt", wide.as_bytes());
+    neardup(
+        &["dedup", "--fingerprints", wide.to_str().unwrap(), "-o", "wide", "--memory", "64K"],
+        dir.path(),
+        None,
+    )
+    .ok();
+    let summary = std::fs::read_to_string(dir.path().join("wide/summary.json")).unwrap();
+    assert!(!summary.contains("out_of_core"), "{summary}");
+}

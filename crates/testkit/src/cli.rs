@@ -51,8 +51,20 @@ impl Run {
 /// Runs `bin` with `args` in `dir`, feeding `stdin` (or none), without
 /// `RUST_BACKTRACE` (so error output is what users see).
 pub fn run(bin: &Path, args: &[&str], dir: &Path, stdin: Option<&[u8]>) -> Run {
+    run_with_env(bin, args, dir, stdin, &[])
+}
+
+/// [`run`] with environment variables set.
+pub fn run_with_env(
+    bin: &Path,
+    args: &[&str],
+    dir: &Path,
+    stdin: Option<&[u8]>,
+    env: &[(&str, &str)],
+) -> Run {
     let mut cmd = Command::new(bin);
     cmd.args(args).current_dir(dir).stdout(Stdio::piped()).stderr(Stdio::piped());
+    cmd.envs(env.iter().copied());
     cmd.env_remove("RUST_BACKTRACE");
     cmd.stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() });
     let mut child = cmd.spawn().expect("the binary starts");

@@ -64,11 +64,18 @@ const ROW_BYTES: usize = 12;
 /// joined.
 const ROW_MEMORY: u64 = 40;
 
-/// Bytes a component member takes while its batch is split.
-const MEMBER_MEMORY: u64 = 64;
+/// Bytes a component member takes while its batch is split (its row and
+/// fingerprint, the batch's records, the split's centres and clusters).
+const MEMBER_MEMORY: u64 = 128;
 
-/// Out-of-core SimHash dedup of 64-bit fingerprints (see the [module](self)
-/// documentation).
+/// Out-of-core SimHash dedup of 64-bit fingerprints: the clusters of
+/// [`Dedup::batch`](super::Dedup::batch) (fixed radius, keep-first order)
+/// with nothing per record in memory but union-find (4 bytes a record,
+/// a mapped temporary file past half of [`memory`](Self::memory)). Pairs
+/// are found a table at a time through partition files of `(permuted
+/// fingerprint, record)` rows; components and clusters leave through
+/// external sorts. Temporary files go to the folder given to
+/// [`new`](Self::new) and are gone when the run ends, even by `kill -9`.
 ///
 /// ```
 /// use neardup::dedup::{OutOfCore, SpillColumn};
@@ -204,7 +211,7 @@ impl OutOfCore {
         timings.push(("find pairs (out of core)", t0.elapsed().as_secs_f64()));
         let mapped = parents.is_mapped();
         let t0 = Instant::now();
-        let sorter = self.components(fingerprints, parents, work)?;
+        let sorter = self.components(fingerprints, parents, work / 2)?;
         spilled += sorter.spilled_bytes();
         timings.push(("components", t0.elapsed().as_secs_f64()));
         let t0 = Instant::now();
@@ -219,7 +226,7 @@ impl OutOfCore {
             timings: Vec::new(),
             removed_bits: vec![0; n.div_ceil(64)],
         };
-        spilled += self.clusters_of(sorter, work, &mut found, on_cluster)?;
+        spilled += self.clusters_of(sorter, work / 2, &mut found, on_cluster)?;
         timings.push(("split components", t0.elapsed().as_secs_f64()));
         found.spilled_bytes = spilled;
         found.timings = timings;

@@ -14,6 +14,7 @@
 mod against;
 mod docs;
 mod memory;
+mod outofcore;
 mod resume;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -114,6 +115,9 @@ pub fn run(mut args: DedupArgs) -> Result<ExitCode> {
         key_memory: Some(spill.shares.band_keys),
         clusters: args.clusters.into(),
     };
+    if outofcore::wanted(&args) {
+        return outofcore::run(&args, &spill, &kept_format, &mut stages, start);
+    }
     args.input.keep_raw = true;
     let errors = ErrorPolicy::new(args.input.on_error);
     let checkpoint = Checkpoint::of(&args, &spill.dir, detector.as_ref().map(|d| d.config().id()))?;
@@ -201,7 +205,17 @@ pub fn run(mut args: DedupArgs) -> Result<ExitCode> {
     let secs = start.elapsed().as_secs_f64();
     let spilled = Spilled { records: docs.spilled_bytes(), signatures: records.spilled_bytes() };
     let counts = Counts { documents: n, records_read: total, kept, input_bytes: bytes_in, seconds: secs };
-    write_summary(&args, detector.as_ref(), rule, &found, &stages, &counts, &spill, spilled, verify)?;
+    write_summary(
+        &args,
+        detector.as_ref(),
+        rule,
+        &FoundCounts::of(&found),
+        &stages,
+        &counts,
+        &spill,
+        spilled,
+        verify,
+    )?;
     if let Some(c) = checkpoint {
         c.finish()?;
     }
@@ -371,6 +385,31 @@ struct Counts {
     seconds: f64,
 }
 
+/// What summary.json says of the clusters.
+struct FoundCounts {
+    /// Clusters by their number of members.
+    sizes: BTreeMap<usize, usize>,
+    clusters: usize,
+    /// Clusters near a document of the `--against` index.
+    near_index: usize,
+    layout: String,
+}
+
+impl FoundCounts {
+    fn of(found: &DedupResult) -> FoundCounts {
+        let mut sizes: BTreeMap<usize, usize> = BTreeMap::new();
+        for cl in &found.clusters {
+            *sizes.entry(cl.members.len()).or_default() += 1;
+        }
+        FoundCounts {
+            sizes,
+            clusters: found.clusters.len(),
+            near_index: found.indexed.iter().filter(|x| x.is_some()).count(),
+            layout: found.layout.clone(),
+        }
+    }
+}
+
 /// Bytes moved to the temporary folder.
 struct Spilled {
     records: u64,
@@ -383,17 +422,14 @@ fn write_summary(
     args: &DedupArgs,
     detector: Option<&Detector>,
     rule: Value,
-    found: &DedupResult,
+    found: &FoundCounts,
     stages: &Stages,
     c: &Counts,
     spill: &Spill,
     spilled: Spilled,
     verify: Option<neardup::dedup::Threshold>,
 ) -> Result<()> {
-    let mut histogram: BTreeMap<usize, usize> = BTreeMap::new();
-    for cl in &found.clusters {
-        *histogram.entry(cl.members.len()).or_default() += 1;
-    }
+    let histogram = &found.sizes;
     let n = c.documents;
     let summary = json!({
         "documents": n,
@@ -401,11 +437,11 @@ fn write_summary(
         "skipped": c.records_read - n as u64,
         "kept": c.kept,
         "duplicates_removed": n as u64 - c.kept,
-        "clusters": found.clusters.len(),
+        "clusters": found.clusters,
         "cluster_sizes": histogram.iter().map(|(k, v)| (k.to_string(), json!(v))).collect::<serde_json::Map<_, _>>(),
         "mode": if args.online { "online" } else { "batch" },
         "against": args.against.as_ref().map(|p| p.display().to_string()),
-        "clusters_near_the_index": found.indexed.iter().filter(|x| x.is_some()).count(),
+        "clusters_near_the_index": found.near_index,
         "index_updated": args.save_index,
         "keep": KeepPolicy::from(args.keep).to_string(),
         "clusters_by": if args.online { "online".to_string() } else { neardup::dedup::ClusterMode::from(args.clusters).to_string() },
