@@ -364,6 +364,47 @@ fn parse_line<'l>(
     Ok(Some((id, fp)))
 }
 
+/// Reads a list a block at a time, handing `sink` each block's entries in
+/// order as `(id, fingerprint)`: the id on the line (a JSONL id as its
+/// JSON value), else the line number — what [`read`]'s `Ids::get` gives.
+/// Memory holds one block, never the list.
+pub fn stream(
+    path: &Path,
+    sink: &mut dyn FnMut(Vec<(serde_json::Value, Fingerprint)>) -> Result<()>,
+) -> Result<()> {
+    let name = path.display().to_string();
+    let input: Box<dyn std::io::Read> = if path.as_os_str() == "-" {
+        Box::new(std::io::stdin().lock())
+    } else {
+        Box::new(std::fs::File::open(path).with_context(|| format!("{}: cannot read", path.display()))?)
+    };
+    let mut checks = Checks::default();
+    for_each_block(input, &name, BLOCK, &mut |p| {
+        checks.check(&p, &name)?;
+        let bits = checks.bits.map_or(Bits::B64, |b| b.0);
+        let entries = (0..p.words.len())
+            .map(|j| {
+                let id = if p.ids.is_empty() {
+                    serde_json::Value::from(p.lines[j])
+                } else {
+                    let s = &p.id_bytes[p.ids[j].0..p.ids[j].1];
+                    match s.strip_prefix('\u{1}') {
+                        Some(json) => serde_json::from_str(json)
+                            .unwrap_or_else(|_| serde_json::Value::String(json.to_owned())),
+                        None => serde_json::Value::String(s.to_owned()),
+                    }
+                };
+                let fp = match bits {
+                    Bits::B64 => Fingerprint::from_u64(p.words[j] as u64),
+                    Bits::B128 => Fingerprint::from_u128(p.words[j]),
+                };
+                (id, fp)
+            })
+            .collect();
+        sink(entries)
+    })
+}
+
 /// A list of 64-bit fingerprints read into temporary files, for a dedup
 /// out of core: the fingerprints as a spilling column (two `u32` halves a
 /// row), the ids on disk.

@@ -1781,4 +1781,30 @@ fn index_query_fingerprint_lists_answer_as_single_queries() {
             assert!(!got["matches"].as_array().unwrap().is_empty());
         }
     }
+    // A list longer than a block (65,536 queries are answered at a time)
+    // is streamed: every block answers as the first, in order, and a
+    // --fingerprint flag comes first.
+    let long: String = (0..70_000).map(|i| fps.lines().nth(i % 64).unwrap().to_owned() + "\n").collect();
+    write(dir.path(), "long.tsv", long.as_bytes());
+    let first = fps.lines().next().unwrap().rsplit_once('\t').unwrap().1;
+    let got = neardup(
+        &["index", "query", "i.ndx", "--fingerprint", first, "--fingerprints", "long.tsv", "--k", "3"],
+        dir.path(),
+        None,
+    )
+    .ok()
+    .jsonl();
+    assert_eq!(got.len(), 70_001);
+    assert_eq!(got[0]["query"], first);
+    let once =
+        neardup(&["index", "query", "i.ndx", "--fingerprints", "fps.tsv", "--k", "3"], dir.path(), None)
+            .ok()
+            .jsonl();
+    for (i, line) in got[1..].iter().enumerate() {
+        assert_eq!(line, &once[i % 64], "query {i}");
+    }
+    // An empty list has nothing to query.
+    write(dir.path(), "empty.tsv", b"\n");
+    neardup(&["index", "query", "i.ndx", "--fingerprints", "empty.tsv", "--k", "3"], dir.path(), None)
+        .fails(2, "nothing to query");
 }

@@ -288,9 +288,27 @@ fn compact(dir: &Path) -> Result<()> {
     Ok(())
 }
 
+/// Queries answered at once: read, asked on every core, written in order,
+/// then the next block — a list or a corpus of queries is streamed, never
+/// held.
+const QUERY_BLOCK: usize = 1 << 16;
+
 fn query(a: IndexQueryArgs) -> Result<()> {
     let mut target = target(&a.index, &a.pipeline, a.no_verify, None)?;
-    let queries = queries(&a, &*target)?;
+    let method = target.pipeline().map_or(Method::Simhash, |c| c.method);
+    if a.fingerprint.is_empty() && a.text.is_empty() && a.fingerprints.is_none() && a.input.paths.is_empty() {
+        return Err(UsageError(
+            "nothing to query: give --text, --fingerprint, --fingerprints or document paths".into(),
+        )
+        .into());
+    }
+    if a.fingerprints.is_some() && method == Method::Minhash {
+        return Err(UsageError(format!(
+            "{} holds MinHash signatures; --fingerprints lists SimHash fingerprints: query by --text or documents",
+            a.index.display()
+        ))
+        .into());
+    }
     let near = match (a.k, a.threshold) {
         (Some(k), _) => Near::Within(k),
         (None, Some(t)) => Near::AtLeast(t),
@@ -298,44 +316,65 @@ fn query(a: IndexQueryArgs) -> Result<()> {
     };
     target.prepare(a.k)?;
     if near == Near::Rule {
-        let method = target.pipeline().map_or(Method::Simhash, |c| c.method);
         note!("neardup: near duplicates by the index's rule: {}, {}", method.title(), target.radius());
     }
-    let asked: Vec<(&Sketch, Option<u32>)> = queries.iter().map(|(_, s, n)| (s, *n)).collect();
-    let results = target.query_many(&asked, near);
     let mut out = Output::open(a.output.as_deref())?;
-    // Lines are made on every core, a block at a time, and written in order.
-    const BLOCK: usize = 1 << 16;
-    let mut results = results.into_iter();
-    for block in queries.chunks(BLOCK) {
-        let answers: Vec<_> = results.by_ref().take(block.len()).collect();
-        let lines: Vec<Result<String>> = block
-            .par_iter()
-            .zip(answers)
-            .map(|((q, s, _), res)| {
-                let matches = res.map_err(|e| UsageError(format!("query {q}: {e}")))?;
-                // A signature is not echoed (a kilobyte of hex per query).
-                let v = match s.fingerprint() {
-                    Some(f) => json!({ "query": q, "fingerprint": f, "matches": matches }),
-                    None => json!({ "query": q, "matches": matches }),
-                };
-                let mut line = serde_json::to_string(&v)?;
-                line.push('\n');
-                Ok(line)
-            })
-            .collect();
-        for line in lines {
-            out.writer().write_all(line?.as_bytes())?;
-        }
+    let target = &*target;
+    let mut asked = 0usize;
+    each_query_block(&a, target, &mut |block| {
+        asked += block.len();
+        answer_block(target, &block, near, &mut out)
+    })?;
+    if asked == 0 {
+        return Err(
+            UsageError("nothing to query: the lists and documents given hold no entries".into()).into()
+        );
     }
     out.finish()?;
     Ok(())
 }
 
-/// The queries `index query` was given, in order: `--fingerprint`s,
-/// `--text`s (signed by the index's pipeline), a `--fingerprints` list,
-/// then documents.
-fn queries(a: &IndexQueryArgs, target: &dyn Target) -> Result<Vec<Query>> {
+/// Answers a block of queries on every core and writes their lines in
+/// order.
+fn answer_block(target: &dyn Target, block: &[Query], near: Near, out: &mut Output) -> Result<()> {
+    let asked: Vec<(&Sketch, Option<u32>)> = block.iter().map(|(_, s, n)| (s, *n)).collect();
+    let answers = target.query_many(&asked, near);
+    let lines: Vec<Result<String>> = block
+        .par_iter()
+        .zip(answers)
+        .map(|((q, s, _), res)| {
+            let matches = res.map_err(|e| UsageError(format!("query {q}: {e}")))?;
+            // A signature is not echoed (a kilobyte of hex per query).
+            let v = Line { fingerprint: s.fingerprint(), matches: &matches, query: q };
+            let mut line = serde_json::to_string(&v)?;
+            line.push('\n');
+            Ok(line)
+        })
+        .collect();
+    for line in lines {
+        out.writer().write_all(line?.as_bytes())?;
+    }
+    Ok(())
+}
+
+/// One answer's line, its fields in the order of a JSON object's sorted
+/// keys (what `json!` wrote before): no map is built a line.
+#[derive(serde::Serialize)]
+struct Line<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fingerprint: Option<neardup::Fingerprint>,
+    matches: &'a [Value],
+    query: &'a Value,
+}
+
+/// The queries `index query` was given, in order, a block at a time:
+/// `--fingerprint`s and `--text`s (signed by the index's pipeline), then a
+/// `--fingerprints` list and documents, streamed.
+fn each_query_block(
+    a: &IndexQueryArgs,
+    target: &dyn Target,
+    sink: &mut dyn FnMut(Vec<Query>) -> Result<()>,
+) -> Result<()> {
     let method = target.pipeline().map_or(Method::Simhash, |c| c.method);
     let pipeline = || -> Result<Detector> {
         match target.pipeline() {
@@ -347,17 +386,10 @@ fn queries(a: &IndexQueryArgs, target: &dyn Target) -> Result<Vec<Query>> {
             .into()),
         }
     };
-    let mut queries: Vec<Query> = Vec::new();
+    let mut given: Vec<Query> = Vec::new();
     for h in &a.fingerprint {
         let f = Sketch::parse(h, method).map_err(|e| UsageError(e.to_string()))?;
-        queries.push((json!(h), f, None));
-    }
-    if a.fingerprints.is_some() && method == Method::Minhash {
-        return Err(UsageError(format!(
-            "{} holds MinHash signatures; --fingerprints lists SimHash fingerprints: query by --text or documents",
-            a.index.display()
-        ))
-        .into());
+        given.push((json!(h), f, None));
     }
     if !a.text.is_empty() {
         let detector = pipeline()?;
@@ -368,28 +400,41 @@ fn queries(a: &IndexQueryArgs, target: &dyn Target) -> Result<Vec<Query>> {
                 ))
                 .into());
             };
-            queries.push((json!(t), sketch, Some(u32::try_from(n).unwrap_or(u32::MAX - 1))));
+            given.push((json!(t), sketch, Some(u32::try_from(n).unwrap_or(u32::MAX - 1))));
         }
+    }
+    // Documents are signed by the pipeline: a missing one is refused
+    // before anything is answered.
+    let detector = if a.input.paths.is_empty() { None } else { Some(pipeline()?) };
+    if !given.is_empty() {
+        sink(given)?;
     }
     if let Some(path) = &a.fingerprints {
-        let (words, ids) = fplist::read(path)?;
-        for i in 0..words.len() {
-            queries.push((ids.get(i), words.get(i).into(), None));
+        let mut block: Vec<Query> = Vec::new();
+        fplist::stream(path, &mut |entries| {
+            block.extend(entries.into_iter().map(|(id, fp)| (id, fp.into(), None)));
+            if block.len() >= QUERY_BLOCK {
+                sink(std::mem::take(&mut block))?;
+            }
+            Ok(())
+        })?;
+        if !block.is_empty() {
+            sink(block)?;
         }
     }
-    if !a.input.paths.is_empty() {
-        let docs = entries::from_documents(&a.input, &pipeline()?, 0)?;
-        for (((_, s), name), n) in docs.entries.into_iter().zip(docs.names).zip(docs.features) {
-            queries.push((json!(name), s, Some(n)));
-        }
+    if let Some(detector) = &detector {
+        entries::documents_in_chunks(&a.input, detector, 0, QUERY_BLOCK, &mut |docs| {
+            let block: Vec<Query> = docs
+                .entries
+                .into_iter()
+                .zip(docs.names)
+                .zip(docs.features)
+                .map(|(((_, s), name), n)| (json!(name), s, Some(n)))
+                .collect();
+            sink(block)
+        })?;
     }
-    if queries.is_empty() {
-        return Err(UsageError(
-            "nothing to query: give --text, --fingerprint, --fingerprints or document paths".into(),
-        )
-        .into());
-    }
-    Ok(queries)
+    Ok(())
 }
 
 fn stats(a: IndexStatsArgs) -> Result<()> {
