@@ -4,13 +4,17 @@
 //! key) << 32 | row`.
 
 use std::io::Write;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use rayon::prelude::*;
 
+use super::filter::{self, FilterBits};
 use super::Segment;
 use crate::index::file::{Column, Deferred};
 use crate::minhash::Banding;
+
+/// The name of a MinHash segment's band filter column ([`super::filter`]).
+pub(super) const FILTER: &str = "filter";
 
 /// One band's table, read in place from a segment file.
 #[derive(Clone, Debug)]
@@ -111,6 +115,7 @@ pub(super) fn merged_column(
     inputs: Arc<[Arc<Segment>]>,
     renumber: Arc<Vec<Vec<u32>>>,
     rows: usize,
+    filter: Arc<Mutex<FilterBits>>,
 ) -> (String, Deferred) {
     let write = move |out: &mut dyn Write| {
         let mut entries = Vec::with_capacity(rows);
@@ -130,9 +135,18 @@ pub(super) fn merged_column(
             )));
         }
         entries.par_sort_unstable();
+        filter.lock().expect("the filter's lock").add_entries(band, entries.iter().copied());
         write_column(&entries, out)
     };
     (format!("band.{band}"), Deferred { len: column_len(rows), write: Arc::new(write) })
+}
+
+/// The filter column of a merge, written after its bands (which fill
+/// `filter` as they are written).
+pub(super) fn merged_filter(rows: usize, bands: usize, filter: Arc<Mutex<FilterBits>>) -> (String, Deferred) {
+    let write =
+        move |out: &mut dyn Write| out.write_all(&filter.lock().expect("the filter's lock").to_bytes());
+    (FILTER.to_owned(), Deferred { len: filter::column_len(rows, bands), write: Arc::new(write) })
 }
 
 /// Adds to `out` the rows (with each probe's tag) of every probe's table
@@ -210,7 +224,8 @@ fn top(entry: u64, d: u32) -> u64 {
 /// The band columns of signatures (row = position), built in memory (a
 /// flush: at most the memory part).
 pub(super) fn build(banding: Banding, signatures: &[&[u32]]) -> Vec<(String, Column)> {
-    (0..banding.bands)
+    let filter = Mutex::new(FilterBits::new(signatures.len(), banding.bands));
+    let mut columns: Vec<(String, Column)> = (0..banding.bands)
         .into_par_iter()
         .map(|band| {
             let mut entries: Vec<u64> = signatures
@@ -219,9 +234,13 @@ pub(super) fn build(banding: Banding, signatures: &[&[u32]]) -> Vec<(String, Col
                 .map(|(row, s)| (banding.key(s, band) & !0xffff_ffff) | row as u64)
                 .collect();
             entries.sort_unstable();
+            filter.lock().expect("the filter's lock").add_entries(band, entries.iter().copied());
             let mut bytes = Vec::with_capacity(column_len(entries.len()));
             write_column(&entries, &mut bytes).expect("writing to memory");
             (format!("band.{band}"), Column::from_vec(bytes))
         })
-        .collect()
+        .collect();
+    let filter = filter.into_inner().expect("the filter's lock");
+    columns.push((FILTER.to_owned(), Column::from_vec(filter.to_bytes())));
+    columns
 }

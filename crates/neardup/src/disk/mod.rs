@@ -28,10 +28,11 @@
 //! segment gives errors or wrong candidates, never a panic, and the engine
 //! rebuilds segments from the store when their checksum fails.
 
+mod filter;
 mod lsh;
 
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use serde::{Deserialize, Serialize};
 
@@ -41,6 +42,7 @@ use crate::index::file::{Column, Deferred, Features, IndexFile, Names};
 use crate::index::{HammingIndex, Match, RuleTables, TableIndex};
 use crate::minhash::Banding;
 use crate::radius::{Plan, Radius, UNKNOWN_FEATURES};
+use filter::{BandFilter, FilterBits};
 
 pub use lsh::BandTable;
 
@@ -106,6 +108,11 @@ pub struct Segment {
     names: Names,
     features: Features,
     tables: Tables,
+    /// MinHash: the band filter, in the file (segments written before it
+    /// have none: every probe reads the tables).
+    filter: Option<BandFilter>,
+    /// The filter copied into anonymous memory ([`Segment::load_filter`]).
+    filter_copy: Arc<OnceLock<Vec<u8>>>,
 }
 
 #[derive(Clone, Debug)]
@@ -204,7 +211,45 @@ impl Segment {
                 Tables::MinHash(bands)
             }
         };
-        Ok(Segment { file, kind, seqs, names, features, tables })
+        let filter = match (kind.banding(), column(lsh::FILTER)) {
+            (Some(banding), Some(col)) => Some(
+                BandFilter::from_column(col, rows, banding.bands)
+                    .ok_or_else(|| bad("its band filter is damaged"))?,
+            ),
+            _ => None,
+        };
+        Ok(Segment { file, kind, seqs, names, features, tables, filter, filter_copy: Arc::default() })
+    }
+
+    /// Copies the band filter (MinHash; 24 bytes a row at 32 bands) into
+    /// anonymous memory backed by huge pages, where a check is one cache
+    /// miss without a page walk; returns the bytes it holds (0 when there
+    /// is no filter or it was copied before). Until then, checks read the
+    /// mapped file.
+    pub fn load_filter(&self) -> usize {
+        let Some(f) = &self.filter else { return 0 };
+        let mut copied = 0;
+        self.filter_copy.get_or_init(|| {
+            let bytes = f.bytes();
+            let mut v = crate::index::blob::huge_vec(bytes.len());
+            v.extend_from_slice(bytes);
+            copied = v.len();
+            v
+        });
+        copied
+    }
+
+    /// Bytes of the band filter (MinHash), and whether it was copied into
+    /// anonymous memory.
+    pub fn filter_bytes_held(&self) -> (usize, bool) {
+        (self.filter.as_ref().map_or(0, |f| f.bytes().len()), self.filter_copy.get().is_some())
+    }
+
+    /// The band filter's bytes and where a key falls in them, if the
+    /// segment has one.
+    fn filter_bytes(&self) -> Option<(&BandFilter, &[u8])> {
+        let f = self.filter.as_ref()?;
+        Some((f, self.filter_copy.get().map_or(f.bytes(), Vec::as_slice)))
     }
 
     /// What the segment's tables are for.
@@ -382,9 +427,13 @@ impl Segment {
                 // band's entries in memory at a time.
                 let (shared, new_row): (Arc<[Arc<Segment>]>, _) = (inputs.into(), Arc::new(new_row));
                 let banding = kind.banding().expect("a MinHash kind");
-                let deferred = (0..banding.bands)
-                    .map(|b| lsh::merged_column(b, shared.clone(), new_row.clone(), rows.len()))
+                let filter = Arc::new(Mutex::new(FilterBits::new(rows.len(), banding.bands)));
+                let mut deferred: Vec<_> = (0..banding.bands)
+                    .map(|b| {
+                        lsh::merged_column(b, shared.clone(), new_row.clone(), rows.len(), filter.clone())
+                    })
                     .collect();
+                deferred.push(lsh::merged_filter(rows.len(), banding.bands, filter));
                 write_file(
                     path,
                     kind,
@@ -403,12 +452,33 @@ impl Segment {
 /// [`Segment::band_candidates`] of many segments at once (their probes'
 /// memory reads overlapped): `(segment's position in segs, row)`, possibly
 /// repeated.
+///
+/// A segment's band filter is checked first (every check's line fetched
+/// ahead, then tested), so a probe that cannot match reads no table.
 pub fn band_candidates_of(segs: &[&Segment], keys: &[u64], out: &mut Vec<(u32, u32)>) {
-    let probes: Vec<(&BandTable, u64, u32)> = segs
-        .iter()
-        .enumerate()
-        .flat_map(|(i, s)| s.bands().iter().zip(keys).map(move |(t, &k)| (t, k, i as u32)))
-        .collect();
+    let mut probes: Vec<(&BandTable, u64, u32)> = Vec::with_capacity(segs.len() * keys.len());
+    let mut checks: Vec<(usize, [u32; 3], &[u8])> = Vec::with_capacity(keys.len());
+    for (i, s) in segs.iter().enumerate() {
+        let bands = s.bands();
+        match s.filter_bytes() {
+            None => probes.extend(bands.iter().zip(keys).map(|(t, &k)| (t, k, i as u32))),
+            Some((f, bytes)) => {
+                checks.clear();
+                for (band, &k) in keys.iter().enumerate().take(bands.len()) {
+                    let (at, bits) = f.place(band, k);
+                    if let Some(p) = bytes.get(at) {
+                        crate::simd::prefetch(p);
+                    }
+                    checks.push((at, bits, bytes));
+                }
+                for (band, &(at, bits, bytes)) in checks.iter().enumerate() {
+                    if filter::has(bytes, at, bits) {
+                        probes.push((&bands[band], keys[band], i as u32));
+                    }
+                }
+            }
+        }
+    }
     lsh::rows_with_many(&probes, out);
 }
 

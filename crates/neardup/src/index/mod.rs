@@ -24,7 +24,7 @@
 //! # Ok::<(), neardup::Error>(())
 //! ```
 
-mod blob;
+pub(crate) mod blob;
 pub mod cluster;
 pub mod file;
 mod keyed;
