@@ -115,20 +115,12 @@ fn minhash_segments_find_what_the_in_memory_index_finds_before_and_after_a_merge
     for q in sigs.iter().step_by(5) {
         assert_eq!(confirmed(&sm, banding, q, &sig_of), want(q, &dead));
     }
-    // Every segment has a band filter (24 B a row at 32 bands: here 8
-    // bands, a power of two of 64-byte blocks); its copy in memory answers
-    // as the mapped one, and most probes of unknown keys are ruled out
-    // (the candidates of random signatures stay what the tables give).
-    for seg in [&*sa, &sm] {
-        let (bytes, copied) = seg.filter_bytes_held();
-        assert!(bytes >= seg.len() * 8 * 6 / 8 && bytes < seg.len() * 8 * 6 / 8 + 64 && !copied, "{bytes}");
-        let random = signatures(&mut rng, 50);
-        let before: Vec<Vec<u64>> = random.iter().map(|q| confirmed(seg, banding, q, &sig_of)).collect();
-        assert_eq!(seg.load_filter(), bytes);
-        assert_eq!(seg.load_filter(), 0, "copied once");
-        assert!(seg.filter_bytes_held().1);
-        let after: Vec<Vec<u64>> = random.iter().map(|q| confirmed(seg, banding, q, &sig_of)).collect();
-        assert_eq!(after, before);
+    // Every segment has a band filter: 6 bits a key, 8 bands here, in
+    // whole 64-byte blocks (the answers above went through it).
+    for seg in [&*sa, &*sb, &sm] {
+        let bytes = seg.filter_bytes();
+        let exact = seg.len() * 8 * 6 / 8;
+        assert!(bytes >= exact && bytes < exact + 64, "{bytes} for {} rows", seg.len());
     }
     for q in sigs.iter().step_by(5) {
         assert_eq!(confirmed(&sm, banding, q, &sig_of), want(q, &dead));

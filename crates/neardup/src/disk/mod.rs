@@ -32,7 +32,7 @@ mod filter;
 mod lsh;
 
 use std::path::Path;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
 
@@ -108,11 +108,9 @@ pub struct Segment {
     names: Names,
     features: Features,
     tables: Tables,
-    /// MinHash: the band filter, in the file (segments written before it
-    /// have none: every probe reads the tables).
+    /// MinHash: the band filter, read in place (segments written before
+    /// it have none: every probe reads the tables).
     filter: Option<BandFilter>,
-    /// The filter copied into anonymous memory ([`Segment::load_filter`]).
-    filter_copy: Arc<OnceLock<Vec<u8>>>,
 }
 
 #[derive(Clone, Debug)]
@@ -218,38 +216,13 @@ impl Segment {
             ),
             _ => None,
         };
-        Ok(Segment { file, kind, seqs, names, features, tables, filter, filter_copy: Arc::default() })
+        Ok(Segment { file, kind, seqs, names, features, tables, filter })
     }
 
-    /// Copies the band filter (MinHash; 24 bytes a row at 32 bands) into
-    /// anonymous memory backed by huge pages, where a check is one cache
-    /// miss without a page walk; returns the bytes it holds (0 when there
-    /// is no filter or it was copied before). Until then, checks read the
-    /// mapped file.
-    pub fn load_filter(&self) -> usize {
-        let Some(f) = &self.filter else { return 0 };
-        let mut copied = 0;
-        self.filter_copy.get_or_init(|| {
-            let bytes = f.bytes();
-            let mut v = crate::index::blob::huge_vec(bytes.len());
-            v.extend_from_slice(bytes);
-            copied = v.len();
-            v
-        });
-        copied
-    }
-
-    /// Bytes of the band filter (MinHash), and whether it was copied into
-    /// anonymous memory.
-    pub fn filter_bytes_held(&self) -> (usize, bool) {
-        (self.filter.as_ref().map_or(0, |f| f.bytes().len()), self.filter_copy.get().is_some())
-    }
-
-    /// The band filter's bytes and where a key falls in them, if the
-    /// segment has one.
-    fn filter_bytes(&self) -> Option<(&BandFilter, &[u8])> {
-        let f = self.filter.as_ref()?;
-        Some((f, self.filter_copy.get().map_or(f.bytes(), Vec::as_slice)))
+    /// Bytes of the band filter (MinHash; 24 a row at 32 bands; 0 for
+    /// SimHash and for segments written before it).
+    pub fn filter_bytes(&self) -> usize {
+        self.filter.as_ref().map_or(0, |f| f.bytes().len())
     }
 
     /// What the segment's tables are for.
@@ -460,9 +433,10 @@ pub fn band_candidates_of(segs: &[&Segment], keys: &[u64], out: &mut Vec<(u32, u
     let mut checks: Vec<(usize, [u32; 3], &[u8])> = Vec::with_capacity(keys.len());
     for (i, s) in segs.iter().enumerate() {
         let bands = s.bands();
-        match s.filter_bytes() {
+        match &s.filter {
             None => probes.extend(bands.iter().zip(keys).map(|(t, &k)| (t, k, i as u32))),
-            Some((f, bytes)) => {
+            Some(f) => {
+                let bytes = f.bytes();
                 checks.clear();
                 for (band, &k) in keys.iter().enumerate().take(bands.len()) {
                     let (at, bits) = f.place(band, k);

@@ -24,7 +24,7 @@
 //! # Ok::<(), neardup::Error>(())
 //! ```
 
-pub(crate) mod blob;
+mod blob;
 pub mod cluster;
 pub mod file;
 mod keyed;

@@ -882,35 +882,13 @@ fn scrub(state: &std::sync::RwLock<super::state::State>) {
     }
 }
 
-/// Copies segments' band filters into anonymous memory (newest first,
-/// with no lock held) while all copies fit half of `--memory`: 24 bytes a
-/// MinHash row, so the default `--memory` (64 bytes a document) holds
-/// them all. A segment left out is probed through its mapped filter.
-fn load_filters(state: &std::sync::RwLock<super::state::State>) {
-    let (segments, budget) = match state.read().expect("lock").disk() {
-        Some(d) => (d.segments.iter().rev().map(|h| h.seg.clone()).collect::<Vec<_>>(), d.options.memory / 2),
-        None => return,
-    };
-    let mut held: u64 =
-        segments.iter().map(|s| s.filter_bytes_held()).filter(|f| f.1).map(|f| f.0 as u64).sum();
-    for seg in segments {
-        let (bytes, copied) = seg.filter_bytes_held();
-        if !copied && bytes > 0 && held + bytes as u64 <= budget {
-            seg.load_filter();
-            held += bytes as u64;
-        }
-    }
-}
-
 /// Flushes and merges whatever is due, off the read and write paths:
 /// files are written with no lock held, and installed (manifest first)
 /// under a short write lock. Stops at the first error (the work is retried
 /// at the next wake-up; answers stay exact meanwhile).
 pub(super) fn maintain(state: &std::sync::RwLock<super::state::State>, stop: &AtomicBool) -> Result<()> {
     scrub(state);
-    load_filters(state);
     while !stop.load(Ordering::Relaxed) {
-        load_filters(state);
         // A flush.
         let job = {
             let mut s = state.write().expect("lock");
