@@ -215,7 +215,7 @@ impl Target for FileTarget {
         let fps: Option<Vec<neardup::Fingerprint>> = queries.iter().map(|(s, _)| s.fingerprint()).collect();
         match (near, fps) {
             (Near::Within(k), Some(fps)) => match self.file.index.query_batch(&fps, k) {
-                Ok(found) => found.into_iter().map(|m| Ok(self.named(m))).collect(),
+                Ok(found) => found.into_par_iter().map(|m| Ok(self.named(m))).collect(),
                 Err(e) => vec![Err(e.to_string()); queries.len()],
             },
             _ => queries.par_iter().map(|&(s, n)| self.query(s, n, near)).collect(),
