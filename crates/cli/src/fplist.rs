@@ -33,13 +33,7 @@ impl Ids {
             return serde_json::Value::from(self.line(i));
         }
         let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
-        let s = &self.bytes[start..self.ends[i] as usize];
-        // JSONL ids were stored as JSON; tab-separated ids as text.
-        if let Some(json) = s.strip_prefix('\u{1}') {
-            serde_json::from_str(json).unwrap_or_else(|_| serde_json::Value::String(json.to_owned()))
-        } else {
-            serde_json::Value::String(s.to_owned())
-        }
+        id_value(&self.bytes[start..self.ends[i] as usize])
     }
 
     /// The 1-based line of entry `i`.
@@ -77,12 +71,37 @@ const MAX_LINE: usize = 16 << 20;
 /// Reads a fingerprint list, streaming it a block at a time.
 pub fn read(path: &Path) -> Result<(Words, Ids)> {
     let name = path.display().to_string();
-    let input: Box<dyn std::io::Read> = if path.as_os_str() == "-" {
+    let input = open(path)?;
+    read_blocks(input, &name, BLOCK)
+}
+
+/// The list at `path`, or standard input for `-`.
+fn open(path: &Path) -> Result<Box<dyn std::io::Read>> {
+    Ok(if path.as_os_str() == "-" {
         Box::new(std::io::stdin().lock())
     } else {
         Box::new(std::fs::File::open(path).with_context(|| format!("{}: cannot read", path.display()))?)
-    };
-    read_blocks(input, &name, BLOCK)
+    })
+}
+
+/// Entry `j`'s id in a parsed block: the one on its line (a JSONL id as
+/// its JSON value), else its line number — what [`Ids::get`] gives.
+fn entry_id(p: &Parsed, j: usize) -> serde_json::Value {
+    if p.ids.is_empty() {
+        return serde_json::Value::from(p.lines[j]);
+    }
+    id_value(&p.id_bytes[p.ids[j].0..p.ids[j].1])
+}
+
+/// A stored id as a value: JSONL ids were stored as `\u{1}` + JSON,
+/// tab-separated ids as text.
+fn id_value(s: &str) -> serde_json::Value {
+    match s.strip_prefix('\u{1}') {
+        Some(json) => {
+            serde_json::from_str(json).unwrap_or_else(|_| serde_json::Value::String(json.to_owned()))
+        }
+        None => serde_json::Value::String(s.to_owned()),
+    }
 }
 
 /// [`read`] from `input`, `block` bytes at a time.
@@ -373,27 +392,14 @@ pub fn stream(
     sink: &mut dyn FnMut(Vec<(serde_json::Value, Fingerprint)>) -> Result<()>,
 ) -> Result<()> {
     let name = path.display().to_string();
-    let input: Box<dyn std::io::Read> = if path.as_os_str() == "-" {
-        Box::new(std::io::stdin().lock())
-    } else {
-        Box::new(std::fs::File::open(path).with_context(|| format!("{}: cannot read", path.display()))?)
-    };
+    let input = open(path)?;
     let mut checks = Checks::default();
     for_each_block(input, &name, BLOCK, &mut |p| {
         checks.check(&p, &name)?;
         let bits = checks.bits.map_or(Bits::B64, |b| b.0);
         let entries = (0..p.words.len())
             .map(|j| {
-                let id = if p.ids.is_empty() {
-                    serde_json::Value::from(p.lines[j])
-                } else {
-                    let s = &p.id_bytes[p.ids[j].0..p.ids[j].1];
-                    match s.strip_prefix('\u{1}') {
-                        Some(json) => serde_json::from_str(json)
-                            .unwrap_or_else(|_| serde_json::Value::String(json.to_owned())),
-                        None => serde_json::Value::String(s.to_owned()),
-                    }
-                };
+                let id = entry_id(&p, j);
                 let fp = match bits {
                     Bits::B64 => Fingerprint::from_u64(p.words[j] as u64),
                     Bits::B128 => Fingerprint::from_u128(p.words[j]),
@@ -463,18 +469,7 @@ impl SpilledIds {
         }
         if self.stored.is_some() {
             for j in 0..p.words.len() {
-                let text = if p.ids.is_empty() {
-                    p.lines[j].to_string()
-                } else {
-                    let s = &p.id_bytes[p.ids[j].0..p.ids[j].1];
-                    match s.strip_prefix('\u{1}') {
-                        Some(json) => serde_json::from_str::<serde_json::Value>(json).map_or_else(
-                            |_| serde_json::Value::String(json.to_owned()).to_string(),
-                            |v| v.to_string(),
-                        ),
-                        None => serde_json::Value::String(s.to_owned()).to_string(),
-                    }
-                };
+                let text = entry_id(p, j).to_string();
                 self.push_text(&text)?;
             }
         }
@@ -581,11 +576,7 @@ pub fn first_width(path: &Path) -> Option<Bits> {
 /// temporary files that cannot be written.
 pub fn read_spilled(path: &Path, dir: &Path, limit: u64) -> Result<SpilledList> {
     let name = path.display().to_string();
-    let input: Box<dyn std::io::Read> = if path.as_os_str() == "-" {
-        Box::new(std::io::stdin().lock())
-    } else {
-        Box::new(std::fs::File::open(path).with_context(|| format!("{}: cannot read", path.display()))?)
-    };
+    let input = open(path)?;
     let mut checks = Checks::default();
     let mut fingerprints = SpillColumn::spilling(2, SpillTo { dir: dir.to_path_buf(), limit });
     let mut ids = SpilledIds::new(dir);

@@ -58,7 +58,7 @@ pub(super) fn run(
     radius.validate(Bits::B64).map_err(UsageError)?;
     let mut sizes: BTreeMap<usize, usize> = BTreeMap::new();
     let mut out = Output::open(Some(&args.output.join("clusters.jsonl")))?;
-    let mut failed: Option<anyhow::Error> = None;
+    let mut bridge = Bridge::default();
     let found = stages.time("find near duplicates (out of core)", || {
         let dedup = OutOfCore::new(radius.clone(), &spill.dir)
             .memory(args.memory.0)
@@ -85,16 +85,9 @@ pub(super) fn run(
                 out.writer().write_all(b"\n")?;
                 Ok(())
             };
-            line().map_err(|e| {
-                failed = Some(e);
-                neardup::Error::Config("stopped".into())
-            })
+            bridge.pass(line())
         });
-        match (failed.take(), found) {
-            (Some(e), _) => Err(e),
-            (None, Err(neardup::Error::Config(m))) => Err(UsageError(m).into()),
-            (None, r) => Ok(r?),
-        }
+        std::mem::take(&mut bridge).finish(found)
     })?;
     out.finish()?;
     let kept_path = stages.time("write", || write_kept(args, kept_format, fps, ids, &found))?;
@@ -145,7 +138,7 @@ fn write_kept(
 ) -> Result<std::path::PathBuf> {
     let mut out = KeptWriter::open(&args.output, "kept", format)?;
     let mut reader = ids.reader()?;
-    let mut failed: Option<anyhow::Error> = None;
+    let mut bridge = Bridge::default();
     let mut line = String::new();
     let read = fps.chunks(|first, values| {
         let mut each = || -> Result<()> {
@@ -167,14 +160,34 @@ fn write_kept(
             }
             Ok(())
         };
-        each().map_err(|e| {
-            failed = Some(e);
-            neardup::Error::Config("stopped".into())
-        })
+        bridge.pass(each())
     });
-    if let Some(e) = failed {
-        return Err(e);
-    }
-    read?;
+    bridge.finish(read)?;
     out.finish()
+}
+
+/// Carries this command's error out of a callback of the core (whose
+/// callbacks return the core's errors): the callback stops the core's
+/// loop, and the error comes back whole at [`finish`](Self::finish).
+#[derive(Default)]
+struct Bridge(Option<anyhow::Error>);
+
+impl Bridge {
+    /// The callback's result, as the core takes it.
+    fn pass(&mut self, r: Result<()>) -> neardup::Result<()> {
+        r.map_err(|e| {
+            self.0 = Some(e);
+            neardup::Error::Config("stopped by the caller".into())
+        })
+    }
+
+    /// The core's result, or the callback's error that stopped it; the
+    /// core's configuration errors are usage errors.
+    fn finish<T>(self, r: neardup::Result<T>) -> Result<T> {
+        match (self.0, r) {
+            (Some(e), _) => Err(e),
+            (None, Err(neardup::Error::Config(m))) => Err(UsageError(m).into()),
+            (None, r) => Ok(r?),
+        }
+    }
 }
