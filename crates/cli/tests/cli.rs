@@ -982,6 +982,69 @@ fn files_written_by_0_1_still_open() {
 }
 
 #[test]
+fn a_data_directory_written_before_record_version_4_answers_the_same() {
+    // testdata/compat/v0.2-data: a MinHash data directory written before
+    // store records held their sequence numbers and before band tables
+    // were packed (2 segments of eight-byte entries, 2 tombstones: the
+    // two replacements in v0.2-more.jsonl). v0.2-data.query.jsonl is what
+    // that version answered for these queries.
+    let dir = tmp();
+    let d = dir.path();
+    let compat = |name: &str| testdata(&format!("compat/{name}"));
+    let data = d.join("data");
+    std::fs::create_dir_all(data.join("index")).unwrap();
+    for f in [
+        "store.redb",
+        "store.clean",
+        "index/MANIFEST.json",
+        "index/seg-00000001.nds",
+        "index/seg-00000002.nds",
+    ] {
+        std::fs::copy(compat(&format!("v0.2-data/{f}")), data.join(f)).unwrap();
+    }
+    let data = data.display().to_string();
+    let queries = [testdata("docs_en.jsonl"), testdata("copies.jsonl"), compat("v0.2-more.jsonl")];
+    let want = std::fs::read_to_string(compat("v0.2-data.query.jsonl")).unwrap();
+    let query = || {
+        let mut args = vec!["index", "query", data.as_str()];
+        args.extend(queries.iter().map(String::as_str));
+        neardup(&args, d, None).ok().stdout()
+    };
+    assert_eq!(query(), want, "the old directory, opened as it is");
+    // A new document (a new, packed segment), then a compaction merges the
+    // old segments with it: the old answers stay, the new one is found.
+    write(d, "copy.jsonl", &std::fs::read(testdata("copies.jsonl")).unwrap()[..]);
+    let first: Value = serde_json::from_str(want.lines().next().unwrap()).unwrap();
+    neardup(&["index", "add", &data, "copy.jsonl"], d, None).ok();
+    neardup(&["index", "compact", &data], d, None).ok();
+    let s: Value =
+        serde_json::from_str(&neardup(&["index", "stats", &data, "--json"], d, None).ok().stdout()).unwrap();
+    assert_eq!(s["documents"], 66 + 6, "{s}");
+    // One segment (old and new rows merged, packed) and no tombstones.
+    assert_eq!(s["disk_index"]["segments"].as_array().unwrap().len(), 1, "{s}");
+    assert_eq!(
+        (s["disk_index"]["tombstones"].as_u64(), s["disk_index"]["counters"]["merges"].as_u64()),
+        (Some(0), Some(1))
+    );
+    let after: Vec<Value> = query().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let ids = |v: &Value| -> Vec<String> {
+        v["matches"].as_array().unwrap().iter().map(|m| m["id"].as_str().unwrap().to_owned()).collect()
+    };
+    let mut got = ids(&after[0]);
+    got.retain(|id| !id.starts_with("en/blog/"));
+    assert_eq!(got, ids(&first), "the old matches of the first query, and the copies added since");
+    let copies: Vec<Value> = std::fs::read_to_string(testdata("copies.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    for c in &copies {
+        let line = after.iter().find(|l| l["query"] == c["id"]).unwrap();
+        assert!(ids(line).contains(&c["id"].as_str().unwrap().to_owned()), "{line}");
+    }
+}
+
+#[test]
 fn eval_counts_by_hand() {
     // Four pairs, hand-checked: identical (d = 0, dup), a near copy (dup),
     // an unrelated pair (not), and one labelled -1 (skipped).

@@ -69,74 +69,104 @@ pub(crate) fn check_id(id: &str) -> Result<()> {
     Ok(())
 }
 
-/// The record version written for fingerprints: 2 adds the feature
-/// count. Version 1 records (no count) are still read.
-const VERSION: u8 = 2;
+/// Record versions 1–3, still read: 1 has no feature count; 2 adds it;
+/// 3 is a signature (the fixed part of version 2 with width 0 and a zero
+/// fingerprint, then the number of values (u16) and the values (u32
+/// each) before the metadata). None of them holds the sequence number.
+const VERSION_SIGNATURE_OLD: u8 = 3;
 
-/// The record version written for signatures: the fixed part of version
-/// 2 with width 0 and a zero fingerprint, then the number of values (u16)
-/// and the values (u32 each) before the metadata.
-const VERSION_SIGNATURE: u8 = 3;
+/// The record version written: the sequence number in the record (the
+/// store kept it in a table of its own before, a second copy of every id),
+/// and only the sketch's own bytes (see [`DocRecord::encode`]).
+const VERSION: u8 = 4;
 
-/// The feature count stored for "not known" (version 2).
+/// The feature count stored for "not known" (version 2 on).
 const NO_FEATURES: u32 = u32::MAX;
 
+/// Bytes of the fixed part of a version 4 record, before the sketch.
+const FIXED_V4: usize = 31;
+
 impl DocRecord {
-    /// The value stored under the id: version byte, width byte, 16 bytes of
-    /// fingerprint, inserted_at, a flag and the content hash, the feature
-    /// count (u32, `u32::MAX` if not known; version 2 on), then the metadata
-    /// JSON (possibly empty). A signature (version 3) has width 0, a zero
-    /// fingerprint, and its length (u16) and values after the feature
-    /// count. Little-endian.
-    pub(crate) fn encode(&self) -> Vec<u8> {
+    /// The value stored under the id (version 4, little-endian): version
+    /// byte, width byte (64 or 128 for a fingerprint, 0 for a signature),
+    /// the sequence number `seq` (u64), inserted_at (u64), a flag and the
+    /// content hash (u64), the feature count (u32, `u32::MAX` if not
+    /// known); then the sketch: the fingerprint's 8 or 16 bytes, or the
+    /// signature's length (u16) and values (u32 each); then the metadata
+    /// JSON (possibly empty).
+    pub(crate) fn encode(&self, seq: u64) -> Vec<u8> {
         let meta = self.metadata.as_ref().map(|m| m.to_string()).unwrap_or_default();
         let signature = self.sketch.signature().map_or(&[][..], Signature::values);
-        let mut v = Vec::with_capacity(41 + 4 * signature.len() + meta.len());
-        match &self.sketch {
-            Sketch::Fingerprint(fp) => {
-                v.push(VERSION);
-                v.push(fp.bits().get() as u8);
-                v.extend_from_slice(&fp.value().to_le_bytes());
-            }
-            Sketch::Signature(_) => {
-                v.push(VERSION_SIGNATURE);
-                v.push(0);
-                v.extend_from_slice(&0u128.to_le_bytes());
-            }
-        }
+        let mut v = Vec::with_capacity(FIXED_V4 + 18 + 4 * signature.len() + meta.len());
+        v.push(VERSION);
+        v.push(match &self.sketch {
+            Sketch::Fingerprint(fp) => fp.bits().get() as u8,
+            Sketch::Signature(_) => 0,
+        });
+        v.extend_from_slice(&seq.to_le_bytes());
         v.extend_from_slice(&self.inserted_at_ms.to_le_bytes());
         v.push(u8::from(self.content_hash.is_some()));
         v.extend_from_slice(&self.content_hash.unwrap_or(0).to_le_bytes());
         v.extend_from_slice(&self.features.unwrap_or(NO_FEATURES).to_le_bytes());
-        if self.sketch.signature().is_some() {
-            let n = u16::try_from(signature.len()).expect("signatures have at most 4096 values");
-            v.extend_from_slice(&n.to_le_bytes());
-            for x in signature {
-                v.extend_from_slice(&x.to_le_bytes());
+        match &self.sketch {
+            Sketch::Fingerprint(fp) if fp.bits() == Bits::B64 => {
+                v.extend_from_slice(&(fp.value() as u64).to_le_bytes());
+            }
+            Sketch::Fingerprint(fp) => v.extend_from_slice(&fp.value().to_le_bytes()),
+            Sketch::Signature(_) => {
+                let n = u16::try_from(signature.len()).expect("signatures have at most 4096 values");
+                v.extend_from_slice(&n.to_le_bytes());
+                for x in signature {
+                    v.extend_from_slice(&x.to_le_bytes());
+                }
             }
         }
         v.extend_from_slice(meta.as_bytes());
         v
     }
 
-    /// The length of the fixed part of a record (before the metadata),
-    /// from its first bytes (checked long enough for the fingerprint part).
-    fn fixed_len(v: &[u8]) -> usize {
+    /// Where the fields of a record are, by its version: (inserted_at,
+    /// flag, feature count or `None`, sketch), as byte offsets.
+    fn layout(v: &[u8]) -> Layout {
         match v[0] {
-            1 => 35,
-            VERSION_SIGNATURE if v.len() >= 41 => 41 + 4 * usize::from(u16::from_le_bytes([v[39], v[40]])),
-            VERSION_SIGNATURE => 41,
-            _ => 39,
+            1 => Layout { inserted: 18, flag: 26, features: None, sketch: 2 },
+            VERSION => Layout { inserted: 10, flag: 18, features: Some(27), sketch: FIXED_V4 },
+            _ => Layout { inserted: 18, flag: 26, features: Some(35), sketch: 2 },
         }
+    }
+
+    /// The length of the fixed part of a record (before the metadata),
+    /// from its first bytes (`None` if they are too short to say).
+    fn fixed_len(v: &[u8]) -> Option<usize> {
+        let count = |at: usize| v.get(at..at + 2).map(|c| usize::from(u16::from_le_bytes([c[0], c[1]])));
+        Some(match (v[0], v.get(1).copied()?) {
+            (1, _) => 35,
+            (VERSION_SIGNATURE_OLD, _) => 41 + 4 * count(39)?,
+            (VERSION, 0) => FIXED_V4 + 2 + 4 * count(FIXED_V4)?,
+            (VERSION, 64) => FIXED_V4 + 8,
+            (VERSION, _) => FIXED_V4 + 16,
+            _ => 39,
+        })
+    }
+
+    /// An encoded record of an older version as the current version
+    /// writes it, with sequence number `seq` (`None` if it is damaged).
+    pub(crate) fn upgrade(v: &[u8], seq: u64) -> Option<Vec<u8>> {
+        DocRecord::decode("", v).ok().map(|r| r.encode(seq))
+    }
+
+    /// The sequence number an encoded record holds (`None` for records
+    /// written before version 4, which kept it beside them).
+    pub(crate) fn decode_seq(v: &[u8]) -> Option<u64> {
+        (v.first() == Some(&VERSION) && v.len() >= 10)
+            .then(|| u64::from_le_bytes(v[2..10].try_into().expect("8 bytes")))
     }
 
     /// The feature count of an encoded record (checked by
     /// [`decode_sketch`](Self::decode_sketch)).
     pub(crate) fn decode_features(v: &[u8]) -> Option<u32> {
-        if v[0] == 1 {
-            return None;
-        }
-        let n = u32::from_le_bytes(v[35..39].try_into().expect("4 bytes"));
+        let at = Self::layout(v).features?;
+        let n = u32::from_le_bytes(v[at..at + 4].try_into().expect("4 bytes"));
         (n != NO_FEATURES).then_some(n)
     }
 
@@ -144,47 +174,54 @@ impl DocRecord {
     /// needs; the metadata is not parsed).
     pub(crate) fn decode_sketch(id: &str, v: &[u8]) -> Result<Sketch> {
         let bad = |message: &str| StoreError::Corrupt { id: id.to_owned(), message: message.to_owned() };
-        if v.is_empty() || !(1..=VERSION_SIGNATURE).contains(&v[0]) {
+        if v.is_empty() || !(1..=VERSION).contains(&v[0]) {
             return Err(bad("unknown record version"));
         }
-        if v.len() < 18 || v.len() < Self::fixed_len(v) {
-            return Err(bad("too short"));
+        match Self::fixed_len(v) {
+            Some(fixed) if v.len() >= fixed && v.len() >= 18 => {}
+            _ => return Err(bad("too short")),
         }
-        if v[0] == VERSION_SIGNATURE {
-            let n = usize::from(u16::from_le_bytes([v[39], v[40]]));
+        let signature = |at: usize| {
+            let n = usize::from(u16::from_le_bytes([v[at], v[at + 1]]));
             if v[1] != 0 || n == 0 || n > MAX_PERMUTATIONS {
                 return Err(bad("a signature record of a bad width or length"));
             }
-            let values: Vec<u32> = v[41..41 + 4 * n]
+            let values: Vec<u32> = v[at + 2..at + 2 + 4 * n]
                 .chunks_exact(4)
                 .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
                 .collect();
-            return Ok(Sketch::Signature(Signature::from_values(values)));
-        }
-        let bits = match v[1] {
-            64 => Bits::B64,
-            128 => Bits::B128,
+            Ok(Sketch::Signature(Signature::from_values(values)))
+        };
+        let at = Self::layout(v).sketch;
+        let (bits, value) = match (v[0], v[1]) {
+            (VERSION_SIGNATURE_OLD, _) => return signature(39),
+            (VERSION, 0) => return signature(FIXED_V4),
+            (VERSION, 64) => {
+                (Bits::B64, u128::from(u64::from_le_bytes(v[at..at + 8].try_into().expect("8"))))
+            }
+            (_, 64) => (Bits::B64, u128::from_le_bytes(v[at..at + 16].try_into().expect("16 bytes"))),
+            (_, 128) => (Bits::B128, u128::from_le_bytes(v[at..at + 16].try_into().expect("16 bytes"))),
             _ => return Err(bad("fingerprint width is neither 64 nor 128")),
         };
-        let value = u128::from_le_bytes(v[2..18].try_into().expect("16 bytes"));
         if bits == Bits::B64 && value >> 64 != 0 {
             return Err(bad("64-bit fingerprint with high bits set"));
         }
         Ok(Sketch::Fingerprint(Fingerprint::new(value, bits)))
     }
 
-    /// Reads what [`encode`](Self::encode) wrote.
+    /// Reads what [`encode`](Self::encode) wrote (or an older version).
     pub(crate) fn decode(id: &str, v: &[u8]) -> Result<DocRecord> {
         let bad = |message: &str| StoreError::Corrupt { id: id.to_owned(), message: message.to_owned() };
         let sketch = Self::decode_sketch(id, v)?;
-        let inserted_at_ms = u64::from_le_bytes(v[18..26].try_into().expect("8 bytes"));
-        let hash = u64::from_le_bytes(v[27..35].try_into().expect("8 bytes"));
-        let content_hash = match v[26] {
+        let l = Self::layout(v);
+        let inserted_at_ms = u64::from_le_bytes(v[l.inserted..l.inserted + 8].try_into().expect("8 bytes"));
+        let hash = u64::from_le_bytes(v[l.flag + 1..l.flag + 9].try_into().expect("8 bytes"));
+        let content_hash = match v[l.flag] {
             0 => None,
             1 => Some(hash),
             _ => return Err(bad("bad content-hash flag")),
         };
-        let fixed = Self::fixed_len(v);
+        let fixed = Self::fixed_len(v).expect("checked by decode_sketch");
         let metadata = if v.len() == fixed {
             None
         } else {
@@ -195,9 +232,45 @@ impl DocRecord {
     }
 }
 
+/// Byte offsets of a record's fields (they moved in version 4).
+struct Layout {
+    inserted: usize,
+    flag: usize,
+    features: Option<usize>,
+    sketch: usize,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A record as versions 2 and 3 wrote it (no sequence number; a
+    /// 16-byte fingerprint field, zero for signatures).
+    fn encode_v3(r: &DocRecord) -> Vec<u8> {
+        let signature = r.sketch.signature().map_or(&[][..], Signature::values);
+        let mut v = Vec::new();
+        match &r.sketch {
+            Sketch::Fingerprint(fp) => {
+                v.push(2);
+                v.push(fp.bits().get() as u8);
+                v.extend_from_slice(&fp.value().to_le_bytes());
+            }
+            Sketch::Signature(_) => {
+                v.extend_from_slice(&[3, 0]);
+                v.extend_from_slice(&0u128.to_le_bytes());
+            }
+        }
+        v.extend_from_slice(&r.inserted_at_ms.to_le_bytes());
+        v.push(u8::from(r.content_hash.is_some()));
+        v.extend_from_slice(&r.content_hash.unwrap_or(0).to_le_bytes());
+        v.extend_from_slice(&r.features.unwrap_or(NO_FEATURES).to_le_bytes());
+        if !signature.is_empty() {
+            v.extend_from_slice(&(signature.len() as u16).to_le_bytes());
+            signature.iter().for_each(|x| v.extend_from_slice(&x.to_le_bytes()));
+        }
+        v.extend_from_slice(r.metadata.as_ref().map(|m| m.to_string()).unwrap_or_default().as_bytes());
+        v
+    }
 
     #[test]
     fn records_round_trip_and_damage_is_named() {
@@ -209,7 +282,6 @@ mod tests {
             metadata: Some(serde_json::json!({"url": "https://example.org/", "n": [1, 2]})),
             features: Some(321),
         };
-        assert_eq!(DocRecord::decode("doc-1", &r.encode()).unwrap(), r);
         let plain = DocRecord {
             content_hash: None,
             metadata: None,
@@ -217,26 +289,42 @@ mod tests {
             features: None,
             ..r.clone()
         };
-        assert_eq!(DocRecord::decode("doc-1", &plain.encode()).unwrap(), plain);
-        // Version 1 (before feature counts): the same fields but the count.
-        let mut v1 = r.encode();
+        let sig = DocRecord { sketch: Signature::from_values(vec![7, u32::MAX, 0, 42]).into(), ..r.clone() };
+        let bare = DocRecord { metadata: None, features: None, ..sig.clone() };
+        let wide64 = DocRecord { sketch: Fingerprint::from_u64(u64::MAX - 1).into(), ..r.clone() };
+        for (i, rec) in [&r, &plain, &sig, &bare, &wide64].into_iter().enumerate() {
+            // Version 4, with its sequence number; and as versions 2 and 3
+            // wrote it (no sequence number).
+            let seq = 1 << 40 | i as u64;
+            let v = rec.encode(seq);
+            assert_eq!(DocRecord::decode("doc-1", &v).unwrap(), *rec);
+            assert_eq!(DocRecord::decode_seq(&v), Some(seq));
+            assert_eq!(DocRecord::decode_sketch("doc-1", &v).unwrap(), rec.sketch);
+            assert_eq!(DocRecord::decode_features(&v), rec.features);
+            let old = encode_v3(rec);
+            assert_eq!(DocRecord::decode("doc-1", &old).unwrap(), *rec);
+            assert_eq!(DocRecord::decode_seq(&old), None);
+        }
+        // Version 4 is smaller: no zero fingerprint field in signatures,
+        // eight bytes for a 64-bit fingerprint; the sequence number added.
+        assert_eq!(sig.encode(1).len() + 8, encode_v3(&sig).len());
+        assert_eq!(plain.encode(1).len(), encode_v3(&plain).len());
+        // Version 1 (before feature counts): version 2 without the count.
+        let mut v1 = encode_v3(&r);
         v1.drain(35..39);
         v1[0] = 1;
         assert_eq!(DocRecord::decode("doc-1", &v1).unwrap(), DocRecord { features: None, ..r.clone() });
-        // Signatures (version 3), with and without metadata.
-        let sig = DocRecord { sketch: Signature::from_values(vec![7, u32::MAX, 0, 42]).into(), ..r.clone() };
-        assert_eq!(DocRecord::decode("doc-1", &sig.encode()).unwrap(), sig);
-        let bare = DocRecord { metadata: None, features: None, ..sig.clone() };
-        assert_eq!(DocRecord::decode("doc-1", &bare.encode()).unwrap(), bare);
-        let mut cut = sig.encode();
-        cut.truncate(50);
-        let mut empty = bare.encode();
-        empty[39..41].copy_from_slice(&0u16.to_le_bytes());
-        for bad in [cut, empty] {
+        let mut cut = sig.encode(1);
+        cut.truncate(40);
+        let mut empty = bare.encode(1);
+        empty[FIXED_V4..FIXED_V4 + 2].copy_from_slice(&0u16.to_le_bytes());
+        let mut cut3 = encode_v3(&sig);
+        cut3.truncate(50);
+        for bad in [cut, empty, cut3] {
             let e = DocRecord::decode("s", &bad).unwrap_err().to_string();
             assert!(e.contains("\"s\"") && e.contains("damaged"), "{e}");
         }
-        for bad in [&b"short"[..], &[9; 40][..]] {
+        for bad in [&b"short"[..], &[9; 40][..], &[4][..], &[4, 64, 0][..]] {
             let e = DocRecord::decode("x", bad).unwrap_err().to_string();
             assert!(e.contains("\"x\"") && e.contains("damaged"), "{e}");
         }

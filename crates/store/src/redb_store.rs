@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, RwLock};
 
-use redb::{Database, ReadableDatabase, ReadableTable, ReadableTableMetadata, TableDefinition};
+use redb::{Database, ReadableDatabase, ReadableTable, ReadableTableMetadata, TableDefinition, TableHandle};
 
 use crate::error::{StoreError, WriteFailure};
 use crate::record::{check_id, DocRecord, SnapshotMark, StoreMeta};
@@ -16,7 +16,10 @@ const DOCS: TableDefinition<&str, &[u8]> = TableDefinition::new("docs");
 /// bumped by every document write; "snapshot" → JSON of [`SnapshotMark`];
 /// "last_seq" → u64, the last sequence number given.
 const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
-/// id → its sequence number (see [`Store::put`]).
+/// id → its sequence number: what stores written before record version
+/// 4 kept beside each record (a second copy of every id). Read once, to
+/// move the numbers into the records ([`RedbStore::migrate`]), then
+/// dropped.
 const SEQS: TableDefinition<&str, u64> = TableDefinition::new("seqs");
 /// sequence number → id, for every stored document: what an on-disk index
 /// reads to find the documents written after its last flush.
@@ -112,33 +115,81 @@ impl RedbStore {
             failing: Mutex::new(None),
             reopens: AtomicU64::new(0),
         };
-        // Create the tables up front, so readers of a new store find them;
-        // a store written before sequence numbers gets them now (in id
-        // order, once).
+        // Create the tables up front, so readers of a new store find them.
         store.write(|db| {
             let txn = db.begin_write()?;
-            {
-                let docs = txn.open_table(DOCS)?;
-                txn.open_table(META)?;
-                let mut seqs = txn.open_table(SEQS)?;
-                let mut by_seq = txn.open_table(BY_SEQ)?;
-                txn.open_table(DEAD)?;
-                if seqs.is_empty()? && !docs.is_empty()? {
-                    let mut seq = 0u64;
-                    for item in docs.iter()? {
-                        let (k, _) = item?;
-                        seq += 1;
-                        seqs.insert(k.value(), seq)?;
-                        by_seq.insert(seq, k.value())?;
-                    }
-                    let mut meta = txn.open_table(META)?;
-                    meta.insert(LAST_SEQ, seq.to_le_bytes().as_slice())?;
-                }
-            }
+            txn.open_table(DOCS)?;
+            txn.open_table(META)?;
+            txn.open_table(BY_SEQ)?;
+            txn.open_table(DEAD)?;
             txn.commit()?;
             Ok(())
         })?;
+        store.migrate()?;
         Ok(store)
+    }
+
+    /// Brings a store written by an older version to the current records,
+    /// once: a store of records without sequence numbers in them (before
+    /// record version 4) moves its table of id → sequence number into the
+    /// records, 65,536 at a time (each batch one transaction, so a crash
+    /// midway loses nothing and the next open goes on), then drops the
+    /// table; a store from before sequence numbers gets them now, in id
+    /// order. A current store is not read.
+    fn migrate(&self) -> Result<()> {
+        const BATCH: usize = 65_536;
+        loop {
+            let done = self.write(|db| {
+                let txn = db.begin_write()?;
+                let has_seqs = txn.list_tables()?.any(|t| t.name() == SEQS.name());
+                let done = {
+                    let mut docs = txn.open_table(DOCS)?;
+                    let mut by_seq = txn.open_table(BY_SEQ)?;
+                    let upgrade = |docs: &mut redb::Table<&str, &[u8]>, id: &str, seq: u64| {
+                        let new = docs.get(id)?.and_then(|v| DocRecord::upgrade(v.value(), seq));
+                        if let Some(new) = new {
+                            docs.insert(id, new.as_slice())?;
+                        }
+                        Ok::<_, redb::Error>(())
+                    };
+                    if has_seqs {
+                        let mut seqs = txn.open_table(SEQS)?;
+                        let batch = seqs
+                            .iter()?
+                            .take(BATCH)
+                            .map(|item| item.map(|(k, v)| (k.value().to_owned(), v.value())))
+                            .collect::<Result<Vec<_>, _>>()?;
+                        for (id, seq) in &batch {
+                            upgrade(&mut docs, id, *seq)?;
+                            seqs.remove(id.as_str())?;
+                        }
+                        batch.is_empty()
+                    } else if by_seq.is_empty()? && !docs.is_empty()? {
+                        let ids = docs
+                            .iter()?
+                            .map(|item| item.map(|(k, _)| k.value().to_owned()))
+                            .collect::<Result<Vec<_>, _>>()?;
+                        for (seq, id) in (1u64..).zip(&ids) {
+                            upgrade(&mut docs, id, seq)?;
+                            by_seq.insert(seq, id.as_str())?;
+                        }
+                        let last = ids.len() as u64;
+                        txn.open_table(META)?.insert(LAST_SEQ, last.to_le_bytes().as_slice())?;
+                        true
+                    } else {
+                        true
+                    }
+                };
+                if done && has_seqs {
+                    txn.delete_table(SEQS)?;
+                }
+                txn.commit()?;
+                Ok(done)
+            })?;
+            if done {
+                return Ok(());
+            }
+        }
     }
 
     /// The database file.
@@ -336,15 +387,15 @@ impl Store for RedbStore {
             let mut written = Vec::with_capacity(docs.len());
             {
                 let mut table = txn.open_table(DOCS)?;
-                let mut seqs = txn.open_table(SEQS)?;
                 let mut by_seq = txn.open_table(BY_SEQ)?;
                 let mut dead = txn.open_table(DEAD)?;
                 let mut meta = txn.open_table(META)?;
                 let mut seq = meta.get(LAST_SEQ)?.map_or(0, |v| read_u64(v.value()));
                 for d in docs {
                     seq += 1;
-                    table.insert(d.id.as_str(), d.encode().as_slice())?;
-                    let replaced = seqs.insert(d.id.as_str(), seq)?.map(|v| v.value());
+                    let replaced = table
+                        .insert(d.id.as_str(), d.encode(seq).as_slice())?
+                        .and_then(|old| DocRecord::decode_seq(old.value()));
                     by_seq.insert(seq, d.id.as_str())?;
                     if let Some(old) = replaced {
                         by_seq.remove(old)?;
@@ -374,9 +425,9 @@ impl Store for RedbStore {
             let txn = db.begin_write()?;
             let removed = {
                 let mut table = txn.open_table(DOCS)?;
-                let existed = table.remove(id)?.is_some();
-                let mut seqs = txn.open_table(SEQS)?;
-                let seq = seqs.remove(id)?.map(|v| v.value());
+                let old = table.remove(id)?;
+                let existed = old.is_some();
+                let seq = old.and_then(|v| DocRecord::decode_seq(v.value()));
                 if let Some(seq) = seq {
                     txn.open_table(BY_SEQ)?.remove(seq)?;
                     txn.open_table(DEAD)?.insert(seq, ())?;

@@ -447,6 +447,47 @@ fn a_store_written_before_sequence_numbers_gets_them_on_open() {
 }
 
 #[test]
+fn a_store_of_record_version_3_moves_its_sequence_numbers_into_the_records() {
+    // testdata/compat/v0.2-data/store.redb: 64 documents, then two of them
+    // replaced (sequence numbers 65 and 66, tombstones for the old ones)
+    // and two added (67, 68), written when the numbers lived in a table
+    // of their own.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("store.redb");
+    std::fs::copy(concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/compat/v0.2-data/store.redb"), &path)
+        .unwrap();
+    let mut before = Vec::new();
+    for round in 0..2 {
+        let store = RedbStore::open(&path).unwrap();
+        assert_eq!((store.len().unwrap(), store.last_seq().unwrap()), (66, 68));
+        assert_eq!(store.dead_seqs().unwrap().len(), 2);
+        let mut seqs = Vec::new();
+        store
+            .for_each_after(0, &mut |seq, d| {
+                seqs.push((seq, d.id));
+                Ok(())
+            })
+            .unwrap();
+        assert_eq!(seqs.len(), 66);
+        assert_eq!(seqs.last().unwrap(), &(68, "new/2".to_owned()));
+        if round == 0 {
+            before = seqs;
+        } else {
+            assert_eq!(seqs, before, "the same numbers after the migration");
+        }
+    }
+    // Replacing and removing find the numbers in the records now.
+    let store = RedbStore::open(&path).unwrap();
+    let mut d = store.get("new/2").unwrap().unwrap();
+    d.inserted_at_ms += 1;
+    let written = store.put(&[d.clone()]).unwrap();
+    assert_eq!((written[0].seq, written[0].replaced), (69, Some(68)));
+    assert_eq!(store.get("new/2").unwrap().unwrap(), d);
+    assert_eq!(store.remove("new/1").unwrap(), Some(67));
+    assert_eq!(store.dead_seqs().unwrap().len(), 4);
+}
+
+#[test]
 fn redb_store_persists_and_refuses_a_second_opener() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("data/store.redb");

@@ -1,7 +1,10 @@
-//! A MinHash segment's band tables: per band, one column `band.B` of a
+//! A MinHash segment's band tables: per band, one column `bandp.B` of a
 //! directory over the top bits of the band key's upper half (`u32`
-//! offsets) followed by sorted `u64` entries `(upper 32 bits of the band
-//! key) << 32 | row`.
+//! offsets) followed by the entries, sorted by `(key half, row)` and packed
+//! in five bytes each: the key half's bits below the directory's, then the
+//! row's bits (see [`Packing`]). Segments written before packing have
+//! columns `band.B` of eight-byte entries `(key half) << 32 | row`; they
+//! are read as they are, and merges write the packed form.
 
 use std::io::Write;
 use std::sync::{Arc, Mutex};
@@ -16,18 +19,89 @@ use crate::minhash::Banding;
 /// The name of a MinHash segment's band filter column ([`super::filter`]).
 pub(super) const FILTER: &str = "filter";
 
+/// How a band table of `rows` entries lays them out.
+///
+/// The directory has `2^dir_bits + 1` offsets, one bucket per value of the
+/// key half's top `dir_bits` bits (about eight entries a bucket); an entry
+/// stores the key half's other `key_bits` bits above the row's `row_bits`
+/// bits, little-endian in `width` bytes. Packed, `key_bits + row_bits` is
+/// at most 37 (the directory takes the key's top bits, the row needs
+/// about as many), so five bytes hold every entry of a table of up to
+/// 2^32 rows, where the unpacked form took eight: 96 bytes a document at
+/// 32 bands.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Packing {
+    dir_bits: u32,
+    key_bits: u32,
+    row_bits: u32,
+    width: usize,
+}
+
+/// The column name prefix of packed tables.
+const PACKED: &str = "bandp";
+/// The column name prefix of tables written before packing.
+const WIDE: &str = "band";
+
+impl Packing {
+    /// The packed layout of a table of `rows` entries.
+    fn packed(rows: usize) -> Packing {
+        let dir_bits = dir_bits(rows);
+        let row_bits = (usize::BITS - rows.saturating_sub(1).leading_zeros()).max(1);
+        let p = Packing { dir_bits, key_bits: 32 - dir_bits, row_bits, width: 5 };
+        debug_assert!(p.key_bits + p.row_bits <= 40, "{p:?}");
+        p
+    }
+
+    /// The layout of tables written before packing.
+    fn wide(rows: usize) -> Packing {
+        Packing { dir_bits: dir_bits(rows), key_bits: 32, row_bits: 32, width: 8 }
+    }
+
+    /// Bytes of the directory.
+    fn dir_len(self) -> usize {
+        ((1usize << self.dir_bits) + 1) * 4
+    }
+
+    /// Bytes of the column for `rows` entries: directory, then entries.
+    fn column_len(self, rows: usize) -> usize {
+        self.dir_len() + rows * self.width
+    }
+
+    /// The stored value of an entry `(key half) << 32 | row`.
+    #[inline]
+    fn pack(self, entry: u64) -> u64 {
+        (((entry >> 32) & mask(self.key_bits)) << self.row_bits) | (entry & 0xffff_ffff)
+    }
+
+    /// The stored key bits of a key half (`key >> 32`).
+    #[inline]
+    fn key_part(self, half: u64) -> u64 {
+        half & mask(self.key_bits)
+    }
+}
+
+/// The low `bits` bits set.
+#[inline]
+fn mask(bits: u32) -> u64 {
+    if bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    }
+}
+
 /// One band's table, read in place from a segment file.
 #[derive(Clone, Debug)]
 pub struct BandTable {
-    dir_bits: u32,
+    packing: Packing,
     /// `2^dir_bits + 1` little-endian `u32` offsets into `entries`.
     dir: Column,
-    /// Sorted little-endian `u64` entries.
+    /// The entries, `packing.width` bytes each.
     entries: Column,
 }
 
-/// Directory bits for `n` entries: about eight entries a bucket (one
-/// cache line), at most 24 bits.
+/// Directory bits for `n` entries: about eight entries a bucket, at most
+/// 24 bits.
 fn dir_bits(n: usize) -> u32 {
     if n < 16 {
         0
@@ -36,20 +110,17 @@ fn dir_bits(n: usize) -> u32 {
     }
 }
 
-/// Bytes of band `rows`' directory.
-fn dir_len(rows: usize) -> usize {
-    ((1usize << dir_bits(rows)) + 1) * 4
-}
-
-/// Bytes of a band's column for `rows` rows: directory, then entries.
+/// Bytes of a packed band's column for `rows` rows: directory, then
+/// entries.
 pub(super) fn column_len(rows: usize) -> usize {
-    dir_len(rows) + rows * 8
+    Packing::packed(rows).column_len(rows)
 }
 
-/// Writes a band's column of sorted `entries`: the directory over the top
-/// bits of the keys, then the entries (little-endian).
+/// Writes a packed band's column of sorted `entries` (`(key half) << 32
+/// | row`): the directory over the top bits of the keys, then the entries.
 fn write_column(entries: &[u64], out: &mut dyn Write) -> std::io::Result<()> {
-    let d = dir_bits(entries.len());
+    let p = Packing::packed(entries.len());
+    let d = p.dir_bits;
     let mut dir = Vec::with_capacity((1usize << d) + 1);
     let mut at = 0usize;
     for bucket in 0..(1u64 << d) {
@@ -66,34 +137,51 @@ fn write_column(entries: &[u64], out: &mut dyn Write) -> std::io::Result<()> {
     out.write_all(&buf)?;
     for chunk in entries.chunks(8192) {
         buf.clear();
-        for e in chunk {
-            buf.extend_from_slice(&e.to_le_bytes());
+        for &e in chunk {
+            buf.extend_from_slice(&p.pack(e).to_le_bytes()[..p.width]);
         }
         out.write_all(&buf)?;
     }
     Ok(())
 }
 
+/// The value of entry `i` of `width`-byte entries (`None` past the end).
+#[inline]
+fn load(entries: &[u8], width: usize, i: usize) -> Option<u64> {
+    let at = i * width;
+    if let Some(b) = entries.get(at..at + 8) {
+        let v = u64::from_le_bytes(b.try_into().expect("8 bytes"));
+        return Some(if width == 8 { v } else { v & mask(8 * width as u32) });
+    }
+    let b = entries.get(at..at + width)?;
+    let mut buf = [0u8; 8];
+    buf[..width].copy_from_slice(b);
+    Some(u64::from_le_bytes(buf))
+}
+
 impl BandTable {
     /// The table of band `band` as stored under the columns `column`
-    /// names, for a segment of `rows` rows; `None` if missing or of the
-    /// wrong size.
+    /// names (packed, or as written before packing), for a segment of
+    /// `rows` rows; `None` if missing or of the wrong size.
     pub(super) fn from_columns(
         band: usize,
         rows: usize,
         column: &dyn Fn(&str) -> Option<Column>,
     ) -> Option<BandTable> {
-        let col = column(&format!("band.{band}"))?;
-        if col.len() != column_len(rows) {
+        let (col, packing) = match column(&format!("{PACKED}.{band}")) {
+            Some(col) => (col, Packing::packed(rows)),
+            None => (column(&format!("{WIDE}.{band}"))?, Packing::wide(rows)),
+        };
+        if col.len() != packing.column_len(rows) {
             return None;
         }
-        let d = dir_len(rows);
-        Some(BandTable { dir_bits: dir_bits(rows), dir: col.slice(0, d)?, entries: col.slice(d, rows * 8)? })
+        let d = packing.dir_len();
+        Some(BandTable { packing, dir: col.slice(0, d)?, entries: col.slice(d, rows * packing.width)? })
     }
 
     /// How many entries.
     pub fn len(&self) -> usize {
-        self.entries.len() / 8
+        self.entries.len() / self.packing.width
     }
 
     /// True when empty.
@@ -101,9 +189,29 @@ impl BandTable {
         self.len() == 0
     }
 
-    /// Every entry, in order.
+    /// Directory slot `i` (`None` past the end).
+    #[inline]
+    fn slot(&self, i: usize) -> Option<usize> {
+        let c = self.dir.bytes().get(i * 4..i * 4 + 4)?;
+        Some(u32::from_le_bytes(c.try_into().expect("4 bytes")) as usize)
+    }
+
+    /// Every entry as `(key half) << 32 | row`, in order (a damaged
+    /// directory gives fewer or other entries, never a panic).
     fn iter(&self) -> impl Iterator<Item = u64> + '_ {
-        self.entries.bytes().chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
+        let p = self.packing;
+        let n = self.len();
+        let mut from = 0usize;
+        (0..1u64 << p.dir_bits).flat_map(move |bucket| {
+            let hi = self.slot(bucket as usize + 1).unwrap_or(n).clamp(from, n);
+            let span = from..hi;
+            from = hi;
+            span.filter_map(move |i| {
+                let v = load(self.entries.bytes(), p.width, i)?;
+                let half = ((bucket << p.key_bits) | (v >> p.row_bits)) & 0xffff_ffff;
+                Some((half << 32) | (v & mask(p.row_bits)))
+            })
+        })
     }
 }
 
@@ -138,7 +246,7 @@ pub(super) fn merged_column(
         filter.lock().expect("the filter's lock").add_entries(band, entries.iter().copied());
         write_column(&entries, out)
     };
-    (format!("band.{band}"), Deferred { len: column_len(rows), write: Arc::new(write) })
+    (format!("{PACKED}.{band}"), Deferred { len: column_len(rows), write: Arc::new(write) })
 }
 
 /// The filter column of a merge, written after its bands (which fill
@@ -159,53 +267,44 @@ pub(super) fn rows_with_many(probes: &[(&BandTable, u64, u32)], out: &mut Vec<(u
     const MAX: usize = 64;
     for chunk in probes.chunks(MAX) {
         let n = chunk.len();
-        let mut slices: [(&[u8], &[u8]); MAX] = [(&[], &[]); MAX];
         let mut bucket = [0usize; MAX];
         for (b, &(t, key, _)) in chunk.iter().enumerate() {
-            slices[b] = (t.dir.bytes(), t.entries.bytes());
-            bucket[b] = top(key & !0xffff_ffff, t.dir_bits) as usize;
-            if let Some(p) = slices[b].0.get(bucket[b] * 4) {
+            bucket[b] = top(key & !0xffff_ffff, t.packing.dir_bits) as usize;
+            if let Some(p) = t.dir.bytes().get(bucket[b] * 4) {
                 crate::simd::prefetch(p);
             }
         }
         let mut span = [(0usize, 0usize); MAX];
-        for b in 0..n {
-            let dir = slices[b].0;
-            let read = |i: usize| {
-                dir.get(i * 4..i * 4 + 4).map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
-            };
-            let entries = slices[b].1.len() / 8;
-            let (lo, hi) = match (read(bucket[b]), read(bucket[b] + 1)) {
-                (Some(lo), Some(hi)) => ((lo as usize).min(entries), (hi as usize).min(entries)),
+        for (b, &(t, _, _)) in chunk.iter().enumerate().take(n) {
+            let entries = t.len();
+            let (lo, hi) = match (t.slot(bucket[b]), t.slot(bucket[b] + 1)) {
+                (Some(lo), Some(hi)) => (lo.min(entries), hi.min(entries)),
                 _ => (0, 0),
             };
             span[b] = (lo.min(hi), hi);
-            if let Some(p) = slices[b].1.get(span[b].0 * 8) {
+            if let Some(p) = t.entries.bytes().get(span[b].0 * t.packing.width) {
                 crate::simd::prefetch(p);
             }
         }
-        for (b, &(_, key, tag)) in chunk.iter().enumerate() {
-            let entries = slices[b].1;
-            let at = |i: usize| u64::from_le_bytes(entries[i * 8..i * 8 + 8].try_into().expect("8 bytes"));
-            let want = key >> 32;
-            let (mut lo, hi) = span[b];
-            // The first entry of the key (a bucket may hold many documents
-            // sharing one band).
-            let mut h = hi;
-            while lo < h {
-                let mid = (lo + h) / 2;
-                if at(mid) >> 32 < want {
-                    lo = mid + 1;
-                } else {
-                    h = mid;
-                }
-            }
+        for (b, &(t, key, tag)) in chunk.iter().enumerate() {
+            let p = t.packing;
+            let entries = t.entries.bytes();
+            let at = |i: usize| load(entries, p.width, i).unwrap_or(u64::MAX);
+            let want = p.key_part(key >> 32);
+            // A bucket holds about eight entries (more where documents
+            // share a band): scanned in order, which measured faster than
+            // a binary search over five-byte entries.
+            let (lo, hi) = span[b];
             for i in lo..hi {
-                let e = at(i);
-                if e >> 32 != want {
+                let v = at(i);
+                let k = v >> p.row_bits;
+                if k < want {
+                    continue;
+                }
+                if k > want {
                     break;
                 }
-                out.push((tag, e as u32));
+                out.push((tag, (v & mask(p.row_bits)) as u32));
             }
         }
     }
@@ -237,10 +336,108 @@ pub(super) fn build(banding: Banding, signatures: &[&[u32]]) -> Vec<(String, Col
             filter.lock().expect("the filter's lock").add_entries(band, entries.iter().copied());
             let mut bytes = Vec::with_capacity(column_len(entries.len()));
             write_column(&entries, &mut bytes).expect("writing to memory");
-            (format!("band.{band}"), Column::from_vec(bytes))
+            (format!("{PACKED}.{band}"), Column::from_vec(bytes))
         })
         .collect();
     let filter = filter.into_inner().expect("the filter's lock");
     columns.push((FILTER.to_owned(), Column::from_vec(filter.to_bytes())));
     columns
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The column of `entries` as written before packing (eight bytes an
+    /// entry), for reading old segments.
+    fn wide_column(entries: &[u64]) -> Vec<u8> {
+        let d = dir_bits(entries.len());
+        let mut out = Vec::new();
+        let mut at = 0usize;
+        for bucket in 0..(1u64 << d) {
+            while at < entries.len() && top(entries[at], d) < bucket {
+                at += 1;
+            }
+            out.extend_from_slice(&(at as u32).to_le_bytes());
+        }
+        out.extend_from_slice(&(entries.len() as u32).to_le_bytes());
+        for e in entries {
+            out.extend_from_slice(&e.to_le_bytes());
+        }
+        out
+    }
+
+    /// Sorted entries of `rows` rows with keys from a small pool (so keys
+    /// repeat) and some sharing only their key's top bits.
+    fn entries(rows: usize, seed: u64) -> Vec<u64> {
+        let mut x = seed;
+        let mut pool = Vec::new();
+        let mut v: Vec<u64> = (0..rows as u64)
+            .map(|row| {
+                x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+                let half = match x >> 61 {
+                    0 if !pool.is_empty() => pool[(x as usize >> 8) % pool.len()],
+                    1 if !pool.is_empty() => pool[(x as usize >> 8) % pool.len()] ^ 1,
+                    _ => {
+                        pool.push(x >> 32);
+                        x >> 32
+                    }
+                };
+                (half << 32) | row
+            })
+            .collect();
+        v.sort_unstable();
+        v
+    }
+
+    #[test]
+    fn packed_and_wide_tables_hold_and_find_the_same_entries() {
+        for rows in [0usize, 1, 2, 15, 16, 17, 100, 1000, 4097, 70_000] {
+            let want = entries(rows, rows as u64 + 7);
+            let mut packed = Vec::new();
+            write_column(&want, &mut packed).unwrap();
+            assert_eq!(packed.len(), column_len(rows));
+            let wide = wide_column(&want);
+            let tables: Vec<BandTable> = [(PACKED, packed), (WIDE, wide)]
+                .into_iter()
+                .map(|(prefix, bytes)| {
+                    let col = Column::from_vec(bytes);
+                    let name = format!("{prefix}.3");
+                    BandTable::from_columns(3, rows, &|n: &str| (n == name).then(|| col.clone())).unwrap()
+                })
+                .collect();
+            assert_eq!(tables[0].packing.width, 5);
+            assert_eq!(tables[1].packing.width, 8);
+            for t in &tables {
+                assert_eq!(t.len(), rows);
+                assert_eq!(t.iter().collect::<Vec<_>>(), want, "rows {rows} {:?}", t.packing);
+            }
+            // Probes: every stored key (its rows, in order) and keys
+            // that are not stored (nothing).
+            let mut keys: Vec<u64> = want.iter().map(|e| e & !0xffff_ffff | 0xabc).collect();
+            keys.dedup();
+            keys.extend(want.iter().take(50).map(|e| (e ^ (1 << 40)) & !0xffff_ffff));
+            for &key in &keys {
+                let from = want.partition_point(|e| e >> 32 < key >> 32);
+                let to = want.partition_point(|e| e >> 32 <= key >> 32);
+                let expect: Vec<(u32, u32)> = want[from..to].iter().map(|&e| (9, e as u32)).collect();
+                for t in &tables {
+                    let mut got = Vec::new();
+                    rows_with_many(&[(t, key, 9)], &mut got);
+                    assert_eq!(got, expect, "rows {rows} key {key:x} {:?}", t.packing);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn packing_fits_five_bytes_at_every_size() {
+        for shift in 0..32 {
+            for rows in [1usize << shift, (1usize << shift) + 1, (2usize << shift) - 1] {
+                let p = Packing::packed(rows.min(u32::MAX as usize));
+                assert!(p.key_bits + p.row_bits <= 40, "{rows}: {p:?}");
+                assert!((rows - 1) as u64 <= mask(p.row_bits), "{rows}: {p:?}");
+            }
+        }
+    }
 }

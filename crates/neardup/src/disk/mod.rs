@@ -14,10 +14,12 @@
 //! - SimHash: the table index over the rows' fingerprints (entry id = row)
 //!   at the first k of the rule's [`Plan`], and the
 //!   tables of its later passes ([`RuleTables`]);
-//! - MinHash: per band, the column `band.B`: a directory over the top
-//!   bits of the band key's upper half, then sorted `u64` entries
-//!   `(upper 32 bits of the band key) << 32 | row` (a merge writes them
-//!   one band at a time). A query's band keys
+//! - MinHash: per band, the column `bandp.B`: a directory over the top
+//!   bits of the band key's upper half, then the entries sorted by
+//!   `(upper 32 bits of the band key, row)`, five bytes each (the key
+//!   half's bits below the directory's, then the row; segments written
+//!   before kept eight-byte entries in `band.B` and are still read). A
+//!   merge writes them one band at a time. A query's band keys
 //!   find the rows sharing the upper half of a key; the caller confirms a
 //!   candidate against its stored signature (full band key and estimate),
 //!   so answers are exactly those of the in-memory [`LshIndex`](crate::minhash::index::LshIndex).

@@ -664,7 +664,7 @@ impl DiskIndex {
 
     /// The merge due now, if any: four segments of one tier, or one a
     /// quarter dead; `None` when the merge would exceed the memory.
-    fn merge_due(&self) -> Option<Vec<String>> {
+    fn merge_due(&self, merges: Merges) -> Option<Vec<String>> {
         let tier = |rows: u64| -> u32 {
             let base = self.options.flush_rows.max(1) as u64;
             let mut t = 0;
@@ -684,6 +684,11 @@ impl DiskIndex {
             SegmentKind::Minhash { .. } => 164,
         };
         let max_rows = self.options.memory / per_row;
+        if merges == Merges::All {
+            if let Some(pick) = self.compaction(max_rows) {
+                return Some(pick);
+            }
+        }
         let mut by_tier: HashMap<u32, Vec<&Held>> = HashMap::new();
         for h in &self.segments {
             by_tier.entry(tier(h.file.rows)).or_default().push(h);
@@ -694,15 +699,7 @@ impl DiskIndex {
         // the memory can take (at least two): segments stop growing at the
         // largest merge the memory allows, rather than piling up below it.
         for (_, v) in &tiers {
-            let mut pick = Vec::new();
-            let mut rows = 0u64;
-            for h in v.iter().take(4) {
-                if rows + h.file.rows > max_rows {
-                    break;
-                }
-                rows += h.file.rows;
-                pick.push(h.file.file.clone());
-            }
+            let pick = fitting(v.iter().take(4).copied(), max_rows);
             if pick.len() >= 2 {
                 return Some(pick);
             }
@@ -713,6 +710,24 @@ impl DiskIndex {
                 let dead = self.dead.iter().filter(|&&s| h.seg.row_of(s).is_some()).count();
                 dead > 0 && dead as u64 * 4 >= h.file.rows && h.file.rows <= max_rows
             })
+            .map(|h| vec![h.file.file.clone()])
+    }
+
+    /// A compaction's next merge: the smallest segments that fit in one
+    /// merge of at most `max_rows` rows, if two or more do; else a segment
+    /// with tombstones that fits, alone (rewritten without its dead rows).
+    /// Repeated until `None`, the index has as few segments as merges of
+    /// that size allow, and none with dead rows that a merge can drop.
+    fn compaction(&self, max_rows: u64) -> Option<Vec<String>> {
+        let mut by_size: Vec<&Held> = self.segments.iter().collect();
+        by_size.sort_by_key(|h| h.file.rows);
+        let pick = fitting(by_size.iter().copied(), max_rows);
+        if pick.len() >= 2 {
+            return Some(pick);
+        }
+        by_size
+            .iter()
+            .find(|h| h.file.rows <= max_rows && self.dead.iter().any(|&s| h.seg.row_of(s).is_some()))
             .map(|h| vec![h.file.file.clone()])
     }
 
@@ -814,7 +829,7 @@ impl DiskIndex {
             segments: self.segments.iter().map(|h| (h.file.rows, h.file.bytes)).collect(),
             in_memory: self.mem.len() as u64,
             tombstones: self.dead.len() as u64,
-            pending_merges: u64::from(self.merge_due().is_some()),
+            pending_merges: u64::from(self.merge_due(Merges::Due).is_some()),
             flush_pending: self.frozen.is_some(),
             counters: self.counters,
         }
@@ -882,11 +897,38 @@ fn scrub(state: &std::sync::RwLock<super::state::State>) {
     }
 }
 
+/// The files of the first `segments` that one merge of at most `max_rows`
+/// rows can take.
+fn fitting<'a>(segments: impl Iterator<Item = &'a Held>, max_rows: u64) -> Vec<String> {
+    let mut rows = 0u64;
+    segments
+        .take_while(|h| {
+            rows += h.file.rows;
+            rows <= max_rows
+        })
+        .map(|h| h.file.file.clone())
+        .collect()
+}
+
+/// Which merges [`maintain`] makes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Merges {
+    /// Those the size-tiered policy calls for (after writes).
+    Due,
+    /// Besides those, every merge that lowers the number of segments or
+    /// drops tombstones within the memory ([`Engine::compact`](super::Engine::compact)).
+    All,
+}
+
 /// Flushes and merges whatever is due, off the read and write paths:
 /// files are written with no lock held, and installed (manifest first)
 /// under a short write lock. Stops at the first error (the work is retried
 /// at the next wake-up; answers stay exact meanwhile).
-pub(super) fn maintain(state: &std::sync::RwLock<super::state::State>, stop: &AtomicBool) -> Result<()> {
+pub(super) fn maintain(
+    state: &std::sync::RwLock<super::state::State>,
+    stop: &AtomicBool,
+    merges: Merges,
+) -> Result<()> {
     scrub(state);
     while !stop.load(Ordering::Relaxed) {
         // A flush.
@@ -909,7 +951,7 @@ pub(super) fn maintain(state: &std::sync::RwLock<super::state::State>, stop: &At
         let job = {
             let mut s = state.write().expect("lock");
             let Some(d) = s.disk_mut() else { return Ok(()) };
-            match d.merge_due() {
+            match d.merge_due(merges) {
                 Some(pick) => {
                     let inputs: Vec<Held> =
                         d.segments.iter().filter(|h| pick.contains(&h.file.file)).cloned().collect();

@@ -18,7 +18,7 @@ use super::state::State;
 pub(super) fn merge_due(state: &RwLock<State>, stop: &AtomicBool) {
     if state.read().expect("lock").disk().is_some() {
         // Errors leave the work for the next wake-up; answers stay exact.
-        let _ = super::disk::maintain(state, stop);
+        let _ = super::disk::maintain(state, stop, super::disk::Merges::Due);
         return;
     }
     loop {

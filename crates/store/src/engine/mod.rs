@@ -246,7 +246,9 @@ impl<S: Store> Engine<S> {
     }
 
     /// Compacts the store (see [`Store::compact`]), with writes held, and
-    /// merges the on-disk index's segments as far as its memory allows.
+    /// merges the on-disk index's segments as far as its memory allows:
+    /// the smallest together while they fit one merge, and any segment
+    /// with tombstones rewritten without them.
     ///
     /// # Errors
     ///
@@ -257,7 +259,11 @@ impl<S: Store> Engine<S> {
         if let Some(d) = self.state.write().expect("lock").disk_mut() {
             d.flush_all()?;
         }
-        merger::merge_due(&self.state, &merger::NEVER);
+        if self.state.read().expect("lock").disk().is_some() {
+            disk::maintain(&self.state, &merger::NEVER, disk::Merges::All)?;
+        } else {
+            merger::merge_due(&self.state, &merger::NEVER);
+        }
         Ok(())
     }
 
