@@ -2,7 +2,7 @@
 # The on-disk index of data directories against the in-memory index they
 # had before (issue 52), side by side on one store.
 #
-#   bash bench/disk_index.sh [N] [minhash|simhash] [MEMORY_MB] [DIR]
+#   bash bench/disk_index.sh [N] [minhash|simhash] [MEMORY_MB] [DIR] [THREADS]
 #
 # N (default 10^6) generated sketches are loaded in durable batches
 # (crates/store/examples/disk_engine.rs); then, each in a fresh process,
@@ -11,13 +11,16 @@
 # from every core; then batched durable insert-if-unique on the on-disk
 # one. Prints one JSON line per measurement and the ratios; writes
 # bench/out/disk_index.jsonl. DIR (default target/disk-index-bench) needs
-# about 1.1 KB a document (MinHash) of free disk.
+# about 1 KB a document (MinHash) of free disk.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n=${1:-1000000}
 method=${2:-minhash}
 memory=${3:-256}
 dir=${4:-target/disk-index-bench}
+# Client threads searching and inserting (default one per core); a
+# directory larger than the page cache wants more (64 at 5*10^7).
+threads=${5:-$(nproc)}
 cargo build --release --quiet -p neardup-store --example disk_engine
 B=target/release/examples/disk_engine
 mkdir -p bench/out
@@ -28,7 +31,7 @@ echo "# $(lscpu | grep -m1 'Model name' | sed 's/ \+/ /g'); NEARDUP_SIMD=${NEARD
 run $B "$dir" "$n" "$method" 10 load "$memory"
 # The in-memory index needs ~2.6 KB a MinHash document: skipped above 5*10^6.
 if [ "$n" -le 5000000 ]; then run $B "$dir" "$n" "$method" 10 memory "$memory"; fi
-run $B "$dir" "$n" "$method" 10 serve "$memory"
+run $B "$dir" "$n" "$method" 10 serve "$memory" "$threads"
 python3 - "$out" <<'PY'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]

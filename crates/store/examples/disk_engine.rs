@@ -3,11 +3,15 @@
 //! then search and check-and-insert from every core.
 //!
 //! ```sh
-//! cargo run --release -p neardup-store --example disk_engine -- DIR N minhash|simhash SECONDS load|serve [MEMORY_MB]
+//! cargo run --release -p neardup-store --example disk_engine -- DIR N minhash|simhash SECONDS load|serve [MEMORY_MB [THREADS]]
 //! ```
 //!
 //! MEMORY_MB is the index's `--memory` (default 256): its memory part and
-//! merges, and an eighth of it for redb's page cache.
+//! merges, and an eighth of it for redb's page cache. THREADS (after
+//! MEMORY_MB) is the number of client threads searching and inserting
+//! (default: one per core; a directory larger than the page cache wants
+//! more, to keep disk reads in flight, as the server's blocking pool
+//! does).
 //!
 //! `load` makes the directory; `serve` (another process, so that its
 //! memory is the open directory's alone) reopens and measures it;
@@ -116,7 +120,14 @@ fn main() {
     let minhash = args.get(2).is_none_or(|m| m == "minhash");
     let seconds: u64 = args.get(3).map_or(10, |a| a.parse().expect("SECONDS"));
     let method = if minhash { "minhash" } else { "simhash" };
-    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+    // Client threads (default one per core). A search that misses the
+    // page cache waits on the disk, so more clients than cores keep more
+    // reads in flight — as `neardup serve` does, which answers each
+    // request on a blocking thread of its own.
+    let threads = match args.get(6) {
+        Some(t) => t.parse().expect("THREADS"),
+        None => std::thread::available_parallelism().map_or(2, |n| n.get()),
+    };
     match args.get(4).map(String::as_str) {
         Some("load") => load(&dir, n, minhash, method),
         Some("serve") => serve(&dir, n, minhash, method, seconds, threads, false),

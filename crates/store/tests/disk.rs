@@ -71,15 +71,20 @@ fn same_answers(
     when: &str,
 ) {
     assert_eq!(disk.len(), memory.len(), "{when}: documents");
-    for probe in 0..40 {
-        let sketch = gen.sketch();
-        let features = Some(if probe % 2 == 0 { 100 } else { 5_000 });
-        let nears: Vec<Near> =
-            if minhash { vec![Near::Rule, Near::AtLeast(0.7)] } else { vec![Near::Rule, Near::Within(3)] };
-        for near in nears {
-            let a = disk.search(sketch.clone(), near, features, usize::MAX).unwrap();
-            let b = memory.search(sketch.clone(), near, features, usize::MAX).unwrap();
+    let probes: Vec<(Sketch, Option<u32>)> =
+        (0..40).map(|probe| (gen.sketch(), Some(if probe % 2 == 0 { 100 } else { 5_000 }))).collect();
+    let nears: Vec<Near> =
+        if minhash { vec![Near::Rule, Near::AtLeast(0.7)] } else { vec![Near::Rule, Near::Within(3)] };
+    for near in nears {
+        // Batched on the lookup threads, as `index query` and `dedup
+        // --against` ask, and one by one: the same answers.
+        let batch: Vec<(&Sketch, Option<u32>)> = probes.iter().map(|(s, f)| (s, *f)).collect();
+        let many = disk.search_many(&batch, near, usize::MAX);
+        for (probe, ((sketch, features), a_many)) in probes.iter().zip(many).enumerate() {
+            let a = disk.search(sketch.clone(), near, *features, usize::MAX).unwrap();
+            let b = memory.search(sketch.clone(), near, *features, usize::MAX).unwrap();
             assert_eq!(a, b, "{when}: probe {probe}, {near:?}");
+            assert_eq!(a_many.unwrap(), a, "{when}: probe {probe}, {near:?}, batched");
         }
     }
 }

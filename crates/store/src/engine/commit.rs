@@ -128,11 +128,11 @@ impl<S: Store> Engine<S> {
             // writes is one parallel pass, not one per write.)
             let all: Vec<(&NewDoc, Near)> =
                 jobs.iter().flat_map(|(job, _)| job.docs.iter().map(move |d| (d, job.near))).collect();
-            let mut stored = all
-                .par_iter()
-                .map(|&(d, near)| self.near_in(&state, &d.sketch, near, d.features))
-                .collect::<Vec<_>>()
-                .into_iter();
+            let lookup = || {
+                all.par_iter().map(|&(d, near)| self.near_in(&state, &d.sketch, near, d.features)).collect()
+            };
+            let stored: Vec<_> = self.on_lookup_threads(lookup);
+            let mut stored = stored.into_iter();
             for (job, _) in jobs {
                 let mut job_outcomes = Vec::with_capacity(job.docs.len());
                 for d in &job.docs {

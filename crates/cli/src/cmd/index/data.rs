@@ -78,12 +78,11 @@ impl Target for DataTarget {
     }
 
     fn query(&self, sketch: &Sketch, features: Option<u32>, near: Near) -> Result<Vec<Value>, String> {
-        let found = self
-            .data()
-            .engine
-            .search(sketch.clone(), near, features, usize::MAX)
-            .map_err(|e| e.to_string())?;
-        found.into_iter().map(|m| serde_json::to_value(m).map_err(|e| e.to_string())).collect()
+        as_values(self.data().engine.search(sketch.clone(), near, features, usize::MAX))
+    }
+
+    fn query_many(&self, queries: &[(&Sketch, Option<u32>)], near: Near) -> Vec<Result<Vec<Value>, String>> {
+        self.data().engine.search_many(queries, near, usize::MAX).into_iter().map(as_values).collect()
     }
 
     fn radius(&self) -> String {
@@ -261,4 +260,10 @@ impl DataTarget {
         }
         Ok(())
     }
+}
+
+/// A search's matches as `{"id", "distance"[, "similarity"]}` values.
+fn as_values(found: neardup_store::Result<Vec<neardup_store::Found>>) -> Result<Vec<Value>, String> {
+    let found = found.map_err(|e| e.to_string())?;
+    found.into_iter().map(|m| serde_json::to_value(m).map_err(|e| e.to_string())).collect()
 }
