@@ -2,9 +2,14 @@
 # Differential tests against the real peers:
 #   - python-simhash against the PyPI package simhash 2.1.2 (installed in a
 #     virtualenv under target/ the first time);
-#   - yanyiwu against the real cppjieba (C++ headers from the npm package
-#     nodejieba, compiled with g++ the first time): its words (our
-#     segmenter's example `cut`), keywords and fingerprints;
+#   - yanyiwu against yanyiwu/simhash as it builds today (cppjieba v5.6.7;
+#     ../shared/peers/yanyiwu-simhash, compiled with g++ the first time;
+#     skipped, saying so, where ../shared is absent): cppjieba's words (our
+#     segmenter's example `cut`), keywords and fingerprints, and the
+#     fingerprints yanyiwu/simhash's own Simhasher prints;
+#   - yanyiwu-nodejieba against the older cppjieba in the npm package
+#     nodejieba 3.5.8 (what `yanyiwu` followed before): words, keywords and
+#     fingerprints;
 # (ferd/simhash's values are pinned by testdata/compat/ferd_simhash.txt.gz,
 # made with its own Erlang module by tests/compat/ferd/make_golden.sh and
 # checked by `cargo test`.)
@@ -36,5 +41,22 @@ if [ ! -x "$peers/yanyiwu_peer" ] || [ "$here/yanyiwu_peer.cpp" -nt "$peers/yany
     -o "$peers/yanyiwu_peer" "$here/yanyiwu_peer.cpp"
 fi
 (cd "$root" && cargo build -q --release -p neardup-jieba --example cut)
-python3 "$here/diff_yanyiwu.py" "$bin" "$peers/yanyiwu_peer" "$cppjieba/dict" \
-  "${CARGO_TARGET_DIR:-$root/target}/release/examples/cut" $data
+cut="${CARGO_TARGET_DIR:-$root/target}/release/examples/cut"
+python3 "$here/diff_yanyiwu.py" --preset yanyiwu-nodejieba --flavour cppjieba-nodejieba \
+  "$bin" "$peers/yanyiwu_peer" "$cppjieba/dict" "$cut" $data
+
+shared_peer="$root/../shared/peers/yanyiwu-simhash"
+if [ -d "$shared_peer/cppjieba/include" ]; then
+  if [ ! -x "$peers/yanyiwu_peer_5.6.7" ] || [ "$here/yanyiwu_peer.cpp" -nt "$peers/yanyiwu_peer_5.6.7" ]; then
+    g++ -O2 -std=c++17 -w -I "$shared_peer/cppjieba/include" -I "$shared_peer/limonp/include" \
+      -o "$peers/yanyiwu_peer_5.6.7" "$here/yanyiwu_peer.cpp"
+  fi
+  if [ ! -x "$peers/yanyiwu_simhash" ] || [ "$shared_peer/fingerprints.cpp" -nt "$peers/yanyiwu_simhash" ]; then
+    g++ -O2 -std=c++17 -w -I "$shared_peer/simhash/include" -I "$shared_peer/cppjieba/include" \
+      -I "$shared_peer/limonp/include" -o "$peers/yanyiwu_simhash" "$shared_peer/fingerprints.cpp"
+  fi
+  python3 "$here/diff_yanyiwu.py" --preset yanyiwu --flavour cppjieba --simhasher "$peers/yanyiwu_simhash" \
+    "$bin" "$peers/yanyiwu_peer_5.6.7" "$shared_peer/cppjieba/dict" "$cut" $data
+else
+  echo "SKIPPED: yanyiwu against yanyiwu/simhash (cppjieba v5.6.7): $shared_peer is absent (it is in ../shared/peers)"
+fi

@@ -1,5 +1,7 @@
-// The yanyiwu/simhash pipeline on the real cppjieba (headers from the npm
-// package nodejieba): KeywordExtractor::Extract(text, topN = 5), then
+// The yanyiwu/simhash pipeline on the real cppjieba (compiled against
+// cppjieba v5.6.7's headers from ../shared/peers/yanyiwu-simhash, or the
+// older ones in the npm package nodejieba 3.5.8; tests/compat/run.sh builds
+// both): KeywordExtractor::Extract(text, topN = 5), then
 // yanyiwu's vote over lookup3 hashlittle2 (Bob Jenkins, public domain).
 //
 // Input on stdin: for each document, its byte length on a line, then the

@@ -125,7 +125,7 @@ pub struct ServeArgs {
 /// Which pipeline makes the fingerprints.
 #[derive(Args, Debug, Clone)]
 pub struct PipelineArgs {
-    /// A named preset: default, keywords, python-simhash, yanyiwu, ferd
+    /// A named preset: default, keywords, python-simhash, yanyiwu, yanyiwu-nodejieba, ferd
     /// (SimHash), minhash (MinHash).
     #[arg(long, value_name = "NAME", conflicts_with = "config")]
     pub preset: Option<String>,

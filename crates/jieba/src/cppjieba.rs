@@ -1,8 +1,10 @@
 //! The cppjieba flavour: `MixSegment::Cut` (`MPSegment::Cut` without the
-//! HMM) of the cppjieba in nodejieba 3.5.8, step for step.
+//! HMM) of cppjieba v5.6.7, step for step, or of the older cppjieba in
+//! nodejieba 3.5.8, which differs in its HMM's ASCII rules only
+//! ([`CppjiebaRules`]).
 
 use crate::hmm::{closes, MIN_FLOAT};
-use crate::{decode, Scratch, Segmenter};
+use crate::{decode, CppjiebaRules, Scratch, Segmenter};
 
 /// cppjieba's `SPECIAL_SEPARATORS`: ` \t\n，。`, each a range of its own.
 #[inline(always)]
@@ -10,7 +12,15 @@ fn separator(c: u32) -> bool {
     matches!(c, 0x20 | 0x09 | 0x0A | 0xFF0C | 0x3002)
 }
 
-pub(crate) fn cut<'t>(seg: &Segmenter, text: &'t str, hmm: bool, out: &mut Vec<&'t str>, sc: &mut Scratch) {
+/// `MixSegment::Cut` of `text` with the HMM's ASCII rules `hmm`, or
+/// `MPSegment::Cut` (`None`).
+pub(crate) fn cut<'t>(
+    seg: &Segmenter,
+    text: &'t str,
+    hmm: Option<CppjiebaRules>,
+    out: &mut Vec<&'t str>,
+    sc: &mut Scratch,
+) {
     cut_with::<true>(seg, text, hmm, out, sc);
 }
 
@@ -19,7 +29,7 @@ pub(crate) fn cut<'t>(seg: &Segmenter, text: &'t str, hmm: bool, out: &mut Vec<&
 pub(crate) fn cut_with<'t, const SHORTCUT: bool>(
     seg: &Segmenter,
     text: &'t str,
-    hmm: bool,
+    hmm: Option<CppjiebaRules>,
     out: &mut Vec<&'t str>,
     sc: &mut Scratch,
 ) {
@@ -71,36 +81,60 @@ fn ascii_range(seg: &Segmenter, b: &[u8], i: usize) -> Option<usize> {
 /// without the HMM each character is a word, and with it the whole range
 /// is one run of single characters, cut by `HMMSegment`'s ASCII rules
 /// ([`ascii_run`]).
-fn ascii_words<'t>(text: &'t str, hmm: bool, out: &mut Vec<&'t str>) {
-    if !hmm {
+fn ascii_words<'t>(text: &'t str, hmm: Option<CppjiebaRules>, out: &mut Vec<&'t str>) {
+    let Some(rules) = hmm else {
         out.extend((0..text.len()).map(|k| &text[k..k + 1]));
         return;
-    }
+    };
     let b = text.as_bytes();
     let mut k = 0;
     while k < b.len() {
-        let end = ascii_run(k, b.len(), |x| u32::from(b[x]));
+        let end = ascii_run(k, b.len(), rules, |x| u32::from(b[x]));
         out.push(&text[k..end]);
         k = end;
     }
 }
 
 /// The end of the ASCII word `HMMSegment::Cut` takes from position
-/// `right` (below `y`), where `at(x)` is the character at position `x`: a
-/// letter and the letters and digits after it, a digit and the digits and
-/// dots after it, or any other character alone.
+/// `right` (below `y`), where `c(x)` is the character at position `x`.
+///
+/// v5.6.7 (`SequentialLetterRule`, then `NumbersRule`): a letter or a
+/// digit and the letters and digits after it, then at most one decimal
+/// suffix — a dot followed by digits, taken with them ("5G3.14", "abc1.2";
+/// "3.14.15" is "3.14", ".", "15"). nodejieba 3.5.8: a letter and the
+/// letters and digits after it; a digit and the digits and dots after it
+/// ("3.14.15" whole, "5G" two words). Any other character alone.
 #[inline(always)]
-fn ascii_run(right: usize, y: usize, c: impl Fn(usize) -> u32) -> usize {
+fn ascii_run(right: usize, y: usize, rules: CppjiebaRules, c: impl Fn(usize) -> u32) -> usize {
     let letter = |c: u32| c < 0x80 && (c as u8).is_ascii_alphabetic();
     let digit = |c: u32| c < 0x80 && (c as u8).is_ascii_digit();
+    let dot = u32::from(b'.');
     let mut end = right + 1;
-    if letter(c(right)) {
-        while end < y && (letter(c(end)) || digit(c(end))) {
-            end += 1;
+    match rules {
+        CppjiebaRules::V5_6_7 => {
+            if !letter(c(right)) && !digit(c(right)) {
+                return end;
+            }
+            while end < y && (letter(c(end)) || digit(c(end))) {
+                end += 1;
+            }
+            if end + 1 < y && c(end) == dot && digit(c(end + 1)) {
+                end += 2;
+                while end < y && digit(c(end)) {
+                    end += 1;
+                }
+            }
         }
-    } else if digit(c(right)) {
-        while end < y && (digit(c(end)) || c(end) == u32::from(b'.')) {
-            end += 1;
+        CppjiebaRules::Nodejieba3_5_8 => {
+            if letter(c(right)) {
+                while end < y && (letter(c(end)) || digit(c(end))) {
+                    end += 1;
+                }
+            } else if digit(c(right)) {
+                while end < y && (digit(c(end)) || c(end) == dot) {
+                    end += 1;
+                }
+            }
         }
     }
     end
@@ -108,7 +142,13 @@ fn ascii_run(right: usize, y: usize, c: impl Fn(usize) -> u32) -> usize {
 
 /// `MPSegment::Cut` of one range, then (with the HMM) every run of
 /// single-character words through `HMMSegment::Cut`.
-fn range<'t>(seg: &Segmenter, text: &'t str, hmm: bool, out: &mut Vec<&'t str>, sc: &mut Scratch) {
+fn range<'t>(
+    seg: &Segmenter,
+    text: &'t str,
+    hmm: Option<CppjiebaRules>,
+    out: &mut Vec<&'t str>,
+    sc: &mut Scratch,
+) {
     let n = sc.codes.len();
     let dict = &seg.dict;
     sc.route.clear();
@@ -147,24 +187,31 @@ fn range<'t>(seg: &Segmenter, text: &'t str, hmm: bool, out: &mut Vec<&'t str>, 
     let mut singles: Option<usize> = None;
     while i < n {
         let step = sc.route[i].1 as usize;
-        if step == 1 && hmm {
+        if step == 1 && hmm.is_some() {
             singles.get_or_insert(i);
         } else {
             if let Some(s) = singles.take() {
-                hmm_cut(seg, text, s, i, out, sc);
+                hmm_cut(seg, text, (s, i), hmm.unwrap_or_default(), out, sc);
             }
             out.push(&text[sc.off(i, len)..sc.off(i + step, len)]);
         }
         i += step;
     }
     if let Some(s) = singles {
-        hmm_cut(seg, text, s, n, out, sc);
+        hmm_cut(seg, text, (s, n), hmm.unwrap_or_default(), out, sc);
     }
 }
 
 /// `HMMSegment::Cut` of characters `x..y`: ASCII by its letter and number
 /// rules, the rest by Viterbi.
-fn hmm_cut<'t>(seg: &Segmenter, text: &'t str, x: usize, y: usize, out: &mut Vec<&'t str>, sc: &mut Scratch) {
+fn hmm_cut<'t>(
+    seg: &Segmenter,
+    text: &'t str,
+    (x, y): (usize, usize),
+    rules: CppjiebaRules,
+    out: &mut Vec<&'t str>,
+    sc: &mut Scratch,
+) {
     let len = text.len();
     let mut left = x;
     let mut right = x;
@@ -177,7 +224,7 @@ fn hmm_cut<'t>(seg: &Segmenter, text: &'t str, x: usize, y: usize, out: &mut Vec
             viterbi_cut(seg, text, left, right, out, sc);
         }
         let chars = &sc.chars;
-        let end = ascii_run(right, y, |x| chars[x]);
+        let end = ascii_run(right, y, rules, |x| chars[x]);
         out.push(&text[sc.off(right, len)..sc.off(end, len)]);
         left = end;
         right = end;

@@ -51,6 +51,22 @@ pub enum Flavor {
     Cppjieba,
 }
 
+/// Which cppjieba the [`Flavor::Cppjieba`] segmenter follows. They differ
+/// only in how the HMM's runs cut ASCII (`HMMSegment`'s letter and number
+/// rules); the dictionaries, the route and the Viterbi are the same.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum CppjiebaRules {
+    /// cppjieba v5.6.7, which yanyiwu/simhash pins: a letter or a digit
+    /// and the letters and digits after it, then at most one decimal
+    /// suffix (`5G3.14`, `abc1.2` and `3.14` are one word each).
+    #[default]
+    V5_6_7,
+    /// The older cppjieba bundled in the npm package nodejieba 3.5.8: a
+    /// letter and the letters and digits after it; a digit and the
+    /// digits and dots after it (`5G` is two words, `3.14.15` one).
+    Nodejieba3_5_8,
+}
+
 /// A loaded segmenter; the two flavours are loaded once per process and
 /// shared ([`Segmenter::jieba`], [`Segmenter::cppjieba`]).
 pub struct Segmenter {
@@ -178,12 +194,22 @@ impl Segmenter {
     /// library cuts them: every character of `text` is in exactly one word
     /// (whitespace and punctuation included), and the words are slices of
     /// `text`. `hmm` lets the HMM join characters the dictionary does not.
+    ///
+    /// The cppjieba flavour cuts as cppjieba v5.6.7 does
+    /// ([`CppjiebaRules::V5_6_7`]; [`cut_with_rules`](Self::cut_with_rules)
+    /// chooses).
     pub fn cut<'t>(&self, text: &'t str, hmm: bool, out: &mut Vec<&'t str>) {
+        self.cut_with_rules(text, hmm, CppjiebaRules::default(), out);
+    }
+
+    /// [`cut`](Self::cut), the cppjieba flavour following `rules` (the
+    /// jieba flavour has one set of rules and ignores it).
+    pub fn cut_with_rules<'t>(&self, text: &'t str, hmm: bool, rules: CppjiebaRules, out: &mut Vec<&'t str>) {
         SCRATCH.with(|scratch| {
             let mut scratch = scratch.borrow_mut();
             match self.flavor {
                 Flavor::Jieba => jieba::cut(self, text, hmm, out, &mut scratch),
-                Flavor::Cppjieba => cppjieba::cut(self, text, hmm, out, &mut scratch),
+                Flavor::Cppjieba => cppjieba::cut(self, text, hmm.then_some(rules), out, &mut scratch),
             }
             scratch.trim();
         });

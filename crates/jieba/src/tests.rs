@@ -60,17 +60,47 @@ fn sample_documents() {
     assert!(docs >= 50, "only {docs} documents compared");
 }
 
+/// Every way the cppjieba flavour cuts: without the HMM (the rules do not
+/// apply), and with it by each cppjieba's rules.
+const RULES: [(bool, crate::CppjiebaRules); 3] = [
+    (false, crate::CppjiebaRules::V5_6_7),
+    (true, crate::CppjiebaRules::V5_6_7),
+    (true, crate::CppjiebaRules::Nodejieba3_5_8),
+];
+
+/// cppjieba's HMM rules for ASCII, by version, on the cases its v5.6.7
+/// change names (a run of single characters goes through the HMM).
+#[test]
+fn cppjieba_ascii_rules_by_version() {
+    use crate::CppjiebaRules::{Nodejieba3_5_8, V5_6_7};
+    let seg = Segmenter::cppjieba();
+    for (text, new, old) in [
+        ("5G3.14", &["5G3.14"][..], &["5", "G3", ".", "14"][..]),
+        ("3.14.15", &["3.14", ".", "15"], &["3.14.15"]),
+        ("abc1.2x", &["abc1.2", "x"], &["abc1", ".", "2", "x"]),
+        ("v2.", &["v2", "."], &["v2", "."]),
+        ("12ab", &["12ab"], &["12", "ab"]),
+        ("x.5", &["x.5"], &["x", ".", "5"]),
+    ] {
+        for (rules, want) in [(V5_6_7, new), (Nodejieba3_5_8, old)] {
+            let mut got = Vec::new();
+            seg.cut_with_rules(text, true, rules, &mut got);
+            assert_eq!(got, want, "{text} by {rules:?}");
+        }
+    }
+}
+
 /// The cppjieba flavour's ASCII shortcut on the sample documents.
 #[test]
 fn cppjieba_ascii_shortcut_on_documents() {
     let seg = Segmenter::cppjieba();
     let mut sc = crate::Scratch::default();
     for t in neardup_testkit::sample_texts(3000) {
-        for hmm in [false, true] {
+        for (hmm, rules) in RULES {
             let (mut fast, mut slow) = (Vec::new(), Vec::new());
-            crate::cppjieba::cut_with::<true>(seg, &t, hmm, &mut fast, &mut sc);
-            crate::cppjieba::cut_with::<false>(seg, &t, hmm, &mut slow, &mut sc);
-            assert_eq!(fast, slow, "hmm = {hmm}: {}", &t[..t.len().min(80)]);
+            crate::cppjieba::cut_with::<true>(seg, &t, hmm.then_some(rules), &mut fast, &mut sc);
+            crate::cppjieba::cut_with::<false>(seg, &t, hmm.then_some(rules), &mut slow, &mut sc);
+            assert_eq!(fast, slow, "hmm = {hmm}, {rules:?}: {}", &t[..t.len().min(80)]);
         }
     }
 }
@@ -122,12 +152,12 @@ proptest! {
     ], 0..24)) {
         let text: String = parts.concat();
         let seg = Segmenter::cppjieba();
-        for hmm in [false, true] {
+        for (hmm, rules) in RULES {
             let (mut fast, mut slow) = (Vec::new(), Vec::new());
             let mut sc = crate::Scratch::default();
-            crate::cppjieba::cut_with::<true>(seg, &text, hmm, &mut fast, &mut sc);
-            crate::cppjieba::cut_with::<false>(seg, &text, hmm, &mut slow, &mut sc);
-            prop_assert_eq!(fast, slow, "hmm = {}", hmm);
+            crate::cppjieba::cut_with::<true>(seg, &text, hmm.then_some(rules), &mut fast, &mut sc);
+            crate::cppjieba::cut_with::<false>(seg, &text, hmm.then_some(rules), &mut slow, &mut sc);
+            prop_assert_eq!(fast, slow, "hmm = {}, {:?}", hmm, rules);
         }
     }
 

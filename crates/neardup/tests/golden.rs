@@ -37,6 +37,14 @@ fn golden_yanyiwu() {
     expect_file!["golden/yanyiwu.txt"].assert_eq(&table(&Fingerprinter::preset("yanyiwu").unwrap()));
 }
 
+/// The `yanyiwu` preset's values before it followed cppjieba v5.6.7 (the
+/// file is golden/yanyiwu.txt as it was), kept by `yanyiwu-nodejieba`.
+#[test]
+fn golden_yanyiwu_nodejieba() {
+    expect_file!["golden/yanyiwu-nodejieba.txt"]
+        .assert_eq(&table(&Fingerprinter::preset("yanyiwu-nodejieba").unwrap()));
+}
+
 #[test]
 fn golden_ferd() {
     expect_file!["golden/ferd.txt"].assert_eq(&table(&Fingerprinter::preset("ferd").unwrap()));

@@ -79,7 +79,7 @@ proptest! {
 
     #[test]
     fn sparse_api_equals_text_pipeline(t in text()) {
-        prop_assert_eq!(presets().len(), 5);
+        prop_assert_eq!(presets().len(), 6);
         for fingerprinter in presets() {
             let features = fingerprinter.features(&t);
             let c = fingerprinter.config();

@@ -376,6 +376,23 @@ mod tests {
     }
 
     #[test]
+    fn cppjieba_configurations_written_before_the_version_keep_their_words() {
+        use crate::tokenize::{CppjiebaVersion, TokenizerConfig};
+        let (new, old) = (presets::config("yanyiwu").unwrap(), presets::config("yanyiwu-nodejieba").unwrap());
+        // `yanyiwu-nodejieba` is `yanyiwu` as it was written before: no
+        // `version`, so the stored configurations of that time read as it.
+        let old_json = old.to_json();
+        assert!(!old_json.contains("\"version\""), "{old_json}");
+        assert!(new.to_toml().contains("version = \"5.6.7\""), "{}", new.to_toml());
+        assert_ne!(new.id(), old.id());
+        let written_before =
+            TokenizerConfig::Cppjieba { hmm: true, version: CppjiebaVersion::Nodejieba3_5_8 };
+        let parsed: TokenizerConfig = serde_json::from_str(r#"{"type": "cppjieba", "hmm": true}"#).unwrap();
+        assert_eq!(parsed, written_before);
+        assert_eq!(PipelineConfig::from_json(&old_json).unwrap(), old);
+    }
+
+    #[test]
     fn a_method_takes_only_its_own_settings() {
         let words = "tokenizer = { type = \"words\" }\n";
         let minhash = PipelineConfig::from_toml(&format!("method = \"minhash\"\n{words}")).unwrap();

@@ -5,7 +5,8 @@
 //! | `default` | HTML to text, NFKC, lower case; words (jieba for Chinese) without punctuation; tf; XXH3; 64 bits; k = 8 below 600 features, else 4. Chosen by the quality evaluation (docs/QUALITY.md). |
 //! | `keywords` | jieba TF-IDF top-20 keywords hashed with FNV-1a 64 (the seeds' pipeline). |
 //! | `python-simhash` | byte-identical to the PyPI `simhash` package 2.1.2. |
-//! | `yanyiwu` | the pipeline of yanyiwu/simhash (cppjieba keywords, top 5, lookup3). |
+//! | `yanyiwu` | the pipeline of yanyiwu/simhash as it builds today (cppjieba v5.6.7's keywords, top 5, lookup3). |
+//! | `yanyiwu-nodejieba` | `yanyiwu` with the older cppjieba bundled in nodejieba 3.5.8 (what `yanyiwu` was before neardup followed v5.6.7; differs on ASCII runs such as `5G3.14`). |
 //! | `ferd` | ferd/simhash's `simhash:hash/1`, bit for bit: the UTF-8 bytes in 2-byte windows (not the first nor the last), counts as weights, MD5, 128 bits, ties give 1, bits reversed. |
 //! | `minhash` | `default`'s text stages, word 2-shingles (character bigrams for Chinese: `han = "chars"`), a MinHash signature of 128 values; Jaccard ≥ 0.5 by LSH banding (32 bands × 4 rows: misses weighed 0.9). Chosen by the quality evaluation (docs/QUALITY.md). |
 //!
@@ -20,11 +21,12 @@ use crate::hash::HashConfig;
 use crate::normalize::NormalizerConfig;
 pub use crate::radius::Radius;
 use crate::select::{SelectConfig, TieBreak};
-use crate::tokenize::{HanSplit, ShortText, TokenizerConfig};
+use crate::tokenize::{CppjiebaVersion, HanSplit, ShortText, TokenizerConfig};
 use crate::weight::{UnknownIdf, WeightConfig, BUILTIN_IDF};
 
 /// The names of the SimHash presets.
-pub const NAMES: [&str; 5] = ["default", "keywords", "python-simhash", "yanyiwu", "ferd"];
+pub const NAMES: [&str; 6] =
+    ["default", "keywords", "python-simhash", "yanyiwu", "yanyiwu-nodejieba", "ferd"];
 
 /// The method every front end uses when told none — `neardup dedup`,
 /// `compare`, `eval`, `index build`, `index add` and `serve` on a new data
@@ -140,7 +142,7 @@ fn fingerprint_config(name: &str) -> Result<PipelineConfig> {
             hash: HashConfig::Md5,
             ..base(TokenizerConfig::CharNgrams { n: 4, short: ShortText::Whole })
         },
-        "yanyiwu" => PipelineConfig {
+        "yanyiwu" | "yanyiwu-nodejieba" => PipelineConfig {
             normalize: vec![],
             filters: vec![
                 FilterConfig::MinChars { min: 2 },
@@ -152,7 +154,14 @@ fn fingerprint_config(name: &str) -> Result<PipelineConfig> {
             },
             select: SelectConfig::TopN { n: 5, ties: TieBreak::Cppjieba },
             hash: HashConfig::Lookup3,
-            ..base(TokenizerConfig::Cppjieba { hmm: true })
+            ..base(TokenizerConfig::Cppjieba {
+                hmm: true,
+                version: if name == "yanyiwu" {
+                    CppjiebaVersion::V5_6_7
+                } else {
+                    CppjiebaVersion::Nodejieba3_5_8
+                },
+            })
         },
         "ferd" => PipelineConfig {
             normalize: vec![],

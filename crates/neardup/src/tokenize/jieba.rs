@@ -8,7 +8,8 @@
 
 #[cfg(feature = "jieba")]
 mod loaded {
-    use neardup_jieba::Segmenter;
+    use super::CppjiebaVersion;
+    use neardup_jieba::{CppjiebaRules, Segmenter};
 
     /// jieba-rs's words of `text` (Python jieba's rules), appended to `out`.
     pub(crate) fn cut_into<'t>(text: &'t str, hmm: bool, out: &mut Vec<&'t str>) {
@@ -20,12 +21,23 @@ mod loaded {
         Segmenter::in_jieba_block(c)
     }
 
-    /// cppjieba's words of `text` (`MixSegment` with the HMM), appended
-    /// to `out`.
-    pub(crate) fn cut_cppjieba<'t>(text: &'t str, hmm: bool, out: &mut Vec<&'t str>) {
-        Segmenter::cppjieba().cut(text, hmm, out);
+    /// cppjieba's words of `text` (`MixSegment` with the HMM) as
+    /// `version` cuts them, appended to `out`.
+    pub(crate) fn cut_cppjieba<'t>(
+        text: &'t str,
+        hmm: bool,
+        version: CppjiebaVersion,
+        out: &mut Vec<&'t str>,
+    ) {
+        let rules = match version {
+            CppjiebaVersion::V5_6_7 => CppjiebaRules::V5_6_7,
+            CppjiebaVersion::Nodejieba3_5_8 => CppjiebaRules::Nodejieba3_5_8,
+        };
+        Segmenter::cppjieba().cut_with_rules(text, hmm, rules, out);
     }
 }
+
+use super::CppjiebaVersion;
 
 #[cfg(feature = "jieba")]
 use loaded::{block_char, cut_cppjieba, cut_into};
@@ -38,7 +50,9 @@ fn cut_into<'t>(text: &'t str, _hmm: bool, out: &mut Vec<&'t str>) {
 }
 
 #[cfg(not(feature = "jieba"))]
-use cut_into as cut_cppjieba;
+fn cut_cppjieba<'t>(text: &'t str, hmm: bool, _version: CppjiebaVersion, out: &mut Vec<&'t str>) {
+    cut_into(text, hmm, out);
+}
 
 /// Without jieba every character is a word of its own: any cut is safe.
 #[cfg(not(feature = "jieba"))]
@@ -57,9 +71,14 @@ pub(crate) fn cut_han<'t>(run: &'t str, hmm: bool, out: &mut Vec<&'t str>) {
 /// The whole text as cppjieba's `MixSegment` cuts it, but for words that
 /// are one whitespace character (its separators among them): the words
 /// its keyword extractor counts, exactly, and its punctuation.
-pub(crate) fn cut_cppjieba_whole<'t>(text: &'t str, hmm: bool, out: &mut Vec<&'t str>) {
+pub(crate) fn cut_cppjieba_whole<'t>(
+    text: &'t str,
+    hmm: bool,
+    version: CppjiebaVersion,
+    out: &mut Vec<&'t str>,
+) {
     let from = out.len();
-    cut_cppjieba(text, hmm, out);
+    cut_cppjieba(text, hmm, version, out);
     let mut keep = from;
     for i in from..out.len() {
         let w = out[i];

@@ -73,6 +73,11 @@ pub enum TokenizerConfig {
         /// default, this is `true`.
         #[serde(default = "yes")]
         hmm: bool,
+        /// Which cppjieba's words. By default (and in every configuration
+        /// written before there was a choice), `nodejieba-3.5.8`; the
+        /// `yanyiwu` preset says `5.6.7`.
+        #[serde(default, skip_serializing_if = "CppjiebaVersion::is_default")]
+        version: CppjiebaVersion,
     },
     /// Overlapping `n`-character grams (robust for CJK and OCR noise).
     /// Whitespace counts as a character; add the `collapse-whitespace`
@@ -118,6 +123,31 @@ pub enum TokenizerConfig {
 
 fn yes() -> bool {
     true
+}
+
+/// Which cppjieba [`TokenizerConfig::Cppjieba`] cuts as. The versions
+/// differ only in how the HMM cuts runs of ASCII (v5.6.7 keeps digits
+/// followed by letters, and a decimal suffix, in one word: `5G3.14`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum CppjiebaVersion {
+    /// The cppjieba bundled in the npm package nodejieba 3.5.8 (what
+    /// neardup followed before v5.6.7, and what a configuration without
+    /// `version` means).
+    #[default]
+    #[serde(rename = "nodejieba-3.5.8")]
+    Nodejieba3_5_8,
+    /// cppjieba v5.6.7, which yanyiwu/simhash pins (submodule `b3602be`).
+    #[serde(rename = "5.6.7")]
+    V5_6_7,
+}
+
+impl CppjiebaVersion {
+    /// Whether this is the default (left out when a configuration is
+    /// written, so that configurations written before the choice keep
+    /// their text and their ids).
+    pub fn is_default(&self) -> bool {
+        *self == CppjiebaVersion::default()
+    }
 }
 
 /// How the `words` tokenizer splits runs of Han characters (see
@@ -207,7 +237,9 @@ impl Tokenizer for TokenizerConfig {
         match self {
             TokenizerConfig::Words { hmm, han } => Words { hmm: *hmm, han: *han }.tokenize(text, out),
             TokenizerConfig::Jieba { hmm } => jieba::cut_whole(text, *hmm, out),
-            TokenizerConfig::Cppjieba { hmm } => jieba::cut_cppjieba_whole(text, *hmm, out),
+            TokenizerConfig::Cppjieba { hmm, version } => {
+                jieba::cut_cppjieba_whole(text, *hmm, *version, out)
+            }
             TokenizerConfig::CharNgrams { n, short } => {
                 CharNgrams { n: *n, short: *short }.tokenize(text, out)
             }
