@@ -42,6 +42,15 @@ impl Tokenizer for Words {
             }
             // Ideographs on their lead byte, the rest decoded.
             let (s, len) = if ideograph_at(bytes, i) {
+                if self.han == super::HanSplit::Chars {
+                    // A token each, as they come: no run to walk again.
+                    self.run(&text[start..i], cur, out);
+                    out.push(&text[i..i + 3]);
+                    i += 3;
+                    start = i;
+                    cur = Script::Other;
+                    continue;
+                }
                 (Script::Han, 3)
             } else {
                 let c = text[i..].chars().next().expect("i is a char boundary");
