@@ -91,10 +91,30 @@ impl IndexMeta {
     pub fn check_pipeline(&self, wanted: &PipelineConfig) -> Result<()> {
         match &self.pipeline {
             Some(c) if !c.same_fingerprints(wanted) => Err(Error::ConfigMismatch {
-                stored: format!("{:016x}", c.id()),
-                wanted: format!("{:016x}", wanted.id()),
+                stored: crate::presets::label(c),
+                wanted: crate::presets::label(wanted),
             }),
             _ => Ok(()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::presets;
+
+    /// A mismatch names both pipelines' presets: an index built with the
+    /// `yanyiwu` of before cppjieba v5.6.7 is `yanyiwu-nodejieba`'s.
+    #[test]
+    fn a_pipeline_mismatch_names_the_presets() {
+        let old = presets::config("yanyiwu-nodejieba").unwrap();
+        let meta = IndexMeta { pipeline: Some(old), ..Default::default() };
+        let e = meta.check_pipeline(&presets::config("yanyiwu").unwrap()).unwrap_err().to_string();
+        assert!(
+            e.contains("(preset yanyiwu-nodejieba) but") && e.contains("(preset yanyiwu) is in use"),
+            "{e}"
+        );
+        assert!(meta.check_pipeline(&presets::config("yanyiwu-nodejieba").unwrap()).is_ok());
     }
 }

@@ -390,6 +390,12 @@ mod tests {
         let parsed: TokenizerConfig = serde_json::from_str(r#"{"type": "cppjieba", "hmm": true}"#).unwrap();
         assert_eq!(parsed, written_before);
         assert_eq!(PipelineConfig::from_json(&old_json).unwrap(), old);
+        for name in presets::NAMES.iter().chain(&presets::MINHASH_NAMES) {
+            assert_eq!(presets::name_of(&presets::config(name).unwrap()), Some(*name));
+        }
+        let custom = PipelineConfig { bits: crate::Bits::B128, ..presets::config("keywords").unwrap() };
+        assert_eq!(presets::name_of(&custom), None);
+        assert_eq!(presets::label(&custom), format!("{:016x}", custom.id()));
     }
 
     #[test]

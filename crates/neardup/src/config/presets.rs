@@ -231,6 +231,26 @@ pub fn radius_of_same_stages(config: &PipelineConfig) -> Option<Radius> {
     })
 }
 
+/// The preset whose stages make the same fingerprints (or signatures) as
+/// `pipeline`, if one does.
+pub fn name_of(pipeline: &PipelineConfig) -> Option<&'static str> {
+    NAMES
+        .iter()
+        .chain(&MINHASH_NAMES)
+        .copied()
+        .find(|&name| config(name).is_ok_and(|p| p.same_fingerprints(pipeline)))
+}
+
+/// A pipeline as errors name it: its id, and its preset's name when it has
+/// one (`38cd40e42a2e1a46 (preset yanyiwu-nodejieba)`), so that a user
+/// told two pipelines differ sees which preset opens the old index.
+pub fn label(pipeline: &PipelineConfig) -> String {
+    match name_of(pipeline) {
+        Some(name) => format!("{:016x} (preset {name})", pipeline.id()),
+        None => format!("{:016x}", pipeline.id()),
+    }
+}
+
 /// The largest k of [`recommended_radius`]: the radius an index for this
 /// preset must serve.
 ///

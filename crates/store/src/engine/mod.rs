@@ -110,8 +110,8 @@ fn check_meta(store: &dyn Store, config: &PipelineConfig) -> Result<()> {
             Err(StoreError::MethodMismatch { stored: m.config.method, wanted: config.method })
         }
         Some(m) if !m.config.same_fingerprints(config) => Err(StoreError::ConfigMismatch {
-            stored: format!("{:016x}", m.config.id()),
-            wanted: format!("{:016x}", config.id()),
+            stored: neardup::presets::label(&m.config),
+            wanted: neardup::presets::label(config),
         }),
         Some(_) => Ok(()),
         None => store.set_meta(&StoreMeta { format_version: FORMAT_VERSION, config: config.clone() }),
