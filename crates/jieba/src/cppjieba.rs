@@ -184,21 +184,25 @@ fn range<'t>(
 
     let len = text.len();
     let mut i = 0;
-    let mut singles: Option<usize> = None;
+    // The run of single characters going on (with the HMM): its start.
+    let mut singles: Option<(usize, CppjiebaRules)> = None;
     while i < n {
         let step = sc.route[i].1 as usize;
-        if step == 1 && hmm.is_some() {
-            singles.get_or_insert(i);
-        } else {
-            if let Some(s) = singles.take() {
-                hmm_cut(seg, text, (s, i), hmm.unwrap_or_default(), out, sc);
+        match hmm {
+            Some(rules) if step == 1 => {
+                singles.get_or_insert((i, rules));
             }
-            out.push(&text[sc.off(i, len)..sc.off(i + step, len)]);
+            _ => {
+                if let Some((s, rules)) = singles.take() {
+                    hmm_cut(seg, text, (s, i), rules, out, sc);
+                }
+                out.push(&text[sc.off(i, len)..sc.off(i + step, len)]);
+            }
         }
         i += step;
     }
-    if let Some(s) = singles {
-        hmm_cut(seg, text, (s, n), hmm.unwrap_or_default(), out, sc);
+    if let Some((s, rules)) = singles {
+        hmm_cut(seg, text, (s, n), rules, out, sc);
     }
 }
 

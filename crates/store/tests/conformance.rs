@@ -422,12 +422,18 @@ fn redb_store_conforms() {
     config_mismatch_is_refused(redb(&dir, "mismatch.redb"));
 }
 
-#[test]
-fn a_store_written_before_sequence_numbers_gets_them_on_open() {
+/// A copy (opening may write to it) of testdata/compat/`data`/store.redb.
+fn compat_store(data: &str) -> (tempfile::TempDir, std::path::PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("store.redb");
-    std::fs::copy(concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/compat/v0.1-data/store.redb"), &path)
-        .unwrap();
+    let from = format!("{}/../../testdata/compat/{data}/store.redb", env!("CARGO_MANIFEST_DIR"));
+    std::fs::copy(from, &path).unwrap();
+    (dir, path)
+}
+
+#[test]
+fn a_store_written_before_sequence_numbers_gets_them_on_open() {
+    let (_dir, path) = compat_store("v0.1-data");
     let store = RedbStore::open(&path).unwrap();
     let n = store.len().unwrap();
     assert!(n > 0);
@@ -452,10 +458,7 @@ fn a_store_of_record_version_3_moves_its_sequence_numbers_into_the_records() {
     // replaced (sequence numbers 65 and 66, tombstones for the old ones)
     // and two added (67, 68), written when the numbers lived in a table
     // of their own.
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("store.redb");
-    std::fs::copy(concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/compat/v0.2-data/store.redb"), &path)
-        .unwrap();
+    let (_dir, path) = compat_store("v0.2-data");
     let mut before = Vec::new();
     for round in 0..2 {
         let store = RedbStore::open(&path).unwrap();

@@ -430,6 +430,33 @@ mod tests {
         }
     }
 
+    /// A damaged table (any bytes of the right length: a segment opened
+    /// without its checksum) gives wrong or no entries, never a panic.
+    #[test]
+    fn damaged_tables_do_not_panic() {
+        let mut x = 0x1234_5678_9abc_def0u64;
+        for rows in [1usize, 17, 300, 5000] {
+            for prefix in [PACKED, WIDE] {
+                let p = if prefix == PACKED { Packing::packed(rows) } else { Packing::wide(rows) };
+                let bytes: Vec<u8> = (0..p.column_len(rows))
+                    .map(|_| {
+                        x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                        (x >> 56) as u8
+                    })
+                    .collect();
+                let col = Column::from_vec(bytes);
+                let name = format!("{prefix}.0");
+                let t =
+                    BandTable::from_columns(0, rows, &|n: &str| (n == name).then(|| col.clone())).unwrap();
+                let _ = t.iter().count();
+                let mut out = Vec::new();
+                for k in 0..64u64 {
+                    rows_with_many(&[(&t, k.wrapping_mul(0x9e37_79b9_7f4a_7c15), 0)], &mut out);
+                }
+            }
+        }
+    }
+
     #[test]
     fn packing_fits_five_bytes_at_every_size() {
         for shift in 0..32 {
