@@ -152,6 +152,120 @@ impl Skipper {
     }
 }
 
+/// What the 64 bytes of text from some offset are, a bit each (bit `k`
+/// for the byte `k` further on): the words tokenizer steps over whole
+/// stretches of ASCII or of ideographs with one look, instead of deciding
+/// byte by byte or character by character, where Chinese text (a change
+/// of kind every few characters) costs a mispredicted branch each time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Window {
+    /// ASCII bytes.
+    pub(crate) ascii: u64,
+    /// Lead bytes of the ideographs [`ideograph_at`] finds.
+    pub(crate) ideograph: u64,
+}
+
+/// Bits 0, 3, 6, …, 63: where the characters of a stretch of three-byte
+/// characters start.
+const EVERY_THIRD: u64 = 0x9249_2492_4924_9249;
+
+impl Window {
+    /// The window of `b` at `i`, if 65 bytes are left from `i` (the byte
+    /// after the window decides an E4 lead byte), with the kernels of
+    /// `level`.
+    #[inline(always)]
+    pub(crate) fn at(b: &[u8], i: usize, level: crate::simd::Level) -> Option<Window> {
+        let w: &[u8; WINDOW + 1] = b.get(i..i + WINDOW + 1)?.try_into().expect("65 bytes");
+        #[cfg(target_arch = "x86_64")]
+        {
+            use crate::simd::Level;
+            match level {
+                // SAFETY: a level above portable is only ever one the CPU has.
+                Level::Avx512 => return Some(unsafe { x86::window_avx512(w) }),
+                // SAFETY: as above.
+                Level::Avx2 => return Some(unsafe { x86::window_avx2(w) }),
+                Level::Portable => {}
+            }
+        }
+        let _ = level;
+        Some(window_portable(w))
+    }
+
+    /// How many ideographs start one after another from the window's
+    /// first byte (1 to 21; 0 when none does).
+    #[inline(always)]
+    pub(crate) fn ideographs(self) -> usize {
+        (!self.ideograph & EVERY_THIRD).trailing_zeros() as usize / 3
+    }
+
+    /// How many ASCII bytes the window starts with (0 to 64).
+    #[inline(always)]
+    pub(crate) fn ascii_run(self) -> usize {
+        (!self.ascii).trailing_zeros() as usize
+    }
+}
+
+/// Bytes a [`Window`] describes.
+const WINDOW: usize = 64;
+
+fn window_portable(w: &[u8; WINDOW + 1]) -> Window {
+    let mut out = Window { ascii: 0, ideograph: 0 };
+    for k in 0..WINDOW {
+        out.ascii |= u64::from(w[k] < 0x80) << k;
+        out.ideograph |= u64::from(ideograph_at(w, k)) << k;
+    }
+    out
+}
+
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use super::{Window, WINDOW};
+    use std::arch::x86_64::*;
+
+    /// Lead bytes E5–E9, or E4 not followed by B7, as signed bytes.
+    #[target_feature(enable = "avx2")]
+    fn ideographs32(x: __m256i, next: __m256i) -> u32 {
+        let e5_e9 = _mm256_and_si256(
+            _mm256_cmpgt_epi8(x, _mm256_set1_epi8(0xE4u8 as i8)),
+            _mm256_cmpgt_epi8(_mm256_set1_epi8(0xEAu8 as i8), x),
+        );
+        let e4 = _mm256_andnot_si256(
+            _mm256_cmpeq_epi8(next, _mm256_set1_epi8(0xB7u8 as i8)),
+            _mm256_cmpeq_epi8(x, _mm256_set1_epi8(0xE4u8 as i8)),
+        );
+        _mm256_movemask_epi8(_mm256_or_si256(e5_e9, e4)) as u32
+    }
+
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn window_avx2(w: &[u8; WINDOW + 1]) -> Window {
+        let half = |off: usize| {
+            // SAFETY: off + 33 ≤ 65: both loads are inside `w`.
+            let (x, next) = unsafe {
+                (
+                    _mm256_loadu_si256(w.as_ptr().add(off).cast()),
+                    _mm256_loadu_si256(w.as_ptr().add(off + 1).cast()),
+                )
+            };
+            (!(_mm256_movemask_epi8(x) as u32), ideographs32(x, next))
+        };
+        let ((a0, i0), (a1, i1)) = (half(0), half(32));
+        Window { ascii: u64::from(a0) | u64::from(a1) << 32, ideograph: u64::from(i0) | u64::from(i1) << 32 }
+    }
+
+    #[target_feature(enable = "avx512f,avx512bw")]
+    pub(super) unsafe fn window_avx512(w: &[u8; WINDOW + 1]) -> Window {
+        // SAFETY: both 64-byte loads are inside the 65 bytes of `w`.
+        let (x, next) =
+            unsafe { (_mm512_loadu_si512(w.as_ptr().cast()), _mm512_loadu_si512(w.as_ptr().add(1).cast())) };
+        let ascii = !_mm512_movepi8_mask(x);
+        let e5_e9 = _mm512_cmpge_epu8_mask(x, _mm512_set1_epi8(0xE5u8 as i8))
+            & _mm512_cmple_epu8_mask(x, _mm512_set1_epi8(0xE9u8 as i8));
+        let e4 = _mm512_cmpeq_epi8_mask(x, _mm512_set1_epi8(0xE4u8 as i8))
+            & _mm512_cmpneq_epi8_mask(next, _mm512_set1_epi8(0xB7u8 as i8));
+        Window { ascii, ideograph: e5_e9 | e4 }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -179,6 +293,41 @@ mod tests {
                 }
             }
         }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+        /// Every level's window is the portable one, and says what
+        /// `ideograph_at` and `is_ascii` say byte by byte.
+        #[test]
+        fn windows_agree_on_every_level(s in "(a|Z|中|文|一|\u{4dc0}|\u{4e00}|é|，|。|\u{3000}|𠀀| |\u{e4b7}){20,80}") {
+            let b = s.as_bytes();
+            for i in 0..b.len() {
+                let Some(w) = b.get(i..i + WINDOW + 1) else { break };
+                let w: &[u8; WINDOW + 1] = w.try_into().unwrap();
+                let want = window_portable(w);
+                for k in 0..WINDOW {
+                    proptest::prop_assert_eq!(want.ascii >> k & 1 == 1, b[i + k] < 0x80);
+                    proptest::prop_assert_eq!(want.ideograph >> k & 1 == 1, ideograph_at(b, i + k));
+                }
+                for level in crate::simd::supported() {
+                    proptest::prop_assert_eq!(Window::at(b, i, level), Some(want), "{}", level);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn window_counts() {
+        let s = "中文字abc中".repeat(8);
+        let w = Window::at(s.as_bytes(), 0, crate::simd::Level::Portable).unwrap();
+        assert_eq!((w.ideographs(), w.ascii_run()), (3, 0));
+        let w = Window::at(s.as_bytes(), 9, crate::simd::Level::Portable).unwrap();
+        assert_eq!((w.ideographs(), w.ascii_run()), (0, 3));
+        let all = "中".repeat(30);
+        let w = Window::at(all.as_bytes(), 0, crate::simd::detected()).unwrap();
+        assert_eq!(w.ideographs(), 21);
+        assert!(Window::at(all.as_bytes(), 30, crate::simd::Level::Portable).is_none());
     }
 
     #[test]

@@ -243,7 +243,20 @@ impl MinHasher {
     /// The signature of `text` and how many features it had (repeats
     /// included), or `None` for a text without features.
     pub fn signature_counted(&self, text: &str) -> Option<(Signature, usize)> {
-        self.stages.with_features(text, |features| self.sign_features(features))
+        if self.stages.tokenizer().is_bytes() {
+            return self.stages.with_features(text, |features| self.sign_features(features));
+        }
+        // One pass: the features are hashed into their bins a chunk at a time.
+        let norm = self.stages.normalize(text);
+        let seed = self.config.seed;
+        let mut bins = sketch::Bins::new(self.config.permutations);
+        let count = self.stages.for_each_chunk(&norm, |chunk| {
+            for f in chunk {
+                bins.add(sketch::feature_hash(f, seed));
+            }
+        });
+        let mut values = vec![0u32; self.config.permutations];
+        bins.finish(seed, &mut values).then(|| (Signature::from_values(values), count))
     }
 
     /// [`signature_counted`](Self::signature_counted), and the hashes of

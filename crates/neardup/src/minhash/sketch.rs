@@ -35,23 +35,47 @@ fn bin(h: u64, k: usize) -> usize {
 /// feature hashes; returns false (and leaves `out` undefined) when there
 /// are none.
 pub(crate) fn one_permutation(hashes: impl IntoIterator<Item = u64>, seed: u64, out: &mut [u32]) -> bool {
-    let k = out.len();
-    // u64 slots, so that "empty" (u64::MAX) is not a value.
-    let mut mins = vec![u64::MAX; k];
-    let mut any = false;
+    let mut bins = Bins::new(out.len());
     for h in hashes {
-        let b = bin(h, k);
+        bins.add(h);
+    }
+    bins.finish(seed, out)
+}
+
+/// The bins of a one-permutation signature being filled, one feature hash
+/// at a time ([`one_permutation`] as a hashes come).
+pub(crate) struct Bins {
+    /// u64 slots, so that "empty" (u64::MAX) is not a value.
+    mins: Vec<u64>,
+    any: bool,
+}
+
+impl Bins {
+    /// `k` empty bins.
+    pub(crate) fn new(k: usize) -> Bins {
+        Bins { mins: vec![u64::MAX; k], any: false }
+    }
+
+    /// Adds one feature hash.
+    #[inline(always)]
+    pub(crate) fn add(&mut self, h: u64) {
+        let b = bin(h, self.mins.len());
         let v = u64::from(h as u32);
-        if v < mins[b] {
-            mins[b] = v;
+        if v < self.mins[b] {
+            self.mins[b] = v;
         }
-        any = true;
+        self.any = true;
     }
-    if !any {
-        return false;
+
+    /// Fills `out` (K values) with the signature; false (and `out`
+    /// undefined) when no hash was added.
+    pub(crate) fn finish(self, seed: u64, out: &mut [u32]) -> bool {
+        if !self.any {
+            return false;
+        }
+        densify(&self.mins, seed, out);
+        true
     }
-    densify(&mins, seed, out);
-    true
 }
 
 /// Optimal densification: every empty bin takes the value of the first

@@ -391,6 +391,18 @@ impl Fingerprinter {
                 return self.ngram_votes(&norm, n);
             }
         }
+        if unit_votes && keep.is_none() {
+            // One pass: the features are hashed and counted a chunk at a
+            // time, as the tokenizer finds them.
+            let mut votes = UnitVotes::new(self.bits);
+            let mut hashes = Vec::with_capacity(256);
+            let count = self.stages.for_each_chunk(&norm, |chunk| {
+                hashes.clear();
+                self.hash.hash_batch(self.bits, chunk, &mut hashes);
+                votes.add(&hashes);
+            });
+            return (votes.fingerprint_by(self.vote), count);
+        }
         let tokens = self.stages.filtered_tokens(&norm);
         if let Some(out) = keep {
             crate::similarity::shingle_hashes_of_tokens(tokens.iter().copied(), SHINGLE, out);

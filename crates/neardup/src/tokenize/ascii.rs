@@ -8,6 +8,8 @@
 //! and a digit join (WB11/12). A segment is a word when it holds a letter
 //! or digit.
 
+use super::TokenSink;
+
 // Byte classes, as bit flags.
 const LETTER: u8 = 1;
 const DIGIT: u8 = 2;
@@ -82,12 +84,18 @@ fn block_at(b: &[u8], k: usize, simd: bool) -> Block {
 /// Debug builds assert that `text` is ASCII; the result is unspecified
 /// (but memory-safe) for other text.
 pub fn ascii_words<'t>(text: &'t str, out: &mut Vec<&'t str>) {
+    ascii_words_into(text, out);
+}
+
+/// [`ascii_words`] into any [`TokenSink`].
+#[inline]
+pub(crate) fn ascii_words_into<'t>(text: &'t str, out: &mut impl TokenSink<'t>) {
     // `Avx2` and above are only ever x86-64 levels the CPU supports.
     let simd = crate::simd::level() >= crate::simd::Level::Avx2;
     words_with(text, out, simd);
 }
 
-fn words_with<'t>(text: &'t str, out: &mut Vec<&'t str>, simd: bool) {
+fn words_with<'t>(text: &'t str, out: &mut impl TokenSink<'t>, simd: bool) {
     debug_assert!(text.is_ascii());
     let b = text.as_bytes();
     let nblocks = b.len().div_ceil(64);
@@ -131,7 +139,7 @@ fn words_with<'t>(text: &'t str, out: &mut Vec<&'t str>, simd: bool) {
 /// A run of word bytes is a word when it holds a letter or digit (a run of
 /// underscores is not).
 #[inline]
-fn push_word<'t>(text: &'t str, s: usize, e: usize, out: &mut Vec<&'t str>) {
+fn push_word<'t>(text: &'t str, s: usize, e: usize, out: &mut impl TokenSink<'t>) {
     let w = &text[s..e];
     if w.bytes().any(|c| c.is_ascii_alphanumeric()) {
         out.push(w);

@@ -24,6 +24,29 @@ pub use ngrams::CharNgrams;
 pub use script::{script_of, Script};
 pub use words::Words;
 
+/// Where a tokenizer puts its tokens, one at a time, in order: a `Vec`,
+/// or a later stage that takes each token as it comes (the filters and
+/// shingles of [`Stages`](crate::stages::Stages)), so that no list of
+/// tokens is written and read again.
+pub(crate) trait TokenSink<'t> {
+    /// Takes the next token.
+    fn push(&mut self, token: &'t str);
+
+    /// Takes jieba's words of `run`, a run of Han characters.
+    fn cut_han(&mut self, run: &'t str, hmm: bool);
+}
+
+impl<'t> TokenSink<'t> for Vec<&'t str> {
+    #[inline(always)]
+    fn push(&mut self, token: &'t str) {
+        Vec::push(self, token);
+    }
+
+    fn cut_han(&mut self, run: &'t str, hmm: bool) {
+        jieba::cut_han(run, hmm, self);
+    }
+}
+
 /// Splits text into tokens, each a slice of the text.
 pub trait Tokenizer: Send + Sync + fmt::Debug {
     /// Appends the tokens of `text` to `out`, in order.

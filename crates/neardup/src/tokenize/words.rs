@@ -3,11 +3,10 @@
 
 use unicode_segmentation::UnicodeSegmentation;
 
-use super::ascii::ascii_words;
-use super::jieba::cut_han;
+use super::ascii::ascii_words_into as ascii_words;
 use super::script::{script_of, Script};
-use super::Tokenizer;
-use crate::scan::ideograph_at;
+use super::{TokenSink, Tokenizer};
+use crate::scan::{ideograph_at, Window};
 
 /// Words in any script; see
 /// [`TokenizerConfig::Words`](super::TokenizerConfig::Words).
@@ -21,37 +20,52 @@ pub struct Words {
 
 impl Tokenizer for Words {
     fn tokenize<'t>(&self, text: &'t str, out: &mut Vec<&'t str>) {
+        self.tokens_into(text, out);
+    }
+}
+
+impl Words {
+    /// [`Tokenizer::tokenize`] into any [`TokenSink`].
+    pub(crate) fn tokens_into<'t>(&self, text: &'t str, out: &mut impl TokenSink<'t>) {
         if text.is_ascii() {
             ascii_words(text, out);
             return;
         }
         let bytes = text.as_bytes();
+        let level = crate::simd::level();
         let mut start = 0;
         let mut cur = Script::Other;
         let mut i = 0;
         while i < bytes.len() {
-            // ASCII is always `Other`: skip it byte by byte without decoding.
+            // Whole stretches of ASCII and of ideographs in one step where
+            // 65 bytes are left; byte by byte or character by character
+            // near the end.
+            let window = Window::at(bytes, i, level);
+            // ASCII is always `Other`: skipped without decoding.
             if bytes[i] < 0x80 {
                 if cur != Script::Other {
                     self.run(&text[start..i], cur, out);
                     start = i;
                     cur = Script::Other;
                 }
-                i += 1;
+                i += window.map_or(1, Window::ascii_run);
                 continue;
             }
             // Ideographs on their lead byte, the rest decoded.
             let (s, len) = if ideograph_at(bytes, i) {
+                let n = window.map_or(1, Window::ideographs);
                 if self.han == super::HanSplit::Chars {
                     // A token each, as they come: no run to walk again.
                     self.run(&text[start..i], cur, out);
-                    out.push(&text[i..i + 3]);
-                    i += 3;
+                    for k in 0..n {
+                        out.push(&text[i + 3 * k..i + 3 * k + 3]);
+                    }
+                    i += 3 * n;
                     start = i;
                     cur = Script::Other;
                     continue;
                 }
-                (Script::Han, 3)
+                (Script::Han, 3 * n)
             } else {
                 let c = text[i..].chars().next().expect("i is a char boundary");
                 (script_of(c), c.len_utf8())
@@ -65,10 +79,8 @@ impl Tokenizer for Words {
         }
         self.run(&text[start..], cur, out);
     }
-}
 
-impl Words {
-    fn run<'t>(&self, run: &'t str, script: Script, out: &mut Vec<&'t str>) {
+    fn run<'t>(&self, run: &'t str, script: Script, out: &mut impl TokenSink<'t>) {
         if run.is_empty() {
             return;
         }
@@ -79,9 +91,11 @@ impl Words {
             Script::Other if !run.chars().any(may_be_alphanumeric) => {}
             Script::Other => other_words(run, out),
             Script::Han => match self.han {
-                super::HanSplit::Jieba => cut_han(run, self.hmm, out),
+                super::HanSplit::Jieba => out.cut_han(run, self.hmm),
                 super::HanSplit::Chars => {
-                    out.extend(run.char_indices().map(|(i, c)| &run[i..i + c.len_utf8()]));
+                    for (i, c) in run.char_indices() {
+                        out.push(&run[i..i + c.len_utf8()]);
+                    }
                 }
             },
             Script::Kana | Script::Hangul => bigrams(run, out),
@@ -111,7 +125,7 @@ fn may_be_alphanumeric(c: char) -> bool {
 /// joins a word across whitespace, so the run is cut at ASCII whitespace
 /// and the pieces that are pure ASCII take the fast path; a property test
 /// checks that this gives exactly `unicode_words`.
-fn other_words<'t>(run: &'t str, out: &mut Vec<&'t str>) {
+fn other_words<'t>(run: &'t str, out: &mut impl TokenSink<'t>) {
     let bytes = run.as_bytes();
     // Text before `ascii_from` is done; pure-ASCII stretches between
     // non-ASCII pieces are tokenized together, in one call.
@@ -132,20 +146,24 @@ fn other_words<'t>(run: &'t str, out: &mut Vec<&'t str>) {
             end += 1;
         }
         ascii_words(&run[ascii_from..start], out);
-        out.extend(run[start..end].unicode_words());
+        for w in run[start..end].unicode_words() {
+            out.push(w);
+        }
         ascii_from = end;
     }
     ascii_words(&run[ascii_from..], out);
 }
 
 /// Overlapping character bigrams; a one-character run is itself.
-fn bigrams<'t>(run: &'t str, out: &mut Vec<&'t str>) {
+fn bigrams<'t>(run: &'t str, out: &mut impl TokenSink<'t>) {
     let starts: Vec<usize> = run.char_indices().map(|(i, _)| i).chain(std::iter::once(run.len())).collect();
     if starts.len() <= 3 {
         out.push(run);
         return;
     }
-    out.extend(starts.windows(3).map(|w| &run[w[0]..w[2]]));
+    for w in starts.windows(3) {
+        out.push(&run[w[0]..w[2]]);
+    }
 }
 
 #[cfg(test)]

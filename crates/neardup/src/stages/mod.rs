@@ -16,6 +16,8 @@
 //! # Ok::<(), neardup::Error>(())
 //! ```
 
+mod stream;
+
 use std::borrow::Cow;
 
 use crate::config::PipelineConfig;
