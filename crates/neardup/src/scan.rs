@@ -170,15 +170,17 @@ pub(crate) struct Window {
 const EVERY_THIRD: u64 = 0x9249_2492_4924_9249;
 
 impl Window {
-    /// The window of `b` at `i`, if 65 bytes are left from `i` (the byte
-    /// after the window decides an E4 lead byte), with the kernels of
-    /// `level`.
+    /// The window of `b` at `i`, with the kernels of `level`, if 65 bytes
+    /// are left from `i` (the byte after the window decides an E4 lead
+    /// byte). At the portable level there is none: building the masks a
+    /// byte at a time costs more than the character loop it would save
+    /// (Chinese `minhash` 58.9 MB/s against the loop's own speed).
     #[inline(always)]
     pub(crate) fn at(b: &[u8], i: usize, level: crate::simd::Level) -> Option<Window> {
-        let w: &[u8; WINDOW + 1] = b.get(i..i + WINDOW + 1)?.try_into().expect("65 bytes");
         #[cfg(target_arch = "x86_64")]
         {
             use crate::simd::Level;
+            let w: &[u8; WINDOW + 1] = b.get(i..i + WINDOW + 1)?.try_into().expect("65 bytes");
             match level {
                 // SAFETY: a level above portable is only ever one the CPU has.
                 Level::Avx512 => return Some(unsafe { x86::window_avx512(w) }),
@@ -187,8 +189,8 @@ impl Window {
                 Level::Portable => {}
             }
         }
-        let _ = level;
-        Some(window_portable(w))
+        let _ = (b, i, level);
+        None
     }
 
     /// How many ideographs start one after another from the window's
@@ -208,6 +210,8 @@ impl Window {
 /// Bytes a [`Window`] describes.
 const WINDOW: usize = 64;
 
+/// What the SIMD kernels must give (tests only: see [`Window::at`]).
+#[cfg(test)]
 fn window_portable(w: &[u8; WINDOW + 1]) -> Window {
     let mut out = Window { ascii: 0, ideograph: 0 };
     for k in 0..WINDOW {
@@ -311,7 +315,9 @@ mod tests {
                     proptest::prop_assert_eq!(want.ideograph >> k & 1 == 1, ideograph_at(b, i + k));
                 }
                 for level in crate::simd::supported() {
-                    proptest::prop_assert_eq!(Window::at(b, i, level), Some(want), "{}", level);
+                    if level > crate::simd::Level::Portable {
+                        proptest::prop_assert_eq!(Window::at(b, i, level), Some(want), "{}", level);
+                    }
                 }
             }
         }
@@ -319,15 +325,14 @@ mod tests {
 
     #[test]
     fn window_counts() {
+        let window = |s: &str, i: usize| window_portable(s.as_bytes()[i..i + WINDOW + 1].try_into().unwrap());
         let s = "中文字abc中".repeat(8);
-        let w = Window::at(s.as_bytes(), 0, crate::simd::Level::Portable).unwrap();
-        assert_eq!((w.ideographs(), w.ascii_run()), (3, 0));
-        let w = Window::at(s.as_bytes(), 9, crate::simd::Level::Portable).unwrap();
-        assert_eq!((w.ideographs(), w.ascii_run()), (0, 3));
+        assert_eq!((window(&s, 0).ideographs(), window(&s, 0).ascii_run()), (3, 0));
+        assert_eq!((window(&s, 9).ideographs(), window(&s, 9).ascii_run()), (0, 3));
         let all = "中".repeat(30);
-        let w = Window::at(all.as_bytes(), 0, crate::simd::detected()).unwrap();
-        assert_eq!(w.ideographs(), 21);
-        assert!(Window::at(all.as_bytes(), 30, crate::simd::Level::Portable).is_none());
+        assert_eq!(window(&all, 0).ideographs(), 21);
+        assert!(Window::at(all.as_bytes(), 30, crate::simd::detected()).is_none());
+        assert!(Window::at(all.as_bytes(), 0, crate::simd::Level::Portable).is_none());
     }
 
     #[test]

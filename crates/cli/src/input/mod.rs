@@ -337,7 +337,7 @@ fn read_line_limited(r: &mut impl BufRead, buf: &mut Vec<u8>, max: u64) -> io::R
             break;
         }
         any = true;
-        let (take, done) = match chunk.iter().position(|&b| b == b'\n') {
+        let (take, done) = match memchr::memchr(b'\n', chunk) {
             Some(i) => (i + 1, true),
             None => (chunk.len(), false),
         };
@@ -415,7 +415,10 @@ fn read_lines(
                 }
                 if queue {
                     pending_bytes += buf.len();
-                    pending.push((std::mem::take(&mut buf), lineno));
+                    // A copy of its exact size: `buf` keeps its capacity
+                    // for the next line (taking it made each line grow a
+                    // new buffer from nothing, a realloc per doubling).
+                    pending.push((buf.clone(), lineno));
                     if pending.len() >= PARSE_LINES || pending_bytes >= PARSE_BYTES {
                         flush(&mut pending, sink)?;
                         pending_bytes = 0;

@@ -43,26 +43,44 @@ pub(crate) fn one_permutation(hashes: impl IntoIterator<Item = u64>, seed: u64, 
 }
 
 /// The bins of a one-permutation signature being filled, one feature hash
-/// at a time ([`one_permutation`] as a hashes come).
+/// at a time ([`one_permutation`] as the hashes come). Up to
+/// [`INLINE_BINS`] bins live in the value itself: a short document (most
+/// of a Chinese corpus) then costs no allocation.
 pub(crate) struct Bins {
     /// u64 slots, so that "empty" (u64::MAX) is not a value.
-    mins: Vec<u64>,
+    inline: [u64; INLINE_BINS],
+    heap: Vec<u64>,
+    k: usize,
     any: bool,
 }
+
+/// The most bins [`Bins`] holds without allocating.
+const INLINE_BINS: usize = 256;
 
 impl Bins {
     /// `k` empty bins.
     pub(crate) fn new(k: usize) -> Bins {
-        Bins { mins: vec![u64::MAX; k], any: false }
+        let heap = if k > INLINE_BINS { vec![u64::MAX; k] } else { Vec::new() };
+        Bins { inline: [u64::MAX; INLINE_BINS], heap, k, any: false }
+    }
+
+    #[inline(always)]
+    fn mins(&self) -> &[u64] {
+        if self.k <= INLINE_BINS {
+            &self.inline[..self.k]
+        } else {
+            &self.heap
+        }
     }
 
     /// Adds one feature hash.
     #[inline(always)]
     pub(crate) fn add(&mut self, h: u64) {
-        let b = bin(h, self.mins.len());
+        let b = bin(h, self.k);
         let v = u64::from(h as u32);
-        if v < self.mins[b] {
-            self.mins[b] = v;
+        let mins = if self.k <= INLINE_BINS { &mut self.inline[..self.k] } else { &mut self.heap[..] };
+        if v < mins[b] {
+            mins[b] = v;
         }
         self.any = true;
     }
@@ -73,7 +91,7 @@ impl Bins {
         if !self.any {
             return false;
         }
-        densify(&self.mins, seed, out);
+        densify(self.mins(), seed, out);
         true
     }
 }

@@ -87,10 +87,7 @@ impl<'t, F: FnMut(&[&str])> Features<'_, 't, F> {
         let mut slices: Vec<&str> = std::mem::take(&mut self.slices);
         slices.extend(self.spans.iter().map(|&(a, b)| &self.joined[a..b]));
         (self.f)(&slices);
-        slices.clear();
-        // The allocation is kept for the next chunk: an empty `Vec`
-        // collected into one of the same layout reuses it.
-        self.slices = slices.into_iter().map(|_| "").collect();
+        self.slices = erase(slices);
         self.spans.clear();
         let keep_from =
             self.starts[if self.slot + 2 >= self.n { self.slot + 2 - self.n } else { self.slot + 2 }];
@@ -103,15 +100,59 @@ impl<'t, F: FnMut(&[&str])> Features<'_, 't, F> {
     }
 
     /// Ends the text: fewer than `n` tokens make one shingle of them all.
-    fn finish(mut self) -> usize {
+    /// Returns the number of features and the buffers, emptied.
+    fn finish(mut self) -> (usize, Buffers) {
         if self.n > 1 && self.kept > 0 && self.kept < self.n {
             self.spans.push((0, self.joined.len()));
         }
         if !self.tokens.is_empty() || !self.spans.is_empty() {
             self.flush();
         }
-        self.count
+        let mut joined = self.joined;
+        joined.clear();
+        let mut spans = self.spans;
+        spans.clear();
+        let bufs = Buffers {
+            joined,
+            starts: self.starts,
+            spans,
+            tokens: erase(self.tokens),
+            cut: erase(self.cut),
+            slices: self.slices,
+        };
+        (self.count, bufs)
     }
+}
+
+/// The buffers of [`Features`], kept per thread between texts so that a
+/// short text (most of a Chinese corpus) allocates nothing.
+#[derive(Default)]
+struct Buffers {
+    joined: String,
+    starts: Vec<usize>,
+    spans: Vec<(usize, usize)>,
+    tokens: Vec<&'static str>,
+    cut: Vec<&'static str>,
+    slices: Vec<&'static str>,
+}
+
+impl Buffers {
+    /// Whether a huge text grew the buffers past what a thread should keep.
+    fn is_huge(&self) -> bool {
+        const KEEP: usize = 1 << 20;
+        self.joined.capacity() > KEEP || self.cut.capacity() > KEEP / 16
+    }
+}
+
+thread_local! {
+    static BUFFERS: std::cell::Cell<Buffers> = std::cell::Cell::new(Buffers::default());
+}
+
+/// An emptied `Vec` of slices, kept for slices of any lifetime: collected
+/// into one of the same layout, it keeps its allocation.
+fn erase(mut v: Vec<&str>) -> Vec<&'static str> {
+    v.clear();
+    v.into_iter().map(|_| "").collect()
 }
 
 impl<'t, F: FnMut(&[&str])> TokenSink<'t> for Features<'_, 't, F> {
@@ -139,18 +180,23 @@ impl Stages {
     /// byte-grams pipeline gives none here.
     pub(crate) fn for_each_chunk(&self, norm: &str, f: impl FnMut(&[&str])) -> usize {
         let n = self.shingle.max(1);
+        let mut bufs = BUFFERS.take();
+        bufs.starts.clear();
+        bufs.starts.resize(n, 0);
+        bufs.tokens.reserve(if n == 1 { CHUNK } else { 0 });
+        bufs.spans.reserve(if n == 1 { 0 } else { CHUNK });
         let mut sink = Features {
             filters: self.has_filters().then_some(&self.filters),
             n,
-            tokens: Vec::with_capacity(if n == 1 { CHUNK } else { 0 }),
-            joined: String::new(),
-            starts: vec![0; n],
+            tokens: bufs.tokens,
+            joined: bufs.joined,
+            starts: bufs.starts,
             slot: n - 1,
-            spans: Vec::with_capacity(if n == 1 { 0 } else { CHUNK }),
+            spans: bufs.spans,
             kept: 0,
             count: 0,
-            cut: Vec::new(),
-            slices: Vec::new(),
+            cut: bufs.cut,
+            slices: bufs.slices,
             f,
         };
         match &self.tokenizer {
@@ -166,7 +212,11 @@ impl Stages {
                 }
             }
         }
-        sink.finish()
+        let (count, bufs) = sink.finish();
+        if !bufs.is_huge() {
+            BUFFERS.set(bufs);
+        }
+        count
     }
 }
 

@@ -490,11 +490,13 @@ fn write_outputs(
     // The documents named in clusters.jsonl and pairs.jsonl (a pair may
     // join two kept documents, in no justified cluster).
     let pair_members = found.pairs.iter().flat_map(|p| [p.a, p.b]);
-    let clustered: HashSet<u32> =
-        found.clusters.iter().flat_map(|c| c.members.iter().copied()).chain(pair_members).collect();
+    let mut clustered = vec![false; n];
+    for i in found.clusters.iter().flat_map(|c| c.members.iter().copied()).chain(pair_members) {
+        clustered[i as usize] = true;
+    }
     let shown: HashSet<u32> =
         found.clusters.iter().take(args.show).flat_map(|c| c.members.iter().copied()).collect();
-    let mut ids: HashMap<u32, Value> = HashMap::with_capacity(clustered.len());
+    let mut ids = Ids(vec![None; n]);
     let mut raws: HashMap<u32, String> = HashMap::with_capacity(shown.len());
     let mut out = KeptWriter::open(&args.output, "kept", format)?;
     let pb = crate::progress::count_bar(n as u64, "writing kept records");
@@ -506,10 +508,10 @@ fn write_outputs(
                 ids.push((i as u32, id_text(&id.value())));
             }
         }
-        let i = i as u32;
-        if clustered.contains(&i) {
-            ids.insert(i, id.value());
+        if clustered[i] {
+            ids.0[i] = Some(id.value());
         }
+        let i = i as u32;
         if shown.contains(&i) {
             raws.insert(i, raw.to_owned());
         }
@@ -524,13 +526,22 @@ fn write_outputs(
         let v = match found.indexed.get(ci).and_then(Option::as_ref) {
             Some(x) => indexed_cluster(ci, c, x, records, &ids)?,
             None => {
-                let mut members = Vec::with_capacity(c.members.len());
-                for &i in &c.members {
-                    let c = records.closeness(c.kept, i)?;
-                    members.push(json!({ "id": id(i), c.name(): c.value() }));
-                }
+                // Written as it goes, keys in the order `json!` sorts them
+                // (a `Value` per member cost a third of the stage on a
+                // corpus of short documents).
+                let w = out.writer();
                 // Numbered from 1, as the terminal shows them ("cluster 1 of 5").
-                json!({ "cluster": ci + 1, "representative": id(c.kept), "size": c.members.len(), "members": members })
+                write!(w, "{{\"cluster\":{},\"members\":[", ci + 1)?;
+                for (k, &i) in c.members.iter().enumerate() {
+                    if k > 0 {
+                        w.write_all(b",")?;
+                    }
+                    write_member(w, id(i), records.closeness(c.kept, i)?)?;
+                }
+                w.write_all(b"],\"representative\":")?;
+                serde_json::to_writer(&mut *w, id(c.kept))?;
+                writeln!(w, ",\"size\":{}}}", c.members.len())?;
+                continue;
             }
         };
         serde_json::to_writer(&mut *out.writer(), &v)?;
@@ -553,6 +564,41 @@ fn write_outputs(
     Ok((show(args, &ids, &raws, found, records)?, kept_path))
 }
 
+/// The ids of the documents the outputs name, by record number.
+struct Ids(Vec<Option<Value>>);
+
+impl std::ops::Index<&u32> for Ids {
+    type Output = Value;
+
+    fn index(&self, i: &u32) -> &Value {
+        self.0[*i as usize].as_ref().expect("the id of every document an output names is kept")
+    }
+}
+
+/// A member of a cluster as clusters.jsonl has it: `{"id":…,"similarity":…}`
+/// or `{"distance":…,"id":…}` (the keys sorted, as `json!` writes them).
+fn write_member(
+    w: &mut (impl std::io::Write + ?Sized),
+    id: &Value,
+    closeness: neardup::dedup::Closeness,
+) -> Result<()> {
+    use neardup::dedup::Closeness;
+    match closeness {
+        Closeness::Distance(d) => {
+            write!(w, "{{\"distance\":{d},\"id\":")?;
+            serde_json::to_writer(&mut *w, id)?;
+        }
+        Closeness::Similarity(s) => {
+            w.write_all(b"{\"id\":")?;
+            serde_json::to_writer(&mut *w, id)?;
+            w.write_all(b",\"similarity\":")?;
+            serde_json::to_writer(&mut *w, &s)?;
+        }
+    }
+    w.write_all(b"}")?;
+    Ok(())
+}
+
 /// A cluster near an indexed document, as clusters.jsonl has it: the
 /// indexed document is the representative (and the first member, marked
 /// `"indexed": true`); a new member that matched the index says how near
@@ -563,7 +609,7 @@ fn indexed_cluster(
     c: &neardup::dedup::Cluster,
     x: &neardup::dedup::IndexMatch,
     records: &DedupRecords,
-    ids: &HashMap<u32, Value>,
+    ids: &Ids,
 ) -> Result<Value> {
     let mut members = vec![json!({ "id": x.id, "indexed": true })];
     for &i in &c.members {
@@ -586,7 +632,7 @@ fn indexed_cluster(
 /// The first `--show` clusters, as lines for a person.
 fn show(
     args: &DedupArgs,
-    ids: &HashMap<u32, Value>,
+    ids: &Ids,
     raws: &HashMap<u32, String>,
     found: &DedupResult,
     records: &DedupRecords,
