@@ -518,6 +518,17 @@ impl<'v> LshDedup<'v> {
         sets: Option<&SetCache>,
         found: &mut dyn FnMut(Pair),
     ) -> Result<()> {
+        // A run already inside one cluster has no pair to judge: checked
+        // once per member, not once per pair (a cluster of m copies meets
+        // m(m − 1)/2 pairs in each of the bands after the first).
+        if !self.pairs {
+            if let Some(&(_, first)) = run.first() {
+                let root = uf.find(first);
+                if run[1..].iter().all(|&(_, b)| uf.find(b) == root) {
+                    return Ok(());
+                }
+            }
+        }
         for (x, &(_, a)) in run.iter().enumerate() {
             let mut read_a = false;
             for &(_, b) in &run[x + 1..] {
