@@ -126,6 +126,34 @@ impl Dict {
         }
     }
 
+    /// The root slot's value.
+    #[inline(always)]
+    pub(crate) fn root(&self) -> Slot {
+        self.slots[0]
+    }
+
+    /// [`step`](Self::step) from a slot whose value the walk already holds:
+    /// the child's index and value. The walk's loads then form one chain,
+    /// a load a step, with no second read of the slot it stands on.
+    #[inline(always)]
+    pub(crate) fn step_from(&self, slot: u32, value: Slot, code: u16) -> Option<(u32, Slot)> {
+        let t = base(value) + u32::from(code);
+        match self.slots.get(t as usize) {
+            Some(&v) if check(v) == slot => Some((t, v)),
+            _ => None,
+        }
+    }
+
+    /// The log probability of the word ending at the slot whose value is
+    /// `value`, if one does.
+    #[inline(always)]
+    pub(crate) fn word_of(&self, value: Slot) -> Option<f64> {
+        match lp_index(value) {
+            0 => None,
+            i => Some(self.lp[i]),
+        }
+    }
+
     /// The log probability of the word ending at `slot`, if one does.
     #[inline(always)]
     pub(crate) fn word(&self, slot: u32) -> Option<f64> {

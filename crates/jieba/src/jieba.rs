@@ -123,6 +123,7 @@ fn block<'t>(seg: &Segmenter, block: &'t str, hmm: bool, out: &mut Vec<&'t str>,
     sc.route.resize(n + 1, (0.0, n as u32));
     let route = &mut sc.route;
     let codes = &sc.codes;
+    let root = dict.root();
     // Backwards, so that the route after every word is known when the trie
     // walk from a character meets the word's end.
     for idx in (0..n).rev() {
@@ -130,15 +131,15 @@ fn block<'t>(seg: &Segmenter, block: &'t str, hmm: bool, out: &mut Vec<&'t str>,
             dict.prefetch(codes[idx - LOOKAHEAD], codes[idx - LOOKAHEAD + 1]);
         }
         let mut best = (0.0, 0u32);
-        let mut s = 0;
+        let (mut s, mut v) = (0, root);
         let mut j = idx;
         while j < n {
-            match dict.step(s, codes[j]) {
-                Some(t) => s = t,
+            match dict.step_from(s, v, codes[j]) {
+                Some(t) => (s, v) = t,
                 None => break,
             }
             j += 1;
-            if let Some(lp) = dict.word(s) {
+            if let Some(lp) = dict.word_of(v) {
                 let p = lp + route[j].0;
                 // Ends rise along the walk: a tie goes to the longer word.
                 if best.1 == 0 || p >= best.0 {
