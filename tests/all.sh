@@ -42,7 +42,10 @@ fi
 export NEARDUP_DATASKETCH_TESTS="$ds_tests/test"
 CARGO_TARGET_DIR="$tdir" "$venv/bin/pip" install "${pip_q[@]}" ./bindings/python
 # The Spark tests (local[2], Java 17) compare with this build of the CLI.
-NEARDUP_BIN="$tdir/release/neardup" NEARDUP_REQUIRE_PEERS=1 "$venv/bin/python" -m pytest -q -rs --durations=5 -p no:cacheprovider bindings/python/tests
+# pytest's temporary folders under target/, not /tmp/pytest-of-USER (which keeps
+# the last three runs' and outlives the checkout).
+NEARDUP_BIN="$tdir/release/neardup" NEARDUP_REQUIRE_PEERS=1 "$venv/bin/python" -m pytest -q -rs --durations=5 -p no:cacheprovider \
+  --basetemp="$tdir/pytest-tmp" bindings/python/tests
 
 # The API contract: schemathesis (every check, about a minute) against a
 # live `neardup serve`, with and without a token, SimHash and MinHash.

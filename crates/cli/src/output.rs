@@ -15,6 +15,55 @@ pub enum Output {
     File { tmp: tempfile::NamedTempFile, wtr: BufWriter<std::fs::File>, path: PathBuf },
 }
 
+/// A command's output directory (`-o`): made, with its parents, when it
+/// does not exist. If the command fails, a directory it made is removed
+/// again when nothing was left in it, so a failed run leaves no empty
+/// folder behind (one that holds a checkpoint for `--resume` stays).
+#[derive(Debug)]
+pub struct OutputDir {
+    path: PathBuf,
+    made: bool,
+    kept: bool,
+}
+
+impl OutputDir {
+    /// Makes `path` a directory for outputs (an existing one is used as
+    /// it is).
+    ///
+    /// # Errors
+    ///
+    /// A [`UsageError`](crate::UsageError) when `path` is a file, or the
+    /// directory cannot be made.
+    pub fn create(path: &Path) -> Result<OutputDir> {
+        if path.exists() && !path.is_dir() {
+            return Err(crate::UsageError(format!(
+                "{}: is a file, and -o names the directory the outputs go to (kept records, \
+                 clusters, summary.json); name a new directory or an existing one",
+                path.display()
+            ))
+            .into());
+        }
+        let made = !path.exists();
+        std::fs::create_dir_all(path)
+            .with_context(|| format!("{}: cannot create the output directory", path.display()))?;
+        Ok(OutputDir { path: path.to_owned(), made, kept: false })
+    }
+
+    /// The command succeeded: the directory stays, whatever is in it.
+    pub fn keep(mut self) {
+        self.kept = true;
+    }
+}
+
+impl Drop for OutputDir {
+    fn drop(&mut self) {
+        if self.made && !self.kept {
+            // Only an empty directory is removed; anything in it stays.
+            let _ = std::fs::remove_dir(&self.path);
+        }
+    }
+}
+
 impl Output {
     /// Opens `path`, or stdout for `None`.
     ///

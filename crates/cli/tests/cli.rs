@@ -197,6 +197,27 @@ fn output_file_is_atomic() {
     assert_eq!(s.lines().count(), 1);
 }
 
+/// `-o` naming a file is a usage error that says what -o is; a run that
+/// fails leaves no output directory it made (but one that was there, and
+/// anything in it, stays).
+#[test]
+fn output_directories_of_failed_runs() {
+    let d = tmp();
+    write(d.path(), "afile", b"");
+    write(d.path(), "bad.jsonl", b"{\"id\":1,\"text\":\"a b c\"}\nnot json\n");
+    for cmd in ["dedup", "boilerplate", "substrings"] {
+        let r = neardup(&[cmd, "bad.jsonl", "-o", "afile"], d.path(), None).fails(2, "afile: is a file");
+        assert!(r.stderr().contains("name a new directory"), "{}", r.stderr());
+        neardup(&[cmd, "bad.jsonl", "-o", "new/out"], d.path(), None).fails(1, "bad.jsonl:2");
+        assert!(!d.path().join("new/out").exists(), "{cmd}: a failed run left its output directory");
+    }
+    std::fs::create_dir(d.path().join("there")).unwrap();
+    neardup(&["dedup", "bad.jsonl", "-o", "there"], d.path(), None).fails(1, "bad.jsonl:2");
+    assert!(d.path().join("there").is_dir(), "a directory that was there stays");
+    neardup(&["dedup", "bad.jsonl", "--on-error", "skip", "-o", "new/ok"], d.path(), None).ok();
+    assert!(d.path().join("new/ok/summary.json").exists());
+}
+
 #[test]
 fn compare_texts_and_files() {
     let d = tmp();

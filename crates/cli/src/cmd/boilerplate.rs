@@ -114,5 +114,6 @@ pub fn run(mut args: BoilerplateArgs) -> Result<ExitCode> {
         removed.iter().map(|u| u.removed).sum::<u64>(),
         kept_path.display()
     );
+    prep.done();
     Ok(ExitCode::SUCCESS)
 }

@@ -20,6 +20,16 @@ pub struct Prepared {
     pub format: KeptFormat,
     /// Where what does not fit in memory goes.
     pub tmp: PathBuf,
+    /// The output directory, removed again if it was made and the run
+    /// fails before anything is in it (see [`Prepared::done`]).
+    pub out: crate::output::OutputDir,
+}
+
+impl Prepared {
+    /// The run succeeded: its output directory stays.
+    pub fn done(self) {
+        self.out.keep();
+    }
 }
 
 /// Checks the inputs (files: the run reads them twice), makes the output
@@ -37,8 +47,7 @@ pub fn prepare(args: &CleanArgs, command: &str) -> Result<Prepared> {
         .into());
     }
     crate::input::check_paths(&args.input)?;
-    std::fs::create_dir_all(&args.output)
-        .with_context(|| format!("{}: cannot create the output directory", args.output.display()))?;
+    let out = crate::output::OutputDir::create(&args.output)?;
     let summary = args.output.join("summary.json");
     match std::fs::remove_file(&summary) {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
@@ -51,7 +60,7 @@ pub fn prepare(args: &CleanArgs, command: &str) -> Result<Prepared> {
     tempfile::tempfile_in(&tmp).with_context(|| {
         format!("{}: cannot write a temporary file in this folder (--tmp-dir)", tmp.display())
     })?;
-    Ok(Prepared { format: KeptFormat::choose(args.output_format, &args.input)?, tmp })
+    Ok(Prepared { format: KeptFormat::choose(args.output_format, &args.input)?, tmp, out })
 }
 
 /// A JSON object's members in their order, values as they were written.

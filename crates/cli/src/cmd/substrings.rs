@@ -135,5 +135,6 @@ pub fn run(mut args: SubstringsArgs) -> Result<ExitCode> {
         count(spans_removed, "repeated span"),
         kept_path.display()
     );
+    prep.done();
     Ok(ExitCode::SUCCESS)
 }

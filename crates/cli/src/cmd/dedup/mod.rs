@@ -81,13 +81,19 @@ impl From<Keep> for KeepPolicy {
     }
 }
 
-pub fn run(mut args: DedupArgs) -> Result<ExitCode> {
+pub fn run(args: DedupArgs) -> Result<ExitCode> {
     check_fingerprint_flags(&args)?;
     input::check_paths(&args.input)?;
+    let out = crate::output::OutputDir::create(&args.output)?;
+    let done = run_into(args)?;
+    out.keep();
+    Ok(done)
+}
+
+/// [`run`] once the output directory is there.
+fn run_into(mut args: DedupArgs) -> Result<ExitCode> {
     let start = Instant::now();
     let mut stages = Stages::default();
-    std::fs::create_dir_all(&args.output)
-        .with_context(|| format!("{}: cannot create the output directory", args.output.display()))?;
     // summary.json marks a finished run: an earlier one's goes first, so a
     // run that stops early leaves none. pairs.jsonl of an earlier --pairs
     // run must not stand beside new results either.
