@@ -314,12 +314,15 @@ fn sketch_key(s: &Sketch) -> &'static str {
 
 pub(crate) async fn stats<S: Store + 'static>(State(state): State<Arc<AppState<S>>>) -> Json<Value> {
     let s = state.engine.stats();
+    let near = state.near(None, None).unwrap_or_default();
     Json(json!({
         "documents": s.documents, "method": s.method, "bits": s.bits, "table_k": s.table_k,
         "permutations": s.permutations, "index_bytes": s.index_bytes,
         "disk_bytes": s.disk_bytes, "pipeline": s.pipeline, "default_k": state.settings.default_k,
-        "default_threshold": state.settings.default_threshold,
-        "radius": state.engine.rule_of(state.near(None, None).unwrap_or_default()),
+        // The threshold a MinHash search without one runs at: `--threshold`,
+        // else the pipeline's (it showed null then, while searches ran at 0.5).
+        "default_threshold": state.engine.threshold(near),
+        "radius": state.engine.rule_of(near),
         "commits": s.commits, "segments": s.segments,
         "uptime_s": state.started.elapsed().as_secs_f64(), "version": env!("CARGO_PKG_VERSION"),
     }))

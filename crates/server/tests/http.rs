@@ -409,11 +409,16 @@ async fn a_minhash_store_is_served_by_threshold() {
         assert!(v["error"]["message"].as_str().unwrap().contains(says), "{body}: {v}");
     }
     assert_eq!(engine.len(), 3, "a, b and x");
+    // The stats say the threshold a search without one runs at.
+    let (_, v) = call(&app, "GET", "/v1/stats", None).await;
+    assert_eq!(v["default_threshold"], json!(0.5), "the pipeline's: {v}");
     // A server-wide k makes no sense here; a threshold does.
     let k = Settings { default_k: Some(3), ..Settings::default() };
     assert!(AppState::new(engine.clone(), k).is_err());
     let t = Settings { default_threshold: Some(0.99), ..Settings::default() };
     let app = router(Arc::new(AppState::new(engine, t).unwrap()));
+    let (_, v) = call(&app, "GET", "/v1/stats", None).await;
+    assert_eq!(v["default_threshold"], json!(0.99), "{v}");
     let (_, v) =
         call(&app, "POST", "/v1/documents", Some(json!({"id": "c", "text": b, "mode": "check"}))).await;
     assert_eq!(v["matches"].as_array().unwrap().len(), 1, "only b itself at 0.99: {v}");
