@@ -112,6 +112,9 @@ pub fn run() -> ExitCode {
         Command::Serve(a) => cmd::serve::run(a),
     };
     match result {
+        // A file cut short lost records: the outputs hold what was read,
+        // and the exit code says the input was damaged.
+        Ok(code) if cmd::input_cut_short() && code == ExitCode::SUCCESS => ExitCode::from(1),
         Ok(code) => code,
         Err(e) => {
             // Downstream closed the pipe (`neardup … | head`): not an error.

@@ -124,10 +124,20 @@ fn truncated_and_corrupt_compressed_files_name_the_file_and_line() {
         assert!(err.contains("ends in the middle") || err.contains("corrupt"), "{kind}: {err}");
         assert!(!dir.path().join(&out).join("summary.json").exists(), "{kind}: no finished run");
         assert!(!dir.path().join(&out).join(format!("kept.jsonl.{kind}")).exists(), "{kind}: no kept file");
-        // Skipping it keeps what was read and counts the loss.
+        // Skipping bad records keeps what was read, but a file cut short is
+        // not one skipped record: the rest of it is lost, said as such, and
+        // the exit code is 1.
         let r = neardup(&["dedup", &name, "-o", &out, "--on-error", "skip", "--show", "0"], dir.path(), None)
-            .ok();
-        assert!(r.stderr().contains("skipped 1 of"), "{kind}: {}", r.stderr());
+            .fails(1, "the rest of this file could not be read");
+        assert!(r.stderr().contains("1 input file cut short"), "{kind}: {}", r.stderr());
+        assert!(!r.stderr().contains("skipped 1 of"), "{kind}: {}", r.stderr());
+        let summary: Value = serde_json::from_str(
+            &std::fs::read_to_string(dir.path().join(&out).join("summary.json")).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(summary["skipped"], Value::from(0), "{kind}: {summary}");
+        let cut = summary["files_cut_short"].as_array().unwrap();
+        assert!(cut.len() == 1 && cut[0].as_str().unwrap().starts_with(&format!("{name}:")), "{summary}");
         let mut bad = packed.clone();
         let mid = bad.len() / 2;
         bad[mid..mid + 200].iter_mut().for_each(|b| *b ^= 0x3c);

@@ -85,6 +85,7 @@ pub fn run(mut args: BoilerplateArgs) -> Result<ExitCode> {
         "rule": match rule { Rule::MinDocs(n) => json!({"min_docs": n}), Rule::Repeats => json!("repeats") },
         "records_read": total,
         "skipped": errors.skipped(),
+        "files_cut_short": errors.cut_short(),
         "documents": documents,
         "kept": kept,
         "changed": changed,

@@ -46,7 +46,11 @@ pub fn run(args: FingerprintArgs) -> Result<ExitCode> {
                         writeln!(w, "{id}\t{f}")?;
                     }
                 },
-                Err(e) => errors.bad(&BadRecord { origin: r.origin.clone(), message: e.to_string() })?,
+                Err(e) => errors.bad(&BadRecord {
+                    rest_lost: false,
+                    origin: r.origin.clone(),
+                    message: e.to_string(),
+                })?,
             }
         }
         Ok(())

@@ -27,7 +27,19 @@ use crate::InputFailed;
 pub struct ErrorPolicy {
     policy: OnError,
     skipped: std::cell::Cell<u64>,
+    /// Where files were cut short (`FILE:LINE`): the rest of each is lost.
+    cut_short: std::cell::RefCell<Vec<String>>,
     quiet: bool,
+}
+
+/// Set when an input file was cut short under `--on-error skip`: the run
+/// finishes with what it read, and exits with 1 ([`input_cut_short`]).
+static INPUT_CUT_SHORT: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Whether an input file was cut short in this process (its records past
+/// the damage lost): the command's exit code is then 1, not 0.
+pub fn input_cut_short() -> bool {
+    INPUT_CUT_SHORT.load(std::sync::atomic::Ordering::Relaxed)
 }
 
 /// How many skipped records are reported one by one before only counting.
@@ -35,13 +47,18 @@ const REPORT_LIMIT: u64 = 100;
 
 impl ErrorPolicy {
     pub fn new(policy: OnError) -> ErrorPolicy {
-        ErrorPolicy { policy, skipped: std::cell::Cell::new(0), quiet: false }
+        ErrorPolicy { policy, skipped: std::cell::Cell::new(0), cut_short: Default::default(), quiet: false }
     }
 
     /// Skips bad records without a word: a second read of an input whose
     /// bad records the first read reported.
     pub fn quiet() -> ErrorPolicy {
-        ErrorPolicy { policy: OnError::Skip, skipped: std::cell::Cell::new(0), quiet: true }
+        ErrorPolicy {
+            policy: OnError::Skip,
+            skipped: std::cell::Cell::new(0),
+            cut_short: Default::default(),
+            quiet: true,
+        }
     }
 
     /// Reports a bad record; with `--on-error fail` this ends the run.
@@ -51,6 +68,20 @@ impl ErrorPolicy {
                 note!("neardup: {}: {}", b.origin, b.message);
                 note!("neardup: stopped at the first bad record; pass --on-error skip to skip bad records");
                 Err(InputFailed.into())
+            }
+            OnError::Skip if b.rest_lost => {
+                // Not a record skipped: the rest of the file is lost.
+                self.cut_short.borrow_mut().push(b.origin.clone());
+                INPUT_CUT_SHORT.store(true, std::sync::atomic::Ordering::Relaxed);
+                if !self.quiet {
+                    note!(
+                        "neardup: {}: {}; the rest of this file could not be read: its records from here on \
+                         are lost (fetch or repair the file and run again)",
+                        b.origin,
+                        b.message
+                    );
+                }
+                Ok(())
             }
             OnError::Skip => {
                 let n = self.skipped.get() + 1;
@@ -78,10 +109,26 @@ impl ErrorPolicy {
         self.skipped.set(self.skipped.get() + n);
     }
 
-    /// Prints the count of skipped records, if any.
+    /// Where files were cut short (`FILE:LINE`, the first record lost).
+    pub fn cut_short(&self) -> Vec<String> {
+        self.cut_short.borrow().clone()
+    }
+
+    /// Prints the count of skipped records and the files cut short, if any.
     pub fn summary(&self, total: u64) {
+        let cut = self.cut_short.borrow();
         if self.skipped.get() > 0 {
-            note!("neardup: skipped {} of {} records (--on-error skip)", self.skipped.get(), total);
+            // A file cut short counted as an item read, not as a record.
+            let records = total.saturating_sub(cut.len() as u64);
+            note!("neardup: skipped {} of {} records (--on-error skip)", self.skipped.get(), records);
+        }
+        if !cut.is_empty() {
+            note!(
+                "neardup: {} cut short, the rest of each not read: {}; the outputs hold the records \
+                 read before (exit code 1)",
+                crate::output::count(cut.len() as u64, "input file"),
+                cut.join(", ")
+            );
         }
     }
 }

@@ -113,6 +113,7 @@ pub fn run(mut args: SubstringsArgs) -> Result<ExitCode> {
         "keep": args.keep,
         "records_read": total,
         "skipped": errors.skipped(),
+        "files_cut_short": errors.cut_short(),
         "documents": doc,
         "kept": kept,
         "changed": changed,

@@ -47,6 +47,9 @@ pub struct BadRecord {
     pub origin: String,
     /// What is wrong and what to do.
     pub message: String,
+    /// The file could not be read past this point (cut short, damaged, an
+    /// I/O error): not one bad record but the loss of the rest of the file.
+    pub rest_lost: bool,
 }
 
 /// A record or the reason there is none.
@@ -95,7 +98,11 @@ fn sources(args: &InputArgs, bad: &mut dyn FnMut(Item) -> Result<()>) -> Result<
                     Ok(_) => {}
                     Err(e) => {
                         let origin = e.path().unwrap_or(p).display().to_string();
-                        bad(Err(BadRecord { origin, message: format!("cannot read: {e}") }))?;
+                        bad(Err(BadRecord {
+                            rest_lost: false,
+                            origin,
+                            message: format!("cannot read: {e}"),
+                        }))?;
                     }
                 }
             }
@@ -187,7 +194,11 @@ pub fn read_all(args: &InputArgs, mut sink: impl FnMut(Item) -> Result<()>) -> R
         let (reader, compression) = match opened.and_then(compressed::decoded) {
             Ok(r) => r,
             Err(e) => {
-                sink(Err(BadRecord { origin: name, message: format!("cannot open: {e}") }))?;
+                sink(Err(BadRecord {
+                    rest_lost: false,
+                    origin: name,
+                    message: format!("cannot open: {e}"),
+                }))?;
                 continue;
             }
         };
@@ -220,6 +231,7 @@ fn read_parquet(p: &Path, args: &InputArgs, sink: &mut impl FnMut(Item) -> Resul
 #[cfg(not(feature = "parquet"))]
 fn read_parquet(p: &Path, _args: &InputArgs, sink: &mut impl FnMut(Item) -> Result<()>) -> Result<()> {
     sink(Err(BadRecord {
+        rest_lost: false,
         origin: p.display().to_string(),
         message: "a Parquet file, and this neardup was built without the `parquet` feature; \
                   rebuild with it (the default) or convert the file to JSONL"
@@ -247,6 +259,7 @@ pub fn read_from(
         InputFormat::Lines | InputFormat::Jsonl => read_lines(reader, name, format, args, sink),
         InputFormat::Csv => read_csv(reader, name, args, sink),
         InputFormat::Parquet => sink(Err(BadRecord {
+            rest_lost: false,
             origin: name.to_owned(),
             message: "Parquet is read from files, not from standard input; name the file".into(),
         })),
@@ -264,6 +277,7 @@ pub(crate) fn too_big(origin: &str, len: Option<u64>, max: u64) -> BadRecord {
         None => format!("more than {max} bytes"),
     };
     BadRecord {
+        rest_lost: false,
         origin: origin.to_owned(),
         message: format!(
             "document is {size}, over the limit of {max}; raise --max-doc-bytes or split the document"
@@ -273,7 +287,7 @@ pub(crate) fn too_big(origin: &str, len: Option<u64>, max: u64) -> BadRecord {
 
 /// Checks that `bytes` are UTF-8 text, not binary, and not blank.
 fn to_text(bytes: Vec<u8>, origin: &str, allow_empty: bool) -> std::result::Result<String, BadRecord> {
-    let bad = |message: String| BadRecord { origin: origin.to_owned(), message };
+    let bad = |message: String| BadRecord { rest_lost: false, origin: origin.to_owned(), message };
     if let Some(pos) = bytes.iter().take(8192).position(|&b| b == 0) {
         return Err(bad(format!(
             "looks binary (NUL byte at offset {pos}); neardup reads UTF-8 text: extract the text first"
@@ -294,7 +308,11 @@ fn to_text(bytes: Vec<u8>, origin: &str, allow_empty: bool) -> std::result::Resu
 fn read_text(reader: Box<dyn Read>, name: &str, max: u64, allow_empty: bool) -> Item {
     let mut bytes = Vec::new();
     if let Err(e) = reader.take(max + 1).read_to_end(&mut bytes) {
-        return Err(BadRecord { origin: name.to_owned(), message: format!("cannot read: {e}") });
+        return Err(BadRecord {
+            rest_lost: false,
+            origin: name.to_owned(),
+            message: format!("cannot read: {e}"),
+        });
     }
     if bytes.len() as u64 > max {
         return Err(too_big(name, None, max));
@@ -315,7 +333,7 @@ pub fn read_document(path: &Path, max: u64, allow_empty: bool) -> Item {
     };
     match opened.and_then(compressed::decoded) {
         Ok((r, _)) => read_text(r, &name, max, allow_empty),
-        Err(e) => Err(BadRecord { origin: name, message: format!("cannot open: {e}") }),
+        Err(e) => Err(BadRecord { rest_lost: false, origin: name, message: format!("cannot open: {e}") }),
     }
 }
 
@@ -436,7 +454,11 @@ fn read_lines(
                 sink(item)?;
             }
             Err(e) => {
-                sink(Err(BadRecord { origin: origin(), message: format!("cannot read: {e}") }))?;
+                sink(Err(BadRecord {
+                    rest_lost: true,
+                    origin: origin(),
+                    message: format!("cannot read: {e}"),
+                }))?;
                 return Ok(());
             }
         }
@@ -444,7 +466,7 @@ fn read_lines(
 }
 
 fn parse_jsonl(line: Vec<u8>, origin: String, args: &InputArgs) -> Item {
-    let bad = |message: String| BadRecord { origin: origin.clone(), message };
+    let bad = |message: String| BadRecord { rest_lost: false, origin: origin.clone(), message };
     // Validated with SIMD (most of a line is its text); the standard
     // library says where a bad byte is.
     let line = if simdutf8::basic::from_utf8(&line).is_ok() {
@@ -513,7 +535,9 @@ fn read_csv(
     };
     let columns = match columns {
         Ok(c) => c,
-        Err(message) => return sink(Err(BadRecord { origin: format!("{name}:1"), message })),
+        Err(message) => {
+            return sink(Err(BadRecord { rest_lost: false, origin: format!("{name}:1"), message }))
+        }
     };
     // Each row goes to the sink when the next one has been read: the csv
     // crate takes a quote that is never closed as a field running to the end
@@ -536,7 +560,7 @@ fn read_csv(
                     sink(columns.record(&held, o, args))?;
                 }
                 let fatal = matches!(e.kind(), csv::ErrorKind::Io(_));
-                sink(Err(BadRecord { origin, message: csv_error_message(&e) }))?;
+                sink(Err(BadRecord { rest_lost: fatal, origin, message: csv_error_message(&e) }))?;
                 if fatal {
                     return Ok(());
                 }
@@ -549,7 +573,7 @@ fn read_csv(
             let message = "a quoted field opened in this row is never closed, so it runs to the end of \
                            the input; close the quote (a quote inside a quoted field is written \"\")"
                 .to_string();
-            return sink(Err(BadRecord { origin, message }));
+            return sink(Err(BadRecord { rest_lost: false, origin, message }));
         }
         sink(columns.record(&held, origin, args))?;
     }
@@ -613,7 +637,7 @@ impl CsvColumns {
         }
         let text = rec.get(self.text).unwrap_or("").to_owned();
         if !args.allow_empty && text.trim().is_empty() {
-            return Err(BadRecord { origin, message: EMPTY.into() });
+            return Err(BadRecord { rest_lost: false, origin, message: EMPTY.into() });
         }
         let id = match self.id.and_then(|c| rec.get(c)) {
             Some(v) => Value::String(v.to_owned()),

@@ -93,12 +93,12 @@ pub fn read(p: &Path, args: &InputArgs, sink: &mut impl FnMut(Item) -> Result<()
     let name = p.display().to_string();
     let builder = match open(p) {
         Ok(b) => b,
-        Err(message) => return sink(Err(BadRecord { origin: name, message })),
+        Err(message) => return sink(Err(BadRecord { rest_lost: false, origin: name, message })),
     };
     let schema = builder.schema().clone();
     let columns: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
     let text_field = args.text_field.as_deref().unwrap_or("text");
-    let bad = |message: String| Err(BadRecord { origin: name.clone(), message });
+    let bad = |message: String| Err(BadRecord { rest_lost: false, origin: name.clone(), message });
     let Ok(text_col) = schema.index_of(text_field) else {
         let cols = columns.iter().take(10).copied().collect::<Vec<_>>().join(", ");
         return sink(bad(format!(
@@ -139,7 +139,7 @@ pub fn read(p: &Path, args: &InputArgs, sink: &mut impl FnMut(Item) -> Result<()
                     "cannot read: corrupt Parquet data ({e}); the rows before this one were read, the \
                      rest of the file is lost: fetch it again"
                 );
-                return sink(Err(BadRecord { origin, message }));
+                return sink(Err(BadRecord { rest_lost: true, origin, message }));
             }
         };
         let raws = if args.keep_raw { Some(json_lines(&batch)?) } else { None };
@@ -148,7 +148,11 @@ pub fn read(p: &Path, args: &InputArgs, sink: &mut impl FnMut(Item) -> Result<()
             row += 1;
             let origin = format!("{name}:row {row}");
             let Some(text) = texts.get(i) else {
-                sink(Err(BadRecord { origin, message: format!("{text_field:?} is null") }))?;
+                sink(Err(BadRecord {
+                    rest_lost: false,
+                    origin,
+                    message: format!("{text_field:?} is null"),
+                }))?;
                 continue;
             };
             let raw_len = text.len() as u64;
@@ -157,7 +161,7 @@ pub fn read(p: &Path, args: &InputArgs, sink: &mut impl FnMut(Item) -> Result<()
                 continue;
             }
             if !args.allow_empty && text.trim().is_empty() {
-                sink(Err(BadRecord { origin, message: EMPTY.into() }))?;
+                sink(Err(BadRecord { rest_lost: false, origin, message: EMPTY.into() }))?;
                 continue;
             }
             let id = id_col

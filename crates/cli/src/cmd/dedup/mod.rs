@@ -210,7 +210,10 @@ fn run_into(mut args: DedupArgs) -> Result<ExitCode> {
     let kept = found.kept_mask(n).iter().filter(|&&k| k).count() as u64;
     let secs = start.elapsed().as_secs_f64();
     let spilled = Spilled { records: docs.spilled_bytes(), signatures: records.spilled_bytes() };
-    let counts = Counts { documents: n, records_read: total, kept, input_bytes: bytes_in, seconds: secs };
+    let cut_short = errors.cut_short();
+    // A file cut short counted as a record read; it is not a skipped one.
+    let records_read = total - cut_short.len() as u64;
+    let counts = Counts { documents: n, records_read, cut_short, kept, input_bytes: bytes_in, seconds: secs };
     write_summary(
         &args,
         detector.as_ref(),
@@ -386,6 +389,8 @@ fn find<T>(args: &DedupArgs, f: impl FnOnce() -> neardup::Result<T>) -> Result<T
 struct Counts {
     documents: usize,
     records_read: u64,
+    /// Where input files were cut short (`FILE:LINE`): the rest of each lost.
+    cut_short: Vec<String>,
     kept: u64,
     input_bytes: u64,
     seconds: f64,
@@ -441,6 +446,7 @@ fn write_summary(
         "documents": n,
         "records_read": c.records_read,
         "skipped": c.records_read - n as u64,
+        "files_cut_short": c.cut_short,
         "kept": c.kept,
         "duplicates_removed": n as u64 - c.kept,
         "clusters": found.clusters,
@@ -765,14 +771,18 @@ fn read_docs(
                     records.push(sketch.as_ref(), features, records.length(first) as usize)?;
                 }
                 (Some((Err(e), _, _)), _) => {
-                    errors.bad(&BadRecord { origin: r.origin.clone(), message: e.to_string() })?;
+                    errors.bad(&BadRecord {
+                        rest_lost: false,
+                        origin: r.origin.clone(),
+                        message: e.to_string(),
+                    })?;
                     continue;
                 }
                 // A copy of a record that could not be signed.
                 (None, _) => {
                     let e = detector.sign(&r.text, allow_empty).err().map(|e| e.to_string());
                     let message = e.unwrap_or_else(|| "cannot be signed".into());
-                    errors.bad(&BadRecord { origin: r.origin.clone(), message })?;
+                    errors.bad(&BadRecord { rest_lost: false, origin: r.origin.clone(), message })?;
                     continue;
                 }
             }

@@ -100,7 +100,14 @@ pub(super) fn run(
         "union_find_mapped": found.mapped,
         "spilled_bytes": found.spilled_bytes,
     });
-    let counts = Counts { documents: n, records_read: n as u64, kept, input_bytes: bytes_in, seconds: secs };
+    let counts = Counts {
+        documents: n,
+        records_read: n as u64,
+        cut_short: Vec::new(),
+        kept,
+        input_bytes: bytes_in,
+        seconds: secs,
+    };
     let clusters =
         FoundCounts { sizes, clusters: found.clusters, near_index: 0, layout: found.layout.clone() };
     let spilled = Spilled { records: fps.spilled_bytes() + ids.spilled_bytes(), signatures: 0 };

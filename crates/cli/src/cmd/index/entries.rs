@@ -187,7 +187,11 @@ fn entries_in_chunks<T>(
                         out.push(f, name, n, first);
                     }
                 }
-                Err(e) => errors.bad(&BadRecord { origin: r.origin.clone(), message: e.to_string() })?,
+                Err(e) => errors.bad(&BadRecord {
+                    rest_lost: false,
+                    origin: r.origin.clone(),
+                    message: e.to_string(),
+                })?,
             }
         }
         if out.len() >= chunk {
