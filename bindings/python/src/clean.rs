@@ -22,7 +22,8 @@ const MEMORY: u64 = 1 << 30;
 /// fewer than `min_chars` non-space characters left is dropped.
 ///
 /// Returns `{"texts": [...], "removed": [...]}`: each text cleaned (None
-/// if dropped), and each removed unit as `{"text", "count", "removed"}`,
+/// if dropped), and each removed unit as `{"text", "documents", "removed"}`
+/// (`"occurrences"` instead of `"documents"` with `repeats=True`),
 /// most removed first.
 #[pyfunction]
 #[pyo3(signature = (texts, unit = "paragraph", min_docs = 2, repeats = false, min_chars = 1))]
@@ -65,7 +66,12 @@ pub(crate) fn boilerplate<'py>(
         .map(|u| {
             let d = PyDict::new(py);
             d.set_item("text", u.text)?;
-            d.set_item("count", u.count)?;
+            if let Some(n) = u.documents {
+                d.set_item("documents", n)?;
+            }
+            if let Some(n) = u.occurrences {
+                d.set_item("occurrences", n)?;
+            }
             d.set_item("removed", u.removed)?;
             Ok(d)
         })

@@ -245,9 +245,14 @@ impl Counting {
 pub struct RemovedUnit {
     /// Its text (as first removed; at most 1,000 characters).
     pub text: String,
-    /// How many documents held it (Rule::MinDocs) or how many times it
-    /// occurred (Rule::Repeats), by the first pass's count.
-    pub count: u32,
+    /// How many documents held it, by the first pass's count: what
+    /// [`Rule::MinDocs`] decides by (`None` under [`Rule::Repeats`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub documents: Option<u32>,
+    /// How many times it occurred, by the first pass's count: what
+    /// [`Rule::Repeats`] decides by (`None` under [`Rule::MinDocs`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub occurrences: Option<u32>,
     /// How many times it was removed.
     pub removed: u64,
 }
@@ -364,9 +369,11 @@ impl Cleaner {
         for &(i, k, count) in hits {
             cut[i..i + w].iter_mut().for_each(|c| *c = true);
             let span = p[i].start..p[i + w - 1].end;
+            let by_docs = matches!(self.job.rule, Rule::MinDocs(_));
             let r = self.removed.entry(k).or_insert_with(|| RemovedUnit {
                 text: text[span].chars().take(1000).collect(),
-                count,
+                documents: by_docs.then_some(count),
+                occurrences: (!by_docs).then_some(count),
                 removed: 0,
             });
             r.removed += 1;
@@ -541,7 +548,12 @@ mod tests {
         assert_eq!(out, ["Intro.\n\nShare this page", "Other.", "Third."]);
         assert_eq!(
             cleaner.removed_units(),
-            [RemovedUnit { text: "share  THIS page".into(), count: 3, removed: 2 }]
+            [RemovedUnit {
+                text: "share  THIS page".into(),
+                documents: None,
+                occurrences: Some(3),
+                removed: 2
+            }]
         );
         assert!(Boilerplate::new(Unit::Line).rule(Rule::MinDocs(1)).validate().is_err());
     }
