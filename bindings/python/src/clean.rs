@@ -19,14 +19,17 @@ const MEMORY: u64 = 1 << 30;
 /// `unit` (`"paragraph"`, `"line"` or `"sentences:N"`) found in at least
 /// `min_docs` texts is cut from all of them (or, with `repeats=True`,
 /// every occurrence after the first); a text that lost something and has
-/// fewer than `min_chars` non-space characters left is dropped.
+/// fewer than `min_chars` non-space characters left is dropped. Only
+/// units of at least `min_words` words count (each Chinese, Japanese or
+/// Korean character a word): a shared heading or number is not boilerplate.
 ///
 /// Returns `{"texts": [...], "removed": [...]}`: each text cleaned (None
 /// if dropped), and each removed unit as `{"text", "documents", "removed"}`
 /// (`"occurrences"` instead of `"documents"` with `repeats=True`),
 /// most removed first.
 #[pyfunction]
-#[pyo3(signature = (texts, unit = "paragraph", min_docs = 2, repeats = false, min_chars = 1))]
+#[pyo3(signature = (texts, unit = "paragraph", min_docs = 2, repeats = false, min_chars = 1,
+    min_words = neardup::clean::MIN_UNIT_WORDS))]
 pub(crate) fn boilerplate<'py>(
     py: Python<'py>,
     texts: &Bound<'py, PyAny>,
@@ -34,10 +37,11 @@ pub(crate) fn boilerplate<'py>(
     min_docs: u32,
     repeats: bool,
     min_chars: usize,
+    min_words: usize,
 ) -> PyResult<Bound<'py, PyDict>> {
     let unit: Unit = unit.parse().map_err(to_py)?;
     let rule = if repeats { Rule::Repeats } else { Rule::MinDocs(min_docs) };
-    let job = Boilerplate::new(unit).rule(rule).min_chars(min_chars);
+    let job = Boilerplate::new(unit).rule(rule).min_chars(min_chars).min_words(min_words);
     job.validate().map_err(|e| PyValueError::new_err(e.to_string()))?;
     let texts = Texts::read(texts, "texts")?;
     let owned = texts.strs("texts")?;

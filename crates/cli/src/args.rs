@@ -711,7 +711,7 @@ pub struct CleanArgs {
 #[command(after_help = "Reads the input twice (count, then clean): name files, not standard input.\n\
     Writes into OUT_DIR: kept.jsonl (every surviving record, all its fields, the cleaned text;\n\
     compressed or Parquet as the input is), removed.jsonl (each removed unit, most removed first:\n\
-    text, count, removed) and summary.json (written last).\n\n\
+    text, documents or occurrences, removed) and summary.json (written last).\n\n\
     Examples:\n  neardup boilerplate crawl.jsonl.zst -o clean/\n  \
     neardup boilerplate corpus.jsonl --unit line --repeats -o clean/   # CCNet's rule\n  \
     neardup boilerplate corpus.parquet --unit sentences:3 --min-docs 3 -o clean/")]
@@ -731,6 +731,13 @@ pub struct BoilerplateArgs {
     /// the corpus and remove every later one (CCNet's rule).
     #[arg(long)]
     pub repeats: bool,
+    /// Only units of at least N words are counted and removed (runs of
+    /// letters and digits; each Chinese, Japanese or Korean character is a
+    /// word): a heading, name or page number many documents share
+    /// ("Note", "SYNOPSIS", "跋", "63") is not boilerplate. 1 counts every
+    /// unit.
+    #[arg(long, value_name = "N", default_value_t = neardup::clean::MIN_UNIT_WORDS)]
+    pub min_words: usize,
 }
 
 /// `neardup substrings`.

@@ -141,6 +141,7 @@ def boilerplate(
     min_docs: int = 2,
     repeats: bool = False,
     min_chars: int = 1,
+    min_words: int = 3,
 ) -> dict[str, Any]: ...
 def substrings(
     texts: Iterable[str],

@@ -21,7 +21,8 @@ use crate::UsageError;
 pub fn run(mut args: BoilerplateArgs) -> Result<ExitCode> {
     let start = Instant::now();
     let rule = if args.repeats { Rule::Repeats } else { Rule::MinDocs(args.min_docs) };
-    let job = Boilerplate::new(args.unit).rule(rule).min_chars(args.clean.min_chars);
+    let job =
+        Boilerplate::new(args.unit).rule(rule).min_chars(args.clean.min_chars).min_words(args.min_words);
     job.validate().map_err(|e| match e {
         neardup::Error::Config(m) => UsageError(m),
         e => UsageError(e.to_string()),
@@ -91,6 +92,7 @@ pub fn run(mut args: BoilerplateArgs) -> Result<ExitCode> {
         "changed": changed,
         "dropped_too_short": dropped,
         "min_chars": c.min_chars,
+        "min_words": args.min_words,
         "units_removed": removed.len(),
         "occurrences_removed": removed.iter().map(|u| u.removed).sum::<u64>(),
         "bytes_removed": bytes_removed,

@@ -40,7 +40,7 @@ use hashbrown::{HashMap, HashSet};
 use serde::Serialize;
 
 use super::counter::KeyCounter;
-use super::units::{unit_key, Unit};
+use super::units::{unit_key, words_up_to, Unit, MIN_UNIT_WORDS};
 use crate::error::{Error, Result};
 
 /// Which repeated units are removed.
@@ -62,14 +62,20 @@ impl std::fmt::Display for Rule {
 }
 
 /// The boilerplate job's settings. Defaults: paragraphs, in at least 2
-/// documents, a cleaned document with fewer than 1 non-space character
-/// left is dropped.
+/// documents, of at least [`MIN_UNIT_WORDS`] words; a cleaned document
+/// with fewer than 1 non-space character left is dropped.
 #[derive(Clone, Copy, Debug)]
 pub struct Boilerplate {
     unit: Unit,
     rule: Rule,
     min_chars: usize,
+    min_words: usize,
 }
+
+/// The key of a window too short to count ([`Boilerplate::min_words`]):
+/// never counted, never removed. Counted windows' keys have their low bit
+/// set, so none is this.
+const SHORT: u128 = 0;
 
 /// A document cut into pieces, and the key of each counted window.
 #[derive(Clone, Debug, Default)]
@@ -84,7 +90,15 @@ pub struct DocUnits {
 impl Boilerplate {
     /// Removing repeated `unit`s, with the default rule.
     pub fn new(unit: Unit) -> Boilerplate {
-        Boilerplate { unit, rule: Rule::MinDocs(2), min_chars: 1 }
+        Boilerplate { unit, rule: Rule::MinDocs(2), min_chars: 1, min_words: MIN_UNIT_WORDS }
+    }
+
+    /// Counts and removes only units (windows of units) of at least `n`
+    /// words ([`words_up_to`]); 0 or 1 counts every unit. By default,
+    /// [`MIN_UNIT_WORDS`].
+    pub fn min_words(mut self, n: usize) -> Self {
+        self.min_words = n;
+        self
     }
 
     /// Sets the rule.
@@ -129,16 +143,26 @@ impl Boilerplate {
         let pieces = self.unit.pieces(text);
         let w = self.unit.window();
         let piece_keys: Vec<u128> = pieces.iter().map(|r| unit_key(&text[r.clone()])).collect();
-        let keys = if w == 1 {
-            piece_keys
-        } else if piece_keys.len() < w {
+        let words: Vec<usize> =
+            pieces.iter().map(|r| words_up_to(&text[r.clone()], self.min_words)).collect();
+        let short = |i: usize| words[i..i + w].iter().sum::<usize>() < self.min_words;
+        let keys = if piece_keys.len() < w {
             Vec::new()
         } else {
             piece_keys
                 .windows(w)
-                .map(|ks| {
-                    let bytes: Vec<u8> = ks.iter().flat_map(|k| k.to_le_bytes()).collect();
-                    xxhash_rust::xxh3::xxh3_128(&bytes)
+                .enumerate()
+                .map(|(i, ks)| {
+                    if short(i) {
+                        return SHORT;
+                    }
+                    let key = if w == 1 {
+                        ks[0]
+                    } else {
+                        let bytes: Vec<u8> = ks.iter().flat_map(|k| k.to_le_bytes()).collect();
+                        xxhash_rust::xxh3::xxh3_128(&bytes)
+                    };
+                    key | 1
                 })
                 .collect()
         };
@@ -189,17 +213,18 @@ impl Counting {
         for k in &units.keys {
             self.log.write_all(&k.to_le_bytes()).map_err(io)?;
         }
+        // Windows too short to count are never counted, so never removed.
         match self.job.rule {
             Rule::MinDocs(_) => {
                 let mut keys = units.keys.clone();
                 keys.sort_unstable();
                 keys.dedup();
-                for k in keys {
+                for k in keys.into_iter().filter(|&k| k != SHORT) {
                     self.counter.add(k, 1)?;
                 }
             }
             Rule::Repeats => {
-                for &k in &units.keys {
+                for &k in units.keys.iter().filter(|&&k| k != SHORT) {
                     self.counter.add(k, 1)?;
                 }
             }
@@ -414,8 +439,17 @@ mod tests {
 
     /// The same job by brute force: pieces compared by their normalized
     /// text, windows as lists of texts, counts by scanning every document.
-    fn reference(docs: &[String], unit: Unit, rule: Rule, min_chars: usize) -> Vec<Option<String>> {
+    /// [`reference`], counting only windows of at least `min_words` words.
+    fn reference_words(
+        docs: &[String],
+        unit: Unit,
+        rule: Rule,
+        min_chars: usize,
+        min_words: usize,
+    ) -> Vec<Option<String>> {
         let norm = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase();
+        // A window too short is a text no other window has: never counted.
+        let mut short = 0usize;
         let w = unit.window();
         type Windows = Vec<Vec<String>>;
         let windows: Vec<(Vec<Range<usize>>, Windows)> = docs
@@ -423,8 +457,22 @@ mod tests {
             .map(|d| {
                 let pieces = unit.pieces(d);
                 let texts: Vec<String> = pieces.iter().map(|r| norm(&d[r.clone()])).collect();
-                let wins =
-                    if texts.len() < w { Vec::new() } else { texts.windows(w).map(|x| x.to_vec()).collect() };
+                let wins = if texts.len() < w {
+                    Vec::new()
+                } else {
+                    texts
+                        .windows(w)
+                        .map(|x| {
+                            let words: usize = x.iter().map(|t| words_up_to(t, usize::MAX)).sum();
+                            if words < min_words {
+                                short += 1;
+                                vec![format!("\u{0}short {short}")]
+                            } else {
+                                x.to_vec()
+                            }
+                        })
+                        .collect()
+                };
                 (pieces, wins)
             })
             .collect();
@@ -505,11 +553,12 @@ mod tests {
             unit in 0..4usize,
             rule in 0..3usize,
             min_chars in 0..20usize,
+            min_words in 0..5usize,
             via_log in any::<bool>(),
         ) {
             let unit = [Unit::Paragraph, Unit::Line, Unit::Sentences(1), Unit::Sentences(2)][unit];
             let rule = [Rule::MinDocs(2), Rule::MinDocs(3), Rule::Repeats][rule];
-            let job = Boilerplate::new(unit).rule(rule).min_chars(min_chars);
+            let job = Boilerplate::new(unit).rule(rule).min_chars(min_chars).min_words(min_words);
             let dir = tempfile::tempdir().unwrap();
             let mut counting = job.counting(0, dir.path().to_owned()).unwrap();
             for d in &docs {
@@ -530,8 +579,29 @@ mod tests {
                     (!c.dropped).then(|| c.text.into_owned())
                 })
                 .collect();
-            prop_assert_eq!(got, reference(&docs, unit, rule, min_chars));
+            prop_assert_eq!(got, reference_words(&docs, unit, rule, min_chars, min_words));
         }
+    }
+
+    /// By default a repeated heading, name or number is not boilerplate;
+    /// a repeated sentence of three words or more is, in any script.
+    #[test]
+    fn short_units_are_not_boilerplate_by_default() {
+        let docs = [
+            "SYNOPSIS\n\nNote\n\n跋\n\n63\n\nShare this page\n\n返回顶部\n\nFirst text.",
+            "SYNOPSIS\n\nNote\n\n跋\n\n63\n\nShare this page\n\n返回顶部\n\nSecond text.",
+        ];
+        let job = Boilerplate::new(Unit::Paragraph);
+        let mut counting = job.counting(1 << 20, std::env::temp_dir()).unwrap();
+        for d in &docs {
+            counting.add(&job.units(d)).unwrap();
+        }
+        let mut cleaner = counting.finish().unwrap();
+        let cleaned = cleaner.clean(docs[0], &job.units(docs[0]));
+        assert_eq!(cleaned.text, "SYNOPSIS\n\nNote\n\n跋\n\n63\n\nFirst text.");
+        assert_eq!(words_up_to("Share this page", 9), 3);
+        assert_eq!(words_up_to("返回顶部", 9), 4);
+        assert_eq!(words_up_to("e-mail: a.b@c.d", 9), 6);
     }
 
     #[test]

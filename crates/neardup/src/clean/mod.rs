@@ -17,4 +17,4 @@ pub mod units;
 
 pub use boilerplate::{Boilerplate, Cleaned, Cleaner, Counting, DocUnits, RemovedUnit, Rule};
 pub use counter::KeyCounter;
-pub use units::{unit_key, Unit};
+pub use units::{unit_key, words_up_to, Unit, MIN_UNIT_WORDS};

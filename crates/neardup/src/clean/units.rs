@@ -203,6 +203,44 @@ fn sentences(text: &str) -> Vec<Range<usize>> {
     out
 }
 
+/// How many words `text` has, counting up to `at_most`: runs of letters
+/// and digits, with every Chinese, Japanese or Korean character a word of
+/// its own (as jieba's single characters, kana and Hangul are). A unit
+/// with fewer than [`MIN_UNIT_WORDS`] is a heading or a number ("Note",
+/// "SYNOPSIS", "跋", "63"), which many documents share without being
+/// boilerplate.
+pub fn words_up_to(text: &str, at_most: usize) -> usize {
+    let mut n = 0;
+    let mut in_word = false;
+    for c in text.chars() {
+        if n >= at_most {
+            break;
+        }
+        if is_cjk(c) {
+            n += 1;
+            in_word = false;
+        } else if c.is_alphanumeric() {
+            n += usize::from(!in_word);
+            in_word = true;
+        } else {
+            in_word = false;
+        }
+    }
+    n.min(at_most)
+}
+
+/// The fewest words a boilerplate unit has by default ([`words_up_to`]):
+/// "Share this page" and "返回顶部" are removed when they repeat, a
+/// repeated heading or page number is not.
+pub const MIN_UNIT_WORDS: usize = 3;
+
+/// Han ideographs, kana and Hangul syllables: a word each.
+fn is_cjk(c: char) -> bool {
+    matches!(c as u32,
+        0x3040..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xAC00..=0xD7A3 | 0xF900..=0xFAFF
+        | 0x20000..=0x323AF)
+}
+
 /// The key of a unit's text: XXH3-128 of it in lower case with every run
 /// of whitespace made one space (so a banner counts as one unit however it
 /// was wrapped or capitalised).
