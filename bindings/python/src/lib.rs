@@ -258,8 +258,6 @@ fn _neardup(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(clean::boilerplate, m)?)?;
     m.add_function(wrap_pyfunction!(clean::substrings, m)?)?;
     m.add_function(wrap_pyfunction!(batch::pipeline, m)?)?;
-    // The name `pipeline` had before it was public (the Spark job's).
-    m.add("pipeline_for_dedup", m.getattr("pipeline")?)?;
     m.add_function(wrap_pyfunction!(distance, m)?)?;
     m.add_class::<spark::SparkPlan>()?;
     m.add_function(wrap_pyfunction!(spark::spark_fingerprint, m)?)?;

@@ -215,19 +215,6 @@ impl Detector {
         }
     }
 
-    /// The sketch of `text` (a fingerprint or a signature, as the method
-    /// says) and how many features it had, or `None` for a text without
-    /// features.
-    pub fn sketch_counted(&self, text: &str) -> Option<(Sketch, usize)> {
-        match self {
-            Detector::SimHash(f) => {
-                let (fp, n) = f.fingerprint_counted(text);
-                (n > 0).then_some((Sketch::Fingerprint(fp), n))
-            }
-            Detector::MinHash(m) => m.signature_counted(text).map(|(s, n)| (Sketch::Signature(s), n)),
-        }
-    }
-
     /// The sketch of `text` and its feature count, by the empty-document
     /// rule every front end applies: a text without features is an
     /// [`Error::EmptyDocument`] unless `allow_empty`, and then it has no

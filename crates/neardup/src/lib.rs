@@ -41,7 +41,9 @@
 // draws the picture.
 //
 // 1. foundation: errors, SIMD levels, the fingerprint value and the
-//    near-duplicate rule over Hamming distances;
+//    near-duplicate rule over Hamming distances; corpus cleaning, which
+//    works on text alone (no pipeline);
+pub mod clean;
 pub mod compat;
 pub mod error;
 pub mod fingerprint;
@@ -67,7 +69,6 @@ pub mod simhash;
 // 6. what a document is reduced to, by either method;
 pub mod sketch;
 // 7. the jobs over either method;
-pub mod clean;
 pub mod dedup;
 pub mod meta;
 pub mod passage;
@@ -91,13 +92,6 @@ pub use simhash::{
 pub use sketch::Sketch;
 pub use tokenize::{HanSplit, TokenizerConfig};
 pub use weight::WeightConfig;
-
-/// Where [`Fingerprinter`] and its builder lived before the methods were
-/// put side by side: kept so that existing imports still compile.
-#[doc(hidden)]
-pub mod pipeline {
-    pub use crate::simhash::{Explanation, FeatureChange, FeatureVote, Fingerprinter, FingerprinterBuilder};
-}
 
 #[cfg(doctest)]
 #[doc = include_str!("../../../README.md")]

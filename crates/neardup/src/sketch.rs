@@ -8,7 +8,8 @@
 //! use neardup::Sketch;
 //!
 //! let d = Detector::preset("minhash")?;
-//! let (sketch, features) = d.sketch_counted("one two three four five six").unwrap();
+//! let (sketch, features) = d.sign("one two three four five six", false)?;
+//! let sketch = sketch.expect("a text with features has a sketch");
 //! assert_eq!((sketch.method(), features), (Method::Minhash, 5)); // five word 2-shingles
 //! // The text form names the values; parsing needs the method.
 //! let text = sketch.to_string();

@@ -22,7 +22,6 @@ __all__ = [
     "optimal_param",
     "pairs",
     "pipeline",
-    "pipeline_for_dedup",
     "recommended_radius",
     "similarity",
     "spark_fingerprint",
@@ -158,7 +157,6 @@ def pipeline(
     threshold: Optional[float] = None,
 ) -> Union[Fingerprinter, "MinHasher"]: ...
 
-pipeline_for_dedup = pipeline
 def jaccard(a: Sequence[int], b: Sequence[int]) -> float: ...
 @final
 class MinHasher:

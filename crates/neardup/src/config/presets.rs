@@ -44,10 +44,6 @@ pub const DEFAULT_METHOD: Method = Method::Minhash;
 /// documents apart. Chosen on the labelled pairs (docs/QUALITY.md).
 pub const SIMHASH_VERIFY: f64 = 0.3;
 
-/// The old name of [`DEFAULT_METHOD`].
-#[doc(hidden)]
-pub const DEDUP_METHOD: Method = DEFAULT_METHOD;
-
 /// The preset a method runs when none is named: `default` (SimHash) or
 /// `minhash`.
 pub fn of_method(method: Method) -> &'static str {
