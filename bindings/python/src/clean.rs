@@ -105,17 +105,12 @@ pub(crate) fn substrings<'py>(
     keep: &str,
     min_chars: usize,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let measure = match (min_bytes, min_tokens) {
-        (Some(_), Some(_)) => return Err(PyValueError::new_err("give min_bytes or min_tokens, not both")),
-        (_, Some(t)) => Measure::Tokens(t),
-        (Some(b), None) => Measure::Bytes(b),
-        (None, None) => Measure::Bytes(100),
+    let value_error = |e: neardup::Error| match e {
+        neardup::Error::Config(m) => PyValueError::new_err(m),
+        e => PyValueError::new_err(e.to_string()),
     };
-    let keep = match keep {
-        "first" => KeepSpan::First,
-        "none" => KeepSpan::None,
-        k => return Err(PyValueError::new_err(format!("keep is \"first\" or \"none\", not {k:?}"))),
-    };
+    let measure = Measure::of(min_bytes, min_tokens).map_err(value_error)?;
+    let keep: KeepSpan = keep.parse().map_err(value_error)?;
     let job = Substrings::new(measure).keep(keep);
     job.validate().map_err(|e| PyValueError::new_err(e.to_string()))?;
     let texts = Texts::read(texts, "texts")?;

@@ -17,22 +17,16 @@ use crate::kept::KeptWriter;
 use crate::output::{count, Output};
 use crate::UsageError;
 
-/// The shortest span removed when neither --min-bytes nor --min-tokens is given.
-const DEFAULT_MIN_BYTES: usize = 100;
-
 pub fn run(mut args: SubstringsArgs) -> Result<ExitCode> {
     let start = Instant::now();
-    let measure = match (args.min_bytes, args.min_tokens) {
-        (_, Some(t)) => Measure::Tokens(t),
-        (Some(b), None) => Measure::Bytes(b),
-        (None, None) => Measure::Bytes(DEFAULT_MIN_BYTES),
-    };
-    let keep = if args.keep == "none" { KeepSpan::None } else { KeepSpan::First };
-    let job = Substrings::new(measure).keep(keep);
-    job.validate().map_err(|e| match e {
+    let usage = |e: neardup::Error| match e {
         neardup::Error::Config(m) => UsageError(m),
         e => UsageError(e.to_string()),
-    })?;
+    };
+    let measure = Measure::of(args.min_bytes, args.min_tokens).map_err(usage)?;
+    let keep: KeepSpan = args.keep.parse().map_err(usage)?;
+    let job = Substrings::new(measure).keep(keep);
+    job.validate().map_err(usage)?;
     let prep = prepare(&args.clean, "substrings")?;
     args.clean.input.keep_raw = true;
     let c = &args.clean;

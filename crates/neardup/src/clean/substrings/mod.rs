@@ -54,6 +54,25 @@ pub enum Measure {
 }
 
 impl Measure {
+    /// The measure when the caller names none: 100 bytes.
+    pub const DEFAULT: Measure = Measure::Bytes(100);
+
+    /// The measure a front end's two options give: at least `min_bytes`
+    /// bytes or `min_tokens` tokens, [`DEFAULT`](Self::DEFAULT) for
+    /// neither.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Config`] when both are given.
+    pub fn of(min_bytes: Option<usize>, min_tokens: Option<usize>) -> Result<Measure> {
+        match (min_bytes, min_tokens) {
+            (Some(_), Some(_)) => Err(Error::Config("give min_bytes or min_tokens, not both".into())),
+            (None, Some(t)) => Ok(Measure::Tokens(t)),
+            (Some(b), None) => Ok(Measure::Bytes(b)),
+            (None, None) => Ok(Measure::DEFAULT),
+        }
+    }
+
     fn len(self) -> usize {
         match self {
             Measure::Bytes(n) | Measure::Tokens(n) => n,
@@ -69,6 +88,19 @@ pub enum KeepSpan {
     First,
     /// Every occurrence.
     None,
+}
+
+impl std::str::FromStr for KeepSpan {
+    type Err = Error;
+
+    /// `first` or `none`.
+    fn from_str(s: &str) -> Result<KeepSpan> {
+        match s {
+            "first" => Ok(KeepSpan::First),
+            "none" => Ok(KeepSpan::None),
+            k => Err(Error::Config(format!("keep is \"first\" or \"none\", not {k:?}"))),
+        }
+    }
 }
 
 /// The substring job's settings.
