@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Fail on an import circle between the core crate's top-level modules.
+"""Fail on an import circle between a crate's top-level modules (the core's
+by default; CI checks the CLI's too, `--src crates/cli/src`).
 
-Reads every `.rs` file under `crates/neardup/src`, assigns it to its
+Reads every `.rs` file under `crates/neardup/src` (or `--src`), assigns it to its
 top-level module (`src/index/keyed.rs` -> `index`, `src/config.rs` ->
 `config`; `lib.rs` is the crate root and is left out: it only re-exports),
 collects the `crate::NAME` paths it mentions (in `use` items, in grouped
@@ -263,10 +264,11 @@ def main():
             print(f"layer {d}: " + ", ".join(
                 f"{m}" + (f" (uses {', '.join(sorted(edges[m]))})" if edges[m] else "")
                 for m in sorted(mods)))
+    crate = os.path.relpath(os.path.normpath(os.path.join(args.src, "..")))
     if failed:
-        print("the core's modules must form layers: move the shared piece down (see ARCHITECTURE.md)")
+        print(f"{crate}: its modules must form layers: move the shared piece down (see ARCHITECTURE.md)")
         return 1
-    print("no import circle between the core's top-level modules")
+    print(f"{crate}: no import circle between its top-level modules")
     return 0
 
 

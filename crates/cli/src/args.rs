@@ -528,8 +528,8 @@ pub struct DedupArgs {
     /// How the kept records are written: by default as the inputs are
     /// (kept.parquet in their schema if all are Parquet; kept.jsonl.zst if
     /// all are zstd, kept.jsonl.gz if all gzip, …; else kept.jsonl).
-    #[arg(long, value_enum, default_value_t = crate::kept::OutputFormatArg::Auto, value_name = "FORMAT")]
-    pub output_format: crate::kept::OutputFormatArg,
+    #[arg(long, value_enum, default_value_t = OutputFormatArg::Auto, value_name = "FORMAT")]
+    pub output_format: OutputFormatArg,
     /// How duplicates are found: minhash (signatures, a Jaccard
     /// threshold), simhash (fingerprints, a radius k) or exact (identical
     /// texts only, by a 128-bit hash; see --exact). By default, the method
@@ -618,7 +618,7 @@ pub struct DedupArgs {
     /// rest holds band keys, SimHash's tables and about 30 bytes a
     /// document. The default is half of this machine's memory (or of its
     /// control group's limit).
-    #[arg(long, value_name = "SIZE", default_value = crate::cmd::dedup::default_memory())]
+    #[arg(long, value_name = "SIZE", default_value = crate::machine::default_memory())]
     pub memory: ByteSize,
     /// Where records and signatures that do not fit --memory go (files
     /// with no name, gone when the run ends, even when it is killed).
@@ -688,15 +688,15 @@ pub struct CleanArgs {
     pub output: PathBuf,
     /// How the kept records are written (as for dedup: by default as the
     /// inputs are).
-    #[arg(long, value_enum, default_value_t = crate::kept::OutputFormatArg::Auto, value_name = "FORMAT")]
-    pub output_format: crate::kept::OutputFormatArg,
+    #[arg(long, value_enum, default_value_t = OutputFormatArg::Auto, value_name = "FORMAT")]
+    pub output_format: OutputFormatArg,
     /// A document that lost text and has fewer non-space characters than
     /// this left is dropped.
     #[arg(long, default_value_t = 1, value_name = "N")]
     pub min_chars: usize,
     /// The memory the run may use (counts or the suffix array's part
     /// beyond it go to --tmp-dir). By default, half of this machine's.
-    #[arg(long, value_name = "SIZE", default_value = crate::cmd::dedup::default_memory())]
+    #[arg(long, value_name = "SIZE", default_value = crate::machine::default_memory())]
     pub memory: ByteSize,
     /// Where what does not fit --memory goes. By default, OUT_DIR.
     #[arg(long, value_name = "DIR")]
@@ -1100,4 +1100,29 @@ mod tests {
     fn arguments_are_consistent() {
         super::Cli::command().debug_assert();
     }
+}
+
+/// `--output-format`: how the kept records are written.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum OutputFormatArg {
+    /// As the inputs are: Parquet if they all are, else JSONL compressed
+    /// as they all are (plain if they differ or are not compressed).
+    #[default]
+    Auto,
+    /// JSON lines.
+    Jsonl,
+    /// JSON lines, gzip-compressed.
+    #[value(name = "jsonl.gz")]
+    JsonlGz,
+    /// JSON lines, zstd-compressed.
+    #[value(name = "jsonl.zst")]
+    JsonlZst,
+    /// JSON lines, bzip2-compressed.
+    #[value(name = "jsonl.bz2")]
+    JsonlBz2,
+    /// JSON lines, xz-compressed.
+    #[value(name = "jsonl.xz")]
+    JsonlXz,
+    /// Parquet in the schema of the (Parquet) inputs.
+    Parquet,
 }

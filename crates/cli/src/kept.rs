@@ -8,36 +8,10 @@ use std::io::{BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use clap::ValueEnum;
 
-use crate::args::InputArgs;
+use crate::args::{InputArgs, OutputFormatArg};
 use crate::input::compressed::Encoder;
 use crate::input::{self, Compression};
-
-/// `--output-format`: how the kept records are written.
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum OutputFormatArg {
-    /// As the inputs are: Parquet if they all are, else JSONL compressed
-    /// as they all are (plain if they differ or are not compressed).
-    #[default]
-    Auto,
-    /// JSON lines.
-    Jsonl,
-    /// JSON lines, gzip-compressed.
-    #[value(name = "jsonl.gz")]
-    JsonlGz,
-    /// JSON lines, zstd-compressed.
-    #[value(name = "jsonl.zst")]
-    JsonlZst,
-    /// JSON lines, bzip2-compressed.
-    #[value(name = "jsonl.bz2")]
-    JsonlBz2,
-    /// JSON lines, xz-compressed.
-    #[value(name = "jsonl.xz")]
-    JsonlXz,
-    /// Parquet in the schema of the (Parquet) inputs.
-    Parquet,
-}
 
 /// The format of the kept records, resolved.
 #[derive(Clone, Debug)]

@@ -1,19 +1,6 @@
-//! The memory of a dedup run: the default budget (from the machine), how
-//! the budget is shared among the parts that grow with the corpus, and the
-//! peak the run reached.
-
-use std::sync::OnceLock;
-
-/// What `--memory` defaults to, as `--help` shows it: half the memory this
-/// process may use (the machine's, or its control group's limit if lower),
-/// at least 1 GiB; 4 GiB where neither can be read.
-pub fn default_budget() -> &'static str {
-    static TEXT: OnceLock<String> = OnceLock::new();
-    TEXT.get_or_init(|| {
-        let bytes = crate::machine::available_memory().map_or(4 << 30, |b| (b / 2).max(1 << 30));
-        format!("{}M", bytes >> 20)
-    })
-}
+//! The memory of a dedup run: how the budget (by default
+//! [`crate::machine::default_memory`]) is shared among the parts that grow
+//! with the corpus, and the peak the run reached.
 
 /// How a budget is shared.
 #[derive(Clone, Copy, Debug)]

@@ -46,9 +46,6 @@ use neardup::minhash::Method;
 use resume::{abort_at, Checkpoint, ReadStage};
 
 /// What `--memory` defaults to (half of this machine's memory).
-pub fn default_memory() -> &'static str {
-    memory::default_budget()
-}
 
 /// Where a run keeps what does not fit in memory, and how much.
 struct Spill {
