@@ -45,8 +45,6 @@ use memory::Shares;
 use neardup::minhash::Method;
 use resume::{abort_at, Checkpoint, ReadStage};
 
-/// What `--memory` defaults to (half of this machine's memory).
-
 /// Where a run keeps what does not fit in memory, and how much.
 struct Spill {
     dir: PathBuf,
