@@ -208,6 +208,7 @@ impl Window {
 }
 
 /// Bytes a [`Window`] describes.
+#[cfg(any(test, target_arch = "x86_64"))]
 const WINDOW: usize = 64;
 
 /// What the SIMD kernels must give (tests only: see [`Window::at`]).
