@@ -15,6 +15,10 @@ use crate::to_py;
 /// The memory either job holds before it spills to the temporary folder.
 const MEMORY: u64 = 1 << 30;
 
+// boilerplate's `min_words` default must be a literal in its signature for
+// Python to show it (and stubtest to check the stub): the core's, checked.
+const _: () = assert!(neardup::clean::MIN_UNIT_WORDS == 3, "update min_words' default below and in the stub");
+
 /// Removes boilerplate from `texts`, as `neardup boilerplate`: every
 /// `unit` (`"paragraph"`, `"line"` or `"sentences:N"`) found in at least
 /// `min_docs` texts is cut from all of them (or, with `repeats=True`,
@@ -28,8 +32,7 @@ const MEMORY: u64 = 1 << 30;
 /// (`"occurrences"` instead of `"documents"` with `repeats=True`),
 /// most removed first.
 #[pyfunction]
-#[pyo3(signature = (texts, unit = "paragraph", min_docs = 2, repeats = false, min_chars = 1,
-    min_words = neardup::clean::MIN_UNIT_WORDS))]
+#[pyo3(signature = (texts, unit = "paragraph", min_docs = 2, repeats = false, min_chars = 1, min_words = 3))]
 pub(crate) fn boilerplate<'py>(
     py: Python<'py>,
     texts: &Bound<'py, PyAny>,
