@@ -38,9 +38,8 @@ impl Words {
         let mut i = 0;
         while i < bytes.len() {
             // Whole stretches of ASCII and of ideographs in one step where
-            // 65 bytes are left; byte by byte or character by character
-            // near the end.
-            let window = Window::at(bytes, i, level);
+            // 65 bytes are left (the window is built only for those two
+            // kinds); byte by byte or character by character near the end.
             // ASCII is always `Other`: skipped without decoding.
             if bytes[i] < 0x80 {
                 if cur != Script::Other {
@@ -48,12 +47,12 @@ impl Words {
                     start = i;
                     cur = Script::Other;
                 }
-                i += window.map_or(1, Window::ascii_run);
+                i += Window::at(bytes, i, level).map_or(1, Window::ascii_run);
                 continue;
             }
             // Ideographs on their lead byte, the rest decoded.
             let (s, len) = if ideograph_at(bytes, i) {
-                let n = window.map_or(1, Window::ideographs);
+                let n = Window::at(bytes, i, level).map_or(1, Window::ideographs);
                 if self.han == super::HanSplit::Chars {
                     // A token each, as they come: no run to walk again.
                     self.run(&text[start..i], cur, out);
