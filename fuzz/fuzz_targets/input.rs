@@ -1,5 +1,5 @@
 //! Arbitrary bytes as a JSONL, CSV or lines input to the CLI's readers
-//! (`neardup_cli::input::read_from`), with the first byte choosing the
+//! (`neardup_io::read_from`, the reader every front end shares), with the first byte choosing the
 //! format and the flags (`--text-field`, `--id-field`, `--allow-empty`, a
 //! tiny `--max-doc-bytes`, raw records kept): every record is either read
 //! or a bad record that names where it is and what is wrong — never a
@@ -11,8 +11,7 @@
 use std::io::Cursor;
 
 use libfuzzer_sys::fuzz_target;
-use neardup_cli::args::{InputArgs, InputFormat, OnError};
-use neardup_cli::input::read_from;
+use neardup_io::{read_from, InputFormat, ReadOptions};
 
 fuzz_target!(|data: &[u8]| {
     let Some((&sel, body)) = data.split_first() else { return };
@@ -21,25 +20,24 @@ fuzz_target!(|data: &[u8]| {
         1 => InputFormat::Csv,
         _ => InputFormat::Lines,
     };
-    let args = InputArgs {
+    let opts = ReadOptions {
         paths: Vec::new(),
-        input_format: format,
+        format,
         text_field: (sel & 4 != 0).then(|| "body".to_owned()),
         id_field: (sel & 8 != 0).then(|| "key".to_owned()),
-        on_error: OnError::Skip,
         allow_empty: sel & 16 != 0,
         max_doc_bytes: if sel & 32 != 0 { 64 } else { 1 << 20 },
         keep_raw: sel & 64 != 0,
     };
     let reader: Box<dyn std::io::Read> = if sel & 128 != 0 {
-        match neardup_cli::input::compressed::decoded(Box::new(Cursor::new(body.to_vec()))) {
+        match neardup_io::compressed::decoded(Box::new(Cursor::new(body.to_vec()))) {
             Ok((r, _)) => r,
             Err(_) => return,
         }
     } else {
         Box::new(Cursor::new(body.to_vec()))
     };
-    let _ = read_from(reader, "fuzz.in", format, &args, &mut |item| {
+    let _ = read_from(reader, "fuzz.in", format, &opts, &mut |item| -> Result<(), neardup_io::Error> {
         match item {
             Ok(r) => {
                 assert!(r.origin.starts_with("fuzz.in"), "{}", r.origin);

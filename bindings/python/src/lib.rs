@@ -13,6 +13,7 @@ mod clean;
 mod datasketch;
 mod index;
 mod minhash;
+mod read;
 mod spark;
 mod spark_minhash;
 
@@ -267,6 +268,9 @@ fn _neardup(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(spark_minhash::spark_similarity, m)?)?;
     m.add_function(wrap_pyfunction!(spark::recommended_radius, m)?)?;
     m.add_function(wrap_pyfunction!(similarity, m)?)?;
+    m.add_class::<read::Reader>()?;
+    m.add_function(wrap_pyfunction!(read::read, m)?)?;
+    m.add_function(wrap_pyfunction!(read::plan_inputs, m)?)?;
     m.add("NeardupError", m.py().get_type::<NeardupError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

@@ -100,10 +100,12 @@ def groups(result):
 
 
 def read_ordered(spark, paths):
-    from neardup.spark.cli import read_inputs
+    """The records of `paths` as the Spark command line reads them
+    (neardup's reader), ordered by `_nd_file`, `_nd_row`."""
+    from neardup.spark.inputs import read_local
 
-    df, _ = read_inputs(spark, [str(p) for p in paths], "auto")
-    return df.drop("_nd_path")
+    df, _ = read_local(spark, [str(p) for p in paths])
+    return df.drop("_nd_raw", "_nd_malformed")
 
 
 def test_testdata_equals_neardup_dedup_for_every_keep(spark, tmp_path):
@@ -327,8 +329,9 @@ def test_malformed_jsonl_through_the_command_line(tmp_path):
     run = subprocess.run(base + ["--output", str(tmp_path / "o1")], capture_output=True, text=True)
     assert run.returncode == 1, run.stderr[-2000:]
     assert "2 of 4 records cannot be deduplicated" in run.stderr
-    assert "a record without id: malformed JSON (or invalid UTF-8) line in file:" in run.stderr
-    assert "in.jsonl: {\"id\": \"b\", \"text\":" in run.stderr and "in.jsonl: {\"id\": \"d\"" in run.stderr
+    # Named as neardup dedup names them (the same reader reads them).
+    assert "in.jsonl:2: malformed JSON (EOF while parsing" in run.stderr
+    assert "in.jsonl:4: invalid UTF-8 at byte 24 of the line" in run.stderr
     assert not (tmp_path / "o1").exists()
     run = subprocess.run(base + ["--output", str(tmp_path / "o2"), "--on-error", "skip"], capture_output=True, text=True)
     assert run.returncode == 0, run.stderr[-2000:]

@@ -204,27 +204,11 @@ impl PipelineArgs {
     }
 }
 
-/// How input files are read.
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum InputFormat {
-    /// JSONL for names ending in .jsonl or .ndjson (or when --text-field
-    /// or --id-field is given), CSV for .csv, Parquet for .parquet,
-    /// otherwise plain text; compressed files (.gz, .zst, .bz2, .xz, found
-    /// by their first bytes) by the name inside (c4.json.gz is JSONL).
-    Auto,
-    /// Each file (or stdin) is one document.
-    Text,
-    /// Each line is one document.
-    Lines,
-    /// Each line is a JSON object holding the text.
-    Jsonl,
-    /// CSV with a header row; --text-field names the text column.
-    Csv,
-    /// Parquet files (also chosen for names ending in .parquet, or files
-    /// starting with Parquet's magic bytes); --text-field names the text
-    /// column, row groups are read one at a time.
-    Parquet,
-}
+/// How input files are read (`neardup-io` decides, for every front end).
+pub use neardup_io::InputFormat;
+
+/// `--output-format`: how the kept records are written.
+pub use neardup_io::kept::OutputFormat as OutputFormatArg;
 
 /// What to do with a record that cannot be read or fingerprinted.
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -238,8 +222,9 @@ pub enum OnError {
 /// Where documents come from.
 #[derive(Args, Debug, Clone)]
 pub struct InputArgs {
-    /// Files, directories (read recursively, in name order) or `-` for
-    /// stdin. With none, stdin is read.
+    /// Files, directories (read recursively, in name order, skipping names
+    /// that start with . or _ such as .crc and _SUCCESS) or `-` for stdin.
+    /// With none, stdin is read.
     #[arg(value_name = "PATHS")]
     pub paths: Vec<PathBuf>,
     /// How to read the input.
@@ -1100,29 +1085,4 @@ mod tests {
     fn arguments_are_consistent() {
         super::Cli::command().debug_assert();
     }
-}
-
-/// `--output-format`: how the kept records are written.
-#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum OutputFormatArg {
-    /// As the inputs are: Parquet if they all are, else JSONL compressed
-    /// as they all are (plain if they differ or are not compressed).
-    #[default]
-    Auto,
-    /// JSON lines.
-    Jsonl,
-    /// JSON lines, gzip-compressed.
-    #[value(name = "jsonl.gz")]
-    JsonlGz,
-    /// JSON lines, zstd-compressed.
-    #[value(name = "jsonl.zst")]
-    JsonlZst,
-    /// JSON lines, bzip2-compressed.
-    #[value(name = "jsonl.bz2")]
-    JsonlBz2,
-    /// JSON lines, xz-compressed.
-    #[value(name = "jsonl.xz")]
-    JsonlXz,
-    /// Parquet in the schema of the (Parquet) inputs.
-    Parquet,
 }

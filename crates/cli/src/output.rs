@@ -114,14 +114,7 @@ impl Output {
 /// permissions a plain new file gets (0666 less the umask), not tempfile's
 /// owner-only 0600, so outputs are as readable as `>` redirection makes them.
 pub fn temp_file_in(dir: &Path, suffix: &str) -> Result<tempfile::NamedTempFile> {
-    let mut b = tempfile::Builder::new();
-    b.prefix(".neardup-").suffix(suffix);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        b.permissions(std::fs::Permissions::from_mode(0o666));
-    }
-    b.tempfile_in(dir).with_context(|| format!("{}: cannot create a file in this folder", dir.display()))
+    Ok(neardup_io::kept::temp_file_in(dir, suffix)?)
 }
 
 /// `n` and the noun, in the plural unless `n` is 1: "1 document",

@@ -21,6 +21,8 @@ from ._neardup import (
     jaccard,
     pairs,
     pipeline,
+    plan_inputs,
+    read,
     similarity,
     substrings,
 )
@@ -38,6 +40,8 @@ __all__ = [
     "jaccard",
     "pairs",
     "pipeline",
+    "plan_inputs",
+    "read",
     "similarity",
     "substrings",
 ]

@@ -12,6 +12,7 @@ __all__ = [
     "MinHasher",
     "NeardupError",
     "Permuter",
+    "Reader",
     "SparkPlan",
     "__version__",
     "boilerplate",
@@ -22,6 +23,8 @@ __all__ = [
     "optimal_param",
     "pairs",
     "pipeline",
+    "plan_inputs",
+    "read",
     "recommended_radius",
     "similarity",
     "spark_fingerprint",
@@ -158,6 +161,34 @@ def pipeline(
 ) -> Union[Fingerprinter, "MinHasher"]: ...
 
 def jaccard(a: Sequence[int], b: Sequence[int]) -> float: ...
+@final
+class Reader:
+    """The records of a corpus, in the order ``neardup dedup`` reads them."""
+
+    def __iter__(self) -> "Reader": ...
+    def __next__(self) -> dict[str, Any]: ...
+    def columns(self, n: int) -> dict[str, list[Any]]: ...
+    @property
+    def skipped(self) -> list[tuple[str, str, bool]]: ...
+    @property
+    def files_cut_short(self) -> list[str]: ...
+
+def read(
+    paths: Sequence[_Path],
+    input_format: str = "auto",
+    text_field: Optional[str] = None,
+    id_field: Optional[str] = None,
+    allow_empty: bool = False,
+    max_doc_bytes: int = 67108864,
+    keep_raw: bool = False,
+    on_error: Literal["fail", "skip", "keep"] = "fail",
+) -> Reader: ...
+def plan_inputs(
+    paths: Sequence[_Path],
+    input_format: str = "auto",
+    text_field: Optional[str] = None,
+    id_field: Optional[str] = None,
+) -> list[tuple[str, str, str]]: ...
 @final
 class MinHasher:
     """A text → MinHash signature pipeline: a preset by name, or a configuration file."""

@@ -60,7 +60,7 @@ pub fn prepare(args: &CleanArgs, command: &str) -> Result<Prepared> {
     tempfile::tempfile_in(&tmp).with_context(|| {
         format!("{}: cannot write a temporary file in this folder (--tmp-dir)", tmp.display())
     })?;
-    Ok(Prepared { format: KeptFormat::choose(args.output_format, &args.input)?, tmp, out })
+    Ok(Prepared { format: crate::kept::choose(args.output_format, &args.input)?, tmp, out })
 }
 
 /// A JSON object's members in their order, values as they were written.

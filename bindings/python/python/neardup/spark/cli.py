@@ -20,9 +20,7 @@ from typing import Any, Optional, Sequence
 
 from .._neardup import pipeline as resolve_pipeline
 from . import CLUSTERS, KEEP, ON_ERROR, BadInputError, dedup
-
-FORMATS = {".jsonl": "json", ".ndjson": "json", ".json": "json", ".parquet": "parquet", ".csv": "csv"}
-
+from .inputs import is_local, read_hadoop, read_local
 
 def _verify(text: str) -> Any:
     """``--verify``: ``none`` → False, ``jaccard:T`` → T."""
@@ -50,12 +48,18 @@ def parser() -> argparse.ArgumentParser:
     d.add_argument("--format", choices=["parquet", "jsonl"], default="parquet", help="output format (default parquet)")
     d.add_argument(
         "--input-format",
-        choices=["auto", "jsonl", "parquet", "csv"],
+        choices=["auto", "text", "lines", "jsonl", "csv", "parquet"],
         default="auto",
-        help="input format; auto: by file extension (.jsonl/.ndjson/.json, .parquet, .csv)",
+        help="input format; auto: as neardup dedup decides, by name and first bytes (JSON lines for "
+        ".jsonl/.ndjson/.json, compressed or not; .csv; Parquet; else one text per file)",
     )
-    d.add_argument("--text-col", default="text", help="the text column (default text)")
-    d.add_argument("--id-col", default="id", help="the id column, string or integer (default id)")
+    d.add_argument("--text-col", default=None, help="the text field or column (default text)")
+    d.add_argument(
+        "--id-col", default=None, help="the id field or column, string or integer (default id if present, else FILE:LINE)"
+    )
+    d.add_argument(
+        "--max-doc-bytes", type=int, default=64 << 20, help="the largest document read; larger ones are bad records"
+    )
     d.add_argument(
         "--method",
         choices=["simhash", "minhash"],
@@ -190,31 +194,21 @@ def run(spark: Any, args: argparse.Namespace) -> int:
     out = jvm.org.apache.hadoop.fs.Path(args.output)
     if fs.exists(out) and not args.overwrite:
         raise BadInputError(f"{args.output} exists: choose another --output or pass --overwrite")
-    df, files = read_inputs(spark, args.input, args.input_format)
-    if all(c.startswith("_nd_") for c in df.columns):
-        # Only empty files (the reader found no columns): 0 documents, as
-        # neardup dedup says, with empty outputs.
-        df = df.withColumn(args.text_col, F.lit(None).cast("string")).withColumn(args.id_col, F.lit(None).cast("string"))
-    error_col = None
-    if "_corrupt_record" in df.columns:
-        # Lines the JSON reader could not parse are bad records, named and
-        # failed or skipped with the others.
-        bad = F.when(
-            F.col("_corrupt_record").isNotNull(),
-            F.concat(
-                F.lit("malformed JSON (or invalid UTF-8) line in "),
-                F.col("_nd_path"),
-                F.lit(": "),
-                F.substring("_corrupt_record", 1, 80),
-            ),
+    error_col: Optional[str]
+    if all(is_local(p) for p in args.input):
+        # neardup's own reader, as neardup dedup reads: the same records.
+        df, files = read_local(
+            spark, args.input, args.input_format, args.text_col, args.id_col, args.allow_empty, args.max_doc_bytes
         )
-        df = df.withColumn("_nd_malformed", bad).drop("_corrupt_record")
-        error_col = "_nd_malformed"
+        text_col, id_col, error_col = "text", "id", "_nd_malformed"
+    else:
+        df, files, error_col = _read_hadoop(spark, args)
+        text_col, id_col = args.text_col or "text", args.id_col or "id"
     result = dedup(
         df.drop("_nd_path"),
         error_col=error_col,
-        text_col=args.text_col,
-        id_col=args.id_col,
+        text_col=text_col,
+        id_col=id_col,
         k=args.k,
         method=args.method,
         threshold=args.threshold,
@@ -240,7 +234,15 @@ def run(spark: Any, args: argparse.Namespace) -> int:
             kept = kept.orderBy("_nd_file", "_nd_row")
         kept = kept.drop("_nd_file", "_nd_row")
         writer = "parquet" if args.format == "parquet" else "json"
-        getattr(kept.write, writer)(tmp.toString() + "/kept")
+        if "_nd_raw" in kept.columns:
+            # Records read by neardup's reader: written as neardup dedup
+            # writes kept.jsonl, each record's fields as they were read.
+            if args.format == "jsonl":
+                kept.select("_nd_raw").write.text(tmp.toString() + "/kept")
+            else:
+                _raw_frame(spark, kept).write.parquet(tmp.toString() + "/kept")
+        else:
+            getattr(kept.write, writer)(tmp.toString() + "/kept")
         getattr(result.clusters.write, writer)(tmp.toString() + "/clusters")
         summary["seconds"]["stages"]["write"] = round(time.perf_counter() - t, 3)
         summary["seconds"]["total"] = round(time.perf_counter() - start, 3)
@@ -274,57 +276,36 @@ def _fs(spark: Any, path: str) -> tuple[Any, Any]:
     return jvm.org.apache.hadoop.fs.Path(path).getFileSystem(conf), jvm
 
 
-def list_files(spark: Any, inputs: Sequence[str]) -> list[str]:
-    """The input files in the CLI's order, as qualified paths: inputs in
-    order, a directory's files (recursively, hidden `.`/`_` names skipped)
-    by name."""
-    files: list[str] = []
-    for given in inputs:
-        fs, jvm = _fs(spark, given)
-        path = fs.makeQualified(jvm.org.apache.hadoop.fs.Path(given))
-        if not fs.exists(path):
-            raise BadInputError(f"{given}: no such file or directory")
-        if fs.getFileStatus(path).isFile():
-            files.append(path.toString())
-            continue
-        found = []
-        it = fs.listFiles(path, True)
-        while it.hasNext():
-            p = it.next().getPath()
-            rel = p.toString()[len(path.toString()) :]
-            if not any(part.startswith((".", "_")) for part in rel.split("/") if part):
-                found.append(p.toString())
-        if not found:
-            raise BadInputError(f"{given}: a directory without input files")
-        files.extend(sorted(found))
-    return files
-
-
-def read_inputs(spark: Any, inputs: Sequence[str], input_format: str) -> tuple[Any, list[str]]:
-    """The records of every input file with `_nd_file` (file rank) and
-    `_nd_row` (increasing within a file) for the order."""
+def _read_hadoop(spark: Any, args: argparse.Namespace) -> tuple[Any, list[str], Optional[str]]:
+    """Inputs outside the local file system, read by Spark's readers: the
+    DataFrame, its files, and the column naming malformed lines."""
     from pyspark.sql import functions as F
 
-    files = list_files(spark, inputs)
-    if input_format == "auto":
-        kinds = {FORMATS.get(os.path.splitext(f)[1].lower()) for f in files}
-        if None in kinds or len(kinds) != 1:
-            raise BadInputError(
-                "cannot tell the input format from the file names "
-                f"({', '.join(sorted({os.path.splitext(f)[1] or '(none)' for f in files}))}): "
-                "pass --input-format jsonl|parquet|csv"
-            )
-        fmt = kinds.pop()
-    else:
-        fmt = {"jsonl": "json"}.get(input_format, input_format)
-    reader = spark.read
-    if fmt == "json":
-        reader = reader.option("mode", "PERMISSIVE").option("columnNameOfCorruptRecord", "_corrupt_record")
-    elif fmt == "csv":
-        reader = reader.option("header", "true").option("multiLine", "true").option("escape", '"')
-    df = reader.format(fmt).load(files)
-    # Row order within a file: a file's splits are read in offset order by
-    # increasing partition ids, so monotonically_increasing_id follows it.
-    df = df.withColumn("_nd_row", F.monotonically_increasing_id()).withColumn("_nd_path", F.col("_metadata.file_path"))
-    ranks = spark.createDataFrame([(f, i) for i, f in enumerate(files)], "_nd_path string, _nd_file int")
-    return df.join(F.broadcast(ranks), "_nd_path"), files
+    df, files = read_hadoop(spark, args.input, args.input_format)
+    if all(c.startswith("_nd_") for c in df.columns):
+        # Only empty files (the reader found no columns): 0 documents, as
+        # neardup dedup says, with empty outputs.
+        text_col, id_col = args.text_col or "text", args.id_col or "id"
+        df = df.withColumn(text_col, F.lit(None).cast("string")).withColumn(id_col, F.lit(None).cast("string"))
+    if "_corrupt_record" not in df.columns:
+        return df.drop("_nd_path"), files, None
+    # Lines the JSON reader could not parse are bad records, named and
+    # failed or skipped with the others.
+    bad = F.when(
+        F.col("_corrupt_record").isNotNull(),
+        F.concat(
+            F.lit("malformed JSON (or invalid UTF-8) line in "),
+            F.col("_nd_path"),
+            F.lit(": "),
+            F.substring("_corrupt_record", 1, 80),
+        ),
+    )
+    return df.withColumn("_nd_malformed", bad).drop("_corrupt_record", "_nd_path"), files, "_nd_malformed"
+
+
+def _raw_frame(spark: Any, kept: Any) -> Any:
+    """Kept records read by neardup's reader, as columns again: their
+    fields as read, in the schema Spark infers from them (JSON lines and
+    CSV have none of their own); `id` and `text` when none is kept."""
+    frame = spark.read.json(kept.select("_nd_raw").rdd.map(lambda r: r[0]))
+    return frame if frame.columns else kept.select("id", "text")

@@ -97,7 +97,7 @@ fn run_into(mut args: DedupArgs) -> Result<ExitCode> {
         remove_stale(&args.output.join("pairs.jsonl"))?;
     }
     let spill = spill_of(&args)?;
-    let kept_format = KeptFormat::choose(args.output_format, &args.input)?;
+    let kept_format = crate::kept::choose(args.output_format, &args.input)?;
     let mut against = against::Against::open(&args)?;
     let detector = match &against {
         Some(a) => Some(a.detector(&args)?),
@@ -718,10 +718,10 @@ fn read_docs(
                 .par_iter()
                 .map(|r| (detector.exact_key(&r.text, mode), r.text.chars().count()))
                 .collect();
-            for (r, (key, chars)) in batch.drain(..).zip(found) {
+            for (mut r, (key, chars)) in batch.drain(..).zip(found) {
                 bytes_in += r.raw_len;
                 keys.push(key, chars);
-                let raw = r.raw.unwrap_or_else(|| json!({ "id": r.id, "text": r.text }).to_string());
+                let raw = r.take_json();
                 docs.push(r.id, raw)?;
             }
             return Ok(());
@@ -747,7 +747,7 @@ fn read_docs(
             })
             .collect();
         let mut index_of: Vec<Option<u32>> = vec![None; batch.len()];
-        for (i, ((r, res), copy)) in batch.drain(..).zip(results).zip(copies).enumerate() {
+        for (i, ((mut r, res), copy)) in batch.drain(..).zip(results).zip(copies).enumerate() {
             bytes_in += r.raw_len;
             let earlier = match copy {
                 Copy::No => None,
@@ -785,7 +785,7 @@ fn read_docs(
             if let Some(p) = pass.as_mut() {
                 p.record(keys[i], at, earlier.is_some());
             }
-            let raw = r.raw.unwrap_or_else(|| json!({ "id": r.id, "text": r.text }).to_string());
+            let raw = r.take_json();
             docs.push(r.id, raw)?;
             if keep_shingles {
                 match earlier {

@@ -170,7 +170,7 @@ fn write_kept(
         bridge.pass(each())
     });
     bridge.finish(read)?;
-    out.finish()
+    Ok(out.finish()?)
 }
 
 /// Carries this command's error out of a callback of the core (whose

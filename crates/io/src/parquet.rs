@@ -7,7 +7,6 @@ use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use anyhow::{Context, Result};
 use arrow_array::cast::AsArray;
 use arrow_array::{Array, ArrayRef, RecordBatch};
 use arrow_schema::{DataType, SchemaRef};
@@ -17,8 +16,22 @@ use parquet::basic::{Compression as Codec, ZstdLevel};
 use parquet::file::properties::WriterProperties;
 use serde_json::Value;
 
-use super::{too_big, BadRecord, Item, Record, EMPTY};
-use crate::args::InputArgs;
+use crate::read::too_big;
+use crate::{BadRecord, Error, Item, ReadOptions, Record, EMPTY};
+
+/// `Result` with this crate's error.
+type PResult<T> = std::result::Result<T, Error>;
+
+/// Names what failed in an Arrow or Parquet error.
+trait Context<T> {
+    fn context(self, what: &str) -> PResult<T>;
+}
+
+impl<T, X: std::fmt::Display> Context<T> for std::result::Result<T, X> {
+    fn context(self, what: &str) -> PResult<T> {
+        self.map_err(|e| Error::Parquet(format!("{what}: {e}")))
+    }
+}
 
 /// Rows per batch read.
 const BATCH_ROWS: usize = 1024;
@@ -89,7 +102,11 @@ fn is_id_type(t: &DataType) -> bool {
 /// # Errors
 ///
 /// Whatever `sink` returns.
-pub fn read(p: &Path, args: &InputArgs, sink: &mut impl FnMut(Item) -> Result<()>) -> Result<()> {
+pub fn read<E: From<Error>>(
+    p: &Path,
+    opts: &ReadOptions,
+    sink: &mut impl FnMut(Item) -> Result<(), E>,
+) -> Result<(), E> {
     let name = p.display().to_string();
     let builder = match open(p) {
         Ok(b) => b,
@@ -97,7 +114,7 @@ pub fn read(p: &Path, args: &InputArgs, sink: &mut impl FnMut(Item) -> Result<()
     };
     let schema = builder.schema().clone();
     let columns: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
-    let text_field = args.text_field.as_deref().unwrap_or("text");
+    let text_field = opts.text_field.as_deref().unwrap_or("text");
     let bad = |message: String| Err(BadRecord { rest_lost: false, origin: name.clone(), message });
     let Ok(text_col) = schema.index_of(text_field) else {
         let cols = columns.iter().take(10).copied().collect::<Vec<_>>().join(", ");
@@ -111,7 +128,7 @@ pub fn read(p: &Path, args: &InputArgs, sink: &mut impl FnMut(Item) -> Result<()
             schema.field(text_col).data_type()
         )));
     }
-    let id_col = match args.id_field.as_deref() {
+    let id_col = match opts.id_field.as_deref() {
         Some(f) => match schema.index_of(f) {
             Ok(c) => Some(c),
             Err(_) => return sink(bad(format!("no column {f:?}; check --id-field"))),
@@ -142,7 +159,7 @@ pub fn read(p: &Path, args: &InputArgs, sink: &mut impl FnMut(Item) -> Result<()
                 return sink(Err(BadRecord { rest_lost: true, origin, message }));
             }
         };
-        let raws = if args.keep_raw { Some(json_lines(&batch)?) } else { None };
+        let raws = if opts.keep_raw { Some(json_lines(&batch)?) } else { None };
         let texts = Strings::of(batch.column(text_col)).expect("checked to be strings");
         for i in 0..batch.num_rows() {
             row += 1;
@@ -156,11 +173,11 @@ pub fn read(p: &Path, args: &InputArgs, sink: &mut impl FnMut(Item) -> Result<()
                 continue;
             };
             let raw_len = text.len() as u64;
-            if raw_len > args.max_doc_bytes {
-                sink(Err(too_big(&origin, Some(raw_len), args.max_doc_bytes)))?;
+            if raw_len > opts.max_doc_bytes {
+                sink(Err(too_big(&origin, Some(raw_len), opts.max_doc_bytes)))?;
                 continue;
             }
-            if !args.allow_empty && text.trim().is_empty() {
+            if !opts.allow_empty && text.trim().is_empty() {
                 sink(Err(BadRecord { rest_lost: false, origin, message: EMPTY.into() }))?;
                 continue;
             }
@@ -175,7 +192,7 @@ pub fn read(p: &Path, args: &InputArgs, sink: &mut impl FnMut(Item) -> Result<()
 }
 
 /// The rows of `batch` as JSON objects, one string each (nulls left out).
-fn json_lines(batch: &RecordBatch) -> Result<Vec<String>> {
+fn json_lines(batch: &RecordBatch) -> PResult<Vec<String>> {
     let mut w = arrow_json::LineDelimitedWriter::new(Vec::new());
     w.write(batch).context("a Parquet row as JSON")?;
     w.finish().context("a Parquet row as JSON")?;
@@ -184,38 +201,29 @@ fn json_lines(batch: &RecordBatch) -> Result<Vec<String>> {
     Ok(text.lines().map(str::to_owned).collect())
 }
 
-/// The schema shared by the Parquet inputs among `paths` (files, or the
-/// files of directories), `None` if there are none.
+/// The schema shared by the Parquet inputs among `inputs`, `None` if
+/// there are none.
 ///
 /// # Errors
 ///
-/// Two Parquet inputs with different schemas, or one that cannot be read.
-pub fn common_schema(paths: &[PathBuf]) -> Result<Option<SchemaRef>> {
+/// Two Parquet inputs with different schemas ([`Error::Usage`]), or one
+/// that cannot be read.
+pub fn common_schema(inputs: &[crate::Input]) -> PResult<Option<SchemaRef>> {
     let mut found: Option<(SchemaRef, PathBuf)> = None;
-    for p in paths {
-        let files: Vec<PathBuf> = if p.is_dir() {
-            walkdir::WalkDir::new(p)
-                .sort_by_file_name()
-                .into_iter()
-                .filter_map(|e| e.ok())
-                .filter(|e| e.file_type().is_file())
-                .map(|e| e.into_path())
-                .collect()
-        } else {
-            vec![p.clone()]
-        };
-        for f in files.iter().filter(|f| super::is_parquet(f)) {
-            let schema = open(f).map_err(|m| anyhow::anyhow!("{}: {m}", f.display()))?.schema().clone();
-            match &found {
-                None => found = Some((schema, f.clone())),
-                Some((s, first)) if s.fields() != schema.fields() => anyhow::bail!(
+    for input in inputs.iter().filter(|i| i.format == crate::InputFormat::Parquet) {
+        let Some(f) = &input.path else { continue };
+        let schema = open(f).map_err(|m| Error::Parquet(format!("{}: {m}", f.display())))?.schema().clone();
+        match &found {
+            None => found = Some((schema, f.clone())),
+            Some((s, first)) if s.fields() != schema.fields() => {
+                return Err(Error::Usage(format!(
                     "{} and {} have different schemas, so the kept rows cannot share one Parquet \
                      file; pass --output-format jsonl (every column is kept as JSON)",
                     first.display(),
                     f.display()
-                ),
-                Some(_) => {}
+                )))
             }
+            Some(_) => {}
         }
     }
     Ok(found.map(|(s, _)| s))
@@ -237,7 +245,7 @@ impl ParquetWriter {
     /// # Errors
     ///
     /// The schema cannot be written.
-    pub fn new(file: File, schema: SchemaRef) -> Result<ParquetWriter> {
+    pub fn new(file: File, schema: SchemaRef) -> PResult<ParquetWriter> {
         let props = WriterProperties::builder()
             .set_compression(Codec::ZSTD(ZstdLevel::try_new(3).expect("a zstd level")))
             .set_max_row_group_row_count(Some(WRITE_ROWS * 16))
@@ -255,7 +263,7 @@ impl ParquetWriter {
     /// # Errors
     ///
     /// The record does not fit the schema, or writing fails.
-    pub fn push(&mut self, json: &str) -> Result<()> {
+    pub fn push(&mut self, json: &str) -> PResult<()> {
         let mut buf = json.as_bytes();
         while !buf.is_empty() {
             let n =
@@ -272,7 +280,7 @@ impl ParquetWriter {
         Ok(())
     }
 
-    fn flush(&mut self) -> Result<()> {
+    fn flush(&mut self) -> PResult<()> {
         if let Some(batch) = self.decoder.flush().context("kept.parquet")? {
             self.writer.write(&batch).context("kept.parquet")?;
         }
@@ -284,7 +292,7 @@ impl ParquetWriter {
     /// # Errors
     ///
     /// Writing fails.
-    pub fn finish(mut self) -> Result<File> {
+    pub fn finish(mut self) -> PResult<File> {
         self.flush()?;
         self.writer.into_inner().context("kept.parquet: the footer")
     }

@@ -1,47 +1,61 @@
-//! Reading documents: files, directories, stdin; plain text, lines, JSONL,
-//! CSV and Parquet; gzip, zstd, bzip2 and xz decompressed on the way
-//! ([`compressed`]).
+//! Reading records: plain text, lines, JSONL, CSV and Parquet, decompressed
+//! on the way ([`crate::compressed`]).
 //!
 //! Every record that cannot be read becomes a [`BadRecord`] naming where it
 //! is (`FILE` or `FILE:LINE`) and what to do; the caller decides whether it
-//! stops the run (`--on-error`).
+//! stops the run.
 
 use std::cell::Cell;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::rc::Rc;
 
-use anyhow::Result;
 use serde_json::Value;
 
-use crate::args::{InputArgs, InputFormat};
-
-pub mod compressed;
-#[cfg(feature = "parquet")]
-pub mod parquet;
-
-pub use compressed::Compression;
+use crate::compressed::{self, Compression};
+use crate::plan::{auto_format, plan, Input};
+use crate::{Error, InputFormat, ReadOptions};
 
 /// One document.
-#[derive(Debug)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Record {
-    /// The id written to the output: the JSONL id field, or where the
+    /// The id: the id field's value (a string or a number), or where the
     /// document came from.
     pub id: Value,
     /// The text.
     pub text: String,
-    /// Where it came from, for messages: `FILE` or `FILE:LINE`.
+    /// Where it came from, for messages: `FILE`, `FILE:LINE` or
+    /// `FILE:row N`.
     pub origin: String,
     /// How many input bytes it took (for progress bars).
     pub raw_len: u64,
     /// The record as one JSON object with all its fields, when the caller
-    /// asked for it (`InputArgs::keep_raw`): what `dedup` writes to `kept.jsonl`.
+    /// asked for it ([`ReadOptions::keep_raw`]): what `dedup` writes to
+    /// `kept.jsonl`.
     pub raw: Option<String>,
 }
 
+impl Record {
+    /// The record as one JSON object, as kept records are written: its
+    /// fields as read ([`Record::raw`]), or `{"id", "text"}` for a text or
+    /// a line, which has no fields of its own. Takes `raw`.
+    pub fn take_json(&mut self) -> String {
+        self.raw.take().unwrap_or_else(|| serde_json::json!({ "id": self.id, "text": self.text }).to_string())
+    }
+
+    /// With [`Record::raw`] made from the id and text when `keep` (a text
+    /// or a line, which has no fields of its own).
+    fn with_raw(mut self, keep: bool) -> Record {
+        if keep && self.raw.is_none() {
+            self.raw = Some(self.take_json());
+        }
+        self
+    }
+}
+
 /// A record that could not be read.
-#[derive(Debug)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BadRecord {
     /// `FILE` or `FILE:LINE`.
     pub origin: String,
@@ -52,184 +66,93 @@ pub struct BadRecord {
     pub rest_lost: bool,
 }
 
+impl std::fmt::Display for BadRecord {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.origin, self.message)
+    }
+}
+
 /// A record or the reason there is none.
 pub type Item = std::result::Result<Record, BadRecord>;
 
-enum Source {
-    Stdin,
-    File(PathBuf),
-}
-
-impl Source {
-    fn name(&self) -> String {
-        match self {
-            Source::Stdin => "-".into(),
-            Source::File(p) => p.display().to_string(),
-        }
-    }
-}
-
-/// Total bytes of the named files, for a progress bar (None with stdin).
-pub fn total_bytes(args: &InputArgs) -> Option<u64> {
-    let mut total = 0;
-    for s in sources(args, &mut |_| Ok(())).ok()? {
-        match s {
-            Source::Stdin => return None,
-            Source::File(p) => total += std::fs::metadata(&p).map(|m| m.len()).unwrap_or(0),
-        }
-    }
-    Some(total)
-}
-
-fn sources(args: &InputArgs, bad: &mut dyn FnMut(Item) -> Result<()>) -> Result<Vec<Source>> {
-    check_paths(args)?;
-    let mut out = Vec::new();
-    if args.paths.is_empty() {
-        out.push(Source::Stdin);
-    }
-    for p in &args.paths {
-        if p.as_os_str() == "-" {
-            out.push(Source::Stdin);
-        } else if p.is_dir() {
-            let walker = walkdir::WalkDir::new(p).sort_by_file_name().follow_links(false);
-            for entry in walker {
-                match entry {
-                    Ok(e) if e.file_type().is_file() => out.push(Source::File(e.into_path())),
-                    Ok(_) => {}
-                    Err(e) => {
-                        let origin = e.path().unwrap_or(p).display().to_string();
-                        bad(Err(BadRecord {
-                            rest_lost: false,
-                            origin,
-                            message: format!("cannot read: {e}"),
-                        }))?;
-                    }
-                }
-            }
-        } else {
-            out.push(Source::File(p.clone()));
-        }
-    }
-    Ok(out)
-}
-
-/// Checks that every input path names something: a path that names
-/// nothing is a mistake on the command line, not a bad record to skip, so
-/// the command stops before reading anything (or writing any output).
+/// Reads every record of every input ([`plan`]), in order, handing each
+/// to `sink`.
 ///
 /// # Errors
 ///
-/// The first path that does not exist.
-pub fn check_paths(args: &InputArgs) -> Result<()> {
-    for p in args.paths.iter().filter(|p| p.as_os_str() != "-") {
-        if let Err(e) = std::fs::metadata(p) {
-            if e.kind() == io::ErrorKind::NotFound {
-                anyhow::bail!(
-                    "{}: cannot open: no such file or directory (inputs are files, directories, \
-                     or - for standard input)",
-                    p.display()
-                );
-            }
+/// A path that names nothing, or whatever `sink` returns.
+pub fn read_all<E: From<Error>>(
+    opts: &ReadOptions,
+    mut sink: impl FnMut(Item) -> Result<(), E>,
+) -> Result<(), E> {
+    for input in plan(opts)? {
+        match input {
+            Ok(input) => read_input(&input, opts, &mut sink)?,
+            Err(bad) => sink(Err(bad))?,
         }
     }
     Ok(())
 }
 
-fn is_jsonl_name(p: &Path) -> bool {
-    p.extension().is_some_and(|e| e.eq_ignore_ascii_case("jsonl") || e.eq_ignore_ascii_case("ndjson"))
-}
-
-fn is_csv_name(p: &Path) -> bool {
-    p.extension().is_some_and(|e| e.eq_ignore_ascii_case("csv"))
-}
-
-/// Whether a file is Parquet: by its name, or by its first bytes.
-pub fn is_parquet(p: &Path) -> bool {
-    if p.extension().is_some_and(|e| e.eq_ignore_ascii_case("parquet")) {
-        return true;
-    }
-    let mut head = [0u8; 4];
-    File::open(p).and_then(|mut f| f.read_exact(&mut head)).is_ok() && &head == b"PAR1"
-}
-
-/// The format of an input named `name` (without its compression
-/// extension) under `--input-format auto`.
-fn auto_format(name: Option<&Path>, compressed: bool, args: &InputArgs) -> InputFormat {
-    let named_json =
-        compressed && name.is_some_and(|p| p.extension().is_some_and(|e| e.eq_ignore_ascii_case("json")));
-    if name.is_some_and(is_csv_name) {
-        InputFormat::Csv
-    } else if name.is_some_and(is_jsonl_name)
-        || named_json
-        || args.text_field.is_some()
-        || args.id_field.is_some()
-    {
-        InputFormat::Jsonl
-    } else {
-        InputFormat::Text
-    }
-}
-
-/// Reads every record of every input, in order, handing each to `sink`.
-/// Compressed inputs are decompressed whatever they are called; a
-/// compressed `.json` (`.json.gz`, as Dolma ships) is read as JSONL.
+/// Reads the records of one planned input, in order, handing each to
+/// `sink`. `opts.paths` and `opts.format` are not looked at: the input
+/// says what to read and how.
 ///
 /// # Errors
 ///
 /// Whatever `sink` returns.
-pub fn read_all(args: &InputArgs, mut sink: impl FnMut(Item) -> Result<()>) -> Result<()> {
-    let srcs = sources(args, &mut sink)?;
-    for src in srcs {
-        let name = src.name();
-        if let Source::File(p) = &src {
-            if matches!(args.input_format, InputFormat::Auto | InputFormat::Parquet) && is_parquet(p) {
-                read_parquet(p, args, &mut sink)?;
-                continue;
-            }
-        }
-        let opened: io::Result<Box<dyn Read + Send>> = match &src {
-            Source::Stdin => Ok(Box::new(io::stdin())),
-            Source::File(p) => File::open(p).map(|f| Box::new(f) as Box<dyn Read + Send>),
-        };
-        let (reader, compression) = match opened.and_then(compressed::decoded) {
-            Ok(r) => r,
-            Err(e) => {
-                sink(Err(BadRecord {
-                    rest_lost: false,
-                    origin: name,
-                    message: format!("cannot open: {e}"),
-                }))?;
-                continue;
-            }
-        };
-        let inner = match &src {
-            Source::File(p) => Some(compressed::inner_name(p)),
-            Source::Stdin => None,
-        };
-        let format = match args.input_format {
-            InputFormat::Auto => auto_format(inner, compression != Compression::None, args),
-            f => f,
-        };
-        if let (Source::File(p), InputFormat::Text, Compression::None) = (&src, format, compression) {
-            if let Ok(m) = std::fs::metadata(p) {
-                if m.len() > args.max_doc_bytes {
-                    sink(Err(too_big(&name, Some(m.len()), args.max_doc_bytes)))?;
-                    continue;
-                }
-            }
-        }
-        read_from(reader, &name, format, args, &mut sink)?;
+pub fn read_input<E: From<Error>>(
+    input: &Input,
+    opts: &ReadOptions,
+    sink: &mut impl FnMut(Item) -> Result<(), E>,
+) -> Result<(), E> {
+    let name = input.name();
+    if let (Some(p), InputFormat::Parquet) = (&input.path, input.format) {
+        return read_parquet(p, opts, sink);
     }
-    Ok(())
+    let opened: io::Result<Box<dyn Read + Send>> = match &input.path {
+        None => Ok(Box::new(io::stdin())),
+        Some(p) => File::open(p).map(|f| Box::new(f) as Box<dyn Read + Send>),
+    };
+    let (reader, compression) = match opened.and_then(compressed::decoded) {
+        Ok(r) => r,
+        Err(e) => {
+            return sink(Err(BadRecord {
+                rest_lost: false,
+                origin: name,
+                message: format!("cannot open: {e}"),
+            }))
+        }
+    };
+    let format = match input.format {
+        InputFormat::Auto => auto_format(None, opts),
+        f => f,
+    };
+    if let (Some(p), InputFormat::Text, Compression::None) = (&input.path, format, compression) {
+        if let Ok(m) = std::fs::metadata(p) {
+            if m.len() > opts.max_doc_bytes {
+                return sink(Err(too_big(&name, Some(m.len()), opts.max_doc_bytes)));
+            }
+        }
+    }
+    read_from(reader, &name, format, opts, sink)
 }
 
 #[cfg(feature = "parquet")]
-fn read_parquet(p: &Path, args: &InputArgs, sink: &mut impl FnMut(Item) -> Result<()>) -> Result<()> {
-    parquet::read(p, args, sink)
+fn read_parquet<E: From<Error>>(
+    p: &Path,
+    opts: &ReadOptions,
+    sink: &mut impl FnMut(Item) -> Result<(), E>,
+) -> Result<(), E> {
+    crate::parquet::read(p, opts, sink)
 }
 
 #[cfg(not(feature = "parquet"))]
-fn read_parquet(p: &Path, _args: &InputArgs, sink: &mut impl FnMut(Item) -> Result<()>) -> Result<()> {
+fn read_parquet<E: From<Error>>(
+    p: &Path,
+    _opts: &ReadOptions,
+    sink: &mut impl FnMut(Item) -> Result<(), E>,
+) -> Result<(), E> {
     sink(Err(BadRecord {
         rest_lost: false,
         origin: p.display().to_string(),
@@ -245,19 +168,19 @@ fn read_parquet(p: &Path, _args: &InputArgs, sink: &mut impl FnMut(Item) -> Resu
 /// # Errors
 ///
 /// Whatever `sink` returns.
-pub fn read_from(
+pub fn read_from<E>(
     reader: Box<dyn Read>,
     name: &str,
     format: InputFormat,
-    args: &InputArgs,
-    sink: &mut impl FnMut(Item) -> Result<()>,
-) -> Result<()> {
+    opts: &ReadOptions,
+    sink: &mut impl FnMut(Item) -> Result<(), E>,
+) -> Result<(), E> {
     match format {
-        InputFormat::Text | InputFormat::Auto => {
-            sink(read_text(reader, name, args.max_doc_bytes, args.allow_empty))
-        }
-        InputFormat::Lines | InputFormat::Jsonl => read_lines(reader, name, format, args, sink),
-        InputFormat::Csv => read_csv(reader, name, args, sink),
+        InputFormat::Text | InputFormat::Auto => sink(
+            read_text(reader, name, opts.max_doc_bytes, opts.allow_empty).map(|r| r.with_raw(opts.keep_raw)),
+        ),
+        InputFormat::Lines | InputFormat::Jsonl => read_lines(reader, name, format, opts, sink),
+        InputFormat::Csv => read_csv(reader, name, opts, sink),
         InputFormat::Parquet => sink(Err(BadRecord {
             rest_lost: false,
             origin: name.to_owned(),
@@ -266,7 +189,8 @@ pub fn read_from(
     }
 }
 
-pub(crate) const EMPTY: &str =
+/// What an empty document is told.
+pub const EMPTY: &str =
     "empty document (no text, or only whitespace); pass --allow-empty to fingerprint it anyway";
 
 /// A document over the size limit; `len` is its size when known (a stream
@@ -388,13 +312,13 @@ fn read_line_limited(r: &mut impl BufRead, buf: &mut Vec<u8>, max: u64) -> io::R
 const PARSE_LINES: usize = 512;
 const PARSE_BYTES: usize = 1 << 20;
 
-fn read_lines(
+fn read_lines<E>(
     reader: Box<dyn Read>,
     name: &str,
     format: InputFormat,
-    args: &InputArgs,
-    sink: &mut impl FnMut(Item) -> Result<()>,
-) -> Result<()> {
+    opts: &ReadOptions,
+    sink: &mut impl FnMut(Item) -> Result<(), E>,
+) -> Result<(), E> {
     use rayon::prelude::*;
     let mut r = BufReader::with_capacity(1 << 16, reader);
     let mut buf = Vec::new();
@@ -402,20 +326,21 @@ fn read_lines(
     // JSON lines waiting to be parsed: (line, its number).
     let mut pending: Vec<(Vec<u8>, u64)> = Vec::new();
     let mut pending_bytes = 0usize;
-    let flush = |pending: &mut Vec<(Vec<u8>, u64)>, sink: &mut dyn FnMut(Item) -> Result<()>| -> Result<()> {
-        let items: Vec<Item> = std::mem::take(pending)
-            .into_par_iter()
-            .map(|(line, no)| {
-                let raw_len = line.len() as u64 + 1;
-                parse_jsonl(line, format!("{name}:{no}"), args).map(|r| Record { raw_len, ..r })
-            })
-            .collect();
-        items.into_iter().try_for_each(sink)
-    };
+    let flush =
+        |pending: &mut Vec<(Vec<u8>, u64)>, sink: &mut dyn FnMut(Item) -> Result<(), E>| -> Result<(), E> {
+            let items: Vec<Item> = std::mem::take(pending)
+                .into_par_iter()
+                .map(|(line, no)| {
+                    let raw_len = line.len() as u64 + 1;
+                    parse_jsonl(line, format!("{name}:{no}"), opts).map(|r| Record { raw_len, ..r })
+                })
+                .collect();
+            items.into_iter().try_for_each(sink)
+        };
     loop {
         lineno += 1;
         let origin = || format!("{name}:{lineno}");
-        let read = read_line_limited(&mut r, &mut buf, args.max_doc_bytes);
+        let read = read_line_limited(&mut r, &mut buf, opts.max_doc_bytes);
         // Whatever is not a JSON line to parse goes after the lines before it.
         let queue = format == InputFormat::Jsonl
             && matches!(read, Ok(LineRead::Complete))
@@ -426,7 +351,7 @@ fn read_lines(
         }
         match read {
             Ok(LineRead::Eof) => return Ok(()),
-            Ok(LineRead::TooLong(n)) => sink(Err(too_big(&origin(), Some(n), args.max_doc_bytes)))?,
+            Ok(LineRead::TooLong(n)) => sink(Err(too_big(&origin(), Some(n), opts.max_doc_bytes)))?,
             Ok(LineRead::Complete) => {
                 if buf.iter().all(u8::is_ascii_whitespace) {
                     continue; // a blank line is no record
@@ -444,12 +369,9 @@ fn read_lines(
                     continue;
                 }
                 let raw_len = buf.len() as u64 + 1;
-                let item = to_text(std::mem::take(&mut buf), &origin(), true).map(|text| Record {
-                    id: Value::String(origin()),
-                    text,
-                    origin: origin(),
-                    raw_len,
-                    raw: None,
+                let item = to_text(std::mem::take(&mut buf), &origin(), true).map(|text| {
+                    Record { id: Value::String(origin()), text, origin: origin(), raw_len, raw: None }
+                        .with_raw(opts.keep_raw)
                 });
                 sink(item)?;
             }
@@ -465,7 +387,7 @@ fn read_lines(
     }
 }
 
-fn parse_jsonl(line: Vec<u8>, origin: String, args: &InputArgs) -> Item {
+fn parse_jsonl(line: Vec<u8>, origin: String, opts: &ReadOptions) -> Item {
     let bad = |message: String| BadRecord { rest_lost: false, origin: origin.clone(), message };
     // Validated with SIMD (most of a line is its text); the standard
     // library says where a bad byte is.
@@ -489,7 +411,7 @@ fn parse_jsonl(line: Vec<u8>, origin: String, args: &InputArgs) -> Item {
             }))
         }
     };
-    let text_field = args.text_field.as_deref().unwrap_or("text");
+    let text_field = opts.text_field.as_deref().unwrap_or("text");
     let text = match obj.remove(text_field) {
         Some(Value::String(s)) => s,
         Some(other) => {
@@ -503,34 +425,34 @@ fn parse_jsonl(line: Vec<u8>, origin: String, args: &InputArgs) -> Item {
             )));
         }
     };
-    let id = match (args.id_field.as_deref(), obj.remove(args.id_field.as_deref().unwrap_or("id"))) {
+    let id = match (opts.id_field.as_deref(), obj.remove(opts.id_field.as_deref().unwrap_or("id"))) {
         (_, Some(v @ (Value::String(_) | Value::Number(_)))) => v,
         (_, Some(other)) => {
-            let f = args.id_field.as_deref().unwrap_or("id");
+            let f = opts.id_field.as_deref().unwrap_or("id");
             return Err(bad(format!("field {f:?} is {}; ids must be strings or numbers", kind(&other))));
         }
         (Some(f), None) => return Err(bad(format!("no field {f:?}; check --id-field"))),
         (None, None) => Value::String(origin.clone()),
     };
-    if !args.allow_empty && text.trim().is_empty() {
+    if !opts.allow_empty && text.trim().is_empty() {
         return Err(bad(EMPTY.into()));
     }
-    let raw = args.keep_raw.then_some(line);
+    let raw = opts.keep_raw.then_some(line);
     Ok(Record { id, text, origin, raw_len: 0, raw })
 }
 
-fn read_csv(
+fn read_csv<E>(
     reader: Box<dyn Read>,
     name: &str,
-    args: &InputArgs,
-    sink: &mut impl FnMut(Item) -> Result<()>,
-) -> Result<()> {
+    opts: &ReadOptions,
+    sink: &mut impl FnMut(Item) -> Result<(), E>,
+) -> Result<(), E> {
     let quotes = Rc::new(Cell::new(0u64));
     let counted = QuoteCounter { inner: reader, quotes: Rc::clone(&quotes) };
     let mut r =
         csv::ReaderBuilder::new().flexible(false).from_reader(BufReader::with_capacity(1 << 16, counted));
     let columns = match r.headers() {
-        Ok(h) => CsvColumns::find(h, args),
+        Ok(h) => CsvColumns::find(h, opts),
         Err(e) => Err(format!("cannot read the CSV header ({e}); the first row must name the columns")),
     };
     let columns = match columns {
@@ -550,14 +472,14 @@ fn read_csv(
             Ok(false) => break,
             Ok(true) => {
                 if let Some(o) = held_origin.take() {
-                    sink(columns.record(&held, o, args))?;
+                    sink(columns.record(&held, o, opts))?;
                 }
                 std::mem::swap(&mut rec, &mut held);
                 held_origin = Some(origin);
             }
             Err(e) => {
                 if let Some(o) = held_origin.take() {
-                    sink(columns.record(&held, o, args))?;
+                    sink(columns.record(&held, o, opts))?;
                 }
                 let fatal = matches!(e.kind(), csv::ErrorKind::Io(_));
                 sink(Err(BadRecord { rest_lost: fatal, origin, message: csv_error_message(&e) }))?;
@@ -575,7 +497,7 @@ fn read_csv(
                 .to_string();
             return sink(Err(BadRecord { rest_lost: false, origin, message }));
         }
-        sink(columns.record(&held, origin, args))?;
+        sink(columns.record(&held, origin, opts))?;
     }
     Ok(())
 }
@@ -608,8 +530,8 @@ struct CsvColumns {
 impl CsvColumns {
     /// The columns named by `--text-field` (default `text`) and
     /// `--id-field`, or what to tell the user when one is missing.
-    fn find(headers: &csv::StringRecord, args: &InputArgs) -> std::result::Result<CsvColumns, String> {
-        let text_field = args.text_field.as_deref().unwrap_or("text");
+    fn find(headers: &csv::StringRecord, opts: &ReadOptions) -> std::result::Result<CsvColumns, String> {
+        let text_field = opts.text_field.as_deref().unwrap_or("text");
         let Some(text) = headers.iter().position(|h| h == text_field) else {
             let cols: Vec<&str> = headers.iter().take(10).collect();
             return Err(format!(
@@ -617,7 +539,7 @@ impl CsvColumns {
                 cols.join(", ")
             ));
         };
-        let id = match args.id_field.as_deref() {
+        let id = match opts.id_field.as_deref() {
             Some(f) => Some(
                 headers
                     .iter()
@@ -630,20 +552,20 @@ impl CsvColumns {
     }
 
     /// One row as a record, or why it is refused (too big, empty text).
-    fn record(&self, rec: &csv::StringRecord, origin: String, args: &InputArgs) -> Item {
+    fn record(&self, rec: &csv::StringRecord, origin: String, opts: &ReadOptions) -> Item {
         let raw_len = rec.as_slice().len() as u64 + rec.len() as u64;
-        if raw_len > args.max_doc_bytes {
-            return Err(too_big(&origin, Some(raw_len), args.max_doc_bytes));
+        if raw_len > opts.max_doc_bytes {
+            return Err(too_big(&origin, Some(raw_len), opts.max_doc_bytes));
         }
         let text = rec.get(self.text).unwrap_or("").to_owned();
-        if !args.allow_empty && text.trim().is_empty() {
+        if !opts.allow_empty && text.trim().is_empty() {
             return Err(BadRecord { rest_lost: false, origin, message: EMPTY.into() });
         }
         let id = match self.id.and_then(|c| rec.get(c)) {
             Some(v) => Value::String(v.to_owned()),
             None => Value::String(origin.clone()),
         };
-        let raw = args.keep_raw.then(|| {
+        let raw = opts.keep_raw.then(|| {
             let obj: serde_json::Map<String, Value> = self
                 .headers
                 .iter()

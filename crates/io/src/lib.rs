@@ -1,0 +1,184 @@
+//! Reading corpora and writing kept records, once for every neardup front
+//! end: the CLI, the Python package (`neardup.read`) and the Spark job's
+//! file planning all read through this crate, so one folder gives the same
+//! records, in the same order, whichever of them reads it.
+//!
+//! - [`plan`]: which files the inputs name, in which order, and how each is
+//!   read ([`Input`]: its format and compression). Directories are walked
+//!   in name order; inside them, names starting with `.` or `_` are
+//!   skipped (`.crc` checksums, `_SUCCESS` markers), as Hadoop skips them.
+//!   A file named on the command line is always read.
+//! - [`read_all`]: every record of every input, as [`Item`]s: a
+//!   [`Record`] with its id, text and origin (`FILE:LINE`, `FILE:row N`),
+//!   or a [`BadRecord`] that names where it is and what to do.
+//! - [`kept`]: `kept.jsonl` (compressed as the inputs were) or
+//!   `kept.parquet` in the inputs' schema, written atomically.
+//!
+//! ```
+//! use neardup_io::{read_all, ReadOptions};
+//!
+//! let dir = tempfile::tempdir()?;
+//! std::fs::write(dir.path().join("a.jsonl"), "{\"id\": 7, \"text\": \"hello\"}\n")?;
+//! std::fs::write(dir.path().join("b.txt"), "a whole document")?;
+//! std::fs::write(dir.path().join("_SUCCESS"), "")?;
+//! let opts = ReadOptions { paths: vec![dir.path().to_owned()], ..ReadOptions::default() };
+//! let mut texts = Vec::new();
+//! read_all(&opts, |item| -> Result<(), neardup_io::Error> {
+//!     texts.push(item.expect("a good record").text);
+//!     Ok(())
+//! })?;
+//! assert_eq!(texts, ["hello", "a whole document"]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+#![deny(missing_docs)]
+
+pub mod compressed;
+pub mod kept;
+#[cfg(feature = "parquet")]
+pub mod parquet;
+mod plan;
+mod read;
+
+use std::path::PathBuf;
+
+pub use compressed::Compression;
+pub use plan::{check_paths, is_parquet, plan, total_bytes, Input};
+pub use read::{read_all, read_document, read_from, read_input, BadRecord, Item, Record, EMPTY};
+
+/// How records are told apart in an input.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+pub enum InputFormat {
+    /// JSONL for names ending in .jsonl, .ndjson or .json (or when
+    /// --text-field or --id-field is given), CSV for .csv, Parquet for
+    /// .parquet or Parquet's first bytes, otherwise plain text; compressed
+    /// files (.gz, .zst, .bz2, .xz, found by their first bytes) by the name
+    /// inside (c4.json.gz is JSONL). The CLI, Python's neardup.read and the
+    /// Spark job decide the same way.
+    #[default]
+    Auto,
+    /// Each file (or stdin) is one document.
+    Text,
+    /// Each line is one document.
+    Lines,
+    /// Each line is a JSON object holding the text.
+    Jsonl,
+    /// CSV with a header row; --text-field names the text column.
+    Csv,
+    /// Parquet files (also chosen for names ending in .parquet, or files
+    /// starting with Parquet's magic bytes); --text-field names the text
+    /// column, row groups are read one at a time.
+    Parquet,
+}
+
+impl InputFormat {
+    /// The name used on command lines and in Python: `auto`, `text`, …
+    pub fn name(self) -> &'static str {
+        match self {
+            InputFormat::Auto => "auto",
+            InputFormat::Text => "text",
+            InputFormat::Lines => "lines",
+            InputFormat::Jsonl => "jsonl",
+            InputFormat::Csv => "csv",
+            InputFormat::Parquet => "parquet",
+        }
+    }
+}
+
+impl std::str::FromStr for InputFormat {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<InputFormat, Error> {
+        Ok(match s {
+            "auto" => InputFormat::Auto,
+            "text" => InputFormat::Text,
+            "lines" => InputFormat::Lines,
+            "jsonl" | "ndjson" => InputFormat::Jsonl,
+            "csv" => InputFormat::Csv,
+            "parquet" => InputFormat::Parquet,
+            _ => {
+                return Err(Error::Usage(format!(
+                    "input format {s:?}: choose auto, text, lines, jsonl, csv or parquet"
+                )))
+            }
+        })
+    }
+}
+
+/// What to read and how. The defaults are the CLI's.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReadOptions {
+    /// Files, directories, or `-` for standard input; none reads standard
+    /// input. Default: none.
+    pub paths: Vec<PathBuf>,
+    /// How records are told apart. Default: [`InputFormat::Auto`].
+    pub format: InputFormat,
+    /// The JSONL field, CSV or Parquet column holding the text. Default:
+    /// `text`.
+    pub text_field: Option<String>,
+    /// The field or column holding the id. Default: `id` where there is
+    /// one, otherwise the record's origin.
+    pub id_field: Option<String>,
+    /// Keep empty documents instead of reporting them. Default: false.
+    pub allow_empty: bool,
+    /// The largest document read, in bytes; larger ones are bad records.
+    /// Default: 64 MiB.
+    pub max_doc_bytes: u64,
+    /// Keep each record's fields as one JSON object ([`Record::raw`]), for
+    /// writing kept records back. Default: false.
+    pub keep_raw: bool,
+}
+
+/// The largest document read by default: 64 MiB.
+pub const MAX_DOC_BYTES: u64 = 64 << 20;
+
+impl Default for ReadOptions {
+    fn default() -> ReadOptions {
+        ReadOptions {
+            paths: Vec::new(),
+            format: InputFormat::Auto,
+            text_field: None,
+            id_field: None,
+            allow_empty: false,
+            max_doc_bytes: MAX_DOC_BYTES,
+            keep_raw: false,
+        }
+    }
+}
+
+impl ReadOptions {
+    /// The text field's name (`text` unless named).
+    pub fn text_field(&self) -> &str {
+        self.text_field.as_deref().unwrap_or("text")
+    }
+}
+
+/// What stops reading or writing as a whole (a record that cannot be read
+/// is a [`BadRecord`], not an error).
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The caller asked for something that cannot be done (a path that
+    /// names nothing, Parquet output without Parquet inputs): exit 2 in
+    /// the CLI, `ValueError` in Python.
+    #[error("{0}")]
+    Usage(String),
+    /// Reading or writing failed.
+    #[error("{what}: {source}")]
+    Io {
+        /// The file, and what was being done.
+        what: String,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// Parquet or Arrow refused a file or a record.
+    #[error("{0}")]
+    Parquet(String),
+}
+
+impl Error {
+    pub(crate) fn io(what: impl std::fmt::Display) -> impl FnOnce(std::io::Error) -> Error {
+        let what = what.to_string();
+        move |source| Error::Io { what, source }
+    }
+}
