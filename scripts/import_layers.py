@@ -232,12 +232,42 @@ def self_test():
     return 0
 
 
+def sibling_imports(src, parent):
+    """(child, sibling, file) for each child module of `parent` that names
+    another child: `crate::PARENT::SIBLING` or `super::SIBLING`."""
+    root = os.path.join(src, parent)
+    children = sorted(
+        name[:-3] if name.endswith(".rs") else name
+        for name in os.listdir(root)
+        if name != "mod.rs" and (name.endswith(".rs") or os.path.isdir(os.path.join(root, name)))
+    )
+    found = []
+    for child in children:
+        path = os.path.join(root, child)
+        files = [path + ".rs"] if os.path.isfile(path + ".rs") else [
+            os.path.join(d, f) for d, _, fs in os.walk(path) for f in fs if f.endswith(".rs")
+        ]
+        for f in files:
+            text = strip_comments(open(f, encoding="utf-8").read())
+            top = os.path.dirname(f) == root or os.path.basename(f) == "mod.rs" and os.path.dirname(f) == path
+            for sibling in children:
+                if sibling == child:
+                    continue
+                pats = [rf"\bcrate::{parent}::{sibling}\b"] + ([rf"\bsuper::{sibling}\b"] if top else [])
+                if any(re.search(p, text) for p in pats):
+                    found.append((child, sibling, os.path.relpath(f)))
+    return found
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--src", default=os.path.join(here, "..", "crates", "neardup", "src"))
     ap.add_argument("--forbid", action="append", default=[],
                     help="MODULE:DEP,DEP… — MODULE must not import any DEP")
+    ap.add_argument("--siblings", action="append", default=[],
+                    help="MODULE — its child modules (src/MODULE/*) must not import each other "
+                         "(the CLI's commands: shared pieces move down)")
     ap.add_argument("--quiet", action="store_true", help="print only failures")
     ap.add_argument("--self-test", action="store_true", help="check the checker on a made-up crate")
     args = ap.parse_args()
@@ -259,6 +289,10 @@ def main():
             if dep in edges.get(mod, {}):
                 failed = True
                 print(f"forbidden import: {mod} -> {dep}  ({edges[mod][dep]})")
+    for parent in args.siblings:
+        for child, sibling, where in sibling_imports(args.src, parent):
+            failed = True
+            print(f"{parent}::{child} imports its sibling {parent}::{sibling}  ({where})")
     if not failed and not args.quiet:
         for d, mods in sorted(layers(edges).items()):
             print(f"layer {d}: " + ", ".join(

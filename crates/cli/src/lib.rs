@@ -14,6 +14,7 @@ macro_rules! note {
 }
 
 pub mod args;
+mod cleaning;
 mod cmd;
 mod datadir;
 mod fplist;
@@ -21,7 +22,10 @@ pub mod input;
 mod kept;
 mod machine;
 mod output;
+mod plot;
 mod progress;
+mod records;
+mod targets;
 
 use std::process::ExitCode;
 
@@ -114,7 +118,7 @@ pub fn run() -> ExitCode {
     match result {
         // A file cut short lost records: the outputs hold what was read,
         // and the exit code says the input was damaged.
-        Ok(code) if cmd::input_cut_short() && code == ExitCode::SUCCESS => ExitCode::from(1),
+        Ok(code) if records::input_cut_short() && code == ExitCode::SUCCESS => ExitCode::from(1),
         Ok(code) => code,
         Err(e) => {
             // Downstream closed the pipe (`neardup … | head`): not an error.

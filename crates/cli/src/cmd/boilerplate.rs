@@ -11,11 +11,11 @@ use neardup::clean::{Boilerplate, DocUnits, Rule};
 use rayon::prelude::*;
 use serde_json::json;
 
-use super::clean::{prepare, with_text, write_jsonl, write_summary};
-use super::{batches, ErrorPolicy};
 use crate::args::BoilerplateArgs;
+use crate::cleaning::{prepare, with_text, write_jsonl, write_summary};
 use crate::kept::KeptWriter;
 use crate::output::count;
+use crate::records::{batches, ErrorPolicy};
 use crate::UsageError;
 
 pub fn run(mut args: BoilerplateArgs) -> Result<ExitCode> {

@@ -7,10 +7,10 @@ use neardup::{Fingerprint, Fingerprinter};
 use rayon::prelude::*;
 use serde_json::json;
 
-use super::{batches, ErrorPolicy};
 use crate::args::{FingerprintArgs, OutputFormat};
 use crate::input::{self, BadRecord};
 use crate::output::Output;
+use crate::records::{batches, ErrorPolicy};
 
 pub fn run(args: FingerprintArgs) -> Result<ExitCode> {
     let fingerprinter = args.pipeline.load()?;

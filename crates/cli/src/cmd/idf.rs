@@ -6,10 +6,10 @@ use std::process::ExitCode;
 use anyhow::{bail, Result};
 use rayon::prelude::*;
 
-use super::{batches, ErrorPolicy};
 use crate::args::{IdfArgs, IdfCommand};
 use crate::input;
 use crate::output::Output;
+use crate::records::{batches, ErrorPolicy};
 
 pub fn run(args: IdfArgs) -> Result<ExitCode> {
     let IdfCommand::Build { input: input_args, pipeline, output, min_df } = args.command;

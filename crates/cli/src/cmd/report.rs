@@ -160,8 +160,8 @@ fn index_report(args: &ReportArgs, path: &std::path::Path) -> Result<Report> {
         neardup::Error::Config(m) => UsageError(format!("{}: {m}", path.display())).into(),
         e => anyhow::anyhow!("{}: {e}", path.display()),
     };
-    let file = super::index::open(path, args.no_verify)?;
-    super::index::check_pipeline(&IndexMeta::of(&file).map_err(in_file)?, &args.pipeline)?;
+    let file = crate::targets::open_file(path, args.no_verify)?;
+    crate::targets::check_pipeline(&IndexMeta::of(&file).map_err(in_file)?, &args.pipeline)?;
     let index = PassageIndex::open(file).map_err(in_file)?;
     let cfg = index.config();
     if args.passage.given() && args.passage.over(cfg) != cfg {
@@ -328,7 +328,7 @@ fn to_json(r: &Report) -> Value {
         "a": {"path": r.a.name, "bytes": r.a.text.len(), "chars": r.a.chars, "sentences": r.a.sentences},
         "similarity": round4(r.similarity()),
         "matched_chars": r.matched_chars,
-        "k": super::eval::radius_json(&r.radius),
+        "k": r.radius.to_json(),
         "window": r.passages.window,
         "min_chars": r.passages.min_chars,
         "matches": matches,

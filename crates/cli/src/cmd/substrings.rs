@@ -10,11 +10,11 @@ use anyhow::Result;
 use neardup::clean::substrings::{cut, KeepSpan, Measure, Substrings};
 use serde_json::json;
 
-use super::clean::{prepare, with_text, write_summary};
-use super::{batches, ErrorPolicy};
 use crate::args::SubstringsArgs;
+use crate::cleaning::{prepare, with_text, write_summary};
 use crate::kept::KeptWriter;
 use crate::output::{count, Output};
+use crate::records::{batches, ErrorPolicy};
 use crate::UsageError;
 
 pub fn run(mut args: SubstringsArgs) -> Result<ExitCode> {

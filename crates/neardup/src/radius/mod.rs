@@ -164,6 +164,20 @@ impl Radius {
         (&self.steps, self.rest)
     }
 
+    /// The rule as reports write it: a number for a fixed k, else
+    /// `{"below_features": [{"features", "k"}, …], "else": k}`.
+    pub fn to_json(&self) -> serde_json::Value {
+        if self.is_fixed() {
+            return serde_json::json!(self.max_k());
+        }
+        let steps: Vec<serde_json::Value> = self
+            .steps
+            .iter()
+            .map(|&(features, k)| serde_json::json!({"features": features, "k": k}))
+            .collect();
+        serde_json::json!({ "below_features": steps, "else": self.rest })
+    }
+
     /// Checks the radius against the fingerprint width.
     ///
     /// # Errors

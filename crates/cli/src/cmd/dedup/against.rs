@@ -19,8 +19,8 @@ use neardup_store::Near;
 use serde_json::Value;
 
 use crate::args::DedupArgs;
-use crate::cmd::index::entries::{id_text, Entries};
-use crate::cmd::index::{open_against, Target};
+use crate::targets::entries::{id_text, Entries};
+use crate::targets::{open_against, Target};
 use crate::UsageError;
 
 /// New documents asked of the index at once.

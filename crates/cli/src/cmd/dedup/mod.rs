@@ -12,6 +12,7 @@
 //! records, and summary.json last, as the mark of a finished run.
 
 mod against;
+mod cluster_view;
 mod docs;
 mod memory;
 mod outofcore;
@@ -31,14 +32,14 @@ use neardup::detector::Detector;
 use neardup::index::pairs::PairsOptions;
 use serde_json::{json, Value};
 
-use super::cluster_view::{self, Shown, ShownCluster};
-use super::{batches, ErrorPolicy};
+use self::cluster_view::{Shown, ShownCluster};
 use crate::args::{DedupArgs, DedupMethod, Keep};
-use crate::cmd::index::entries::id_text;
 use crate::fplist;
 use crate::input::{self, BadRecord};
 use crate::kept::{KeptFormat, KeptWriter};
 use crate::output::{count, Output};
+use crate::records::{batches, ErrorPolicy};
+use crate::targets::entries::id_text;
 use crate::UsageError;
 use docs::DocStore;
 use memory::Shares;

@@ -19,7 +19,7 @@ use serde_json::{json, Value};
 
 use super::{groups_of, metrics, print_groups, Evaluated, Labelled, Subject};
 use crate::args::EvalArgs;
-use crate::cmd::plot::{Axis, PlotInput};
+use crate::plot::{Axis, PlotInput};
 
 /// Similarity histogram bins (of width 0.02).
 const BINS: u32 = 50;

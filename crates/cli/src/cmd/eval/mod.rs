@@ -13,13 +13,12 @@ use neardup::detector::Detector;
 use neardup::minhash::Method;
 use neardup::quality::{Counts, LengthBucket};
 use neardup::similarity::round4;
-use neardup::Radius;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::plot::{self, PlotInput};
 use crate::args::EvalArgs;
 use crate::output::Output;
+use crate::plot::{self, PlotInput};
 use crate::UsageError;
 
 /// One labelled pair.
@@ -131,18 +130,6 @@ fn metrics(c: &Counts) -> Value {
         "recall": round4(c.recall()),
         "f1": round4(c.f1()),
         "tp": c.tp, "fp": c.fp, "fn": c.fn_, "tn": c.tn,
-    })
-}
-
-/// A radius as JSON: a number when fixed, else its steps.
-pub fn radius_json(r: &Radius) -> Value {
-    if r.is_fixed() {
-        return json!(r.max_k());
-    }
-    let (steps, rest) = r.steps();
-    json!({
-        "below_features": steps.iter().map(|s| json!({"features": s.0, "k": s.1})).collect::<Vec<_>>(),
-        "else": rest,
     })
 }
 

@@ -13,9 +13,9 @@ use neardup::{Fingerprinter, Radius};
 use rayon::prelude::*;
 use serde_json::{json, Value};
 
-use super::{groups_of, metrics, print_groups, radius_json, Evaluated, Labelled, Subject};
+use super::{groups_of, metrics, print_groups, Evaluated, Labelled, Subject};
 use crate::args::EvalArgs;
-use crate::cmd::plot::{Axis, PlotInput};
+use crate::plot::{Axis, PlotInput};
 
 /// Evaluates a SimHash pipeline: prints its table to `w` and returns its
 /// JSON, plot and per-pair outcomes.
@@ -171,10 +171,10 @@ fn subject_json(
         "duplicates": o.at(0).positives(),
         "method": "simhash",
         "recommended_k": fingerprinter.radius().max_k(),
-        "recommended_radius": radius_json(fingerprinter.radius()),
+        "recommended_radius": fingerprinter.radius().to_json(),
         "at_recommended_k": metrics(&r.recommended),
         "at_recommended": metrics(&r.recommended),
-        "k": radius_json(radius),
+        "k": radius.to_json(),
         "at_k": metrics(&r.at_radius),
         "best_k": best,
         "at_best_k": metrics(&o.at(best)),

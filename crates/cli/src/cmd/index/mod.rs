@@ -1,11 +1,6 @@
 //! `neardup index build|add|query|stats`: a persistent index, as an index
 //! file or a `neardup serve` data directory. One function per subcommand;
-//! `add`, `query` and `stats` work on a [`Target`], implemented by an index
-//! file ([`file::FileTarget`]) and a data directory ([`data::DataTarget`]).
-
-mod data;
-pub(crate) mod entries;
-mod file;
+//! `add`, `query` and `stats` work on a [`Target`] (`crate::targets`).
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -17,18 +12,17 @@ use neardup::index::{RuleTables, TableIndex};
 use neardup::meta::IndexMeta;
 use neardup::minhash::Method;
 use neardup::passage::PassageConfig;
-use neardup::{PipelineConfig, Sketch};
+use neardup::Sketch;
 use neardup_store::Near;
 use rayon::prelude::*;
 use serde_json::{json, Value};
 
-use crate::args::{IndexAddArgs, IndexArgs, IndexBuildArgs, IndexCommand, IndexQueryArgs, IndexStatsArgs};
+use crate::args::{IndexArgs, IndexBuildArgs, IndexCommand, IndexQueryArgs, IndexStatsArgs};
 use crate::datadir::is_data_dir;
 use crate::fplist;
 use crate::output::Output;
+use crate::targets::{data, entries, file, open as target, Target};
 use crate::UsageError;
-
-pub use file::{check_pipeline, open};
 
 pub fn run(args: IndexArgs) -> Result<ExitCode> {
     match args.command {
@@ -43,80 +37,6 @@ pub fn run(args: IndexArgs) -> Result<ExitCode> {
         IndexCommand::Compact(a) => compact(&a.index)?,
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// What `index add|query|stats` (and `dedup --against`) work on.
-pub(crate) trait Target: Sync {
-    /// The pipeline that made the entries, if the index knows it.
-    fn pipeline(&self) -> Option<&PipelineConfig>;
-
-    /// Adds documents or a fingerprint list.
-    fn add(&mut self, args: &IndexAddArgs) -> Result<()>;
-
-    /// Adds entries signed by the index's own pipeline, at once: an index
-    /// file is rewritten (a new file renamed over it), a data directory
-    /// commits them in one transaction.
-    fn add_entries(&mut self, made: entries::Entries<Sketch>) -> Result<()>;
-
-    /// Prepares for queries by `k` (`None`: the index's radius rule).
-    fn prepare(&mut self, k: Option<u32>) -> Result<()>;
-
-    /// The matches of one query as `{"id", "distance"}` (and
-    /// `"similarity"` for MinHash), nearest first: as `near` says, by the
-    /// rule for a document of `features` features.
-    fn query(&self, sketch: &Sketch, features: Option<u32>, near: Near) -> Result<Vec<Value>, String>;
-
-    /// [`query`](Self::query) for each of `queries` (sketch, features), in
-    /// order: over rayon's threads unless the target has a batched form.
-    fn query_many(&self, queries: &[(&Sketch, Option<u32>)], near: Near) -> Vec<Result<Vec<Value>, String>> {
-        queries.par_iter().map(|&(s, n)| self.query(s, n, near)).collect()
-    }
-
-    /// The rule queries without a k or threshold get, as `neardup` prints it.
-    fn radius(&self) -> String;
-
-    /// Prints sizes and settings.
-    fn stats(&self, json: bool) -> Result<()>;
-}
-
-/// Opens the index a dedup runs against: an index file or a data
-/// directory that exists (a --preset or --config given must be its
-/// pipeline), prepared for queries by the rule (`k`: at that radius).
-pub(crate) fn open_against(
-    path: &Path,
-    pipeline: &crate::args::PipelineArgs,
-    k: Option<u32>,
-) -> Result<Box<dyn Target>> {
-    let mut t = target(path, pipeline, false, None)?;
-    t.prepare(k)?;
-    Ok(t)
-}
-
-/// Opens `path` as a data directory (a directory) or an index file.
-/// `create`: an empty directory becomes a data directory, of the method
-/// given (the default one if `None`) when no pipeline is.
-fn target(
-    path: &Path,
-    pipeline: &crate::args::PipelineArgs,
-    no_verify: bool,
-    create: Option<Option<Method>>,
-) -> Result<Box<dyn Target>> {
-    if !path.exists() {
-        let what = if create.is_some() {
-            format!(
-                "a data directory (`mkdir {}` first: an empty directory becomes one) or an index file from `neardup index build`",
-                path.display()
-            )
-        } else {
-            "an index file from `neardup index build` or a data directory".to_string()
-        };
-        return Err(anyhow::anyhow!("{} does not exist: give {what}", path.display()));
-    }
-    Ok(if is_data_dir(path) {
-        Box::new(data::DataTarget::open(path, pipeline, create.is_some(), create.flatten())?)
-    } else {
-        Box::new(file::FileTarget::open(path, pipeline, no_verify)?)
-    })
 }
 
 fn build(a: IndexBuildArgs) -> Result<()> {

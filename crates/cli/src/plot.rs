@@ -17,7 +17,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 /// The font for text in bitmaps (ASCII, Latin-1 and a few punctuation marks).
-static FONT: &[u8] = include_bytes!("../../assets/DejaVuSans-subset.ttf");
+static FONT: &[u8] = include_bytes!("../assets/DejaVuSans-subset.ttf");
 const SIZE: (u32, u32) = (960, 600);
 
 /// What the x axis of a configuration's plots measures.

@@ -1,5 +1,7 @@
 //! `neardup compare`: two documents, their distance, and why (SimHash;
-//! MinHash pipelines in `compare_minhash`).
+//! MinHash pipelines in `minhash`).
+
+mod minhash;
 
 use std::process::ExitCode;
 
@@ -20,7 +22,7 @@ pub fn run(args: CompareArgs) -> Result<ExitCode> {
     }
     let fingerprinter = match detector {
         Detector::SimHash(f) => f,
-        Detector::MinHash(m) => return super::compare_minhash::run(&args, &docs, &m),
+        Detector::MinHash(m) => return minhash::run(&args, &docs, &m),
     };
     let ex: Vec<Explanation> = docs.iter().map(|(_, t)| fingerprinter.explain(t)).collect();
     for ((name, _), e) in docs.iter().zip(&ex) {

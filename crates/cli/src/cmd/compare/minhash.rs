@@ -11,7 +11,7 @@ use neardup::dedup::LshDedup;
 use neardup::minhash::{estimate, MinHasher};
 use serde_json::json;
 
-use super::compare::no_features;
+use super::no_features;
 use crate::args::CompareArgs;
 
 /// One document as MinHash sees it.

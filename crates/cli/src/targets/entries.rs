@@ -12,9 +12,9 @@ use rayon::prelude::*;
 use serde_json::Value;
 
 use crate::args::InputArgs;
-use crate::cmd::{batches, sign_records, ErrorPolicy};
 use crate::fplist;
 use crate::input::{self, BadRecord};
+use crate::records::{batches, sign_records, ErrorPolicy};
 
 /// Entries to index: (entry id, fingerprint or signature), their names
 /// and feature counts.
