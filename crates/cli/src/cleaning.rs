@@ -10,8 +10,10 @@ use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
 use crate::args::CleanArgs;
-use crate::kept::KeptFormat;
+use crate::input::Record;
+use crate::kept::{KeptFormat, KeptWriter};
 use crate::output::Output;
+use crate::records::{batches, ErrorPolicy};
 use crate::UsageError;
 
 /// What a cleaning run settled before reading.
@@ -30,6 +32,91 @@ impl Prepared {
     pub fn done(self) {
         self.out.keep();
     }
+}
+
+/// What the second pass makes of one record.
+pub enum Cleaned {
+    /// Kept as it was.
+    Unchanged,
+    /// Kept with this text.
+    Changed(String),
+    /// Left out: too little text was left.
+    Dropped,
+}
+
+/// The second pass's counts.
+#[derive(Debug, Default)]
+pub struct Rewritten {
+    /// Records read.
+    pub documents: u64,
+    /// Records written to kept.*.
+    pub kept: u64,
+    /// Of those, records whose text changed.
+    pub changed: u64,
+    /// Records left out.
+    pub dropped: u64,
+}
+
+/// The first pass: reads every record (bad ones reported by `errors`)
+/// and hands each batch to `each`. Returns the records read and their
+/// input bytes.
+///
+/// # Errors
+///
+/// A bad record under `--on-error fail`, or what `each` returns.
+pub fn first_pass(
+    args: &CleanArgs,
+    errors: &ErrorPolicy,
+    label: &str,
+    mut each: impl FnMut(&[Record]) -> Result<()>,
+) -> Result<(u64, u64)> {
+    let pb = crate::progress::bar(|| crate::input::total_bytes(&args.input), label);
+    let mut bytes_in = 0u64;
+    let total = batches(&args.input, errors, &pb, |batch| {
+        bytes_in += batch.iter().map(|r| r.raw_len).sum::<u64>();
+        each(batch)
+    })?;
+    pb.finish_and_clear();
+    Ok((total, bytes_in))
+}
+
+/// The second pass: reads the input again (its bad records were reported
+/// by the first), asks `clean` what becomes of each record, in order, and
+/// writes the kept ones to kept.* (every other field as it was).
+///
+/// # Errors
+///
+/// What `clean` returns, or writing fails.
+pub fn rewrite(
+    args: &CleanArgs,
+    prep: &Prepared,
+    label: &str,
+    mut clean: impl FnMut(&Record) -> Result<Cleaned>,
+) -> Result<(Rewritten, PathBuf)> {
+    let field = args.input.text_field.clone().unwrap_or_else(|| "text".into());
+    let pb = crate::progress::bar(|| crate::input::total_bytes(&args.input), label);
+    let mut out = KeptWriter::open(&args.output, "kept", &prep.format)?;
+    let mut n = Rewritten::default();
+    batches(&args.input, &ErrorPolicy::quiet(), &pb, |batch| {
+        for r in batch.drain(..) {
+            n.documents += 1;
+            match clean(&r)? {
+                Cleaned::Dropped => n.dropped += 1,
+                Cleaned::Unchanged => {
+                    n.kept += 1;
+                    out.push(r.raw.as_deref().unwrap_or(&with_text(None, &r.id, &field, &r.text)?))?;
+                }
+                Cleaned::Changed(text) => {
+                    n.kept += 1;
+                    n.changed += 1;
+                    out.push(&with_text(r.raw.as_deref(), &r.id, &field, &text)?)?;
+                }
+            }
+        }
+        Ok(())
+    })?;
+    pb.finish_and_clear();
+    Ok((n, out.finish()?))
 }
 
 /// Checks the inputs (files: the run reads them twice), makes the output

@@ -95,6 +95,37 @@ fn is_id_type(t: &DataType) -> bool {
     t.is_integer() || matches!(t, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View)
 }
 
+/// The text column and the id column (if any) of a file of `schema`, or
+/// what to tell the user when one is missing or of the wrong type.
+fn columns(schema: &SchemaRef, opts: &ReadOptions) -> std::result::Result<(usize, Option<usize>), String> {
+    let text_field = opts.text_field();
+    let Ok(text_col) = schema.index_of(text_field) else {
+        let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).take(10).collect();
+        return Err(format!(
+            "no column {text_field:?} (columns: {}); name the text column with --text-field",
+            names.join(", ")
+        ));
+    };
+    if Strings::of(&arrow_array::new_empty_array(schema.field(text_col).data_type())).is_none() {
+        return Err(format!(
+            "column {text_field:?} is {}, not a string column; name the text column with --text-field",
+            schema.field(text_col).data_type()
+        ));
+    }
+    let id_col = match opts.id_field.as_deref() {
+        Some(f) => Some(schema.index_of(f).map_err(|_| format!("no column {f:?}; check --id-field"))?),
+        None => schema.index_of("id").ok(),
+    };
+    if let Some(c) = id_col {
+        let t = schema.field(c).data_type();
+        if !is_id_type(t) {
+            let f = schema.field(c).name();
+            return Err(format!("column {f:?} is {t}; ids must be strings or integers (--id-field)"));
+        }
+    }
+    Ok((text_col, id_col))
+}
+
 /// Reads the records of the Parquet file `p`: the text from
 /// `--text-field` (default `text`), the id from `--id-field` (default `id`
 /// if there is one, else `FILE:row N`); each record's origin is `FILE:row N`.
@@ -112,36 +143,12 @@ pub fn read<E: From<Error>>(
         Ok(b) => b,
         Err(message) => return sink(Err(BadRecord { rest_lost: false, origin: name, message })),
     };
-    let schema = builder.schema().clone();
-    let columns: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
-    let text_field = opts.text_field.as_deref().unwrap_or("text");
+    let text_field = opts.text_field();
     let bad = |message: String| Err(BadRecord { rest_lost: false, origin: name.clone(), message });
-    let Ok(text_col) = schema.index_of(text_field) else {
-        let cols = columns.iter().take(10).copied().collect::<Vec<_>>().join(", ");
-        return sink(bad(format!(
-            "no column {text_field:?} (columns: {cols}); name the text column with --text-field"
-        )));
+    let (text_col, id_col) = match columns(builder.schema(), opts) {
+        Ok(c) => c,
+        Err(message) => return sink(bad(message)),
     };
-    if Strings::of(&arrow_array::new_empty_array(schema.field(text_col).data_type())).is_none() {
-        return sink(bad(format!(
-            "column {text_field:?} is {}, not a string column; name the text column with --text-field",
-            schema.field(text_col).data_type()
-        )));
-    }
-    let id_col = match opts.id_field.as_deref() {
-        Some(f) => match schema.index_of(f) {
-            Ok(c) => Some(c),
-            Err(_) => return sink(bad(format!("no column {f:?}; check --id-field"))),
-        },
-        None => schema.index_of("id").ok(),
-    };
-    if let Some(c) = id_col {
-        let t = schema.field(c).data_type();
-        if !is_id_type(t) {
-            let f = schema.field(c).name();
-            return sink(bad(format!("column {f:?} is {t}; ids must be strings or integers (--id-field)")));
-        }
-    }
     let reader = match builder.with_batch_size(BATCH_ROWS).build() {
         Ok(r) => r,
         Err(e) => return sink(bad(format!("cannot read: {e}"))),

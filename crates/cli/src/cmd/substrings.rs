@@ -7,14 +7,13 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::Result;
-use neardup::clean::substrings::{cut, KeepSpan, Measure, Substrings};
+use neardup::clean::substrings::{cut, Corpus, KeepSpan, Measure, Removal, Substrings};
 use serde_json::json;
 
 use crate::args::SubstringsArgs;
-use crate::cleaning::{prepare, with_text, write_summary};
-use crate::kept::KeptWriter;
+use crate::cleaning::{first_pass, prepare, rewrite, write_summary, Cleaned, Rewritten};
 use crate::output::{count, Output};
-use crate::records::{batches, ErrorPolicy};
+use crate::records::ErrorPolicy;
 use crate::UsageError;
 
 pub fn run(mut args: SubstringsArgs) -> Result<ExitCode> {
@@ -30,24 +29,10 @@ pub fn run(mut args: SubstringsArgs) -> Result<ExitCode> {
     let prep = prepare(&args.clean, "substrings")?;
     args.clean.input.keep_raw = true;
     let c = &args.clean;
-    let field = c.input.text_field.clone().unwrap_or_else(|| "text".into());
 
     // Pass 1: the corpus as symbols.
     let errors = ErrorPolicy::new(c.input.on_error);
-    let pb = crate::progress::bar(|| crate::input::total_bytes(&c.input), "reading the corpus");
-    let mut corpus = job.corpus(&prep.tmp)?;
-    let mut bytes_in = 0u64;
-    let mut text_bytes = 0u64;
-    let total = batches(&c.input, &errors, &pb, |batch| {
-        for r in batch.iter() {
-            bytes_in += r.raw_len;
-            text_bytes += r.text.len() as u64;
-            corpus.push(&r.text)?;
-        }
-        Ok(())
-    })?;
-    pb.finish_and_clear();
-    let corpus = corpus.finish()?;
+    let (corpus, total, bytes_in, text_bytes) = read_corpus(&job, c, &prep, &errors)?;
     let read_secs = start.elapsed().as_secs_f64();
 
     // The repeats.
@@ -55,48 +40,11 @@ pub fn run(mut args: SubstringsArgs) -> Result<ExitCode> {
     let pb = crate::progress::stage("finding repeated spans (suffix arrays)");
     let removal = job.find(&corpus, c.memory.0, &prep.tmp);
     pb.finish_and_clear();
-    let removal = removal?;
-    let find_secs = t.elapsed().as_secs_f64();
+    let (removal, find_secs) = (removal?, t.elapsed().as_secs_f64());
 
-    // Pass 2: cut each record's spans.
+    // Pass 2: cut each record's spans; each span goes to removed.jsonl.
     let t = Instant::now();
-    let quiet = ErrorPolicy::quiet();
-    let pb = crate::progress::bar(|| crate::input::total_bytes(&c.input), "removing repeated spans");
-    let mut out = KeptWriter::open(&c.output, "kept", &prep.format)?;
-    let mut side = Output::open(Some(&c.output.join("removed.jsonl")))?;
-    let (mut doc, mut kept, mut dropped, mut changed, mut spans_removed, mut bytes_removed) =
-        (0usize, 0u64, 0u64, 0u64, 0u64, 0u64);
-    batches(&c.input, &quiet, &pb, |batch| {
-        for r in batch.drain(..) {
-            let spans =
-                removal.spans(&corpus, doc, &r.text).map_err(|e| anyhow::anyhow!("{}: {e}", r.origin))?;
-            doc += 1;
-            if spans.is_empty() {
-                kept += 1;
-                out.push(r.raw.as_deref().unwrap_or(&with_text(None, &r.id, &field, &r.text)?))?;
-                continue;
-            }
-            for s in &spans {
-                spans_removed += 1;
-                bytes_removed += s.len() as u64;
-                let line = json!({ "id": r.id, "start": s.start, "end": s.end, "text": &r.text[s.clone()] });
-                serde_json::to_writer(&mut *side.writer(), &line)?;
-                side.writer().write_all(b"\n")?;
-            }
-            let cleaned = cut(&r.text, &spans);
-            if cleaned.chars().filter(|c| !c.is_whitespace()).count() < c.min_chars {
-                dropped += 1;
-                continue;
-            }
-            kept += 1;
-            changed += 1;
-            out.push(&with_text(r.raw.as_deref(), &r.id, &field, &cleaned)?)?;
-        }
-        Ok(())
-    })?;
-    pb.finish_and_clear();
-    let kept_path = out.finish()?;
-    side.finish()?;
+    let (n, kept_path, spans_removed, bytes_removed) = cut_spans(c, &prep, &corpus, &removal)?;
     let secs = start.elapsed().as_secs_f64();
     let (measure_name, min) = match measure {
         Measure::Bytes(b) => ("min_bytes", b),
@@ -108,10 +56,10 @@ pub fn run(mut args: SubstringsArgs) -> Result<ExitCode> {
         "records_read": total,
         "skipped": errors.skipped(),
         "files_cut_short": errors.cut_short(),
-        "documents": doc,
-        "kept": kept,
-        "changed": changed,
-        "dropped_too_short": dropped,
+        "documents": n.documents,
+        "kept": n.kept,
+        "changed": n.changed,
+        "dropped_too_short": n.dropped,
         "min_chars": c.min_chars,
         "spans_removed": spans_removed,
         "bytes_removed": bytes_removed,
@@ -125,11 +73,68 @@ pub fn run(mut args: SubstringsArgs) -> Result<ExitCode> {
     write_summary(&args.clean, &summary)?;
     errors.summary(total);
     note!(
-        "neardup: {}, {changed} cut, {dropped} dropped as too short; {} removed ({bytes_removed} of {text_bytes} bytes) in {secs:.2} s; kept records in {}",
-        count(doc as u64, "document"),
+        "neardup: {}, {} cut, {} dropped as too short; {} removed ({bytes_removed} of {text_bytes} bytes) in {secs:.2} s; kept records in {}",
+        count(n.documents, "document"),
+        n.changed,
+        n.dropped,
         count(spans_removed, "repeated span"),
         kept_path.display()
     );
     prep.done();
     Ok(ExitCode::SUCCESS)
+}
+
+/// The first pass: every record's text into the corpus. Returns it, the
+/// records read, their input bytes and their text bytes.
+fn read_corpus(
+    job: &Substrings,
+    c: &crate::args::CleanArgs,
+    prep: &crate::cleaning::Prepared,
+    errors: &ErrorPolicy,
+) -> Result<(Corpus, u64, u64, u64)> {
+    let mut corpus = job.corpus(&prep.tmp)?;
+    let mut text_bytes = 0u64;
+    let (total, bytes_in) = first_pass(c, errors, "reading the corpus", |batch| {
+        for r in batch {
+            text_bytes += r.text.len() as u64;
+            corpus.push(&r.text)?;
+        }
+        Ok(())
+    })?;
+    Ok((corpus.finish()?, total, bytes_in, text_bytes))
+}
+
+/// The second pass: each record's repeated spans cut (each written to
+/// removed.jsonl), in order. Returns the counts, the kept file, the spans
+/// and bytes removed.
+fn cut_spans(
+    c: &crate::args::CleanArgs,
+    prep: &crate::cleaning::Prepared,
+    corpus: &Corpus,
+    removal: &Removal,
+) -> Result<(Rewritten, std::path::PathBuf, u64, u64)> {
+    let mut side = Output::open(Some(&c.output.join("removed.jsonl")))?;
+    let (mut doc, mut spans_removed, mut bytes_removed) = (0usize, 0u64, 0u64);
+    let (n, kept_path) = rewrite(c, prep, "removing repeated spans", |r| {
+        let spans = removal.spans(corpus, doc, &r.text).map_err(|e| anyhow::anyhow!("{}: {e}", r.origin))?;
+        doc += 1;
+        if spans.is_empty() {
+            return Ok(Cleaned::Unchanged);
+        }
+        for s in &spans {
+            spans_removed += 1;
+            bytes_removed += s.len() as u64;
+            let line = json!({ "id": r.id, "start": s.start, "end": s.end, "text": &r.text[s.clone()] });
+            serde_json::to_writer(&mut *side.writer(), &line)?;
+            side.writer().write_all(b"\n")?;
+        }
+        let cleaned = cut(&r.text, &spans);
+        Ok(if cleaned.chars().filter(|c| !c.is_whitespace()).count() < c.min_chars {
+            Cleaned::Dropped
+        } else {
+            Cleaned::Changed(cleaned)
+        })
+    })?;
+    side.finish()?;
+    Ok((n, kept_path, spans_removed, bytes_removed))
 }

@@ -62,6 +62,85 @@ pub fn exact_key(text: &str) -> u128 {
     xxhash_rust::xxh3::xxh3_128(text.as_bytes())
 }
 
+/// Whether a record of a batch repeats an earlier text ([`ExactPass`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Repeat {
+    /// No: it is signed.
+    No,
+    /// The text of the record at this index, read before the batch.
+    Earlier(u32),
+    /// The text of the record at this position of the same batch.
+    InBatch(usize),
+}
+
+/// The exact pass of a dedup: records whose text is exactly one seen
+/// before take its sketch instead of being signed again (the same
+/// sketch, found by a hash of the text), within a memory limit
+/// ([`SeenTexts`]: past it, copies of new texts are signed again, which
+/// changes the speed, never the answer).
+///
+/// ```
+/// use neardup::dedup::{ExactPass, Repeat};
+///
+/// let mut pass = ExactPass::with_memory(1 << 20);
+/// let (repeats, keys) = pass.repeats(&["a", "b", "a"]);
+/// assert_eq!(repeats, [Repeat::No, Repeat::No, Repeat::InBatch(0)]);
+/// for (at, (r, key)) in repeats.iter().zip(&keys).enumerate() {
+///     pass.record(*key, at as u32, *r != Repeat::No);
+/// }
+/// assert_eq!(pass.repeats(&["b"]).0, [Repeat::Earlier(1)]);
+/// assert_eq!(pass.copies(), 1);
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct ExactPass {
+    seen: SeenTexts,
+    copies: u64,
+}
+
+impl ExactPass {
+    /// A pass that remembers as many texts as fit in `bytes`.
+    pub fn with_memory(bytes: u64) -> ExactPass {
+        ExactPass { seen: SeenTexts::with_memory(bytes), copies: 0 }
+    }
+
+    /// Which of `texts` (a batch, in order) repeat a text recorded before
+    /// or earlier in the batch, and the exact key of each.
+    pub fn repeats(&self, texts: &[&str]) -> (Vec<Repeat>, Vec<u128>) {
+        let keys: Vec<u128> = texts.par_iter().map(|t| exact_key(t)).collect();
+        let mut first: rustc_hash::FxHashMap<u128, usize> = Default::default();
+        let repeats = keys
+            .iter()
+            .enumerate()
+            .map(|(i, k)| match self.seen.get(*k) {
+                Some(at) => Repeat::Earlier(at),
+                None => match first.entry(*k) {
+                    std::collections::hash_map::Entry::Occupied(e) => Repeat::InBatch(*e.get()),
+                    std::collections::hash_map::Entry::Vacant(e) => {
+                        e.insert(i);
+                        Repeat::No
+                    }
+                },
+            })
+            .collect();
+        (repeats, keys)
+    }
+
+    /// Notes that the text of `key` is record `at`: a copy (counted), or
+    /// a new text (remembered).
+    pub fn record(&mut self, key: u128, at: u32, copy: bool) {
+        if copy {
+            self.copies += 1;
+        } else {
+            self.seen.insert(key, at);
+        }
+    }
+
+    /// How many records took an earlier record's sketch.
+    pub fn copies(&self) -> u64 {
+        self.copies
+    }
+}
+
 /// The texts seen so far, by exact key, each with the first record that
 /// has it, within a memory limit: what a reader consults to give a text
 /// it has seen the sketch of its first copy instead of signing it again

@@ -55,7 +55,7 @@ use serde::{Deserialize, Serialize};
 pub use crate::radius::{Pass, Plan, UNKNOWN_FEATURES};
 pub use crate::similarity::SHINGLE;
 pub use against::IndexMatch;
-pub use exact::{exact_key, ExactRecords, ExactText, SeenTexts};
+pub use exact::{exact_key, ExactPass, ExactRecords, ExactText, Repeat, SeenTexts};
 pub use job::{fingerprint_list, Closeness, DedupOptions, DedupRecords, Threshold};
 pub use lsh::{LshDedup, SignatureRecords};
 pub use outofcore::{OutOfCore, OutOfCoreResult};

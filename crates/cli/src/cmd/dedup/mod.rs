@@ -25,8 +25,8 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 use neardup::dedup::{
-    exact_key, fingerprint_list, DedupOptions, DedupRecords, DedupResult, ExactRecords, ExactText,
-    Keep as KeepPolicy, Records, SeenTexts, ShingleColumn, SignatureRecords, SpillTo,
+    fingerprint_list, DedupOptions, DedupRecords, DedupResult, ExactPass, ExactRecords, ExactText,
+    Keep as KeepPolicy, Records, Repeat, ShingleColumn, SignatureRecords, SpillTo,
 };
 use neardup::detector::Detector;
 use neardup::index::pairs::PairsOptions;
@@ -90,23 +90,11 @@ pub fn run(args: DedupArgs) -> Result<ExitCode> {
 fn run_into(mut args: DedupArgs) -> Result<ExitCode> {
     let start = Instant::now();
     let mut stages = Stages::default();
-    // summary.json marks a finished run: an earlier one's goes first, so a
-    // run that stops early leaves none. pairs.jsonl of an earlier --pairs
-    // run must not stand beside new results either.
-    remove_stale(&args.output.join("summary.json"))?;
-    if !args.pairs {
-        remove_stale(&args.output.join("pairs.jsonl"))?;
-    }
+    remove_stale_results(&args)?;
     let spill = spill_of(&args)?;
     let kept_format = crate::kept::choose(args.output_format, &args.input)?;
     let mut against = against::Against::open(&args)?;
-    let detector = match &against {
-        Some(a) => Some(a.detector(&args)?),
-        None if args.fingerprints.is_none() => {
-            Some(args.pipeline.detector(args.method.and_then(DedupMethod::near), args.k, args.threshold)?)
-        }
-        None => None,
-    };
+    let detector = detector_of(&args, against.as_ref())?;
     let verify = verification(&args, detector.as_ref());
     let options = DedupOptions {
         keep: args.keep.into(),
@@ -124,84 +112,20 @@ fn run_into(mut args: DedupArgs) -> Result<ExitCode> {
     let errors = ErrorPolicy::new(args.input.on_error);
     let checkpoint = Checkpoint::of(&args, &spill.dir, detector.as_ref().map(|d| d.config().id()))?;
     let ReadStage { mut docs, records, shingles, total, bytes_in, .. } =
-        match checkpoint.as_ref().map(|c| c.read_stage(spill.shares.shingles)).transpose()?.flatten() {
-            Some(r) => {
-                stages.0.push(("read (earlier run)", r.seconds));
-                errors.add_skipped(r.skipped);
-                r
-            }
-            None => {
-                let mut r = match &detector {
-                    Some(d) => read_docs(&args, d, &spill, &errors, &mut stages)?,
-                    None => read_fingerprints(&args, &spill, &mut stages)?,
-                };
-                if let Some(c) = &checkpoint {
-                    stages.time("checkpoint", || c.save_read(&mut r))?;
-                }
-                r
-            }
-        };
+        read_stage(&args, detector.as_ref(), &spill, &errors, checkpoint.as_ref(), &mut stages)?;
     // The rule as data (summary.json) and in words (the last line).
     let (rule, method) = rule_of(&args, detector.as_ref(), &records)?;
-    let earlier = checkpoint.as_ref().map(Checkpoint::found).transpose()?.flatten();
-    let found = match earlier {
-        Some((found, timings)) => {
-            for (name, secs) in timings {
-                stages.0.push((Box::leak(format!("{name} (earlier run)").into_boxed_str()), secs));
-            }
-            found
-        }
-        None => {
-            let matches = match &against {
-                Some(a) => Some(stages.time("look up the index", || a.matches(&records))?),
-                None => None,
-            };
-            let found = find(&args, || match (&detector, &matches) {
-                (Some(d), Some(m)) => d.dedup_against(&records, &shingles, &options, m),
-                (Some(d), None) => d.dedup(&records, &shingles, &options),
-                (None, _) => {
-                    let DedupRecords::Fingerprints(r) = &records else {
-                        unreachable!("a list holds fingerprints")
-                    };
-                    Ok(fingerprint_list(r, args.k, &options)?.1)
-                }
-            })?;
-            stages.0.extend(found.timings.iter().copied());
-            abort_at("find");
-            if let Some(c) = &checkpoint {
-                c.save_found(&found)?;
-            }
-            found
-        }
-    };
+    let finding = Finding { args: &args, detector: detector.as_ref(), records: &records, options: &options };
+    let found = finding.run(against.as_ref(), &shingles, checkpoint.as_ref(), &mut stages)?;
     drop(shingles);
     let n = docs.len();
     let mut kept_ids = Vec::new();
     let (shown, kept_path) = stages.time("write", || {
-        write_outputs(
-            &args,
-            &kept_format,
-            &mut docs,
-            &found,
-            &records,
-            verify,
-            args.save_index.then_some(&mut kept_ids),
-        )
+        let ids = args.save_index.then_some(&mut kept_ids);
+        write_outputs(&args, &kept_format, &mut docs, &found, &records, verify, ids)
     })?;
-    let index = args.against.as_ref().map(|p| p.display().to_string()).unwrap_or_default();
     if let Some(a) = against.as_mut().filter(|_| args.save_index) {
-        // A resumed run whose index was updated before it stopped does not
-        // add the same documents again.
-        if checkpoint.as_ref().is_some_and(Checkpoint::index_saved) {
-            note!("neardup: the kept documents were added to {index} before the run stopped");
-        } else {
-            let added = stages.time("add to the index", || a.save(&records, &kept_ids))?;
-            if let Some(c) = &checkpoint {
-                c.mark_index_saved()?;
-            }
-            abort_at("saved");
-            note!("neardup: added the {} kept to {index}", count(added as u64, "document"));
-        }
+        save_to_index(&args, a, checkpoint.as_ref(), &records, &kept_ids, &mut stages)?;
     }
     let kept = found.kept_mask(n).iter().filter(|&&k| k).count() as u64;
     let secs = start.elapsed().as_secs_f64();
@@ -210,38 +134,166 @@ fn run_into(mut args: DedupArgs) -> Result<ExitCode> {
     // A file cut short counted as a record read; it is not a skipped one.
     let records_read = total - cut_short.len() as u64;
     let counts = Counts { documents: n, records_read, cut_short, kept, input_bytes: bytes_in, seconds: secs };
-    write_summary(
-        &args,
-        detector.as_ref(),
-        rule,
-        &FoundCounts::of(&found),
-        &stages,
-        &counts,
-        &spill,
-        spilled,
-        verify,
-    )?;
+    let found_counts = FoundCounts::of(&found);
+    let d = detector.as_ref();
+    write_summary(&args, d, rule, &found_counts, &stages, &counts, &spill, spilled, verify)?;
     if let Some(c) = checkpoint {
         c.finish()?;
     }
     errors.summary(total);
-    if matches!(records, DedupRecords::Exact(_)) {
+    let exact = matches!(records, DedupRecords::Exact(_));
+    print_result(&args, exact, &method, &shown, found.clusters.len(), &counts, &kept_path);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// summary.json marks a finished run: an earlier one's goes first, so a
+/// run that stops early leaves none. pairs.jsonl of an earlier --pairs run
+/// must not stand beside new results either.
+fn remove_stale_results(args: &DedupArgs) -> Result<()> {
+    remove_stale(&args.output.join("summary.json"))?;
+    if !args.pairs {
+        remove_stale(&args.output.join("pairs.jsonl"))?;
+    }
+    Ok(())
+}
+
+/// The pipeline and rule: the index's with `--against`, none for a
+/// fingerprint list, else the flags'.
+fn detector_of(args: &DedupArgs, against: Option<&against::Against>) -> Result<Option<Detector>> {
+    Ok(match against {
+        Some(a) => Some(a.detector(args)?),
+        None if args.fingerprints.is_none() => {
+            Some(args.pipeline.detector(args.method.and_then(DedupMethod::near), args.k, args.threshold)?)
+        }
+        None => None,
+    })
+}
+
+/// The records: an earlier run's (`--resume`), or read now.
+fn read_stage(
+    args: &DedupArgs,
+    detector: Option<&Detector>,
+    spill: &Spill,
+    errors: &ErrorPolicy,
+    checkpoint: Option<&Checkpoint>,
+    stages: &mut Stages,
+) -> Result<ReadStage> {
+    if let Some(r) = checkpoint.map(|c| c.read_stage(spill.shares.shingles)).transpose()?.flatten() {
+        stages.0.push(("read (earlier run)", r.seconds));
+        errors.add_skipped(r.skipped);
+        return Ok(r);
+    }
+    let mut r = match detector {
+        Some(d) => read_docs(args, d, spill, errors, stages)?,
+        None => read_fingerprints(args, spill, stages)?,
+    };
+    if let Some(c) = checkpoint {
+        stages.time("checkpoint", || c.save_read(&mut r))?;
+    }
+    Ok(r)
+}
+
+/// What finding the duplicates needs.
+struct Finding<'a> {
+    args: &'a DedupArgs,
+    detector: Option<&'a Detector>,
+    records: &'a DedupRecords,
+    options: &'a DedupOptions,
+}
+
+impl Finding<'_> {
+    /// The clusters: an earlier run's (`--resume`), or found now (against
+    /// an index with `--against`).
+    fn run(
+        &self,
+        against: Option<&against::Against>,
+        shingles: &ShingleColumn,
+        checkpoint: Option<&Checkpoint>,
+        stages: &mut Stages,
+    ) -> Result<DedupResult> {
+        if let Some((found, timings)) = checkpoint.map(Checkpoint::found).transpose()?.flatten() {
+            for (name, secs) in timings {
+                stages.0.push((Box::leak(format!("{name} (earlier run)").into_boxed_str()), secs));
+            }
+            return Ok(found);
+        }
+        let matches = match against {
+            Some(a) => Some(stages.time("look up the index", || a.matches(self.records))?),
+            None => None,
+        };
+        let (records, options) = (self.records, self.options);
+        let found = find(self.args, || match (self.detector, &matches) {
+            (Some(d), Some(m)) => d.dedup_against(records, shingles, options, m),
+            (Some(d), None) => d.dedup(records, shingles, options),
+            (None, _) => {
+                let DedupRecords::Fingerprints(r) = records else {
+                    unreachable!("a list holds fingerprints")
+                };
+                Ok(fingerprint_list(r, self.args.k, options)?.1)
+            }
+        })?;
+        stages.0.extend(found.timings.iter().copied());
+        abort_at("find");
+        if let Some(c) = checkpoint {
+            c.save_found(&found)?;
+        }
+        Ok(found)
+    }
+}
+
+/// `--save-index`: adds the kept documents to the index of `--against`
+/// (once: a resumed run whose index was updated before it stopped does not
+/// add them again).
+fn save_to_index(
+    args: &DedupArgs,
+    against: &mut against::Against,
+    checkpoint: Option<&Checkpoint>,
+    records: &DedupRecords,
+    kept_ids: &[(u32, String)],
+    stages: &mut Stages,
+) -> Result<()> {
+    let index = args.against.as_ref().map(|p| p.display().to_string()).unwrap_or_default();
+    if checkpoint.is_some_and(Checkpoint::index_saved) {
+        note!("neardup: the kept documents were added to {index} before the run stopped");
+        return Ok(());
+    }
+    let added = stages.time("add to the index", || against.save(records, kept_ids))?;
+    if let Some(c) = checkpoint {
+        c.mark_index_saved()?;
+    }
+    abort_at("saved");
+    note!("neardup: added the {} kept to {index}", count(added as u64, "document"));
+    Ok(())
+}
+
+/// The last lines on stderr: the rule, the clusters shown, the counts.
+fn print_result(
+    args: &DedupArgs,
+    exact: bool,
+    method: &str,
+    shown: &[String],
+    clusters: usize,
+    counts: &Counts,
+    kept_path: &std::path::Path,
+) {
+    if exact {
         note!("neardup: duplicates: {method}");
     } else {
         note!("neardup: near duplicates by {method}");
     }
-    for line in &shown {
+    for line in shown {
         note!("{line}");
     }
-    print_clusters_shown(&args, found.clusters.len());
+    print_clusters_shown(args, clusters);
+    let (n, kept) = (counts.documents as u64, counts.kept);
     note!(
-        "neardup: {}, {kept} kept, {} removed in {} ({secs:.2} s); kept records in {}, counts in summary.json",
-        count(n as u64, "document"),
-        n as u64 - kept,
-        count(found.clusters.len() as u64, "cluster"),
+        "neardup: {}, {kept} kept, {} removed in {} ({:.2} s); kept records in {}, counts in summary.json",
+        count(n, "document"),
+        n - kept,
+        count(clusters as u64, "cluster"),
+        counts.seconds,
         kept_path.display()
     );
-    Ok(ExitCode::SUCCESS)
 }
 
 /// The temporary folder (`--tmp-dir`, else the output directory), checked
@@ -528,11 +580,21 @@ fn write_outputs(
     pb.finish_and_clear();
     let kept_path = out.finish()?;
     abort_at("write");
+    write_clusters(args, found, records, &ids)?;
+    if args.pairs {
+        write_pairs(args, found, records, &ids, verify)?;
+    }
+    Ok((show(args, &ids, &raws, found, records)?, kept_path))
+}
+
+/// clusters.jsonl: each cluster's members with their closeness to the
+/// representative, in cluster order.
+fn write_clusters(args: &DedupArgs, found: &DedupResult, records: &DedupRecords, ids: &Ids) -> Result<()> {
     let id = |i: u32| &ids[&i];
     let mut out = Output::open(Some(&args.output.join("clusters.jsonl")))?;
     for (ci, c) in found.clusters.iter().enumerate() {
         let v = match found.indexed.get(ci).and_then(Option::as_ref) {
-            Some(x) => indexed_cluster(ci, c, x, records, &ids)?,
+            Some(x) => indexed_cluster(ci, c, x, records, ids)?,
             None => {
                 // Written as it goes, keys in the order `json!` sorts them
                 // (a `Value` per member cost a third of the stage on a
@@ -556,20 +618,30 @@ fn write_outputs(
         out.writer().write_all(b"\n")?;
     }
     out.finish()?;
-    if args.pairs {
-        let mut out = Output::open(Some(&args.output.join("pairs.jsonl")))?;
-        for p in &found.pairs {
-            let c = records.closeness(p.a, p.b)?;
-            let mut v = json!({ "a": id(p.a), "b": id(p.b), c.name(): c.value() });
-            if let (Some(j), Some(_)) = (p.score, verify) {
-                v["jaccard"] = json!(neardup::similarity::round4(j));
-            }
-            serde_json::to_writer(&mut *out.writer(), &v)?;
-            out.writer().write_all(b"\n")?;
+    Ok(())
+}
+
+/// pairs.jsonl (`--pairs`): every pair that stood.
+fn write_pairs(
+    args: &DedupArgs,
+    found: &DedupResult,
+    records: &DedupRecords,
+    ids: &Ids,
+    verify: Option<neardup::dedup::Threshold>,
+) -> Result<()> {
+    let id = |i: u32| &ids[&i];
+    let mut out = Output::open(Some(&args.output.join("pairs.jsonl")))?;
+    for p in &found.pairs {
+        let c = records.closeness(p.a, p.b)?;
+        let mut v = json!({ "a": id(p.a), "b": id(p.b), c.name(): c.value() });
+        if let (Some(j), Some(_)) = (p.score, verify) {
+            v["jaccard"] = json!(neardup::similarity::round4(j));
         }
-        out.finish()?;
+        serde_json::to_writer(&mut *out.writer(), &v)?;
+        out.writer().write_all(b"\n")?;
     }
-    Ok((show(args, &ids, &raws, found, records)?, kept_path))
+    out.finish()?;
+    Ok(())
 }
 
 /// The ids of the documents the outputs name, by record number.
@@ -690,114 +762,14 @@ fn read_docs(
     errors: &ErrorPolicy,
     stages: &mut Stages,
 ) -> Result<ReadStage> {
-    use rayon::prelude::*;
-    let keep_shingles = verification(args, Some(detector)).is_some();
-    let allow_empty = args.input.allow_empty;
     let exact = (args.method == Some(DedupMethod::Exact))
         .then(|| args.exact.parse::<ExactText>().expect("the parser allows only modes"));
-    let mut records = match (exact, detector) {
-        (Some(_), _) => DedupRecords::Exact(ExactRecords::new()),
-        (None, Detector::MinHash(m)) => DedupRecords::Signatures(SignatureRecords::spilling(
-            m.permutations(),
-            SpillTo { dir: spill.dir.clone(), limit: spill.shares.signatures },
-        )),
-        (None, d) => d.records(),
-    };
-    let mut docs = DocStore::new(spill.shares.records, &spill.dir, input::total_bytes(&args.input));
-    // What verification compares: each document's shingles, kept while
-    // signing (no text is tokenized twice).
-    let mut shingles =
-        ShingleColumn::spilling(SpillTo { dir: spill.dir.clone(), limit: spill.shares.shingles });
+    let mut reading = Reading::new(args, detector, spill, exact.is_some());
     let pb = crate::progress::bar(|| input::total_bytes(&args.input), "reading");
     let t = Instant::now();
-    let mut bytes_in = 0;
-    let mut pass = (exact.is_none() && !args.no_exact_pass)
-        .then(|| ExactPass { seen: SeenTexts::with_memory(spill.shares.exact), copies: 0 });
-    let total = batches(&args.input, errors, &pb, |batch| {
-        if let (Some(mode), DedupRecords::Exact(keys)) = (exact, &mut records) {
-            let found: Vec<_> = batch
-                .par_iter()
-                .map(|r| (detector.exact_key(&r.text, mode), r.text.chars().count()))
-                .collect();
-            for (mut r, (key, chars)) in batch.drain(..).zip(found) {
-                bytes_in += r.raw_len;
-                keys.push(key, chars);
-                let raw = r.take_json();
-                docs.push(r.id, raw)?;
-            }
-            return Ok(());
-        }
-        // The exact pass: which records repeat an earlier text.
-        let (copies, keys) = match &pass {
-            Some(p) => p.copies(batch),
-            None => (vec![Copy::No; batch.len()], Vec::new()),
-        };
-        // Lengths are counted by the signing threads too: the loop below
-        // runs on one thread while they wait.
-        let results: Vec<_> = batch
-            .par_iter()
-            .zip(&copies)
-            .map(|(r, c)| match c {
-                Copy::No if keep_shingles => {
-                    let mut kept = Vec::new();
-                    let signed = detector.sign_keeping_shingles(&r.text, allow_empty, &mut kept);
-                    Some((signed, r.text.chars().count(), kept))
-                }
-                Copy::No => Some((detector.sign(&r.text, allow_empty), r.text.chars().count(), Vec::new())),
-                _ => None,
-            })
-            .collect();
-        let mut index_of: Vec<Option<u32>> = vec![None; batch.len()];
-        for (i, ((mut r, res), copy)) in batch.drain(..).zip(results).zip(copies).enumerate() {
-            bytes_in += r.raw_len;
-            let earlier = match copy {
-                Copy::No => None,
-                Copy::Earlier(at) => Some(Some(at)),
-                Copy::InBatch(j) => Some(index_of[j]),
-            };
-            let at = records.len() as u32;
-            let mut kept: Vec<u64> = Vec::new();
-            match (res, earlier) {
-                (Some((Ok((sketch, features)), chars, hashes)), _) => {
-                    kept = hashes;
-                    records.push(sketch.as_ref(), features, chars)?
-                }
-                (_, Some(Some(first))) => {
-                    let (sketch, features) = (records.sketch(first)?, records.features(first));
-                    records.push(sketch.as_ref(), features, records.length(first) as usize)?;
-                }
-                (Some((Err(e), _, _)), _) => {
-                    errors.bad(&BadRecord {
-                        rest_lost: false,
-                        origin: r.origin.clone(),
-                        message: e.to_string(),
-                    })?;
-                    continue;
-                }
-                // A copy of a record that could not be signed.
-                (None, _) => {
-                    let e = detector.sign(&r.text, allow_empty).err().map(|e| e.to_string());
-                    let message = e.unwrap_or_else(|| "cannot be signed".into());
-                    errors.bad(&BadRecord { rest_lost: false, origin: r.origin.clone(), message })?;
-                    continue;
-                }
-            }
-            index_of[i] = Some(at);
-            if let Some(p) = pass.as_mut() {
-                p.record(keys[i], at, earlier.is_some());
-            }
-            let raw = r.take_json();
-            docs.push(r.id, raw)?;
-            if keep_shingles {
-                match earlier {
-                    // An exact copy shares its shingles, and needs no verifying.
-                    Some(Some(first)) => shingles.push_same(first),
-                    _ => shingles.push(&kept)?,
-                }
-            }
-        }
-        abort_at("sign");
-        Ok(())
+    let total = batches(&args.input, errors, &pb, |batch| match exact {
+        Some(mode) => reading.hash(batch, mode),
+        None => reading.sign(batch, errors),
     })?;
     pb.finish_and_clear();
     // The stage's name says what signing made, as summary.json has it.
@@ -808,68 +780,169 @@ fn read_docs(
     };
     let seconds = t.elapsed().as_secs_f64();
     stages.0.push((stage, seconds));
-    if let Some(p) = &pass {
-        if p.copies > 0 {
-            note!(
-                "neardup: {} repeated an earlier text exactly and took its {} (no signing)",
-                count(p.copies, "document"),
-                if detector.method() == Method::Minhash { "signature" } else { "fingerprint" }
-            );
-        }
+    let copies = reading.pass.as_ref().map_or(0, ExactPass::copies);
+    if copies > 0 {
+        note!(
+            "neardup: {} repeated an earlier text exactly and took its {} (no signing)",
+            count(copies, "document"),
+            if detector.method() == Method::Minhash { "signature" } else { "fingerprint" }
+        );
     }
+    let Reading { docs, records, shingles, bytes_in, .. } = reading;
     Ok(ReadStage { docs, records, shingles, total, bytes_in, skipped: errors.skipped(), seconds })
 }
 
-/// Whether a record of a batch repeats an earlier text.
-#[derive(Clone, Copy, Debug)]
-enum Copy {
-    /// No: it is signed.
-    No,
-    /// The text of the record at this index.
-    Earlier(u32),
-    /// The text of the record at this position of the same batch.
-    InBatch(usize),
+/// The records of a dedup as they are read: their sketches (or exact
+/// keys), their fields for kept.jsonl, their verification shingles.
+struct Reading<'a> {
+    detector: &'a Detector,
+    allow_empty: bool,
+    /// Whether verification shingles are kept while signing.
+    keep_shingles: bool,
+    records: DedupRecords,
+    docs: DocStore,
+    shingles: ShingleColumn,
+    /// The exact pass (none with `--no-exact-pass` or `--method exact`).
+    pass: Option<ExactPass>,
+    bytes_in: u64,
 }
 
-/// The texts seen so far, by their exact key (XXH3-128 of the raw text:
-/// equal texts have equal sketches, whatever the pipeline), and the
-/// record that has each, within the run's share of `--memory`
-/// ([`SeenTexts`]: past it, copies of new texts are signed again).
-struct ExactPass {
-    seen: SeenTexts,
-    copies: u64,
-}
-
-impl ExactPass {
-    /// Which records of `batch` repeat a text seen before or earlier in
-    /// it, and the exact key of each.
-    fn copies(&self, batch: &[input::Record]) -> (Vec<Copy>, Vec<u128>) {
-        use rayon::prelude::*;
-        let keys: Vec<u128> = batch.par_iter().map(|r| exact_key(&r.text)).collect();
-        let mut first: HashMap<u128, usize> = HashMap::new();
-        let copies = keys
-            .iter()
-            .enumerate()
-            .map(|(i, k)| match self.seen.get(*k) {
-                Some(at) => Copy::Earlier(at),
-                None => match first.entry(*k) {
-                    std::collections::hash_map::Entry::Occupied(e) => Copy::InBatch(*e.get()),
-                    std::collections::hash_map::Entry::Vacant(e) => {
-                        e.insert(i);
-                        Copy::No
-                    }
-                },
-            })
-            .collect();
-        (copies, keys)
-    }
-
-    /// Notes that the text of `key` is record `at` (a copy, or a new text).
-    fn record(&mut self, key: u128, at: u32, copy: bool) {
-        if copy {
-            self.copies += 1;
-        } else {
-            self.seen.insert(key, at);
+impl<'a> Reading<'a> {
+    fn new(args: &DedupArgs, detector: &'a Detector, spill: &Spill, exact: bool) -> Reading<'a> {
+        let records = match (exact, detector) {
+            (true, _) => DedupRecords::Exact(ExactRecords::new()),
+            (false, Detector::MinHash(m)) => DedupRecords::Signatures(SignatureRecords::spilling(
+                m.permutations(),
+                SpillTo { dir: spill.dir.clone(), limit: spill.shares.signatures },
+            )),
+            (false, d) => d.records(),
+        };
+        Reading {
+            detector,
+            allow_empty: args.input.allow_empty,
+            keep_shingles: verification(args, Some(detector)).is_some(),
+            records,
+            docs: DocStore::new(spill.shares.records, &spill.dir, input::total_bytes(&args.input)),
+            // What verification compares: each document's shingles, kept
+            // while signing (no text is tokenized twice).
+            shingles: ShingleColumn::spilling(SpillTo {
+                dir: spill.dir.clone(),
+                limit: spill.shares.shingles,
+            }),
+            pass: (!exact && !args.no_exact_pass).then(|| ExactPass::with_memory(spill.shares.exact)),
+            bytes_in: 0,
         }
     }
+
+    /// `--method exact`: each record's exact key.
+    fn hash(&mut self, batch: &mut Vec<input::Record>, mode: ExactText) -> Result<()> {
+        use rayon::prelude::*;
+        let DedupRecords::Exact(keys) = &mut self.records else { unreachable!("exact records") };
+        let found: Vec<_> = batch
+            .par_iter()
+            .map(|r| (self.detector.exact_key(&r.text, mode), r.text.chars().count()))
+            .collect();
+        for (mut r, (key, chars)) in batch.drain(..).zip(found) {
+            self.bytes_in += r.raw_len;
+            keys.push(key, chars);
+            let raw = r.take_json();
+            self.docs.push(r.id, raw)?;
+        }
+        Ok(())
+    }
+
+    /// Signs a batch on every core (a record that repeats an earlier text
+    /// exactly takes its sketch), and keeps what was made.
+    fn sign(&mut self, batch: &mut Vec<input::Record>, errors: &ErrorPolicy) -> Result<()> {
+        use rayon::prelude::*;
+        let (repeats, keys) = match &self.pass {
+            Some(p) => p.repeats(&batch.iter().map(|r| r.text.as_str()).collect::<Vec<_>>()),
+            None => (vec![Repeat::No; batch.len()], Vec::new()),
+        };
+        let (detector, allow_empty, keep_shingles) = (self.detector, self.allow_empty, self.keep_shingles);
+        // Lengths are counted by the signing threads too: the loop below
+        // runs on one thread while they wait.
+        let results: Vec<Option<Signed>> = batch
+            .par_iter()
+            .zip(&repeats)
+            .map(|(r, c)| match c {
+                Repeat::No if keep_shingles => {
+                    let mut kept = Vec::new();
+                    let signed = detector.sign_keeping_shingles(&r.text, allow_empty, &mut kept);
+                    Some((signed, r.text.chars().count(), kept))
+                }
+                Repeat::No => Some((detector.sign(&r.text, allow_empty), r.text.chars().count(), Vec::new())),
+                _ => None,
+            })
+            .collect();
+        let mut index_of: Vec<Option<u32>> = vec![None; batch.len()];
+        for (i, ((r, res), repeat)) in batch.drain(..).zip(results).zip(repeats).enumerate() {
+            let earlier = match repeat {
+                Repeat::No => None,
+                Repeat::Earlier(at) => Some(Some(at)),
+                Repeat::InBatch(j) => Some(index_of[j]),
+            };
+            index_of[i] = self.push(r, res, earlier, errors)?;
+            if let (Some(p), Some(at)) = (self.pass.as_mut(), index_of[i]) {
+                p.record(keys[i], at, earlier.is_some());
+            }
+        }
+        abort_at("sign");
+        Ok(())
+    }
+
+    /// Keeps one record: signed (`res`), or a copy of the record
+    /// `earlier` names (`Some(None)`: of one that could not be signed).
+    /// Returns its index, or `None` for a bad record.
+    fn push(
+        &mut self,
+        mut r: input::Record,
+        res: Option<Signed>,
+        earlier: Option<Option<u32>>,
+        errors: &ErrorPolicy,
+    ) -> Result<Option<u32>> {
+        self.bytes_in += r.raw_len;
+        let at = self.records.len() as u32;
+        let records = &mut self.records;
+        let mut kept: Vec<u64> = Vec::new();
+        match (res, earlier) {
+            (Some((Ok((sketch, features)), chars, hashes)), _) => {
+                kept = hashes;
+                records.push(sketch.as_ref(), features, chars)?
+            }
+            (_, Some(Some(first))) => {
+                let (sketch, features) = (records.sketch(first)?, records.features(first));
+                records.push(sketch.as_ref(), features, records.length(first) as usize)?;
+            }
+            (Some((Err(e), _, _)), _) => {
+                errors.bad(&BadRecord {
+                    rest_lost: false,
+                    origin: r.origin.clone(),
+                    message: e.to_string(),
+                })?;
+                return Ok(None);
+            }
+            // A copy of a record that could not be signed.
+            (None, _) => {
+                let e = self.detector.sign(&r.text, self.allow_empty).err().map(|e| e.to_string());
+                let message = e.unwrap_or_else(|| "cannot be signed".into());
+                errors.bad(&BadRecord { rest_lost: false, origin: r.origin.clone(), message })?;
+                return Ok(None);
+            }
+        }
+        let raw = r.take_json();
+        self.docs.push(r.id, raw)?;
+        if self.keep_shingles {
+            match earlier {
+                // An exact copy shares its shingles, and needs no verifying.
+                Some(Some(first)) => self.shingles.push_same(first),
+                _ => self.shingles.push(&kept)?,
+            }
+        }
+        Ok(Some(at))
+    }
 }
+
+/// A record signed: its sketch and feature count (or why not), its
+/// characters, its verification shingles.
+type Signed = (neardup::Result<(Option<neardup::Sketch>, usize)>, usize, Vec<u64>);

@@ -66,26 +66,9 @@ pub(super) fn run(
             .blocks(args.blocks);
         let mut written = 0usize;
         let found = dedup.run(fps, &mut |c| {
-            let mut line = || -> Result<()> {
-                written += 1;
-                *sizes.entry(c.members.len()).or_default() += 1;
-                let kept = fingerprint(fps, c.kept as usize)?;
-                let mut members = Vec::with_capacity(c.members.len());
-                for &m in &c.members {
-                    let d = (kept ^ fingerprint(fps, m as usize)?).count_ones();
-                    members.push(json!({ "id": ids.get(m as usize)?, "distance": d }));
-                }
-                let v = json!({
-                    "cluster": written,
-                    "representative": ids.get(c.kept as usize)?,
-                    "size": c.members.len(),
-                    "members": members,
-                });
-                serde_json::to_writer(&mut *out.writer(), &v)?;
-                out.writer().write_all(b"\n")?;
-                Ok(())
-            };
-            bridge.pass(line())
+            written += 1;
+            *sizes.entry(c.members.len()).or_default() += 1;
+            bridge.pass(write_cluster(&mut out, written, c, fps, ids))
         });
         std::mem::take(&mut bridge).finish(found)
     })?;
@@ -125,6 +108,32 @@ pub(super) fn run(
         kept_path.display()
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// One line of clusters.jsonl: cluster number `written`, its members with
+/// their distances to the representative.
+fn write_cluster(
+    out: &mut Output,
+    written: usize,
+    c: &neardup::dedup::Cluster,
+    fps: &SpillColumn,
+    ids: &SpilledIds,
+) -> Result<()> {
+    let kept = fingerprint(fps, c.kept as usize)?;
+    let mut members = Vec::with_capacity(c.members.len());
+    for &m in &c.members {
+        let d = (kept ^ fingerprint(fps, m as usize)?).count_ones();
+        members.push(json!({ "id": ids.get(m as usize)?, "distance": d }));
+    }
+    let v = json!({
+        "cluster": written,
+        "representative": ids.get(c.kept as usize)?,
+        "size": c.members.len(),
+        "members": members,
+    });
+    serde_json::to_writer(&mut *out.writer(), &v)?;
+    out.writer().write_all(b"\n")?;
+    Ok(())
 }
 
 /// Fingerprint `i` of the column (a positioned read once spilled).

@@ -40,17 +40,7 @@ pub fn run(args: IndexArgs) -> Result<ExitCode> {
 }
 
 fn build(a: IndexBuildArgs) -> Result<()> {
-    if !a.passages && a.passage.given() {
-        return Err(UsageError("--window and --min-chars go with --passages".into()).into());
-    }
-    if is_data_dir(&a.output) {
-        return Err(UsageError(format!(
-            "{} is a directory: -o names the index file to write; to fill a data directory, use `neardup index add {} …`",
-            a.output.display(),
-            a.output.display()
-        ))
-        .into());
-    }
+    check_build_args(&a)?;
     // --fingerprints, --passages, --k and --blocks make a SimHash index
     // file; else the pipeline given, or the default method's.
     let simhash_only = a.fingerprints.is_some() || a.passages || a.k.is_some() || a.layout.blocks.is_some();
@@ -104,10 +94,7 @@ fn build(a: IndexBuildArgs) -> Result<()> {
         Vec::new()
     } else {
         let budget = (index.memory_bytes() as u64).clamp(64 << 20, a.layout.memory.0);
-        let builder = TableIndex::builder().bits(bits).memory(budget);
-        let tables =
-            RuleTables::build(plan, &builder, later_entries).map_err(|e| UsageError(e.to_string()))?;
-        tables.tables().cloned().collect()
+        later_tables(plan, bits, budget, later_entries)?
     };
     let file = IndexFile {
         columns: Vec::new(),
@@ -126,6 +113,36 @@ fn build(a: IndexBuildArgs) -> Result<()> {
         rule
     );
     Ok(())
+}
+
+/// Refuses flags that do not go together, and `-o` naming a data
+/// directory.
+fn check_build_args(a: &IndexBuildArgs) -> Result<()> {
+    if !a.passages && a.passage.given() {
+        return Err(UsageError("--window and --min-chars go with --passages".into()).into());
+    }
+    if is_data_dir(&a.output) {
+        return Err(UsageError(format!(
+            "{} is a directory: -o names the index file to write; to fill a data directory, use `neardup index add {} …`",
+            a.output.display(),
+            a.output.display()
+        ))
+        .into());
+    }
+    Ok(())
+}
+
+/// The tables of the rule's later passes (short documents at larger k),
+/// within `budget` bytes.
+fn later_tables(
+    plan: neardup::dedup::Plan,
+    bits: neardup::Bits,
+    budget: u64,
+    entries: Vec<(u64, neardup::Fingerprint, usize)>,
+) -> Result<Vec<TableIndex>> {
+    let builder = TableIndex::builder().bits(bits).memory(budget);
+    let tables = RuleTables::build(plan, &builder, entries).map_err(|e| UsageError(e.to_string()))?;
+    Ok(tables.tables().cloned().collect())
 }
 
 /// `index build` with a MinHash pipeline: a new data directory at `-o`
