@@ -9,6 +9,7 @@
 use neardup::dedup::{Dedup, KeyRows, Records, ShardedDedup};
 use neardup::index::cluster;
 use neardup::Radius;
+use neardup::error::require_features;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
@@ -62,10 +63,11 @@ pub(crate) fn spark_fingerprint<'py>(
             .map(|item| match item {
                 Err(e) => Err(e.clone()),
                 Ok(None) => Err("no text (null)".to_owned()),
-                Ok(Some(t)) => match fingerprinter.fingerprint_counted(t) {
-                    (_, 0) if !allow_empty => Err(neardup::Error::EmptyDocument.to_string()),
-                    (f, n) => Ok((f.value() as u64, n, t.chars().count())),
-                },
+                Ok(Some(t)) => {
+                    let (f, n) = fingerprinter.fingerprint_counted(t);
+                    require_features(n, allow_empty).map_err(|e| e.to_string())?;
+                    Ok((f.value() as u64, n, t.chars().count()))
+                }
             })
             .collect()
     });

@@ -10,6 +10,7 @@
 use std::collections::HashMap;
 
 use neardup::dedup::{LshDedup, SignatureRecords};
+use neardup::error::require_features;
 use neardup::minhash::{estimate, Banding, LshConfig};
 use neardup::similarity::round4;
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -69,11 +70,11 @@ pub(crate) fn spark_sign<'py>(
             .map(|item| match item {
                 Err(e) => Err(e.clone()),
                 Ok(None) => Err("no text (null)".to_owned()),
-                Ok(Some(t)) => match minhasher.signature_counted(t) {
-                    None if !allow_empty => Err(neardup::Error::EmptyDocument.to_string()),
-                    None => Ok((None, 0, t.chars().count())),
-                    Some((s, n)) => Ok((Some(s), n, t.chars().count())),
-                },
+                Ok(Some(t)) => {
+                    let (s, n) = minhasher.signature_counted(t).map_or((None, 0), |(s, n)| (Some(s), n));
+                    require_features(n, allow_empty).map_err(|e| e.to_string())?;
+                    Ok((s, n, t.chars().count()))
+                }
             })
             .collect()
     });

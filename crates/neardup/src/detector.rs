@@ -139,12 +139,7 @@ impl Detector {
         k: Option<u32>,
         threshold: Option<f64>,
     ) -> Result<Detector> {
-        if k.is_some() && threshold.is_some() {
-            return Err(Error::Config(
-                "give a radius k (SimHash) or a Jaccard threshold (MinHash), not both".into(),
-            ));
-        }
-        let method = method.or(k.map(|_| Method::Simhash)).or(threshold.map(|_| Method::Minhash));
+        let method = method.or(crate::near::Near::of(k, threshold)?.method());
         let detector = match given {
             Some(d) => d,
             None => Detector::preset(presets::of_method(method.unwrap_or(presets::DEFAULT_METHOD)))?,
@@ -284,10 +279,8 @@ impl Detector {
                 }
             }
         };
-        match n {
-            0 if !allow_empty => Err(Error::EmptyDocument),
-            _ => Ok((sketch, n)),
-        }
+        crate::error::require_features(n, allow_empty)?;
+        Ok((sketch, n))
     }
 
     /// An empty column of records of this method, for [`dedup`](Self::dedup).

@@ -130,3 +130,26 @@ impl Error {
         Error::Io { path: path.into(), source }
     }
 }
+
+/// The empty-document rule every front end applies (the CLI, the server,
+/// Python, Spark): a document without features is
+/// [`Error::EmptyDocument`] unless empty documents are allowed
+/// (`--allow-empty`, `allow_empty=True`).
+///
+/// ```
+/// use neardup::error::require_features;
+///
+/// assert!(require_features(0, false).is_err());
+/// assert!(require_features(0, true).is_ok() && require_features(3, false).is_ok());
+/// ```
+///
+/// # Errors
+///
+/// [`Error::EmptyDocument`], as above.
+pub fn require_features(features: usize, allow_empty: bool) -> Result<()> {
+    if features == 0 && !allow_empty {
+        Err(Error::EmptyDocument)
+    } else {
+        Ok(())
+    }
+}

@@ -76,6 +76,7 @@ pub mod quality;
 // 8. the front door.
 pub mod detector;
 pub mod disk;
+pub mod near;
 
 pub use config::presets;
 pub use config::{PipelineConfig, FORMAT_VERSION};

@@ -26,9 +26,9 @@ use axum::extract::DefaultBodyLimit;
 use axum::middleware;
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use neardup::config::lsh::Threshold;
 use neardup::detector::Detector;
 use neardup::minhash::Method;
+use neardup::near::Near;
 use neardup_store::{Engine, Store};
 use serde_json::json;
 
@@ -83,6 +83,19 @@ impl Default for Settings {
     }
 }
 
+impl Settings {
+    /// What a request without k or threshold gets: the server's -k or
+    /// --threshold (checked by [`AppState::new`] not to be both), else the
+    /// engine's rule.
+    pub fn default_near(&self) -> Near {
+        match (self.default_k, self.default_threshold) {
+            (Some(k), _) => Near::Within(k),
+            (None, Some(t)) => Near::AtLeast(t),
+            (None, None) => Near::Rule,
+        }
+    }
+}
+
 /// What handlers share.
 pub struct AppState<S: Store> {
     engine: Arc<Engine<S>>,
@@ -102,24 +115,22 @@ impl<S: Store> AppState<S> {
     /// (threshold for a SimHash one).
     pub fn new(engine: Arc<Engine<S>>, settings: Settings) -> Result<AppState<S>, neardup::Error> {
         let detector = Detector::new(engine.config().clone())?;
-        match detector.method() {
-            Method::Minhash if settings.default_k.is_some() => {
-                return Err(neardup::Error::Config(
-                    "-k is a SimHash radius, but this data directory holds MinHash signatures: use --threshold"
-                        .into(),
-                ))
-            }
-            Method::Simhash if settings.default_threshold.is_some() => {
-                return Err(neardup::Error::Config(
-                    "--threshold is for MinHash data directories, but this one holds SimHash fingerprints: use -k"
-                        .into(),
-                ))
-            }
-            _ => {}
-        }
-        if let Some(t) = settings.default_threshold.filter(|&t| Threshold::check(t).is_err()) {
-            return Err(neardup::Error::Config(format!("--threshold must be in (0, 1], not {t}")));
-        }
+        // The server's -k or --threshold must fit its data directory.
+        let near = Near::of(settings.default_k, settings.default_threshold)?;
+        near.check(detector.method()).map_err(|e| {
+            let method = detector.method();
+            neardup::Error::Config(match near {
+                Near::Within(_) if method != Method::Simhash => format!(
+                    "-k is a SimHash radius, but this data directory holds {} signatures: use --threshold",
+                    method.title()
+                ),
+                Near::AtLeast(_) if method != Method::Minhash => format!(
+                    "--threshold is for MinHash data directories, but this one holds {} fingerprints: use -k",
+                    method.title()
+                ),
+                _ => format!("--threshold: {e}"),
+            })
+        })?;
         Ok(AppState { engine, detector, settings, metrics: Metrics::default(), started: Instant::now() })
     }
 }

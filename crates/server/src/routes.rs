@@ -69,21 +69,14 @@ impl<S: Store> AppState<S> {
     /// rest (a k for MinHash, a threshold for SimHash or outside (0, 1])
     /// by the engine's check.
     pub(crate) fn near(&self, k: Option<u32>, threshold: Option<f64>) -> Result<Near, ApiError> {
-        match (k, threshold) {
-            (Some(_), Some(_)) => {
-                Err(ApiError::bad_request("give k (SimHash) or threshold (MinHash), not both".to_owned()))
-            }
-            (Some(k), None) if k > self.settings.max_k => Err(ApiError::bad_request(format!(
+        let asked = Near::of(k, threshold).map_err(|e| ApiError::bad_request(e.to_string()))?;
+        match asked {
+            Near::Within(k) if k > self.settings.max_k => Err(ApiError::bad_request(format!(
                 "k = {k} is over this server's limit of {}",
                 self.settings.max_k
             ))),
-            (Some(k), None) => self.checked(Near::Within(k)),
-            (None, Some(t)) => self.checked(Near::AtLeast(t)),
-            (None, None) => Ok(match (self.settings.default_k, self.settings.default_threshold) {
-                (Some(k), _) => Near::Within(k),
-                (None, Some(t)) => Near::AtLeast(t),
-                (None, None) => Near::Rule,
-            }),
+            Near::Rule => Ok(self.settings.default_near()),
+            near => self.checked(near),
         }
     }
 

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
-use neardup::minhash::Method;
+use neardup::near::Near;
 use neardup_server::{AppState, Settings};
 use neardup_store::RedbStore;
 
@@ -29,11 +29,8 @@ pub fn run(args: ServeArgs) -> Result<ExitCode> {
     }
     // A new data directory gets the method -k (SimHash) or --threshold
     // (MinHash) implies, else the default one.
-    let implied = match (args.k, args.threshold) {
-        (Some(_), _) => Some(Method::Simhash),
-        (None, Some(_)) => Some(Method::Minhash),
-        (None, None) => None,
-    };
+    let asked = Near::of(args.k, args.threshold).map_err(|e| UsageError(e.to_string()))?;
+    let implied = asked.method();
     let data = DataDir::open_within(&args.data, &args.pipeline, args.k, implied, args.memory.map(|m| m.0))?;
     let settings = Settings {
         default_k: args.k,
@@ -49,10 +46,9 @@ pub fn run(args: ServeArgs) -> Result<ExitCode> {
         AppState::new(data.engine.clone(), settings)
             .map_err(|e| UsageError(format!("{}: {e}", args.data.display())))?,
     );
-    let rule = match (args.k, args.threshold) {
-        (Some(k), _) => format!("k = {k}"),
-        (None, Some(t)) => data.engine.rule_of(neardup_store::Near::AtLeast(t)),
-        (None, None) => data.engine.rule(),
+    let rule = match asked {
+        Near::Within(k) => format!("k = {k}"),
+        near => data.engine.rule_of(near),
     };
     serve_until_stopped(&args, &data, state, &rule)?;
     note!("neardup: stopped; every acknowledged write is on disk");

@@ -259,10 +259,9 @@ impl Fingerprinter {
     ///
     /// [`Error::EmptyDocument`].
     pub fn try_fingerprint(&self, text: &str) -> Result<Fingerprint> {
-        match self.run(text, None, None) {
-            (_, 0) => Err(Error::EmptyDocument),
-            (fp, _) => Ok(fp),
-        }
+        let (fp, n) = self.run(text, None, None);
+        crate::error::require_features(n, false)?;
+        Ok(fp)
     }
 
     /// The fingerprints of many texts, computed in parallel on rayon's

@@ -18,36 +18,9 @@ pub enum Mode {
     InsertIfUnique,
 }
 
-/// What counts as near for a request.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub enum Near {
-    /// The engine's rule: its radius (SimHash), or its pipeline's Jaccard
-    /// threshold (MinHash).
-    #[default]
-    Rule,
-    /// Within `k` bits (SimHash stores only).
-    Within(u32),
-    /// An estimated Jaccard similarity of at least this, among the
-    /// documents sharing a band (MinHash stores only).
-    AtLeast(f64),
-}
-
-/// `None` is the rule, `Some(k)` within k bits (what SimHash callers pass).
-impl From<Option<u32>> for Near {
-    fn from(k: Option<u32>) -> Near {
-        k.map_or(Near::Rule, Near::Within)
-    }
-}
-
-impl Near {
-    /// The k of [`Near::Within`].
-    pub fn k(self) -> Option<u32> {
-        match self {
-            Near::Within(k) => Some(k),
-            _ => None,
-        }
-    }
-}
+/// What counts as near for a request: the core's rule of a k (SimHash)
+/// or a threshold (MinHash), never both.
+pub use neardup::near::Near;
 
 /// A document to submit.
 #[derive(Clone, Debug, PartialEq)]

@@ -10,7 +10,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use neardup::detector::Detector;
-use neardup::minhash::Method;
+use neardup::near::Near;
 use neardup::quality::{Counts, LengthBucket};
 use neardup::similarity::round4;
 use serde::Deserialize;
@@ -182,14 +182,12 @@ fn truncate(s: &str, n: usize) -> String {
 /// implies, else `neardup::presets::DEFAULT_METHOD`'s); each must be of
 /// --method when it is given.
 fn subjects(args: &EvalArgs) -> Result<Vec<Subject>> {
+    // --max-k, as --k, asks for SimHash.
+    let asked = Near::of(args.k.or(args.max_k), args.threshold).map_err(|e| UsageError(e.to_string()))?;
     let mut out = Vec::new();
     let mut presets_wanted = args.presets.clone();
     if presets_wanted.is_empty() && args.configs.is_empty() {
-        let method = args
-            .method
-            .or((args.k.is_some() || args.max_k.is_some()).then_some(Method::Simhash))
-            .or(args.threshold.map(|_| Method::Minhash))
-            .unwrap_or(neardup::presets::DEFAULT_METHOD);
+        let method = args.method.or(asked.method()).unwrap_or(neardup::presets::DEFAULT_METHOD);
         presets_wanted.push(neardup::presets::of_method(method).into());
     }
     let load = |d: neardup::Result<Detector>| {
@@ -204,23 +202,7 @@ fn subjects(args: &EvalArgs) -> Result<Vec<Subject>> {
         out.push(Subject { name: path.display().to_string(), preset: None, detector });
     }
     for s in &out {
-        match &s.detector {
-            Detector::SimHash(_) if args.threshold.is_some() => {
-                return Err(UsageError(format!(
-                    "{}: --threshold is for MinHash pipelines; a SimHash pipeline takes --k",
-                    s.name
-                ))
-                .into())
-            }
-            Detector::MinHash(_) if args.k.is_some() || args.max_k.is_some() => {
-                return Err(UsageError(format!(
-                    "{}: --k and --max-k are for SimHash pipelines; a MinHash pipeline takes --threshold",
-                    s.name
-                ))
-                .into())
-            }
-            _ => {}
-        }
+        asked.check(s.detector.method()).map_err(|e| UsageError(format!("{}: {e}", s.name)))?;
     }
     Ok(out)
 }

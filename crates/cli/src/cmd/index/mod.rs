@@ -246,11 +246,7 @@ fn query(a: IndexQueryArgs) -> Result<()> {
         ))
         .into());
     }
-    let near = match (a.k, a.threshold) {
-        (Some(k), _) => Near::Within(k),
-        (None, Some(t)) => Near::AtLeast(t),
-        (None, None) => Near::Rule,
-    };
+    let near = Near::of(a.k, a.threshold).map_err(|e| UsageError(e.to_string()))?;
     target.prepare(a.k)?;
     if near == Near::Rule {
         note!("neardup: near duplicates by the index's rule: {}, {}", method.title(), target.radius());
