@@ -153,6 +153,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", required=True)
     ap.add_argument("copies", nargs="*", type=int, default=[1, 4, 16])
+    ap.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE",
+                    help="a Spark setting for the warm session (e.g. spark.io.compression.codec=zstd)")
     args = ap.parse_args()
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.makedirs(os.path.dirname(OUT), exist_ok=True)
@@ -186,6 +188,7 @@ def main():
                 .config("spark.eventLog.dir", "file://" + events)
                 .config("spark.eventLog.compress", "false")
                 .config("spark.eventLog.rolling.enabled", "false")
+                .config(map=dict(c.split("=", 1) for c in args.conf))
                 .getOrCreate()
             )
             spark.sparkContext.setLogLevel("ERROR")

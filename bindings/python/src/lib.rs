@@ -111,6 +111,12 @@ impl Fingerprinter {
         self.inner.radius().to_string()
     }
 
+    /// The rule as data, as `neardup dedup` writes it in summary.json
+    /// (`{"method": "simhash", …}`), a JSON text.
+    fn rule_json(&self) -> String {
+        neardup::detector::Detector::SimHash(self.inner.clone()).rule_json().to_string()
+    }
+
     /// The fingerprint of one text by the empty-document rule every front
     /// end applies: a text without features (empty, or only punctuation or
     /// stop words) is a ValueError, not the fingerprint 0 that `fingerprint`

@@ -204,6 +204,12 @@ impl MinHasher {
         self.inner.banding().rule(self.inner.threshold(), self.inner.permutations())
     }
 
+    /// The rule as data, as `neardup dedup` writes it in summary.json
+    /// (`{"method": "minhash", "threshold", …}`), a JSON text.
+    fn rule_json(&self) -> String {
+        neardup::detector::Detector::MinHash(self.inner.clone()).rule_json().to_string()
+    }
+
     /// `"minhash"` (a `Fingerprinter`'s is `"simhash"`).
     #[getter]
     fn method(&self) -> &'static str {

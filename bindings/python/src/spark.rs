@@ -7,9 +7,9 @@
 //! into Arrow arrays without copying.
 
 use neardup::dedup::{Dedup, KeyRows, Records, ShardedDedup};
+use neardup::error::require_features;
 use neardup::index::cluster;
 use neardup::Radius;
-use neardup::error::require_features;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;

@@ -162,3 +162,9 @@ def test_spark_reads_and_clusters_what_the_cli_does(corpus, spark, tmp_path):  #
     assert [(r["id"], r["cluster_id"]) for r in got] == want
     kept = [line for p in sorted((out / "kept").glob("part-*")) for line in p.read_text().splitlines()]
     assert kept == (tmp_path / "cli" / "kept.jsonl").read_text().splitlines(), "kept lines as neardup dedup writes"
+    # The rule as data: the core's, in both summaries.
+    cli_summary = json.loads((tmp_path / "cli" / "summary.json").read_text())
+    spark_summary = json.loads((out / "summary.json").read_text())
+    rule = json.loads(neardup.MinHasher().rule_json())
+    assert rule["method"] == "minhash" and set(rule) <= set(cli_summary)
+    assert {k: spark_summary[k] for k in rule} == {k: cli_summary[k] for k in rule} == rule

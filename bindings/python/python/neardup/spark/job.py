@@ -4,6 +4,7 @@ kept and cluster frames, broadcast limits. See the package docstring."""
 from __future__ import annotations
 
 import contextlib
+import json
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterator, Optional, Sequence, Union
@@ -225,7 +226,7 @@ def dedup(
         edges, rule, plan = _minhash_edges(fped, pipeline, nparts, timer)
     else:
         steps, rest = ([], k) if k is not None else pipeline.radius_steps
-        edges, rule, plan = _simhash_edges(fped, steps, rest, blocks, nparts, timer)
+        edges, rule, plan = _simhash_edges(fped, steps, rest, blocks, nparts, timer, pipeline.rule_json())
     edge_count = timer.run("pairs", edges.count)
 
     # 5. Connected components.
@@ -272,7 +273,13 @@ def dedup(
 
 
 def _simhash_edges(
-    fped: "DataFrame", steps: Any, rest: Any, blocks: Optional[Sequence[int]], nparts: int, timer: "_Timer"
+    fped: "DataFrame",
+    steps: Any,
+    rest: Any,
+    blocks: Optional[Sequence[int]],
+    nparts: int,
+    timer: "_Timer",
+    rule_json: str,
 ) -> tuple["DataFrame", dict[str, Any], SparkPlan]:
     """The edges ``(a, b, distance)`` between distinct fingerprints (the
     core's dedup plan, its tables' keys shuffled), persisted; the rule
@@ -290,10 +297,8 @@ def _simhash_edges(
     edges = shuffled.mapInArrow(_pairs_fn(plan), "a long, b long, distance int")
     edges = edges.persist(StorageLevel.MEMORY_AND_DISK)
     rule = {
-        "method": "simhash",
-        # As `neardup dedup` writes it: k, and the steps by length if any.
-        "k": rest,
-        **({"steps": [{"below": below, "k": kk} for below, kk in steps]} if steps else {}),
+        # As `neardup dedup` writes it (the core's rule), then the job's own.
+        **json.loads(rule_json),
         "distinct_fingerprints": distinct,
         "passes": [
             {"k": kk, "below_features": below, "blocks": blocks, "tables": tables}
@@ -341,15 +346,8 @@ def _minhash_edges(
     shuffled = keys.repartition(nparts, "band", "key")
     edges = shuffled.mapInArrow(_links_fn(plan), "a long, b long, similarity double")
     edges = edges.persist(StorageLevel.MEMORY_AND_DISK)
-    t, permutations, bands, rows = plan.describe()
-    rule = {
-        "method": "minhash",
-        "threshold": t,
-        "permutations": permutations,
-        "bands": bands,
-        "rows": rows,
-        "distinct_signatures": distinct,
-    }
+    # As `neardup dedup` writes it (the core's rule), then the job's own.
+    rule = {**json.loads(minhasher.rule_json()), "distinct_signatures": distinct}
     groups.unpersist()
     return edges, rule, plan
 
