@@ -10,6 +10,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use neardup::detector::Detector;
+use neardup::minhash::Method;
 use neardup::near::Near;
 use neardup::quality::{Counts, LengthBucket};
 use neardup::similarity::round4;
@@ -202,7 +203,19 @@ fn subjects(args: &EvalArgs) -> Result<Vec<Subject>> {
         out.push(Subject { name: path.display().to_string(), preset: None, detector });
     }
     for s in &out {
-        asked.check(s.detector.method()).map_err(|e| UsageError(format!("{}: {e}", s.name)))?;
+        let method = s.detector.method();
+        if let Err(e) = asked.check(method) {
+            let why = match (asked, method) {
+                (Near::Within(_), Method::Minhash) => {
+                    "--k and --max-k are for SimHash pipelines; a MinHash pipeline takes --threshold".to_string()
+                }
+                (Near::AtLeast(_), Method::Simhash) => {
+                    "--threshold is for MinHash pipelines; a SimHash pipeline takes --k".to_string()
+                }
+                _ => e.to_string(),
+            };
+            return Err(UsageError(format!("{}: {why}", s.name)).into());
+        }
     }
     Ok(out)
 }
