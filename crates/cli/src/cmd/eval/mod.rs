@@ -207,7 +207,8 @@ fn subjects(args: &EvalArgs) -> Result<Vec<Subject>> {
         if let Err(e) = asked.check(method) {
             let why = match (asked, method) {
                 (Near::Within(_), Method::Minhash) => {
-                    "--k and --max-k are for SimHash pipelines; a MinHash pipeline takes --threshold".to_string()
+                    "--k and --max-k are for SimHash pipelines; a MinHash pipeline takes --threshold"
+                        .to_string()
                 }
                 (Near::AtLeast(_), Method::Simhash) => {
                     "--threshold is for MinHash pipelines; a SimHash pipeline takes --k".to_string()
