@@ -53,9 +53,7 @@ pub fn check_paths(args: &InputArgs) -> Result<()> {
 ///
 /// A path that names nothing, or whatever `sink` returns.
 pub fn read_all(args: &InputArgs, sink: impl FnMut(Item) -> Result<()>) -> Result<()> {
-    let opts = args.options();
-    neardup_io::check_paths(&opts)?;
-    neardup_io::read_all(&opts, sink)
+    neardup_io::read_all(&args.options(), sink)
 }
 
 /// Reads one whole document from a file or `-` (stdin), with the same

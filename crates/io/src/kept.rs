@@ -81,12 +81,12 @@ impl KeptFormat {
             OutputFormat::JsonlZst => KeptFormat::Jsonl(Compression::Zstd),
             OutputFormat::JsonlBz2 => KeptFormat::Jsonl(Compression::Bzip2),
             OutputFormat::JsonlXz => KeptFormat::Jsonl(Compression::Xz),
-            OutputFormat::Parquet => Self::parquet(input, true)?,
+            OutputFormat::Parquet => Self::parquet(&Self::inputs(input)?, true)?,
             OutputFormat::Auto => {
-                let inputs: Vec<plan::Input> = plan::plan(input)?.into_iter().flatten().collect();
+                let inputs = Self::inputs(input)?;
                 let stdin = inputs.iter().any(|i| i.path.is_none());
                 if !stdin && !inputs.is_empty() && inputs.iter().all(|i| i.format == InputFormat::Parquet) {
-                    Self::parquet(input, false)?
+                    Self::parquet(&inputs, false)?
                 } else {
                     match inputs.first() {
                         Some(first)
@@ -101,10 +101,14 @@ impl KeptFormat {
         })
     }
 
+    /// The inputs that can be read (an unlistable entry is not one).
+    fn inputs(input: &ReadOptions) -> Result<Vec<plan::Input>> {
+        Ok(plan::plan(input)?.into_iter().flatten().collect())
+    }
+
     #[cfg(feature = "parquet")]
-    fn parquet(input: &ReadOptions, asked: bool) -> Result<KeptFormat> {
-        let inputs: Vec<plan::Input> = plan::plan(input)?.into_iter().flatten().collect();
-        match crate::parquet::common_schema(&inputs)? {
+    fn parquet(inputs: &[plan::Input], asked: bool) -> Result<KeptFormat> {
+        match crate::parquet::common_schema(inputs)? {
             Some(schema) => Ok(KeptFormat::Parquet(schema)),
             None if asked => Err(Error::Usage(
                 "--output-format parquet writes the kept rows in the schema of Parquet inputs, and no \
@@ -116,7 +120,7 @@ impl KeptFormat {
     }
 
     #[cfg(not(feature = "parquet"))]
-    fn parquet(_input: &ReadOptions, asked: bool) -> Result<KeptFormat> {
+    fn parquet(_inputs: &[plan::Input], asked: bool) -> Result<KeptFormat> {
         if asked {
             return Err(Error::Usage(
                 "this neardup was built without the `parquet` feature; choose --output-format jsonl".into(),

@@ -73,14 +73,28 @@ fn is_hidden(name: &std::ffi::OsStr) -> bool {
 ///
 /// A path that names nothing ([`check_paths`]).
 pub fn plan(opts: &ReadOptions) -> Result<Vec<Result<Input, BadRecord>>, Error> {
+    let found = discover(opts)?;
+    Ok(found
+        .into_iter()
+        .map(|f| match f {
+            Ok(Some(path)) => Ok(file(path, opts)),
+            Ok(None) => Ok(stdin(opts)),
+            Err(bad) => Err(bad),
+        })
+        .collect())
+}
+
+/// The files `opts.paths` name, in [`plan`]'s order (`None`: standard
+/// input), without looking inside them.
+fn discover(opts: &ReadOptions) -> Result<Vec<Result<Option<PathBuf>, BadRecord>>, Error> {
     check_paths(opts)?;
     let mut out = Vec::new();
     if opts.paths.is_empty() {
-        out.push(Ok(stdin(opts)));
+        out.push(Ok(None));
     }
     for p in &opts.paths {
         if p.as_os_str() == "-" {
-            out.push(Ok(stdin(opts)));
+            out.push(Ok(None));
         } else if p.is_dir() {
             let walker = walkdir::WalkDir::new(p)
                 .sort_by_file_name()
@@ -89,7 +103,7 @@ pub fn plan(opts: &ReadOptions) -> Result<Vec<Result<Input, BadRecord>>, Error> 
                 .filter_entry(|e| e.depth() == 0 || !is_hidden(e.file_name()));
             for entry in walker {
                 match entry {
-                    Ok(e) if e.file_type().is_file() => out.push(Ok(file(e.into_path(), opts))),
+                    Ok(e) if e.file_type().is_file() => out.push(Ok(Some(e.into_path()))),
                     Ok(_) => {}
                     Err(e) => out.push(Err(BadRecord {
                         rest_lost: false,
@@ -99,7 +113,7 @@ pub fn plan(opts: &ReadOptions) -> Result<Vec<Result<Input, BadRecord>>, Error> 
                 }
             }
         } else {
-            out.push(Ok(file(p.clone(), opts)));
+            out.push(Ok(Some(p.clone())));
         }
     }
     Ok(out)
@@ -167,9 +181,10 @@ pub fn is_parquet(p: &Path) -> bool {
 /// Total bytes of the named files, for a progress bar (`None` when
 /// standard input is among them).
 pub fn total_bytes(opts: &ReadOptions) -> Option<u64> {
+    // Sizes only: no file is opened to see its format.
     let mut total = 0;
-    for input in plan(opts).ok()?.into_iter().flatten() {
-        total += std::fs::metadata(input.path.as_ref()?).map(|m| m.len()).unwrap_or(0);
+    for path in discover(opts).ok()?.into_iter().flatten() {
+        total += std::fs::metadata(path?).map(|m| m.len()).unwrap_or(0);
     }
     Some(total)
 }
