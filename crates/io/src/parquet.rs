@@ -102,18 +102,22 @@ fn columns(schema: &SchemaRef, opts: &ReadOptions) -> std::result::Result<(usize
     let Ok(text_col) = schema.index_of(text_field) else {
         let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).take(10).collect();
         return Err(format!(
-            "no column {text_field:?} (columns: {}); name the text column with --text-field",
+            "no column {text_field:?} (columns: {}); name the text column with --text-field (Python: text_field=)",
             names.join(", ")
         ));
     };
     if Strings::of(&arrow_array::new_empty_array(schema.field(text_col).data_type())).is_none() {
         return Err(format!(
-            "column {text_field:?} is {}, not a string column; name the text column with --text-field",
+            "column {text_field:?} is {}, not a string column; name the text column with --text-field (Python: text_field=)",
             schema.field(text_col).data_type()
         ));
     }
     let id_col = match opts.id_field.as_deref() {
-        Some(f) => Some(schema.index_of(f).map_err(|_| format!("no column {f:?}; check --id-field"))?),
+        Some(f) => Some(
+            schema
+                .index_of(f)
+                .map_err(|_| format!("no column {f:?}; check --id-field (Python: id_field=)"))?,
+        ),
         None => schema.index_of("id").ok(),
     };
     if let Some(c) = id_col {

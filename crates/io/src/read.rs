@@ -191,7 +191,7 @@ pub fn read_from<E>(
 
 /// What an empty document is told.
 pub const EMPTY: &str =
-    "empty document (no text, or only whitespace); pass --allow-empty to fingerprint it anyway";
+    "empty document (no text, or only whitespace); pass --allow-empty (Python: allow_empty=True) to fingerprint it anyway";
 
 /// A document over the size limit; `len` is its size when known (a stream
 /// is read only up to the limit).
@@ -204,7 +204,7 @@ pub(crate) fn too_big(origin: &str, len: Option<u64>, max: u64) -> BadRecord {
         rest_lost: false,
         origin: origin.to_owned(),
         message: format!(
-            "document is {size}, over the limit of {max}; raise --max-doc-bytes or split the document"
+            "document is {size}, over the limit of {max}; raise --max-doc-bytes (Python: max_doc_bytes=) or split the document"
         ),
     }
 }
@@ -420,7 +420,7 @@ fn parse_jsonl(line: Vec<u8>, origin: String, opts: &ReadOptions) -> Item {
         None => {
             let fields: Vec<&str> = obj.keys().map(String::as_str).take(10).collect();
             return Err(bad(format!(
-                "no field {text_field:?} (fields: {}); name the text field with --text-field",
+                "no field {text_field:?} (fields: {}); name the text field with --text-field (Python: text_field=)",
                 fields.join(", ")
             )));
         }
@@ -431,7 +431,7 @@ fn parse_jsonl(line: Vec<u8>, origin: String, opts: &ReadOptions) -> Item {
             let f = opts.id_field.as_deref().unwrap_or("id");
             return Err(bad(format!("field {f:?} is {}; ids must be strings or numbers", kind(&other))));
         }
-        (Some(f), None) => return Err(bad(format!("no field {f:?}; check --id-field"))),
+        (Some(f), None) => return Err(bad(format!("no field {f:?}; check --id-field (Python: id_field=)"))),
         (None, None) => Value::String(origin.clone()),
     };
     if !opts.allow_empty && text.trim().is_empty() {
@@ -535,7 +535,7 @@ impl CsvColumns {
         let Some(text) = headers.iter().position(|h| h == text_field) else {
             let cols: Vec<&str> = headers.iter().take(10).collect();
             return Err(format!(
-                "no column {text_field:?} (columns: {}); name the text column with --text-field",
+                "no column {text_field:?} (columns: {}); name the text column with --text-field (Python: text_field=)",
                 cols.join(", ")
             ));
         };
@@ -544,7 +544,7 @@ impl CsvColumns {
                 headers
                     .iter()
                     .position(|h| h == f)
-                    .ok_or_else(|| format!("no column {f:?}; check --id-field"))?,
+                    .ok_or_else(|| format!("no column {f:?}; check --id-field (Python: id_field=)"))?,
             ),
             None => headers.iter().position(|h| h == "id"),
         };
