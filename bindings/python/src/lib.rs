@@ -271,7 +271,6 @@ fn _neardup(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(spark::components, m)?)?;
     m.add_class::<spark_minhash::MinHashPlan>()?;
     m.add_function(wrap_pyfunction!(spark_minhash::spark_sign, m)?)?;
-    m.add_function(wrap_pyfunction!(spark_minhash::spark_similarity, m)?)?;
     m.add_function(wrap_pyfunction!(spark::recommended_radius, m)?)?;
     m.add_function(wrap_pyfunction!(similarity, m)?)?;
     m.add_class::<read::Reader>()?;

@@ -1,18 +1,15 @@
 //! The Rust half of the Spark job's MinHash method: signatures of an
-//! Arrow batch, the band keys of distinct signatures, and the links of a
-//! shuffled partition by the core's [`LshDedup::band_links`] — so a
-//! cluster is what `neardup dedup --method minhash` finds.
+//! Arrow batch, then the three steps of the core's [`ShardedLsh`] — band
+//! rows, a shuffled partition's candidates, a partition of groups'
+//! clusters — so a cluster is what `neardup dedup --method minhash` finds.
 //!
-//! A signature travels as a binary value (K little-endian u32s); a
-//! distinct signature is named in the graph by its vertex, the XXH3-64 of
-//! those bytes (the job checks that no two distinct signatures share one).
+//! A signature travels as a binary value (K little-endian u32s), once; in
+//! the band rows and the graph it is named by its vertex
+//! ([`ShardedLsh::vertex`]).
 
-use std::collections::HashMap;
-
-use neardup::dedup::{LshDedup, SignatureRecords};
+use neardup::dedup::{ClusterMode, Keep, ShardedLsh, SignatureRecords};
 use neardup::error::require_features;
-use neardup::minhash::{estimate, Banding, LshConfig};
-use neardup::similarity::round4;
+use neardup::minhash::LshConfig;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
@@ -22,16 +19,6 @@ use crate::arrow::{read_primitive, StringColumn};
 use crate::minhash::MinHasher;
 use crate::spark::le_bytes;
 use crate::to_py;
-
-/// The vertex of a signature's bytes.
-fn vertex(bytes: &[u8]) -> i64 {
-    xxhash_rust::xxh3::xxh3_64(bytes) as i64
-}
-
-/// The values of a signature's bytes.
-fn values(bytes: &[u8]) -> Vec<u32> {
-    bytes.chunks_exact(4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect()
-}
 
 /// Columns of a signed batch: signatures (K·4 bytes each, concatenated;
 /// zeros for rows without one), vertices (i64), feature counts (i32),
@@ -81,24 +68,25 @@ pub(crate) fn spark_sign<'py>(
     let mut sigs: Vec<u8> = Vec::with_capacity(results.len() * k * 4);
     let (mut vertices, mut features, mut chars, mut errors) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let zeros = vec![0u32; k];
+    let no_signature = ShardedLsh::vertex(&zeros) as i64;
     for (i, r) in results.into_iter().enumerate() {
-        let start = sigs.len();
-        let (n, c) = match r {
+        let (n, c, v) = match r {
             Ok((Some(s), n, c)) => {
                 sigs.extend(s.values().iter().flat_map(|v| v.to_le_bytes()));
-                (n, c)
+                (n, c, ShardedLsh::vertex(s.values()) as i64)
             }
             Ok((None, n, c)) => {
-                sigs.resize(start + k * 4, 0);
-                (n, c)
+                sigs.resize(sigs.len() + k * 4, 0);
+                (n, c, no_signature)
             }
             Err(e) => {
                 errors.push((i, e));
-                sigs.resize(start + k * 4, 0);
-                (0, 0)
+                sigs.resize(sigs.len() + k * 4, 0);
+                (0, 0, no_signature)
             }
         };
-        vertices.push(vertex(&sigs[start..]));
+        vertices.push(v);
         features.push(i32::try_from(n).unwrap_or(i32::MAX));
         chars.push(c as i64);
     }
@@ -111,32 +99,42 @@ pub(crate) fn spark_sign<'py>(
     ))
 }
 
-/// The signatures of a binary column, each checked to be `k` values.
-fn read_signatures(obj: &Bound<'_, PyAny>, k: usize, arg: &str) -> PyResult<Vec<Vec<u32>>> {
+/// The signatures of a binary column, one after another, each checked to
+/// be `k` values.
+fn read_signatures(obj: &Bound<'_, PyAny>, k: usize, arg: &str) -> PyResult<Vec<u32>> {
     let col = StringColumn::read_binary(obj)?
         .ok_or_else(|| PyTypeError::new_err(format!("{arg} must be a pyarrow binary array")))?;
-    col.bytes()
-        .enumerate()
-        .map(|(i, b)| match b {
-            Ok(Some(b)) if b.len() == k * 4 => Ok(values(b)),
-            Ok(Some(b)) => Err(PyValueError::new_err(format!(
-                "{arg}[{i}] has {} bytes, not the {} of a signature of {k} values",
-                b.len(),
-                k * 4
-            ))),
-            Ok(None) => Err(PyValueError::new_err(format!("{arg}[{i}] is null"))),
-            Err(e) => Err(PyValueError::new_err(format!("{arg}[{i}]: {e}"))),
-        })
-        .collect()
+    let mut out = Vec::new();
+    for (i, b) in col.bytes().enumerate() {
+        match b {
+            Ok(Some(b)) if b.len() == k * 4 => {
+                out.extend(b.chunks_exact(4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]])))
+            }
+            Ok(Some(b)) => {
+                return Err(PyValueError::new_err(format!(
+                    "{arg}[{i}] has {} bytes, not the {} of a signature of {k} values",
+                    b.len(),
+                    k * 4
+                )))
+            }
+            Ok(None) => return Err(PyValueError::new_err(format!("{arg}[{i}] is null"))),
+            Err(e) => return Err(PyValueError::new_err(format!("{arg}[{i}]: {e}"))),
+        }
+    }
+    Ok(out)
+}
+
+/// The longs of an Arrow column as the u64 bit patterns they carry.
+fn read_words(obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<Vec<u64>> {
+    Ok(read_primitive::<i64>(obj, arg)?.into_iter().map(|v| v as u64).collect())
 }
 
 /// The MinHash rule of a Spark job: the threshold, K and the banding (the
-/// pipeline's), as the core's [`LshDedup`] applies it.
+/// pipeline's), as the core's [`ShardedLsh`] applies it.
 #[pyclass(module = "neardup._neardup", frozen)]
 pub(crate) struct MinHashPlan {
-    threshold: f64,
     permutations: usize,
-    banding: Banding,
+    sharded: ShardedLsh,
 }
 
 #[pymethods]
@@ -146,128 +144,109 @@ impl MinHashPlan {
     fn new(threshold: f64, permutations: usize, bands: usize, rows: usize) -> PyResult<MinHashPlan> {
         let lsh = LshConfig { threshold, bands: Some(bands), rows: Some(rows), false_negative_weight: None };
         let banding = lsh.banding(permutations).map_err(PyValueError::new_err)?;
-        Ok(MinHashPlan { threshold, permutations, banding })
+        Ok(MinHashPlan { permutations, sharded: ShardedLsh::new(threshold, banding) })
     }
 
     /// The plan of a pipeline.
     #[staticmethod]
     fn of(minhasher: PyRef<'_, MinHasher>) -> MinHashPlan {
         let m = &minhasher.inner;
-        MinHashPlan { threshold: m.threshold(), permutations: m.permutations(), banding: m.banding() }
+        MinHashPlan { permutations: m.permutations(), sharded: ShardedLsh::of(m) }
     }
 
     /// The rule in words, as `neardup dedup` prints it.
     #[getter]
     fn rule(&self) -> String {
-        format!("Jaccard ≥ {} ({} of {} values)", self.threshold, self.banding, self.permutations)
+        let s = &self.sharded;
+        format!("Jaccard ≥ {} ({} of {} values)", s.threshold(), s.banding(), self.permutations)
     }
 
     /// `(threshold, permutations, bands, rows)`.
     fn describe(&self) -> (f64, usize, usize, usize) {
-        (self.threshold, self.permutations, self.banding.bands, self.banding.rows)
+        let s = &self.sharded;
+        (s.threshold(), self.permutations, s.banding().bands, s.banding().rows)
     }
 
-    /// The band keys of a batch of distinct signatures: `(band i32, key
-    /// i64, row i32)` as little-endian bytes, one row per input row and
-    /// band (`row` indexes the input, to carry its vertex and signature).
+    /// The band rows of a batch of signatures and their vertices (the
+    /// core's [`ShardedLsh::band_rows`]): `(key, vertex)` as little-endian
+    /// i64 bytes.
     fn keys<'py>(
         &self,
         py: Python<'py>,
+        vertices: &Bound<'py, PyAny>,
         signatures: &Bound<'py, PyAny>,
-    ) -> PyResult<[Bound<'py, PyBytes>; 3]> {
+    ) -> PyResult<[Bound<'py, PyBytes>; 2]> {
+        let vertices = read_words(vertices, "vertices")?;
         let sigs = read_signatures(signatures, self.permutations, "signatures")?;
-        let (mut band, mut key, mut row) = (Vec::new(), Vec::new(), Vec::new());
-        for (i, s) in sigs.iter().enumerate() {
-            for b in 0..self.banding.bands {
-                band.push(b as i32);
-                key.push(self.banding.key(s, b) as i64);
-                row.push(i as i32);
-            }
+        if sigs.len() != vertices.len() * self.permutations {
+            return Err(PyValueError::new_err("keys: the columns differ in length"));
         }
-        Ok([
-            le_bytes(py, &band, i32::to_le_bytes),
-            le_bytes(py, &key, i64::to_le_bytes),
-            le_bytes(py, &row, i32::to_le_bytes),
-        ])
+        let mut rows = Vec::new();
+        py.allow_threads(|| self.sharded.band_rows(&sigs, &vertices, &mut rows));
+        Ok(words(py, rows))
     }
 
-    /// The links of one shuffled partition: rows `(band, key, vertex,
-    /// signature)` in any order; the vertices of each run of equal `(band,
-    /// key)` linked where their estimate reaches the threshold (the core's
-    /// `LshDedup::band_links`, a spanning forest per partition). Out as
-    /// `(a, b, similarity)` columns (i64, i64, f64).
-    fn pairs<'py>(
+    /// The candidate links of one shuffled partition of band rows `(key,
+    /// vertex)` (the core's [`ShardedLsh::candidates`]): `(a, b)` as
+    /// little-endian i64 bytes.
+    fn candidates<'py>(
         &self,
         py: Python<'py>,
-        band: &Bound<'py, PyAny>,
         key: &Bound<'py, PyAny>,
         vertex: &Bound<'py, PyAny>,
-        signature: &Bound<'py, PyAny>,
-    ) -> PyResult<[Bound<'py, PyBytes>; 3]> {
-        let band: Vec<i32> = read_primitive(band, "band")?;
-        let key: Vec<i64> = read_primitive(key, "key")?;
-        let vertices: Vec<i64> = read_primitive(vertex, "vertex")?;
-        let sigs = read_signatures(signature, self.permutations, "signature")?;
-        let n = band.len();
-        if [key.len(), vertices.len(), sigs.len()].iter().any(|&l| l != n) {
-            return Err(PyValueError::new_err("pairs: the columns differ in length"));
+    ) -> PyResult<[Bound<'py, PyBytes>; 2]> {
+        let keys = read_words(key, "key")?;
+        let vertices = read_words(vertex, "vertex")?;
+        if keys.len() != vertices.len() {
+            return Err(PyValueError::new_err("candidates: the columns differ in length"));
         }
-        let links = py.allow_threads(|| {
-            let mut local: HashMap<i64, u32> = HashMap::new();
-            let mut names: Vec<i64> = Vec::new();
-            let mut records = SignatureRecords::new(self.permutations);
-            let mut rows = Vec::with_capacity(n);
-            for i in 0..n {
-                let id = *local.entry(vertices[i]).or_insert_with(|| {
-                    names.push(vertices[i]);
-                    records.push(&sigs[i], 1, 0).expect("records held in memory take every push");
-                    (names.len() - 1) as u32
-                });
-                rows.push(((band[i] as u32, key[i] as u64), id));
-            }
-            let dedup = LshDedup::new(self.threshold, self.banding);
-            dedup.band_links(&records, &mut rows).map(|pairs| {
-                pairs
-                    .into_iter()
-                    .map(|p| (names[p.a as usize], names[p.b as usize], p.score))
-                    .collect::<Vec<_>>()
-            })
-        });
-        let links = links.map_err(to_py)?;
-        let a: Vec<i64> = links.iter().map(|l| l.0).collect();
-        let b: Vec<i64> = links.iter().map(|l| l.1).collect();
-        let s: Vec<f64> = links.iter().map(|l| l.2.unwrap_or(0.0)).collect();
-        Ok([
-            le_bytes(py, &a, i64::to_le_bytes),
-            le_bytes(py, &b, i64::to_le_bytes),
-            le_bytes(py, &s, f64::to_le_bytes),
-        ])
+        let mut rows: Vec<(u64, u64)> = keys.into_iter().zip(vertices).collect();
+        Ok(words(py, py.allow_threads(|| ShardedLsh::candidates(&mut rows))))
     }
 
-    /// The justified split of one shuffled partition of cluster members:
-    /// rows `(signature binary, group i64)`, each component's rows adjacent
-    /// and in keep order; out: for each row, the row (i32, of this
-    /// partition) it is removed for, or itself when kept — the core's
-    /// [`LshDedup::split_groups`].
-    fn split<'py>(
+    /// The clusters of one shuffled partition of groups (the core's
+    /// [`ShardedLsh::owners`]): rows `(signature, vertex, group,
+    /// characters)`, each group's rows adjacent and in input order; `keep`
+    /// and `clusters` as `neardup dedup` takes them. Out: for each row,
+    /// the row it is removed for (or itself), its cluster's first row (u32
+    /// each), its similarity to the kept row (f64) and whether it is in a
+    /// cluster (u8).
+    #[allow(clippy::too_many_arguments)]
+    fn owners<'py>(
         &self,
         py: Python<'py>,
         signature: &Bound<'py, PyAny>,
-        groups: &Bound<'py, PyAny>,
-    ) -> PyResult<Bound<'py, PyBytes>> {
+        vertex: &Bound<'py, PyAny>,
+        group: &Bound<'py, PyAny>,
+        chars: &Bound<'py, PyAny>,
+        keep: &str,
+        clusters: &str,
+    ) -> PyResult<[Bound<'py, PyBytes>; 4]> {
+        let keep: Keep = keep.parse().map_err(to_py)?;
+        let mode: ClusterMode = clusters.parse().map_err(to_py)?;
         let sigs = read_signatures(signature, self.permutations, "signature")?;
-        let groups: Vec<i64> = read_primitive(groups, "groups")?;
-        if sigs.len() != groups.len() {
-            return Err(PyValueError::new_err("split: the columns differ in length"));
+        let vertices = read_words(vertex, "vertex")?;
+        let groups: Vec<i64> = read_primitive(group, "group")?;
+        let chars: Vec<i64> = read_primitive(chars, "chars")?;
+        if chars.len() != groups.len() || sigs.len() != groups.len() * self.permutations {
+            return Err(PyValueError::new_err("owners: the columns differ in length"));
         }
         let owners = py.allow_threads(|| {
             let mut records = SignatureRecords::new(self.permutations);
-            for s in &sigs {
-                records.push(s, 1, 0)?;
+            records.reserve(chars.len());
+            for (s, &c) in sigs.chunks_exact(self.permutations).zip(&chars) {
+                records.push(s, 1, c.max(0) as usize)?;
             }
-            LshDedup::new(self.threshold, self.banding).split_groups(&records, &groups)
+            self.sharded.keep(keep).clusters(mode).owners(&records, &vertices, &groups)
         });
-        Ok(le_bytes(py, &owners.map_err(to_py)?, u32::to_le_bytes))
+        let o = owners.map_err(to_py)?;
+        let clustered: Vec<u8> = o.clustered.iter().map(|&c| u8::from(c)).collect();
+        Ok([
+            le_bytes(py, &o.owner, u32::to_le_bytes),
+            le_bytes(py, &o.first, u32::to_le_bytes),
+            le_bytes(py, &o.similarity, f64::to_le_bytes),
+            PyBytes::new(py, &clustered),
+        ])
     }
 
     /// Pickles as its description, so Spark ships it to executors.
@@ -277,21 +256,8 @@ impl MinHashPlan {
     }
 }
 
-/// The estimated Jaccard similarity of each pair `a[i]`, `b[i]` of
-/// signatures (binary columns), rounded to 4 places as `neardup dedup`
-/// writes it; f64 little-endian bytes.
-#[pyfunction]
-pub(crate) fn spark_similarity<'py>(
-    py: Python<'py>,
-    a: &Bound<'py, PyAny>,
-    b: &Bound<'py, PyAny>,
-    permutations: usize,
-) -> PyResult<Bound<'py, PyBytes>> {
-    let a = read_signatures(a, permutations, "a")?;
-    let b = read_signatures(b, permutations, "b")?;
-    if a.len() != b.len() {
-        return Err(PyValueError::new_err(format!("{} signatures a but {} b", a.len(), b.len())));
-    }
-    let s: Vec<f64> = a.iter().zip(&b).map(|(x, y)| round4(estimate(x, y))).collect();
-    Ok(le_bytes(py, &s, f64::to_le_bytes))
+/// Pairs of words as two columns of little-endian i64 bytes.
+fn words(py: Python<'_>, pairs: Vec<(u64, u64)>) -> [Bound<'_, PyBytes>; 2] {
+    let (a, b): (Vec<u64>, Vec<u64>) = pairs.into_iter().unzip();
+    [le_bytes(py, &a, u64::to_le_bytes), le_bytes(py, &b, u64::to_le_bytes)]
 }

@@ -226,6 +226,28 @@ def test_spark_equals_cli_for_every_keep(spark, tmp_path):  # noqa: F811
     df.unpersist()
 
 
+def test_spark_components_paths_and_modes_equal_cli(spark, tmp_path):  # noqa: F811
+    """Exact copies (one signature for several documents: a self link in
+    the candidates), the DataFrame components path (cc_threshold=0) and
+    whole components (--clusters components) give the CLI's clusters."""
+    from neardup.spark import dedup
+
+    path = planted(tmp_path)
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    rows += [{"id": f"{r['id']}~copy{c}", "text": r["text"]} for r in rows[1::7] for c in range(2)]
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    df = read_ordered(spark, [path]).cache()
+    for mode in ["justified", "components"]:
+        want = cli_dedup([path], tmp_path / mode, "--method", "minhash", "--clusters", mode, "--keep", "longest")
+        assert any(cid.endswith("~copy0") or i.endswith("~copy1") for i, cid, _ in want[0])
+        for cc in [0, 5_000_000]:
+            got = dedup(df, order_cols=["_nd_file", "_nd_row"], method="minhash", clusters=mode, keep="longest",
+                        cc_threshold=cc)
+            assert spark_result(got) == want, (mode, cc)
+            assert got.summary["components"]["path"] == ("dataframe" if cc == 0 else "driver")
+    df.unpersist()
+
+
 def test_the_readme_sample_gives_the_same_clusters_everywhere(spark, tmp_path):  # noqa: F811
     # The README's first command, with no settings: CLI, Python and Spark
     # remove the same five copies (testdata/copies.jsonl).

@@ -2,7 +2,8 @@
 //! against the S-curve, and the index against a linear scan.
 
 use neardup::dedup::{
-    ClusterMode, DedupResult, Keep, LshDedup, ShingleJaccard, SignatureRecords, SpillTo, TextColumn,
+    ClusterMode, DedupResult, Keep, LshDedup, ShardedLsh, ShingleJaccard, SignatureRecords, SpillTo,
+    TextColumn,
 };
 use neardup::minhash::index::LshIndex;
 use neardup::minhash::{estimate, Banding, MinHasher};
@@ -525,6 +526,95 @@ fn band_links_over_partitions_give_the_batch_clusters() {
     }
     // A row naming a record beyond the records is an error, not a panic.
     assert!(d.band_links(&recs, &mut [((0, 1), recs.len() as u32)]).is_err());
+}
+
+/// What the Spark job does: band rows `(key, vertex)` from batches, cut
+/// into partitions by key; each partition's candidates; components of
+/// them all; each group's documents (in input order) cut into partitions
+/// by group and deduplicated by `owners` — the clusters, kept members,
+/// first members and similarities of the batch over every document, for
+/// every keep and both cluster modes, on families, chains that touch and
+/// exact copies.
+#[test]
+fn sharded_lsh_over_partitions_gives_the_batch_clusters() {
+    use std::collections::{BTreeMap, HashMap};
+    let mut rng = Rng(31);
+    let mut sets = families(&mut rng, 30, 4, 60);
+    sets.extend(chains(&mut rng, 5, 8, 60, true));
+    let copies: Vec<Vec<String>> = sets.iter().step_by(7).cloned().collect();
+    sets.extend(copies);
+    let recs = records(&sets);
+    let n = recs.len();
+    let banding = Banding::optimal(0.5, K, 0.5, 0.5);
+    let sigs: Vec<Vec<u32>> = (0..n as u32).map(|i| recs.signature(i).to_vec()).collect();
+    let vertices: Vec<u64> = sigs.iter().map(|s| ShardedLsh::vertex(s)).collect();
+    let spread = |x: u64, parts: usize| (x.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 32) as usize % parts;
+    for keep in [Keep::First, Keep::Longest, Keep::Shortest] {
+        for mode in [ClusterMode::Justified, ClusterMode::Components] {
+            let want = LshDedup::new(0.5, banding).keep(keep).clusters(mode).batch(&recs).unwrap();
+            let want: Vec<(usize, Vec<usize>)> = want
+                .clusters
+                .iter()
+                .map(|c| (c.kept as usize, c.members.iter().map(|&m| m as usize).collect()))
+                .collect();
+            assert!(want.len() > 20, "{keep:?} {mode:?}: {} clusters", want.len());
+            let plan = ShardedLsh::new(0.5, banding).keep(keep).clusters(mode);
+            for partitions in [1usize, 3, 8] {
+                let mut parts: Vec<Vec<(u64, u64)>> = vec![Vec::new(); partitions];
+                let all: Vec<usize> = (0..n).collect();
+                for batch in all.chunks(25) {
+                    let values: Vec<u32> = batch.iter().flat_map(|&i| sigs[i].iter().copied()).collect();
+                    let batch_vertices: Vec<u64> = batch.iter().map(|&i| vertices[i]).collect();
+                    let mut rows = Vec::new();
+                    plan.band_rows(&values, &batch_vertices, &mut rows);
+                    for row in rows {
+                        parts[spread(row.0, partitions)].push(row);
+                    }
+                }
+                let (a, b): (Vec<u64>, Vec<u64>) =
+                    parts.iter_mut().flat_map(|p| ShardedLsh::candidates(p)).unzip();
+                let (names, labels) = neardup::index::cluster::components(&a, &b);
+                let label: HashMap<u64, u64> = names.into_iter().zip(labels).collect();
+                let mut groups: Vec<Vec<usize>> = vec![Vec::new(); partitions];
+                for (i, v) in vertices.iter().enumerate() {
+                    if let Some(&l) = label.get(v) {
+                        groups[spread(l, partitions)].push(i);
+                    }
+                }
+                let mut got: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+                for mut docs in groups {
+                    docs.sort_by_key(|&i| (label[&vertices[i]], i));
+                    let mut part = SignatureRecords::new(K);
+                    for &i in &docs {
+                        part.push(&sigs[i], 1, recs.length(i as u32) as usize).unwrap();
+                    }
+                    let of: Vec<u64> = docs.iter().map(|&i| vertices[i]).collect();
+                    let group: Vec<i64> = of.iter().map(|v| label[v] as i64).collect();
+                    let owners = plan.owners(&part, &of, &group).unwrap();
+                    for (j, &i) in docs.iter().enumerate().filter(|&(j, _)| owners.clustered[j]) {
+                        let owner = docs[owners.owner[j] as usize];
+                        got.entry(owner).or_default().push(i);
+                        let similarity = (estimate(&sigs[i], &sigs[owner]) * 1e4).round() / 1e4;
+                        assert_eq!(owners.similarity[j], similarity);
+                        let first = docs[owners.first[j] as usize];
+                        assert!(first <= i && first <= owner);
+                    }
+                }
+                let mut got: Vec<(usize, Vec<usize>)> = got
+                    .into_iter()
+                    .map(|(kept, mut members)| {
+                        members.sort_unstable();
+                        (kept, members)
+                    })
+                    .collect();
+                got.sort_by_key(|c| c.1[0]);
+                assert_eq!(got, want, "{keep:?} {mode:?}, {partitions} partitions");
+            }
+        }
+    }
+    // Columns of different lengths are an error, not a panic.
+    let plan = ShardedLsh::new(0.5, banding);
+    assert!(plan.owners(&recs, &vertices[1..], &vec![0; n]).is_err());
 }
 
 /// Features made elsewhere sign like the text they came from.

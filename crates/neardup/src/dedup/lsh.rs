@@ -222,7 +222,7 @@ fn sort_by_key_bits(keys: &[(u64, u32)], out: &mut Vec<(u64, u32)>) {
 
 /// A 64-bit hash of a signature's values (XXH3 of their little-endian
 /// bytes).
-fn signature_hash(values: &[u32]) -> u64 {
+pub(super) fn signature_hash(values: &[u32]) -> u64 {
     let mut bytes = [0u8; 4 * crate::minhash::MAX_PERMUTATIONS];
     for (chunk, v) in bytes.chunks_exact_mut(4).zip(values) {
         chunk.copy_from_slice(&v.to_le_bytes());

@@ -44,6 +44,7 @@ mod online;
 mod outofcore;
 mod parents;
 mod sharded;
+mod sharded_lsh;
 mod spill;
 mod split;
 mod texts;
@@ -60,6 +61,7 @@ pub use job::{fingerprint_list, Closeness, DedupOptions, DedupRecords, Threshold
 pub use lsh::{LshDedup, SignatureRecords};
 pub use outofcore::{OutOfCore, OutOfCoreResult};
 pub use sharded::{KeyRows, ShardedDedup};
+pub use sharded_lsh::{Owners, ShardedLsh};
 pub use spill::{free_bytes, SpillColumn, SpillTo};
 pub use split::{Aside, ClusterMode};
 pub use texts::{Column, ShingleColumn, Shingles, Text, TextColumn};

@@ -7,7 +7,8 @@
   lists too large for the driver.
 
 Both label every vertex of an edge with the smallest vertex of its
-component (Spark's signed long order), so they agree exactly.
+component (Spark's signed long order), so they agree exactly; a self link
+``(v, v)`` labels ``v`` (with itself, if it has no other link).
 """
 
 from __future__ import annotations
@@ -36,8 +37,10 @@ def in_dataframes(edges: Any, max_rounds: int = 100) -> tuple[Any, int]:
     round changes nothing; returns them and the number of rounds."""
     from pyspark.sql import functions as F
 
-    e = edges.select(F.least("a", "b").alias("a"), F.greatest("a", "b").alias("b")).where("a != b").distinct()
-    e = e.localCheckpoint()
+    both = edges.select(F.least("a", "b").alias("a"), F.greatest("a", "b").alias("b"))
+    # A self link (v, v) puts v in a component of its own if nothing else does.
+    selves = both.where("a = b").select(F.col("a").alias("vertex")).distinct()
+    e = both.where("a != b").distinct().localCheckpoint()
     for rounds in range(1, max_rounds + 1):
         before = e
         e = _small_star(_large_star(e)).localCheckpoint()
@@ -49,7 +52,9 @@ def in_dataframes(edges: Any, max_rounds: int = 100) -> tuple[Any, int]:
     # Every component is now a star around its smallest vertex: edges (centre, leaf).
     leaves = e.select(F.col("b").alias("vertex"), F.col("a").alias("label"))
     centres = e.select(F.col("a").alias("vertex"), F.col("a").alias("label"))
-    return leaves.unionByName(centres).distinct(), rounds
+    labels = leaves.unionByName(centres).distinct()
+    alone = selves.join(labels, "vertex", "left_anti").select("vertex", F.col("vertex").alias("label"))
+    return labels.unionByName(alone), rounds
 
 
 def _both_ways(e: Any) -> Any:

@@ -1,15 +1,15 @@
 """The per-batch Rust calls of the Spark job, as ``mapInArrow`` functions:
 fingerprints (or MinHash signatures) of a text column, table (or band)
-keys of distinct fingerprints (signatures), and the pairs of a shuffled
-partition (``SparkPlan`` runs the core's dedup plan, ``MinHashPlan`` the
-core's LSH dedup)."""
+keys of distinct fingerprints, the pairs of a shuffled partition and the
+split of its components (``SparkPlan`` runs the core's dedup plan;
+MinHash's steps are in :mod:`.lsh`)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Iterator, Optional
 
 import array
-from .._neardup import Fingerprinter, MinHasher, MinHashPlan, SparkPlan, spark_fingerprint, spark_sign, spark_similarity
+from .._neardup import Fingerprinter, MinHasher, SparkPlan, spark_fingerprint, spark_sign
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -160,56 +160,5 @@ def sign_frame(df: "DataFrame", text_col: str, minhasher: MinHasher, allow_empty
                 pa.array(messages, pa.string()),
             ]
             yield pa.RecordBatch.from_arrays(list(b.columns) + extra, names=list(b.schema.names) + names)
-
-    return df.mapInArrow(run, schema)
-
-
-def _band_keys_fn(plan: MinHashPlan) -> Any:
-    """Rows ``(vertex, signature)`` → ``(band, key, vertex, signature)``,
-    one per band."""
-    import pyarrow as pa
-
-    def run(batches: Any) -> Any:
-        for b in batches:
-            band, key, row = plan.keys(b.column(1))
-            rows = _array(pa.int32(), row)
-            yield pa.RecordBatch.from_arrays(
-                [_array(pa.int32(), band), _array(pa.int64(), key), b.column(0).take(rows), b.column(1).take(rows)],
-                names=["band", "key", "vertex", "signature"],
-            )
-
-    return run
-
-
-def _links_fn(plan: MinHashPlan) -> Any:
-    """A shuffled partition of band rows → its links ``(a, b, similarity)``."""
-    import pyarrow as pa
-
-    def run(batches: Any) -> Any:
-        table = _whole_partition(batches)
-        if table is None:
-            return
-        a, b, s = plan.pairs(*(table.column(c) for c in ("band", "key", "vertex", "signature")))
-        yield pa.RecordBatch.from_arrays(
-            [_array(pa.int64(), a), _array(pa.int64(), b), _array(pa.float64(), s)], names=["a", "b", "similarity"]
-        )
-
-    return run
-
-
-def similarity_frame(df: "DataFrame", a_col: str, b_col: str, permutations: int, out_col: str) -> "DataFrame":
-    """``df`` with ``out_col``, the estimated Jaccard similarity of the
-    signatures in ``a_col`` and ``b_col`` (rounded to 4 places, as
-    ``neardup dedup`` writes it)."""
-    import pyarrow as pa
-    from pyspark.sql import types as T
-
-    schema = T.StructType(df.schema.fields + [T.StructField(out_col, T.DoubleType())])
-    ia, ib = df.columns.index(a_col), df.columns.index(b_col)
-
-    def run(batches: Any) -> Any:
-        for b in batches:
-            s = spark_similarity(b.column(ia), b.column(ib), permutations)
-            yield pa.RecordBatch.from_arrays(list(b.columns) + [_array(pa.float64(), s)], names=list(b.schema.names) + [out_col])
 
     return df.mapInArrow(run, schema)

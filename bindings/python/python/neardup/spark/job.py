@@ -11,17 +11,8 @@ from typing import TYPE_CHECKING, Any, Iterator, Optional, Sequence, Union
 
 from .._neardup import Fingerprinter, MinHasher, MinHashPlan, SparkPlan
 from .._neardup import pipeline as resolve_pipeline
-from . import _components
-from .frames import (
-    _band_keys_fn,
-    _keys_fn,
-    _links_fn,
-    _pairs_fn,
-    _split_fn,
-    fingerprint_frame,
-    sign_frame,
-    similarity_frame,
-)
+from . import _components, lsh
+from .frames import _keys_fn, _pairs_fn, _split_fn, fingerprint_frame, sign_frame
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -52,8 +43,7 @@ _INTERNAL = (
     "_nd_size",
     "_nd_rank",
     "_nd_rep_fp",
-    "_nd_rep_sig",
-    "_nd_sig_max",
+    "_nd_removed",
     "_nd_rep_id",
     "_nd_first",
     "_nd_vertex",
@@ -220,10 +210,11 @@ def dedup(
     documents = records - skipped
     nparts = partitions or int(spark.conf.get("spark.sql.shuffle.partitions") or 200)
 
-    # 2–4. Collapse identical values, keys, shuffle, pairs in Rust.
+    # 2–4. Keys, shuffle, pairs (SimHash: of distinct fingerprints;
+    # MinHash: candidates of band rows) in Rust.
     plan: Union[SparkPlan, MinHashPlan]
     if isinstance(pipeline, MinHasher):
-        edges, rule, plan = _minhash_edges(fped, pipeline, nparts, timer)
+        edges, rule, plan = lsh.candidate_edges(fped, pipeline, nparts)
     else:
         steps, rest = ([], k) if k is not None else pipeline.radius_steps
         edges, rule, plan = _simhash_edges(fped, steps, rest, blocks, nparts, timer, pipeline.rule_json())
@@ -239,9 +230,11 @@ def dedup(
         path = "dataframe"
 
     # 6. Clusters and representatives.
-    permutations = pipeline.permutations if isinstance(pipeline, MinHasher) else None
-    split = _Split(plan, nparts, verify_at, pipeline, text_col) if clusters == "justified" else None
-    clusters_df, dropped, members = _clusters(fped, labels, id_col, keep, permutations, split)
+    if isinstance(plan, MinHashPlan):
+        clusters_df, dropped, members = lsh.clusters(fped, labels, id_col, keep, clusters, plan, nparts)
+    else:
+        split = _Split(plan, nparts, verify_at, pipeline, text_col) if clusters == "justified" else None
+        clusters_df, dropped, members = _clusters(fped, labels, id_col, keep, split)
     members = members.persist(StorageLevel.MEMORY_AND_DISK)
     sizes = timer.run(
         "clusters",
@@ -305,49 +298,6 @@ def _simhash_edges(
             for kk, below, blocks, tables in plan.describe()
         ],
     }
-    groups.unpersist()
-    return edges, rule, plan
-
-
-def _minhash_edges(
-    fped: "DataFrame", minhasher: MinHasher, nparts: int, timer: "_Timer"
-) -> tuple["DataFrame", dict[str, Any], MinHashPlan]:
-    """The links ``(a, b, similarity)`` between distinct signatures (each
-    named by its vertex): every distinct signature emits its band keys,
-    shuffled by (band, key); each partition's runs are judged by the
-    core's LSH dedup. Persisted; the rule for the summary; and the plan."""
-    from pyspark import StorageLevel
-    from pyspark.sql import functions as F
-
-    groups = (
-        fped.where(F.col("_nd_fp").isNotNull())
-        .groupBy("_nd_fp")
-        .agg(F.min("_nd_sig").alias("_nd_sig"), F.max("_nd_sig").alias("_nd_sig_max"))
-    )
-    groups = groups.persist(StorageLevel.MEMORY_AND_DISK)
-    counts = timer.run(
-        "collapse",
-        lambda: groups.select(
-            F.count(F.lit(1)), F.coalesce(F.sum((F.col("_nd_sig") != F.col("_nd_sig_max")).cast("long")), F.lit(0))
-        ).first(),
-    )
-    distinct, collisions = counts[0], counts[1]
-    if collisions:
-        # Two different signatures with one 64-bit vertex: vanishingly
-        # rare (about n²/2^65), but merging them would be silently wrong.
-        raise RuntimeError(
-            f"{collisions} pairs of different MinHash signatures share a 64-bit vertex; "
-            "please report this (it is expected about once in 10^19 pairs)"
-        )
-    plan = MinHashPlan.of(minhasher)
-    keys = groups.select("_nd_fp", "_nd_sig").mapInArrow(
-        _band_keys_fn(plan), "band int, key long, vertex long, signature binary"
-    )
-    shuffled = keys.repartition(nparts, "band", "key")
-    edges = shuffled.mapInArrow(_links_fn(plan), "a long, b long, similarity double")
-    edges = edges.persist(StorageLevel.MEMORY_AND_DISK)
-    # As `neardup dedup` writes it (the core's rule), then the job's own.
-    rule = {**json.loads(minhasher.rule_json()), "distinct_signatures": distinct}
     groups.unpersist()
     return edges, rule, plan
 
@@ -435,23 +385,20 @@ def _clusters(
     labels: "DataFrame",
     id_col: str,
     keep: str,
-    permutations: Optional[int] = None,
     split: Optional[_Split] = None,
 ) -> tuple[Any, Any, Any]:
-    """(clusters, the orders of dropped documents, members) from the
-    component labels of fingerprints (or signature vertices, when
-    ``permutations`` is given: then ``similarity`` replaces ``distance``).
-    With ``split``, each component is split
-    into justified clusters by the core: its members, shuffled by
-    component and sorted in keep order, go to one Rust call per partition,
-    which says for each the member it is removed for (or itself)."""
+    """(clusters, the keys of dropped documents, members) from the
+    component labels of fingerprints (SimHash; MinHash's are
+    :func:`lsh.clusters`). With ``split``, each component is split into
+    justified clusters by the core: its members, shuffled by component
+    and sorted in keep order, go to one Rust call per partition, which
+    says for each the member it is removed for (or itself)."""
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
-    sig = ["_nd_sig"] if permutations else []
     # The texts travel to the split only when it verifies.
     text = [split.text_col] if split is not None and split.verify is not None else []
-    narrow = fped.select("_nd_key", "_nd_order", id_col, "_nd_fp", "_nd_features", "_nd_chars", *sig, *text)
+    narrow = fped.select("_nd_key", "_nd_order", id_col, "_nd_fp", "_nd_features", "_nd_chars", *text)
     labels = labels.select(F.col("vertex").alias("_nd_vertex"), F.col("label").alias("_nd_label"))
     lab = narrow.join(labels, narrow["_nd_fp"] == labels["_nd_vertex"], "left").select(
         "_nd_key",
@@ -460,12 +407,9 @@ def _clusters(
         "_nd_fp",
         "_nd_features",
         "_nd_chars",
-        *sig,
         *text,
         F.coalesce("_nd_label", "_nd_fp").alias("_nd_cluster"),
     )
-    # A document without a vertex (no features, MinHash) is in no cluster.
-    lab = lab.where(F.col("_nd_cluster").isNotNull())
     whole = Window.partitionBy("_nd_cluster")
     members = lab.withColumn("_nd_size", F.count(F.lit(1)).over(whole)).where("_nd_size >= 2")
     ordering = {
@@ -475,7 +419,7 @@ def _clusters(
     }[keep]
     if split is not None:
         shuffled = members.repartition(split.partitions, "_nd_cluster").sortWithinPartitions("_nd_cluster", *ordering)
-        columns = ["_nd_key", "_nd_cluster", *(sig or ["_nd_fp", "_nd_features"]), *text]
+        columns = ["_nd_key", "_nd_cluster", "_nd_fp", "_nd_features", *text]
         split_fn = _split_fn(split.plan, split.pipeline if text else None, split.verify)
         owners = shuffled.select(*columns).mapInArrow(split_fn, "_nd_key long, _nd_owner long")
         # The justified clusters: each kept member with the members removed
@@ -495,26 +439,13 @@ def _clusters(
         .withColumn("_nd_rep_id", F.first(id_col).over(ranked))
         .withColumn("_nd_first", F.min("_nd_order").over(whole))
     )
-    if permutations:
-        members = members.withColumn("_nd_rep_sig", F.first("_nd_sig").over(ranked))
-        closeness = similarity_frame(
-            members.select(id_col, "_nd_rep_id", "_nd_sig", "_nd_rep_sig", "_nd_first", "_nd_order"),
-            "_nd_sig",
-            "_nd_rep_sig",
-            permutations,
-            "similarity",
-        )
-        clusters = closeness.select(
-            F.col(id_col).alias("id"), F.col("_nd_rep_id").alias("cluster_id"), "similarity", "_nd_first", "_nd_order"
-        )
-    else:
-        clusters = members.select(
-            F.col(id_col).alias("id"),
-            F.col("_nd_rep_id").alias("cluster_id"),
-            F.bit_count(F.col("_nd_fp").bitwiseXOR(F.col("_nd_rep_fp"))).cast("int").alias("distance"),
-            "_nd_first",
-            "_nd_order",
-        )
+    clusters = members.select(
+        F.col(id_col).alias("id"),
+        F.col("_nd_rep_id").alias("cluster_id"),
+        F.bit_count(F.col("_nd_fp").bitwiseXOR(F.col("_nd_rep_fp"))).cast("int").alias("distance"),
+        "_nd_first",
+        "_nd_order",
+    )
     clusters = clusters.orderBy("_nd_first", "_nd_order").drop("_nd_first", "_nd_order")
     dropped = members.where("_nd_rank > 1").select("_nd_key")
     return clusters, dropped, members
