@@ -111,7 +111,7 @@ def call_overhead(out):
         from neardup.spark import _array
 
         for b in batches:
-            fps, feats, chars, errors = spark_fingerprint(fingerprinter, b.column(1), True)
+            fps, feats, chars, errors, _ = spark_fingerprint(fingerprinter, b.column(1), True)
             msgs = [None] * b.num_rows
             yield pa.RecordBatch.from_arrays(
                 list(b.columns)

@@ -202,3 +202,28 @@ def test_chains_give_justified_clusters_and_one_answer_everywhere(spark, tmp_pat
                           "--clusters", "components", "--verify", "none")
         assert len(whole[1]) < len(want[1]), f"{method} {keep}: components remove more along the chains"
     df.unpersist()
+
+
+def test_spark_runs_128_bit_ferd_as_the_cli(spark, tmp_path):  # noqa: F811
+    """A 128-bit pipeline (`ferd`) runs on Spark, each fingerprint as two
+    longs, and gives `neardup dedup --preset ferd`'s clusters and kept
+    records for every keep, verified or not, on both component paths and
+    in both cluster modes."""
+    from test_minhash import planted
+
+    from neardup.spark import dedup
+
+    path = planted(tmp_path)
+    df = read_ordered(spark, [path]).cache()
+    order = ["_nd_file", "_nd_row"]
+    for keep in KEEPS:
+        want = cli_dedup([path], tmp_path / keep, "--preset", "ferd", "--keep", keep, "--verify", "none")
+        assert want[0], "ferd finds the planted copies"
+        got = dedup(df, order_cols=order, preset="ferd", keep=keep, verify=False)
+        assert spark_result(got) == want, keep
+    want = cli_dedup([path], tmp_path / "verified", "--preset", "ferd")
+    assert spark_result(dedup(df, order_cols=order, preset="ferd")) == want
+    want = cli_dedup([path], tmp_path / "components", "--preset", "ferd", "--clusters", "components", "--verify", "none")
+    got = dedup(df, order_cols=order, preset="ferd", clusters="components", verify=False, cc_threshold=0)
+    assert spark_result(got) == want and got.summary["components"]["path"] == "dataframe"
+    df.unpersist()

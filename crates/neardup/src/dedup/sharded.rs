@@ -28,18 +28,16 @@
 //! ```
 
 use crate::error::{Error, Result};
+use crate::fingerprint::Bits;
 use crate::index::sharded::{ShardedPairs, MAX_GROUP_ROWS};
-use crate::index::LayoutSpec;
+use crate::index::{LayoutSpec, Word};
 use crate::radius::{Pass, Plan, Radius};
-
-/// Fingerprints travel as 64-bit words.
-const BITS: u32 = 64;
 
 /// The rows a batch of distinct fingerprints sends into the shuffle, as
 /// columns: one row per pass the fingerprint takes part in and table of
 /// that pass.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct KeyRows {
+pub struct KeyRows<W = u64> {
     /// The pass of the plan.
     pub pass: Vec<u32>,
     /// The table of the pass's layout.
@@ -47,13 +45,14 @@ pub struct KeyRows {
     /// The table's key of the fingerprint: rows with equal `(pass, table,
     /// key)` must meet in one partition.
     pub key: Vec<u64>,
-    /// The fingerprint permuted for the table.
-    pub permuted: Vec<u64>,
+    /// The fingerprint permuted for the table (a `u64` or a `u128`, the
+    /// plan's width).
+    pub permuted: Vec<W>,
     /// The fewest features of a document with this fingerprint.
     pub features: Vec<u32>,
 }
 
-impl KeyRows {
+impl<W: Word> KeyRows<W> {
     /// How many rows.
     pub fn len(&self) -> usize {
         self.pass.len()
@@ -64,7 +63,7 @@ impl KeyRows {
         self.pass.is_empty()
     }
 
-    fn push(&mut self, pass: usize, table: usize, key: u64, permuted: u64, features: u32) {
+    fn push(&mut self, pass: usize, table: usize, key: u64, permuted: W, features: u32) {
         self.pass.push(pass as u32);
         self.table.push(table as u32);
         self.key.push(key);
@@ -89,6 +88,7 @@ impl KeyRows {
 pub struct ShardedDedup {
     plan: Plan,
     passes: Vec<(Pass, ShardedPairs)>,
+    bits: Bits,
 }
 
 impl ShardedDedup {
@@ -106,6 +106,17 @@ impl ShardedDedup {
     /// every preset's does), a k of 64 or more, a block count per pass that
     /// does not match the plan, or an impossible layout.
     pub fn new(radius: &Radius, n: usize, blocks: Option<&[u32]>) -> Result<ShardedDedup> {
+        ShardedDedup::with_bits(radius, n, blocks, Bits::B64)
+    }
+
+    /// [`new`](Self::new) for fingerprints of `bits` (`u64` words for
+    /// 64, `u128` for 128).
+    ///
+    /// # Errors
+    ///
+    /// As [`new`](Self::new), with k below `bits`.
+    pub fn with_bits(radius: &Radius, n: usize, blocks: Option<&[u32]>, bits: Bits) -> Result<ShardedDedup> {
+        let width = bits.get();
         if !radius.shrinks_with_length() {
             return Err(Error::Config(
                 "a sharded dedup needs a radius that does not grow with document length".into(),
@@ -124,16 +135,45 @@ impl ShardedDedup {
         let mut passes = Vec::with_capacity(plan.passes().len());
         for (i, &pass) in plan.passes().iter().enumerate() {
             let k = pass.k;
-            if k >= BITS {
-                return Err(Error::Config(format!("k = {k} must be below the {BITS} bits")));
+            if k >= width {
+                return Err(Error::Config(format!("k = {k} must be below the {width} bits")));
             }
             let sharded = match blocks {
-                Some(b) => ShardedPairs::new(LayoutSpec { bits: BITS, k, blocks: b[i] })?,
-                None => ShardedPairs::for_shuffle(BITS, k, n, MAX_GROUP_ROWS)?,
+                Some(b) => ShardedPairs::new(LayoutSpec { bits: width, k, blocks: b[i] })?,
+                None => ShardedPairs::for_shuffle(width, k, n, MAX_GROUP_ROWS)?,
             };
             passes.push((pass, sharded));
         }
-        Ok(ShardedDedup { plan, passes })
+        Ok(ShardedDedup { plan, passes, bits })
+    }
+
+    /// The fingerprints' width.
+    pub fn bits(&self) -> Bits {
+        self.bits
+    }
+
+    /// The 64-bit name of a fingerprint in a job's graph: a 64-bit
+    /// fingerprint itself; a 128-bit one's XXH3-64 (of its little-endian
+    /// bytes), since near fingerprints often share either half. Two
+    /// distinct fingerprints with one name (about n²/2^65) are the job's
+    /// to refuse.
+    pub fn vertex(fingerprint: u128, bits: Bits) -> u64 {
+        match bits {
+            Bits::B64 => fingerprint as u64,
+            Bits::B128 => xxhash_rust::xxh3::xxh3_64(&fingerprint.to_le_bytes()),
+        }
+    }
+
+    /// An error unless words of `W` are this plan's width.
+    fn check_width<W: Word>(&self) -> Result<()> {
+        if W::BITS != self.bits.get() {
+            return Err(Error::Config(format!(
+                "{}-bit words for a plan of {}-bit fingerprints",
+                W::BITS,
+                self.bits.get()
+            )));
+        }
+        Ok(())
     }
 
     /// The dedup plan.
@@ -158,9 +198,11 @@ impl ShardedDedup {
     ///
     /// # Panics
     ///
-    /// If the two slices differ in length.
-    pub fn keys(&self, fingerprints: &[u64], features: &[u32], out: &mut KeyRows) {
+    /// If the two slices differ in length, or the words are not the
+    /// plan's width.
+    pub fn keys<W: Word>(&self, fingerprints: &[W], features: &[u32], out: &mut KeyRows<W>) {
         assert_eq!(fingerprints.len(), features.len(), "one feature count per fingerprint");
+        assert_eq!(W::BITS, self.bits.get(), "words of the plan's width");
         for (&f, &n) in fingerprints.iter().zip(features) {
             for (pi, (pass, sharded)) in self.passes.iter().enumerate() {
                 if !pass.includes(n as usize) {
@@ -182,9 +224,11 @@ impl ShardedDedup {
     ///
     /// # Errors
     ///
-    /// Columns of different lengths, or a row whose pass or table is not
-    /// in this plan (named by its position).
-    pub fn links(&self, rows: &KeyRows) -> Result<Vec<(u64, u64, u32)>> {
+    /// Columns of different lengths, a row whose pass or table is not
+    /// in this plan (named by its position), or words not of the plan's
+    /// width.
+    pub fn links<W: Word>(&self, rows: &KeyRows<W>) -> Result<Vec<(W, W, u32)>> {
+        self.check_width::<W>()?;
         rows.check_lengths()?;
         for i in 0..rows.len() {
             let (pass, table) = (rows.pass[i], rows.table[i]);
@@ -206,16 +250,16 @@ impl ShardedDedup {
     }
 
     /// The accepted pairs of one run (rows sorted by their permuted word).
-    fn run_links(&self, rows: &KeyRows, run: &[usize], out: &mut Vec<(u64, u64, u32)>) {
+    fn run_links<W: Word>(&self, rows: &KeyRows<W>, run: &[usize], out: &mut Vec<(W, W, u32)>) {
         let head = run[0];
         let pass_no = rows.pass[head] as usize;
         let t = rows.table[head] as usize;
         let sharded = &self.passes[pass_no].1;
         // (permuted, features), sorted; a repeated word keeps its fewest features.
-        let mut words: Vec<(u64, u32)> = run.iter().map(|&i| (rows.permuted[i], rows.features[i])).collect();
+        let mut words: Vec<(W, u32)> = run.iter().map(|&i| (rows.permuted[i], rows.features[i])).collect();
         words.sort_unstable();
         words.dedup_by_key(|r| r.0);
-        let features = |w: u64| {
+        let features = |w: W| {
             let pw = sharded.permute(t, w);
             words[words.partition_point(|r| r.0 < pw)].1 as usize
         };
@@ -255,6 +299,19 @@ mod tests {
         (fps, features)
     }
 
+    /// The rows cut into `partitions` by `(pass, table, key)`, as a
+    /// shuffle would cut them.
+    fn cut<W: Word>(rows: &KeyRows<W>, partitions: usize) -> Vec<KeyRows<W>> {
+        let mut parts: Vec<KeyRows<W>> = vec![KeyRows::default(); partitions];
+        for i in 0..rows.len() {
+            let p =
+                (rows.key[i] ^ u64::from(rows.table[i]) ^ u64::from(rows.pass[i]) << 7) as usize % partitions;
+            let (pass, table) = (rows.pass[i] as usize, rows.table[i] as usize);
+            parts[p].push(pass, table, rows.key[i], rows.permuted[i], rows.features[i]);
+        }
+        parts
+    }
+
     /// Every accepted pair of a brute-force scan, by the radius's own rule.
     fn brute_force(radius: &Radius, fps: &[u64], features: &[u32]) -> Vec<(u64, u64, u32)> {
         let mut want = Vec::new();
@@ -286,18 +343,7 @@ mod tests {
             let mut rows = KeyRows::default();
             plan.keys(&fps, &features, &mut rows);
             for partitions in [1usize, 7] {
-                let mut parts: Vec<KeyRows> = vec![KeyRows::default(); partitions];
-                for i in 0..rows.len() {
-                    let p = (rows.key[i] ^ u64::from(rows.table[i]) ^ u64::from(rows.pass[i]) << 7) as usize
-                        % partitions;
-                    parts[p].push(
-                        rows.pass[i] as usize,
-                        rows.table[i] as usize,
-                        rows.key[i],
-                        rows.permuted[i],
-                        rows.features[i],
-                    );
-                }
+                let parts = cut(&rows, partitions);
                 let mut got: Vec<(u64, u64, u32)> =
                     parts.iter().flat_map(|p| rebuilt.links(p).unwrap()).collect();
                 got.sort_unstable();
@@ -325,6 +371,61 @@ mod tests {
         }
     }
 
+    /// 128-bit fingerprints (`ferd`'s width): the links over partitions
+    /// equal a brute-force scan, and words of the wrong width are refused.
+    #[test]
+    fn the_links_of_128_bit_fingerprints_equal_a_linear_scan() {
+        let mut rng = Rng(128);
+        let mut fps: Vec<u128> = Vec::new();
+        while fps.len() < 2000 {
+            let base = u128::from(rng.next()) << 64 | u128::from(rng.next());
+            fps.push(base);
+            for _ in 0..rng.below(4) {
+                let mut near = base;
+                for _ in 0..rng.below(12) {
+                    near ^= 1u128 << rng.below(128);
+                }
+                fps.push(near);
+            }
+        }
+        fps.sort_unstable();
+        fps.dedup();
+        let features: Vec<u32> = fps.iter().map(|_| [40, 300, 5000][rng.below(3) as usize]).collect();
+        for radius in [Radius::fixed(6), Radius::by_length(&[(600, 10)], 5)] {
+            let plan = ShardedDedup::with_bits(&radius, fps.len(), None, Bits::B128).unwrap();
+            let rebuilt = ShardedDedup::with_bits(&radius, 0, Some(&plan.blocks()), Bits::B128).unwrap();
+            let mut rows = KeyRows::default();
+            plan.keys(&fps, &features, &mut rows);
+            let parts = cut(&rows, 5);
+            let mut got: Vec<(u128, u128, u32)> =
+                parts.iter().flat_map(|p| rebuilt.links(p).unwrap()).collect();
+            got.sort_unstable();
+            let mut want = Vec::new();
+            for i in 0..fps.len() {
+                for j in i + 1..fps.len() {
+                    let d = (fps[i] ^ fps[j]).count_ones();
+                    if radius.accepts(d, features[i] as usize, features[j] as usize) {
+                        want.push((fps[i], fps[j], d));
+                    }
+                }
+            }
+            assert!(want.len() > 100, "{radius}: {} pairs", want.len());
+            assert_eq!(got, want, "{radius}");
+            let narrow = KeyRows::<u64> {
+                pass: vec![0],
+                table: vec![0],
+                key: vec![0],
+                permuted: vec![0],
+                features: vec![9],
+            };
+            assert!(plan
+                .links(&narrow)
+                .unwrap_err()
+                .to_string()
+                .contains("64-bit words for a plan of 128-bit"));
+        }
+    }
+
     #[test]
     fn bad_plans_and_rows_are_refused_by_name() {
         let grows = Radius::by_length(&[(100, 2)], 5);
@@ -334,7 +435,7 @@ mod tests {
         assert!(e.contains("1 passes but 2 block counts"), "{e}");
         let plan = ShardedDedup::new(&Radius::fixed(3), 10, None).unwrap();
         let mut rows = KeyRows::default();
-        plan.keys(&[1, 3], &[10, 10], &mut rows);
+        plan.keys(&[1u64, 3], &[10, 10], &mut rows);
         let mut bad = rows.clone();
         bad.pass[1] = 4;
         assert!(plan.links(&bad).unwrap_err().to_string().contains("row 1: pass 4"));

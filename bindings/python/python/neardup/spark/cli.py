@@ -149,8 +149,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(f"neardup.spark: {e}", file=sys.stderr)
         return 1
     except ValueError as e:
-        # A pipeline that cannot run (a method that is not the preset's, a
-        # 128-bit pipeline): a usage error, as neardup dedup says.
+        # A pipeline that cannot run (a method that is not the preset's):
+        # a usage error, as neardup dedup says.
         print(f"neardup.spark: {e}", file=sys.stderr)
         return 2
     finally:

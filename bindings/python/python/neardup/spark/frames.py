@@ -16,34 +16,31 @@ if TYPE_CHECKING:
 
 
 def fingerprint_frame(df: "DataFrame", text_col: str, fingerprinter: Fingerprinter, allow_empty: bool) -> "DataFrame":
-    """``df`` with ``_nd_fp`` (long), ``_nd_features``, ``_nd_chars`` and
-    ``_nd_error`` (why a row cannot be fingerprinted, else null) added, by
-    one Rust call per Arrow batch."""
+    """``df`` with ``_nd_fp`` (long: the fingerprint, or for a 128-bit
+    one its vertex, whose low and high 64 bits are ``_nd_fp_lo`` and
+    ``_nd_fp_hi``), ``_nd_features``, ``_nd_chars`` and ``_nd_error`` (why
+    a row cannot be fingerprinted, else null) added, by one Rust call per
+    Arrow batch."""
     import pyarrow as pa
     from pyspark.sql import types as T
 
-    schema = T.StructType(
-        df.schema.fields
-        + [
-            T.StructField("_nd_fp", T.LongType()),
-            T.StructField("_nd_features", T.IntegerType()),
-            T.StructField("_nd_chars", T.LongType()),
-            T.StructField("_nd_error", T.StringType()),
-        ]
-    )
+    wide = fingerprinter.bits == 128
+    names = ["_nd_fp", "_nd_features", "_nd_chars", "_nd_error"] + (["_nd_fp_lo", "_nd_fp_hi"] if wide else [])
+    types = [T.LongType(), T.IntegerType(), T.LongType(), T.StringType(), T.LongType(), T.LongType()]
+    schema = T.StructType(df.schema.fields + [T.StructField(n, t) for n, t in zip(names, types)])
     at = df.columns.index(text_col)
 
     def run(batches: Any) -> Any:
         for b in batches:
-            fps, features, chars, errors = spark_fingerprint(fingerprinter, b.column(at), allow_empty)
+            fps, features, chars, errors, halves = spark_fingerprint(fingerprinter, b.column(at), allow_empty)
             messages: list[Optional[str]] = [None] * b.num_rows
             for i, message in errors:
                 messages[i] = message
             extra = [_array(pa.int64(), fps), _array(pa.int32(), features), _array(pa.int64(), chars)]
-            yield pa.RecordBatch.from_arrays(
-                list(b.columns) + extra + [pa.array(messages, pa.string())],
-                names=list(b.schema.names) + ["_nd_fp", "_nd_features", "_nd_chars", "_nd_error"],
-            )
+            extra.append(pa.array(messages, pa.string()))
+            if halves is not None:
+                extra += [_array(pa.int64(), half) for half in halves]
+            yield pa.RecordBatch.from_arrays(list(b.columns) + extra, names=list(b.schema.names) + names)
 
     return df.mapInArrow(run, schema)
 
@@ -64,16 +61,31 @@ def _whole_partition(batches: Any) -> Any:
     return table if table.num_rows else None
 
 
+KEY_COLUMNS = ["pass", "table", "key", "permuted", "features", "permuted_hi"]
+"""The columns of a SimHash key row (``permuted_hi``: 128-bit plans only)."""
+
+
+def key_schema(plan: SparkPlan) -> str:
+    """The Spark schema of ``plan``'s key rows."""
+    types = ["int", "int", "long", "long", "int", "long"]
+    return ", ".join(f"{n} {t}" for n, t in zip(KEY_COLUMNS[: _key_width(plan)], types))
+
+
+def _key_width(plan: SparkPlan) -> int:
+    return 6 if plan.bits == 128 else 5
+
+
 def _keys_fn(plan: SparkPlan) -> Any:
+    """Rows ``(fingerprint, features[, high bits])`` → key rows."""
     import pyarrow as pa
 
-    types = [pa.int32(), pa.int32(), pa.int64(), pa.int64(), pa.int32()]
-    names = ["pass", "table", "key", "permuted", "features"]
+    width = _key_width(plan)
+    types = [pa.int32(), pa.int32(), pa.int64(), pa.int64(), pa.int32(), pa.int64()][:width]
 
     def run(batches: Any) -> Any:
         for b in batches:
-            cols = plan.keys(b.column(0), b.column(1))
-            yield pa.RecordBatch.from_arrays([_array(t, c) for t, c in zip(types, cols)], names=names)
+            cols = plan.keys(b.column(0), b.column(1), high=b.column(2) if width == 6 else None)
+            yield pa.RecordBatch.from_arrays([_array(t, c) for t, c in zip(types, cols)], names=KEY_COLUMNS[:width])
 
     return run
 
@@ -84,7 +96,9 @@ def _pairs_fn(plan: SparkPlan) -> Any:
         table = _whole_partition(batches)
         if table is None:
             return
-        a, b, d = plan.pairs(*(table.column(c) for c in ("pass", "table", "key", "permuted", "features")))
+        high = table.column("permuted_hi") if _key_width(plan) == 6 else None
+        pass_no, table_no, key, permuted, features = (table.column(c) for c in KEY_COLUMNS[:5])
+        a, b, d = plan.pairs(pass_no, table_no, key, permuted, features, permuted_high=high)
         yield pa.RecordBatch.from_arrays(
             [_array(pa.int64(), a), _array(pa.int64(), b), _array(pa.int32(), d)], names=["a", "b", "distance"]
         )
@@ -93,11 +107,11 @@ def _pairs_fn(plan: SparkPlan) -> Any:
 
 
 def _split_fn(plan: Any, fingerprinter: Any = None, verify: Optional[float] = None) -> Any:
-    """A partition of cluster members ``(key, component, fingerprint,
-    features[, text])`` or ``(key, component, signature)``, each
-    component's rows adjacent and in keep order → ``(key, owner)``: the key
-    of the member each is removed for, or its own when kept (the core's
-    split; SimHash's links verified on the texts at ``verify``)."""
+    """A partition of cluster members ``(_nd_key, _nd_cluster, _nd_fp,
+    _nd_features[, _nd_fp_lo, _nd_fp_hi][, text])``, each component's rows adjacent
+    and in keep order → ``(key, owner)``: the key of the member each is
+    removed for, or its own when kept (the core's split; links verified on
+    the texts at ``verify``)."""
     import pyarrow as pa
 
     def run(batches: Any) -> Any:
@@ -105,11 +119,15 @@ def _split_fn(plan: Any, fingerprinter: Any = None, verify: Optional[float] = No
         if table is None:
             return
         keys = table.column(0).combine_chunks()
+        features, groups = table.column("_nd_features"), table.column("_nd_cluster")
+        wide = plan.bits == 128
+        fp = table.column("_nd_fp_lo" if wide else "_nd_fp")
+        high = table.column("_nd_fp_hi") if wide else None
         if verify is not None:
-            fp, features, text = (table.column(i) for i in (2, 3, 4))
-            owners = plan.split(fp, features, table.column(1), fingerprinter, text, verify)
+            text = table.column(table.num_columns - 1)
+            owners = plan.split(fp, features, groups, fingerprinter, text, verify, high=high)
         else:
-            owners = plan.split(*(table.column(i) for i in range(2, table.num_columns)), table.column(1))
+            owners = plan.split(fp, features, groups, high=high)
         yield pa.RecordBatch.from_arrays([keys, keys.take(_array(pa.int32(), owners))], names=["_nd_key", "_nd_owner"])
 
     return run

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Iterator, Optional, Sequence, Union
 from .._neardup import Fingerprinter, MinHasher, MinHashPlan, SparkPlan
 from .._neardup import pipeline as resolve_pipeline
 from . import _components, lsh
-from .frames import _keys_fn, _pairs_fn, _split_fn, fingerprint_frame, sign_frame
+from .frames import _keys_fn, _pairs_fn, _split_fn, fingerprint_frame, key_schema, sign_frame
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -35,7 +35,7 @@ bitmaps of their keys (4 KB per 32,768 consecutive keys, ~125 MB for 10^9
 documents) up to this size; beyond that the anti-join shuffles the input
 once, texts included."""
 
-_HELPERS = ("_nd_key", "_nd_order", "_nd_fp", "_nd_sig", "_nd_features", "_nd_chars", "_nd_error")
+_HELPERS = ("_nd_key", "_nd_order", "_nd_fp", "_nd_fp_lo", "_nd_fp_hi", "_nd_sig", "_nd_features", "_nd_chars", "_nd_error")
 _INTERNAL = (
     "_nd_bucket",
     "_nd_bits",
@@ -43,6 +43,8 @@ _INTERNAL = (
     "_nd_size",
     "_nd_rank",
     "_nd_rep_fp",
+    "_nd_rep_lo",
+    "_nd_rep_hi",
     "_nd_removed",
     "_nd_rep_id",
     "_nd_first",
@@ -113,7 +115,7 @@ def dedup(
     - ``preset`` / ``config`` (a TOML pipeline file): the pipeline; by
       default the preset of ``method``, or of the method ``k`` (SimHash) or
       ``threshold`` (MinHash) implies, else of the default method — as
-      ``neardup dedup`` resolves it. SimHash pipelines must be 64 bits.
+      ``neardup dedup`` resolves it. SimHash pipelines of 64 or 128 bits.
     - ``method``: ``"simhash"`` or ``"minhash"`` (must be the pipeline's).
     - ``k``: SimHash's radius in bits; by default the pipeline's rule
       (``Fingerprinter.radius``; for ``default``: 8 when the shorter
@@ -175,8 +177,6 @@ def dedup(
         verify_at = pipeline.default_verify if verify is None else (None if verify is False else float(verify))
         if verify_at is not None and not 0 < verify_at <= 1:
             raise ValueError(f"verify: the threshold must be in (0, 1], not {verify_at}")
-    if isinstance(pipeline, Fingerprinter) and pipeline.bits != 64:
-        raise ValueError("the Spark job needs a 64-bit pipeline (fingerprints travel as longs)")
     spark = df.sparkSession
     timer = _Timer(spark.sparkContext)
 
@@ -217,7 +217,7 @@ def dedup(
         edges, rule, plan = lsh.candidate_edges(fped, pipeline, nparts)
     else:
         steps, rest = ([], k) if k is not None else pipeline.radius_steps
-        edges, rule, plan = _simhash_edges(fped, steps, rest, blocks, nparts, timer, pipeline.rule_json())
+        edges, rule, plan = _simhash_edges(fped, steps, rest, blocks, nparts, timer, pipeline)
     edge_count = timer.run("pairs", edges.count)
 
     # 5. Connected components.
@@ -272,26 +272,34 @@ def _simhash_edges(
     blocks: Optional[Sequence[int]],
     nparts: int,
     timer: "_Timer",
-    rule_json: str,
+    fingerprinter: Fingerprinter,
 ) -> tuple["DataFrame", dict[str, Any], SparkPlan]:
     """The edges ``(a, b, distance)`` between distinct fingerprints (the
-    core's dedup plan, its tables' keys shuffled), persisted; the rule
-    for the summary; and the plan."""
+    core's dedup plan, its tables' keys shuffled; a 128-bit fingerprint
+    named by its vertex), persisted; the rule for the summary; and the
+    plan."""
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
 
     # One row per distinct fingerprint, with its shortest document's features.
-    groups = fped.groupBy("_nd_fp").agg(F.min("_nd_features").alias("_nd_features"))
+    # (A 128-bit one: its low and high halves, named by its vertex.)
+    wide = fingerprinter.bits == 128
+    halves = ["_nd_fp_lo", "_nd_fp_hi"] if wide else ["_nd_fp"]
+    groups = fped.groupBy(*dict.fromkeys(["_nd_fp", *halves])).agg(F.min("_nd_features").alias("_nd_features"))
     groups = groups.persist(StorageLevel.MEMORY_AND_DISK)
     distinct = timer.run("collapse", groups.count)
-    plan = SparkPlan(steps, rest, max(distinct, 1), list(blocks) if blocks else None)
-    keys = groups.mapInArrow(_keys_fn(plan), "pass int, table int, key long, permuted long, features int")
+    if wide and timer.run("check vertices", lambda: groups.select(F.countDistinct("_nd_fp")).collect()[0][0]) != distinct:
+        # Two 128-bit fingerprints with one vertex: vanishingly rare
+        # (about n²/2^65), but naming both by it would merge them.
+        raise RuntimeError("two distinct 128-bit fingerprints share a 64-bit vertex; please report this")
+    plan = SparkPlan(steps, rest, max(distinct, 1), list(blocks) if blocks else None, fingerprinter.bits)
+    keys = groups.select(halves[0], "_nd_features", *halves[1:]).mapInArrow(_keys_fn(plan), key_schema(plan))
     shuffled = keys.repartition(nparts, "pass", "table", "key").sortWithinPartitions("pass", "table", "key")
     edges = shuffled.mapInArrow(_pairs_fn(plan), "a long, b long, distance int")
     edges = edges.persist(StorageLevel.MEMORY_AND_DISK)
     rule = {
         # As `neardup dedup` writes it (the core's rule), then the job's own.
-        **json.loads(rule_json),
+        **json.loads(fingerprinter.rule_json()),
         "distinct_fingerprints": distinct,
         "passes": [
             {"k": kk, "below_features": below, "blocks": blocks, "tables": tables}
@@ -398,13 +406,15 @@ def _clusters(
 
     # The texts travel to the split only when it verifies.
     text = [split.text_col] if split is not None and split.verify is not None else []
-    narrow = fped.select("_nd_key", "_nd_order", id_col, "_nd_fp", "_nd_features", "_nd_chars", *text)
+    hi = ["_nd_fp_lo", "_nd_fp_hi"] if "_nd_fp_hi" in fped.columns else []
+    narrow = fped.select("_nd_key", "_nd_order", id_col, "_nd_fp", *hi, "_nd_features", "_nd_chars", *text)
     labels = labels.select(F.col("vertex").alias("_nd_vertex"), F.col("label").alias("_nd_label"))
     lab = narrow.join(labels, narrow["_nd_fp"] == labels["_nd_vertex"], "left").select(
         "_nd_key",
         "_nd_order",
         id_col,
         "_nd_fp",
+        *hi,
         "_nd_features",
         "_nd_chars",
         *text,
@@ -419,7 +429,7 @@ def _clusters(
     }[keep]
     if split is not None:
         shuffled = members.repartition(split.partitions, "_nd_cluster").sortWithinPartitions("_nd_cluster", *ordering)
-        columns = ["_nd_key", "_nd_cluster", "_nd_fp", "_nd_features", *text]
+        columns = ["_nd_key", "_nd_cluster", "_nd_fp", "_nd_features", *hi, *text]
         split_fn = _split_fn(split.plan, split.pipeline if text else None, split.verify)
         owners = shuffled.select(*columns).mapInArrow(split_fn, "_nd_key long, _nd_owner long")
         # The justified clusters: each kept member with the members removed
@@ -439,10 +449,18 @@ def _clusters(
         .withColumn("_nd_rep_id", F.first(id_col).over(ranked))
         .withColumn("_nd_first", F.min("_nd_order").over(whole))
     )
+    distance = F.bit_count(F.col("_nd_fp").bitwiseXOR(F.col("_nd_rep_fp")))
+    if hi:
+        # The vertex is a hash: the distance is the halves'.
+        members = members.withColumn("_nd_rep_lo", F.first("_nd_fp_lo").over(ranked))
+        members = members.withColumn("_nd_rep_hi", F.first("_nd_fp_hi").over(ranked))
+        distance = F.bit_count(F.col("_nd_fp_lo").bitwiseXOR(F.col("_nd_rep_lo"))) + F.bit_count(
+            F.col("_nd_fp_hi").bitwiseXOR(F.col("_nd_rep_hi"))
+        )
     clusters = members.select(
         F.col(id_col).alias("id"),
         F.col("_nd_rep_id").alias("cluster_id"),
-        F.bit_count(F.col("_nd_fp").bitwiseXOR(F.col("_nd_rep_fp"))).cast("int").alias("distance"),
+        distance.cast("int").alias("distance"),
         "_nd_first",
         "_nd_order",
     )
