@@ -25,9 +25,9 @@ fn with_byte_slices<'a, R>(items: &'a Bound<'_, PyAny>, f: impl FnOnce(&[&'a [u8
     if let Ok(list) = items.downcast::<PyList>() {
         slices.reserve(list.len());
         for i in 0..list.len() {
-            // SAFETY: i < len; PyList_GetItem returns a borrowed reference the
-            // list keeps alive while the GIL is held and nothing mutates it.
-            let item = unsafe { pyo3::ffi::PyList_GetItem(list.as_ptr(), i as pyo3::ffi::Py_ssize_t) };
+            // SAFETY: i < len; the item is a borrowed reference the list
+            // keeps alive while the GIL is held and nothing mutates it.
+            let item = unsafe { crate::items::list_item(list.as_ptr(), i) };
             slices.push(bytes_of(item)?);
         }
     } else if let Ok(tuple) = items.downcast::<PyTuple>() {

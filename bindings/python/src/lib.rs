@@ -12,6 +12,7 @@ mod batch;
 mod clean;
 mod datasketch;
 mod index;
+mod items;
 mod minhash;
 mod read;
 mod spark;

@@ -79,69 +79,88 @@ fn signatures_out<'py>(
 }
 
 impl MinHasher {
-    /// Hashes the items of `list` that are exact `str` with valid UTF-8,
-    /// from the first, into `out`, with one C call per item (the limited
-    /// API's `PyList_GetItem` is the other; the type check is a pointer
-    /// compare); returns where it stopped: the length, or the first item
-    /// that is not an exact str or has no UTF-8 form (a lone surrogate).
-    fn hash_exact_strs(&self, list: &Bound<'_, PyList>, out: &mut Vec<u64>) -> usize {
-        use pyo3::ffi;
-        let n = list.len();
-        let p = list.as_ptr();
-        for i in 0..n {
-            // SAFETY: we hold the GIL (`list` is bound to it) and run no
-            // Python code in this loop, so the list cannot change under it;
-            // the item is borrowed from the list for this iteration only.
-            // `PyList_GetItem` checks the index anyway (NULL, handled).
-            let item = unsafe { ffi::PyList_GetItem(p, i as ffi::Py_ssize_t) };
-            if item.is_null() {
-                // SAFETY: the GIL is held; the IndexError is ours to drop.
-                unsafe { ffi::PyErr_Clear() };
-                return i;
-            }
-            // SAFETY: `item` is a live object (borrowed above).
-            if unsafe { ffi::PyUnicode_CheckExact(item) } == 0 {
-                return i;
-            }
-            let mut len: ffi::Py_ssize_t = 0;
-            // SAFETY: `item` is a str; the UTF-8 buffer it returns lives
-            // as long as the str, which outlives this iteration.
-            let data = unsafe { ffi::PyUnicode_AsUTF8AndSize(item, &mut len) };
-            if data.is_null() {
-                // SAFETY: the GIL is held; the general path raises its own.
-                unsafe { ffi::PyErr_Clear() };
-                return i;
-            }
-            // SAFETY: CPython's UTF-8 form of a str is `len` bytes of valid
-            // UTF-8 at `data`.
-            let text = unsafe {
-                std::str::from_utf8_unchecked(std::slice::from_raw_parts(data.cast::<u8>(), len as usize))
-            };
-            out.push(self.inner.feature_hash(text));
-        }
-        n
-    }
-
     /// The feature hashes of a collection of str (a list read in place),
     /// each hashed as it is read; a non-str names its position.
     fn read_hashes(&self, v: &Bound<'_, PyAny>, arg: &str) -> PyResult<Vec<u64>> {
         not_one_str(v, arg)?;
         if let Ok(list) = v.downcast::<PyList>() {
-            let mut out = Vec::with_capacity(list.len());
-            // The common case (every item an exact str) in place; the
-            // first item that is not goes by the general path, which names
-            // what is wrong with it.
-            let from = self.hash_exact_strs(list, &mut out);
-            for i in from..list.len() {
-                out.push(self.inner.feature_hash(&as_text(&list.get_item(i)?, Name::Item(arg, i))?));
-            }
-            return Ok(out);
+            let mut hashes = ListHashes { minhasher: &self.inner, list, arg, at: 0, error: None };
+            let out = hashes.by_ref().collect();
+            return hashes.error.map_or(Ok(out), Err);
         }
         let mut out = Vec::with_capacity(v.len().unwrap_or(0));
         for (i, x) in v.try_iter()?.enumerate() {
             out.push(self.inner.feature_hash(&as_text(&x?, Name::Item(arg, i))?));
         }
         Ok(out)
+    }
+
+    /// The signature of a collection of str: a list's items folded into
+    /// the signature as they are read (no vector of hashes), anything else
+    /// through [`read_hashes`](Self::read_hashes).
+    fn sign_features(&self, v: &Bound<'_, PyAny>, arg: &str) -> PyResult<Option<Signature>> {
+        not_one_str(v, arg)?;
+        let Ok(list) = v.downcast::<PyList>() else {
+            return Ok(self.inner.signature_of_hashes(self.read_hashes(v, arg)?));
+        };
+        let mut hashes = ListHashes { minhasher: &self.inner, list, arg, at: 0, error: None };
+        let sig = self.inner.signature_of_hashes(&mut hashes);
+        hashes.error.map_or(Ok(sig), Err)
+    }
+}
+
+/// The feature hashes of a list's items, each hashed as it is read: an
+/// exact str in place (see [`crate::items`]), anything else by the
+/// general path, which names what is wrong with it. The first error ends
+/// the hashes and waits in `error`.
+struct ListHashes<'a, 'py> {
+    minhasher: &'a neardup::minhash::MinHasher,
+    list: &'a Bound<'py, PyList>,
+    arg: &'a str,
+    at: usize,
+    error: Option<PyErr>,
+}
+
+impl Iterator for ListHashes<'_, '_> {
+    type Item = u64;
+
+    fn next(&mut self) -> Option<u64> {
+        use pyo3::ffi;
+        let i = self.at;
+        // The length is read anew: the general path may run Python code.
+        if self.error.is_some() || i >= self.list.len() {
+            return None;
+        }
+        self.at += 1;
+        // SAFETY: the GIL is held (`list` is bound to it), `i` is below the
+        // length read above and no Python code has run since; the item is
+        // borrowed from the list, which keeps it alive meanwhile.
+        let item = unsafe { crate::items::list_item(self.list.as_ptr(), i) };
+        // SAFETY: as above; `item` is a live object when not NULL.
+        let exact_str = !item.is_null() && unsafe { ffi::PyUnicode_CheckExact(item) } != 0;
+        if exact_str {
+            // SAFETY: an exact str, alive while the list holds it.
+            if let Some(bytes) = unsafe { crate::items::str_utf8(item) } {
+                // SAFETY: a str's UTF-8 form (or an ASCII str's data) is UTF-8.
+                let text = unsafe { std::str::from_utf8_unchecked(bytes) };
+                return Some(self.minhasher.feature_hash(text));
+            }
+        }
+        if item.is_null() || exact_str {
+            // SAFETY: the GIL is held. A NULL item or a str without a UTF-8
+            // form (a lone surrogate) left an error: the general path
+            // raises its own, naming the item.
+            unsafe { ffi::PyErr_Clear() };
+        }
+        let hash =
+            |x: Bound<'_, PyAny>| Ok(self.minhasher.feature_hash(&as_text(&x, Name::Item(self.arg, i))?));
+        match self.list.get_item(i).and_then(hash) {
+            Ok(h) => Some(h),
+            Err(e) => {
+                self.error = Some(e);
+                None
+            }
+        }
     }
 }
 
@@ -263,8 +282,7 @@ impl MinHasher {
         py: Python<'py>,
         features: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyList>> {
-        let hashes = self.read_hashes(features, "features")?;
-        let sig = self.inner.signature_of_hashes(hashes).ok_or_else(|| {
+        let sig = self.sign_features(features, "features")?.ok_or_else(|| {
             PyValueError::new_err("features is empty: a signature needs at least one feature")
         })?;
         PyList::new(py, sig.values())
@@ -280,8 +298,16 @@ impl MinHasher {
         numpy: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
         not_one_str(feature_sets, "feature_sets")?;
-        // Each feature is hashed as it is read (no copy of it is kept); the
-        // signatures are then made on all cores without the GIL.
+        // Each feature is hashed as it is read (no copy of it is kept). On
+        // one thread, each set's hashes go straight into its signature;
+        // else the signatures are made on all cores without the GIL.
+        if rayon::current_num_threads() == 1 {
+            let mut sigs = Vec::new();
+            for (i, set) in feature_sets.try_iter()?.enumerate() {
+                sigs.push(self.sign_features(&set?, &format!("feature_sets[{i}]"))?);
+            }
+            return signatures_out(py, sigs, self.inner.permutations(), numpy, "feature_sets");
+        }
         let mut sets: Vec<Vec<u64>> = Vec::new();
         for (i, set) in feature_sets.try_iter()?.enumerate() {
             sets.push(self.read_hashes(&set?, &format!("feature_sets[{i}]"))?);

@@ -342,3 +342,36 @@ def test_the_default_pipeline_answers_as_compare(tmp_path):
             assert found == ("verdict     near duplicates" in out), (a[:60], b[:60], out)
             near += found
     assert near > 10
+
+
+def test_features_batch_on_one_thread_folds_as_it_reads():
+    """On one thread, `signature_of_features_batch` folds each list's
+    hashes into its signature as it reads them: the same signatures as
+    on all cores and as one set at a time, for lists, tuples, str
+    subclasses, non-ASCII and empty sets, and the same errors naming the
+    item."""
+    script = r"""
+import json, neardup
+m = neardup.MinHasher()
+class Sub(str):
+    pass
+sets = [["a b c", "b c d", "中文 分词"], ("x y z", "y z w"), [Sub("a b c"), "b c d", "中文 分词"], [], ["é è", "plain"]]
+out = {"batch": m.signature_of_features_batch(sets),
+       "one": [m.signature_of_features(s) if s else None for s in sets]}
+for bad in (["ok", "bad \udcff"], ["ok", b"x"]):
+    try:
+        m.signature_of_features_batch([["fine"], bad])
+    except (ValueError, TypeError) as e:
+        out.setdefault("errors", []).append(str(e))
+print(json.dumps(out))
+"""
+    runs = {}
+    for threads in ("1", "2"):
+        env = {**__import__("os").environ, "RAYON_NUM_THREADS": threads}
+        run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True)
+        runs[threads] = json.loads(run.stdout)
+    one, two = runs["1"], runs["2"]
+    assert one == two
+    assert one["batch"] == one["one"] and one["batch"][0] == one["batch"][2] and one["batch"][3] is None
+    assert one["errors"][0].startswith("feature_sets[1][1] is not valid Unicode")
+    assert one["errors"][1].startswith("feature_sets[1][1] must be str, not bytes")
