@@ -128,10 +128,15 @@ impl Iterator for ListHashes<'_, '_> {
         use pyo3::ffi;
         let i = self.at;
         // The length is read anew: the general path may run Python code.
-        if self.error.is_some() || i >= self.list.len() {
+        let len = self.list.len();
+        if self.error.is_some() || i >= len {
             return None;
         }
         self.at += 1;
+        if i + crate::items::PREFETCH_AHEAD < len {
+            // SAFETY: the GIL is held and the index is below the length.
+            unsafe { crate::items::prefetch_item(self.list.as_ptr(), i + crate::items::PREFETCH_AHEAD) };
+        }
         // SAFETY: the GIL is held (`list` is bound to it), `i` is below the
         // length read above and no Python code has run since; the item is
         // borrowed from the list, which keeps it alive meanwhile.

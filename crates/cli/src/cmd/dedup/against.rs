@@ -92,7 +92,7 @@ impl Against {
             for ((i, _, _), res) in asked.iter().zip(self.target.query_many(&queries, self.near)) {
                 let matches = res.map_err(|e| anyhow::anyhow!("{}: {e}", self.path.display()))?;
                 if let Some(m) = matches.first() {
-                    found.insert(*i, self.index_match(m));
+                    found.insert(*i, self.index_match(m)?);
                 }
             }
             first = end;
@@ -100,14 +100,21 @@ impl Against {
         Ok(found)
     }
 
-    /// A match as the index gave it (`{"id", "distance"[, "similarity"]}`).
-    fn index_match(&self, m: &Value) -> IndexMatch {
+    /// A match as the index gave it (`{"id", "distance"[, "similarity"]}`);
+    /// one without its method's closeness is an error, never a 0.
+    fn index_match(&self, m: &Value) -> Result<IndexMatch> {
         let id = id_text(&m["id"]);
+        let missing = |what: &str| anyhow::anyhow!("{}: a match without {what}: {m}", self.path.display());
         let closeness = match self.method {
-            Method::Simhash => Closeness::Distance(m["distance"].as_u64().unwrap_or(0) as u32),
-            Method::Minhash => Closeness::Similarity(round4(m["similarity"].as_f64().unwrap_or(0.0))),
+            Method::Simhash => {
+                let d = m["distance"].as_u64().and_then(|d| u32::try_from(d).ok());
+                Closeness::Distance(d.ok_or_else(|| missing("a distance"))?)
+            }
+            Method::Minhash => Closeness::Similarity(round4(
+                m["similarity"].as_f64().ok_or_else(|| missing("a similarity"))?,
+            )),
         };
-        IndexMatch { id, closeness }
+        Ok(IndexMatch { id, closeness })
     }
 
     /// Adds the kept new documents (`kept`: position and id) to the index
