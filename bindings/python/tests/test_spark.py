@@ -347,6 +347,13 @@ def test_malformed_jsonl_through_the_command_line(tmp_path):
     assert run.returncode == 0, run.stderr[-2000:]
     assert "0 documents, 0 kept, 0 removed" in run.stderr
     assert json.loads((tmp_path / "o3" / "summary.json").read_text())["documents"] == 0
+    # The reader's advice names the Spark job's own flags.
+    nofield = tmp_path / "nofield.jsonl"
+    nofield.write_text('{"id": "a", "body": "The cat sat on the mat."}\n')
+    run = subprocess.run(base[:5] + [str(nofield), "--master", "local[1]", "--output", str(tmp_path / "o5")],
+                         capture_output=True, text=True)
+    assert run.returncode == 1 and 'no field "text"' in run.stderr, run.stderr[-2000:]
+    assert "--text-col (Python: text_col=)" in run.stderr and "--text-field" not in run.stderr
     # A malformed --driver-memory is refused before Spark starts.
     run = subprocess.run(base + ["--output", str(tmp_path / "o4"), "--driver-memory", "lots"], capture_output=True, text=True)
     assert run.returncode == 2 and "--driver-memory takes a size such as 8g" in run.stderr

@@ -57,7 +57,7 @@ def read_local(
     try:
         planned = plan_inputs([local_path(p) for p in inputs], input_format, text_field=text_field, id_field=id_field)
     except (OSError, ValueError) as e:
-        raise BadInputError(str(e)) from None
+        raise BadInputError(spark_names(str(e))) from None
     files = [path for path, _, _ in planned]
     rows = [(i, path, fmt) for i, (path, fmt, _) in enumerate(planned)]
     options = dict(text_field=text_field, id_field=id_field, allow_empty=allow_empty, max_doc_bytes=max_doc_bytes)
@@ -70,6 +70,24 @@ def read_local(
     tasks = max(1, len(rows))
     df = spark.createDataFrame(spark.sparkContext.parallelize(rows, tasks), "rank int, path string, format string")
     return df.mapInArrow(run, READ_SCHEMA), files
+
+
+_SPARK_NAMES = (
+    ("--text-field", "--text-col"),
+    ("text_field=", "text_col="),
+    ("--id-field", "--id-col"),
+    ("id_field=", "id_col="),
+)
+"""The reader's option names (the CLI's and neardup.read's) as the Spark job
+names them."""
+
+
+def spark_names(message: str) -> str:
+    """A reader's message with the Spark job's names for its options
+    (``--text-col`` where ``neardup dedup`` says ``--text-field``)."""
+    for reader, job in _SPARK_NAMES:
+        message = message.replace(reader, job)
+    return message
 
 
 def read_file(rank: int, path: str, fmt: str, options: dict[str, Any]) -> Iterator[Any]:
@@ -86,7 +104,7 @@ def read_file(rank: int, path: str, fmt: str, options: dict[str, Any]) -> Iterat
         if n == 0:
             return
         ids = [i if i is None or isinstance(i, str) else str(i) for i in cols["id"]]
-        errors = [None if e is None else f"{o}: {e}" for o, e in zip(cols["origin"], cols["error"])]
+        errors = [None if e is None else f"{o}: {spark_names(e)}" for o, e in zip(cols["origin"], cols["error"])]
         yield pa.RecordBatch.from_arrays(
             [
                 pa.array([rank] * n, pa.int32()),
