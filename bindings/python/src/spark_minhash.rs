@@ -186,6 +186,65 @@ impl MinHashPlan {
         Ok(words(py, rows))
     }
 
+    /// The band rows of a batch (as [`keys`](Self::keys)) cut for `parts`
+    /// shuffle partitions ([`ShardedLsh::part`]): for each, its rows packed
+    /// as little-endian `(key, vertex)` u64 pairs — one Spark row per
+    /// partition and batch instead of one per band and document.
+    fn packed_keys<'py>(
+        &self,
+        py: Python<'py>,
+        vertices: &Bound<'py, PyAny>,
+        signatures: &Bound<'py, PyAny>,
+        parts: usize,
+    ) -> PyResult<Vec<Bound<'py, PyBytes>>> {
+        if parts == 0 {
+            return Err(PyValueError::new_err("packed_keys: parts must be at least 1"));
+        }
+        let vertices = read_words(vertices, "vertices")?;
+        let sigs = read_signatures(signatures, self.permutations, "signatures")?;
+        if sigs.len() != vertices.len() * self.permutations {
+            return Err(PyValueError::new_err("packed_keys: the columns differ in length"));
+        }
+        let packed = py.allow_threads(|| {
+            let mut rows = Vec::new();
+            self.sharded.band_rows(&sigs, &vertices, &mut rows);
+            let mut out: Vec<Vec<u8>> = vec![Vec::new(); parts];
+            for (key, vertex) in rows {
+                let to = &mut out[ShardedLsh::part(key, parts)];
+                to.extend_from_slice(&key.to_le_bytes());
+                to.extend_from_slice(&vertex.to_le_bytes());
+            }
+            out
+        });
+        Ok(packed.iter().map(|b| PyBytes::new(py, b)).collect())
+    }
+
+    /// [`candidates`](Self::candidates) of a partition of packed band rows
+    /// (a binary column of [`packed_keys`](Self::packed_keys) values).
+    fn packed_candidates<'py>(
+        &self,
+        py: Python<'py>,
+        packed: &Bound<'py, PyAny>,
+    ) -> PyResult<[Bound<'py, PyBytes>; 2]> {
+        let col = StringColumn::read_binary(packed)?
+            .ok_or_else(|| PyTypeError::new_err("packed must be a pyarrow binary array"))?;
+        let mut rows: Vec<(u64, u64)> = Vec::new();
+        for (i, b) in col.bytes().enumerate() {
+            let b = b.map_err(|e| PyValueError::new_err(format!("packed[{i}]: {e}")))?.unwrap_or_default();
+            if b.len() % 16 != 0 {
+                return Err(PyValueError::new_err(format!(
+                    "packed[{i}] has {} bytes, not pairs of u64",
+                    b.len()
+                )));
+            }
+            rows.extend(b.chunks_exact(16).map(|r| {
+                let word = |x: &[u8]| u64::from_le_bytes(x.try_into().expect("8 bytes"));
+                (word(&r[..8]), word(&r[8..]))
+            }));
+        }
+        Ok(words(py, py.allow_threads(|| ShardedLsh::candidates(&mut rows))))
+    }
+
     /// The candidate links of one shuffled partition of band rows `(key,
     /// vertex)` (the core's [`ShardedLsh::candidates`]): `(a, b)` as
     /// little-endian i64 bytes.

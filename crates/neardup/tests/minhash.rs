@@ -568,7 +568,7 @@ fn sharded_lsh_over_partitions_gives_the_batch_clusters() {
                     let mut rows = Vec::new();
                     plan.band_rows(&values, &batch_vertices, &mut rows);
                     for row in rows {
-                        parts[spread(row.0, partitions)].push(row);
+                        parts[ShardedLsh::part(row.0, partitions)].push(row);
                     }
                 }
                 let (a, b): (Vec<u64>, Vec<u64>) =

@@ -172,6 +172,14 @@ impl ShardedLsh {
         }
     }
 
+    /// The shuffle partition (of `parts`) a band row of `key` goes to, for
+    /// a job that sends rows packed per partition: rows of one key always
+    /// meet. `parts` must be at least 1.
+    pub fn part(key: u64, parts: usize) -> usize {
+        // Band keys are uniform hashes: their high bits spread as well as any.
+        ((u128::from(key) * parts as u128) >> 64) as usize
+    }
+
     /// The candidate links of one shuffled partition of band rows, in any
     /// order: the vertices of each run of equal band keys joined — a
     /// spanning forest of them, each link `(smaller, larger)` — and `(v,
@@ -312,5 +320,19 @@ mod tests {
         let mut rows = vec![(1, 10), (1, 11), (2, 11), (2, 12), (2, 10), (3, 13), (4, 14), (4, 14), (5, 15)];
         assert_eq!(ShardedLsh::candidates(&mut rows), [(10, 11), (10, 12), (14, 14)]);
         assert!(ShardedLsh::candidates(&mut []).is_empty());
+    }
+
+    /// Band keys spread evenly over the parts, each below the count.
+    #[test]
+    fn parts_are_even_and_in_range() {
+        let mut rng = neardup_testkit::Rng(5);
+        for parts in [1usize, 3, 8, 200] {
+            let mut count = vec![0u32; parts];
+            for _ in 0..20_000 * parts {
+                count[ShardedLsh::part(rng.next(), parts)] += 1;
+            }
+            let (lo, hi) = (count.iter().min().unwrap(), count.iter().max().unwrap());
+            assert!(*lo > 18_000 && *hi < 22_000, "{parts} parts: {lo}..{hi}");
+        }
     }
 }

@@ -1,7 +1,8 @@
 """The Spark job's MinHash steps, as the core's ``ShardedLsh`` cuts them:
 each signature moves once.
 
-1. Band rows ``(key, vertex)`` — two longs per band — shuffled by key;
+1. Band rows ``(key, vertex)`` — two longs per band — packed per batch
+   and destination partition (the core's ``ShardedLsh::part``), shuffled;
    each partition's candidates (a spanning forest of its runs, and
    ``(v, v)`` for a signature two documents share), one Rust call.
 2. The components of the candidates name each document's group.
@@ -36,8 +37,12 @@ def candidate_edges(fped: "DataFrame", minhasher: MinHasher, nparts: int) -> tup
 
     plan = MinHashPlan.of(minhasher)
     signed = fped.where(F.col("_nd_fp").isNotNull()).select("_nd_fp", "_nd_sig")
-    rows = signed.mapInArrow(_band_rows_fn(plan), "key long, vertex long")
-    edges = rows.repartition(nparts, "key").mapInArrow(_candidates_fn(plan), "a long, b long")
+    # Band rows go packed, one Spark row per batch and partition (Spark's
+    # cost is per row): "part" is a number Spark's hash partitioning sends
+    # to the partition the core chose for the rows.
+    parts = partition_numbers(fped.sparkSession, nparts)
+    rows = signed.mapInArrow(_packed_rows_fn(plan, parts), "part long, rows binary")
+    edges = rows.repartition(nparts, "part").mapInArrow(_candidates_fn(plan), "a long, b long")
     edges = edges.persist(StorageLevel.MEMORY_AND_DISK)
     # As `neardup dedup` writes it: the core's rule.
     return edges, json.loads(minhasher.rule_json()), plan
@@ -91,30 +96,48 @@ def clusters(
     return clusters_df, members.where("_nd_removed").select("_nd_key"), members
 
 
-def _band_rows_fn(plan: MinHashPlan) -> Any:
-    """Rows ``(vertex, signature)`` → ``(key, vertex)``, one per band (and
-    one more for a vertex the batch has twice)."""
+def partition_numbers(spark: Any, n: int) -> list[int]:
+    """For each of ``n`` shuffle partitions, a number that
+    ``repartition(n, col)`` (``pmod(hash(col), n)``) sends there."""
+    from pyspark.sql import functions as F
+
+    found: dict[int, int] = {}
+    span = 64 * n
+    while len(found) < n:
+        part = F.expr(f"pmod(hash(id), {n})").alias("p")
+        rows = spark.range(span - 64 * n, span).groupBy(part).agg(F.min("id").alias("id")).collect()
+        for r in rows:
+            found.setdefault(r["p"], r["id"])
+        span += 64 * n
+    return [found[j] for j in range(n)]
+
+
+def _packed_rows_fn(plan: MinHashPlan, parts: list[int]) -> Any:
+    """Rows ``(vertex, signature)`` → ``(part, rows)``: for each shuffle
+    partition, the batch's band rows ``(key, vertex)`` bound there, packed."""
     import pyarrow as pa
 
     def run(batches: Any) -> Any:
         for b in batches:
-            key, vertex = plan.keys(b.column(0), b.column(1))
+            packed = plan.packed_keys(b.column(0), b.column(1), len(parts))
+            keep = [j for j, p in enumerate(packed) if p]
             yield pa.RecordBatch.from_arrays(
-                [_array(pa.int64(), key), _array(pa.int64(), vertex)], names=["key", "vertex"]
+                [pa.array([parts[j] for j in keep], pa.int64()), pa.array([packed[j] for j in keep], pa.binary())],
+                names=["part", "rows"],
             )
 
     return run
 
 
 def _candidates_fn(plan: MinHashPlan) -> Any:
-    """A shuffled partition of band rows → its candidate links ``(a, b)``."""
+    """A shuffled partition of packed band rows → its candidate links ``(a, b)``."""
     import pyarrow as pa
 
     def run(batches: Any) -> Any:
         table = _whole_partition(batches)
         if table is None:
             return
-        a, b = plan.candidates(table.column("key"), table.column("vertex"))
+        a, b = plan.packed_candidates(table.column("rows"))
         yield pa.RecordBatch.from_arrays([_array(pa.int64(), a), _array(pa.int64(), b)], names=["a", "b"])
 
     return run
