@@ -168,26 +168,8 @@ impl MinHashPlan {
     }
 
     /// The band rows of a batch of signatures and their vertices (the
-    /// core's [`ShardedLsh::band_rows`]): `(key, vertex)` as little-endian
-    /// i64 bytes.
-    fn keys<'py>(
-        &self,
-        py: Python<'py>,
-        vertices: &Bound<'py, PyAny>,
-        signatures: &Bound<'py, PyAny>,
-    ) -> PyResult<[Bound<'py, PyBytes>; 2]> {
-        let vertices = read_words(vertices, "vertices")?;
-        let sigs = read_signatures(signatures, self.permutations, "signatures")?;
-        if sigs.len() != vertices.len() * self.permutations {
-            return Err(PyValueError::new_err("keys: the columns differ in length"));
-        }
-        let mut rows = Vec::new();
-        py.allow_threads(|| self.sharded.band_rows(&sigs, &vertices, &mut rows));
-        Ok(words(py, rows))
-    }
-
-    /// The band rows of a batch (as [`keys`](Self::keys)) cut for `parts`
-    /// shuffle partitions ([`ShardedLsh::part`]): for each, its rows packed
+    /// core's [`ShardedLsh::band_rows`]) cut for `parts` shuffle
+    /// partitions ([`ShardedLsh::part`]): for each, its rows packed
     /// as little-endian `(key, vertex)` u64 pairs — one Spark row per
     /// partition and batch instead of one per band and document.
     fn packed_keys<'py>(
@@ -219,8 +201,10 @@ impl MinHashPlan {
         Ok(packed.iter().map(|b| PyBytes::new(py, b)).collect())
     }
 
-    /// [`candidates`](Self::candidates) of a partition of packed band rows
-    /// (a binary column of [`packed_keys`](Self::packed_keys) values).
+    /// The candidate links of a shuffled partition of packed band rows (a
+    /// binary column of [`packed_keys`](Self::packed_keys) values; the
+    /// core's [`ShardedLsh::candidates`]): `(a, b)` as little-endian i64
+    /// bytes.
     fn packed_candidates<'py>(
         &self,
         py: Python<'py>,
@@ -242,24 +226,6 @@ impl MinHashPlan {
                 (word(&r[..8]), word(&r[8..]))
             }));
         }
-        Ok(words(py, py.allow_threads(|| ShardedLsh::candidates(&mut rows))))
-    }
-
-    /// The candidate links of one shuffled partition of band rows `(key,
-    /// vertex)` (the core's [`ShardedLsh::candidates`]): `(a, b)` as
-    /// little-endian i64 bytes.
-    fn candidates<'py>(
-        &self,
-        py: Python<'py>,
-        key: &Bound<'py, PyAny>,
-        vertex: &Bound<'py, PyAny>,
-    ) -> PyResult<[Bound<'py, PyBytes>; 2]> {
-        let keys = read_words(key, "key")?;
-        let vertices = read_words(vertex, "vertex")?;
-        if keys.len() != vertices.len() {
-            return Err(PyValueError::new_err("candidates: the columns differ in length"));
-        }
-        let mut rows: Vec<(u64, u64)> = keys.into_iter().zip(vertices).collect();
         Ok(words(py, py.allow_threads(|| ShardedLsh::candidates(&mut rows))))
     }
 

@@ -242,14 +242,7 @@ impl ShardedLsh {
                 groups.len()
             )));
         }
-        let mut runs: Vec<std::ops::Range<usize>> = Vec::new();
-        let mut start = 0;
-        for i in 1..=n {
-            if i == n || groups[i] != groups[start] {
-                runs.push(start..i);
-                start = i;
-            }
-        }
+        let runs = super::split::group_runs(groups);
         let dedup = LshDedup::new(self.threshold, self.banding).keep(self.keep).clusters(self.clusters);
         let decided: Vec<Vec<(u32, u32, u32, f64)>> = runs
             .into_par_iter()

@@ -157,17 +157,9 @@ pub(super) fn owners<R: Rule>(
     if groups.len() != records {
         return Err(crate::Error::Config(format!("{} groups for {records} records", groups.len())));
     }
-    let mut runs: Vec<std::ops::Range<u32>> = Vec::new();
-    let mut start = 0;
-    for i in 1..=groups.len() {
-        if i == groups.len() || groups[i] != groups[start] {
-            runs.push(start as u32..i as u32);
-            start = i;
-        }
-    }
-    let split: Vec<Vec<Cluster>> = runs
+    let split: Vec<Vec<Cluster>> = group_runs(groups)
         .into_par_iter()
-        .map(|run| component(rule, &run.collect::<Vec<u32>>(), verifier))
+        .map(|run| component(rule, &(run.start as u32..run.end as u32).collect::<Vec<u32>>(), verifier))
         .collect::<Result<_>>()?;
     let mut owner: Vec<u32> = (0..groups.len() as u32).collect();
     for c in split.iter().flatten() {
@@ -176,6 +168,20 @@ pub(super) fn owners<R: Rule>(
         }
     }
     Ok(owner)
+}
+
+/// The runs of equal adjacent names in `groups`, as ranges of positions:
+/// how a shuffled partition holds its groups.
+pub(super) fn group_runs(groups: &[i64]) -> Vec<std::ops::Range<usize>> {
+    let mut start = 0;
+    groups
+        .chunk_by(|a, b| a == b)
+        .map(|run| {
+            let range = start..start + run.len();
+            start = range.end;
+            range
+        })
+        .collect()
 }
 
 /// The clusters of one component whose members are given in keep order.

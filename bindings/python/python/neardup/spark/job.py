@@ -406,15 +406,15 @@ def _clusters(
 
     # The texts travel to the split only when it verifies.
     text = [split.text_col] if split is not None and split.verify is not None else []
-    hi = ["_nd_fp_lo", "_nd_fp_hi"] if "_nd_fp_hi" in fped.columns else []
-    narrow = fped.select("_nd_key", "_nd_order", id_col, "_nd_fp", *hi, "_nd_features", "_nd_chars", *text)
+    halves = ["_nd_fp_lo", "_nd_fp_hi"] if "_nd_fp_hi" in fped.columns else []
+    narrow = fped.select("_nd_key", "_nd_order", id_col, "_nd_fp", *halves, "_nd_features", "_nd_chars", *text)
     labels = labels.select(F.col("vertex").alias("_nd_vertex"), F.col("label").alias("_nd_label"))
     lab = narrow.join(labels, narrow["_nd_fp"] == labels["_nd_vertex"], "left").select(
         "_nd_key",
         "_nd_order",
         id_col,
         "_nd_fp",
-        *hi,
+        *halves,
         "_nd_features",
         "_nd_chars",
         *text,
@@ -429,7 +429,7 @@ def _clusters(
     }[keep]
     if split is not None:
         shuffled = members.repartition(split.partitions, "_nd_cluster").sortWithinPartitions("_nd_cluster", *ordering)
-        columns = ["_nd_key", "_nd_cluster", "_nd_fp", "_nd_features", *hi, *text]
+        columns = ["_nd_key", "_nd_cluster", "_nd_fp", "_nd_features", *halves, *text]
         split_fn = _split_fn(split.plan, split.pipeline if text else None, split.verify)
         owners = shuffled.select(*columns).mapInArrow(split_fn, "_nd_key long, _nd_owner long")
         # The justified clusters: each kept member with the members removed
@@ -450,7 +450,7 @@ def _clusters(
         .withColumn("_nd_first", F.min("_nd_order").over(whole))
     )
     distance = F.bit_count(F.col("_nd_fp").bitwiseXOR(F.col("_nd_rep_fp")))
-    if hi:
+    if halves:
         # The vertex is a hash: the distance is the halves'.
         members = members.withColumn("_nd_rep_lo", F.first("_nd_fp_lo").over(ranked))
         members = members.withColumn("_nd_rep_hi", F.first("_nd_fp_hi").over(ranked))
