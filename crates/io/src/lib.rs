@@ -34,6 +34,7 @@
 #![deny(missing_docs)]
 
 pub mod compressed;
+pub mod documents;
 pub mod kept;
 #[cfg(feature = "parquet")]
 pub mod parquet;
@@ -52,7 +53,8 @@ pub use read::{read_all, read_document, read_from, read_input, BadRecord, Item, 
 pub enum InputFormat {
     /// JSONL for names ending in .jsonl, .ndjson or .json (or when
     /// --text-field or --id-field is given), CSV for .csv, Parquet for
-    /// .parquet or Parquet's first bytes, otherwise plain text; compressed
+    /// .parquet or Parquet's first bytes; a document (.docx, .pdf, .html,
+    /// .md, or a PDF's or zip's first bytes) read whole; otherwise plain text; compressed
     /// files (.gz, .zst, .bz2, .xz, found by their first bytes) by the name
     /// inside (c4.json.gz is JSONL). The CLI, Python's neardup.read and the
     /// Spark job decide the same way.
@@ -70,9 +72,47 @@ pub enum InputFormat {
     /// starting with Parquet's magic bytes); --text-field names the text
     /// column, row groups are read one at a time.
     Parquet,
+    /// Word documents (also chosen for names ending in .docx, or zip
+    /// archives): each file one document, the text of its paragraphs.
+    Docx,
+    /// PDFs (also chosen for names ending in .pdf, or files starting with
+    /// `%PDF-`): each file one document, its text layer.
+    Pdf,
+    /// HTML pages (also chosen for .html, .htm, .xhtml): each file one
+    /// document, its text as a browser shows it.
+    Html,
+    /// Markdown (also chosen for .md, .markdown): each file one document,
+    /// its text without the markup.
+    Markdown,
 }
 
 impl InputFormat {
+    /// The format that reads documents of `kind`.
+    pub fn of_document(kind: documents::DocumentKind) -> InputFormat {
+        match kind {
+            documents::DocumentKind::Docx => InputFormat::Docx,
+            documents::DocumentKind::Pdf => InputFormat::Pdf,
+            documents::DocumentKind::Html => InputFormat::Html,
+            documents::DocumentKind::Markdown => InputFormat::Markdown,
+        }
+    }
+
+    /// The document kind this format reads, if it reads one.
+    pub fn document(self) -> Option<documents::DocumentKind> {
+        Some(match self {
+            InputFormat::Docx => documents::DocumentKind::Docx,
+            InputFormat::Pdf => documents::DocumentKind::Pdf,
+            InputFormat::Html => documents::DocumentKind::Html,
+            InputFormat::Markdown => documents::DocumentKind::Markdown,
+            _ => return None,
+        })
+    }
+
+    /// Whether each file of this format is one document read whole.
+    pub fn is_document(self) -> bool {
+        self.document().is_some()
+    }
+
     /// The name used on command lines and in Python: `auto`, `text`, …
     pub fn name(self) -> &'static str {
         match self {
@@ -82,6 +122,10 @@ impl InputFormat {
             InputFormat::Jsonl => "jsonl",
             InputFormat::Csv => "csv",
             InputFormat::Parquet => "parquet",
+            InputFormat::Docx => "docx",
+            InputFormat::Pdf => "pdf",
+            InputFormat::Html => "html",
+            InputFormat::Markdown => "markdown",
         }
     }
 }
@@ -97,9 +141,13 @@ impl std::str::FromStr for InputFormat {
             "jsonl" | "ndjson" => InputFormat::Jsonl,
             "csv" => InputFormat::Csv,
             "parquet" => InputFormat::Parquet,
+            "docx" => InputFormat::Docx,
+            "pdf" => InputFormat::Pdf,
+            "html" | "htm" => InputFormat::Html,
+            "markdown" | "md" => InputFormat::Markdown,
             _ => {
                 return Err(Error::Usage(format!(
-                    "input format {s:?}: choose auto, text, lines, jsonl, csv or parquet"
+                    "input format {s:?}: choose auto, text, lines, jsonl, csv, parquet, docx, pdf, html or markdown"
                 )))
             }
         })

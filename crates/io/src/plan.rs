@@ -133,7 +133,10 @@ fn file(path: PathBuf, opts: &ReadOptions) -> Input {
         InputFormat::Auto => {
             let compression = Compression::of_magic(head);
             let inner = if compression == Compression::None { &path } else { compressed::inner_name(&path) };
-            (auto_format(Some(inner), opts), compression)
+            match document_magic(head) {
+                Some(format) if compression == Compression::None => (format, compression),
+                _ => (auto_format(Some(inner), opts), compression),
+            }
         }
         f => (f, Compression::of_magic(head)),
     };
@@ -160,6 +163,9 @@ fn has_extension(p: &Path, ext: &str) -> bool {
 /// extension; `None` for standard input) under [`InputFormat::Auto`].
 pub(crate) fn auto_format(name: Option<&Path>, opts: &ReadOptions) -> InputFormat {
     let named = |ext: &[&str]| name.is_some_and(|p| ext.iter().any(|e| has_extension(p, e)));
+    if let Some(format) = name.and_then(document_name) {
+        return format;
+    }
     if named(&["csv"]) {
         InputFormat::Csv
     } else if named(&["jsonl", "ndjson", "json"]) || opts.text_field.is_some() || opts.id_field.is_some() {
@@ -167,6 +173,22 @@ pub(crate) fn auto_format(name: Option<&Path>, opts: &ReadOptions) -> InputForma
     } else {
         InputFormat::Text
     }
+}
+
+/// The document format a name says (.docx, .pdf, .html, .md, …).
+fn document_name(name: &Path) -> Option<InputFormat> {
+    crate::documents::DocumentKind::of_name(name).map(InputFormat::of_document)
+}
+
+/// The document format a file's first bytes show (a PDF, a zip).
+fn document_magic(head: &[u8]) -> Option<InputFormat> {
+    crate::documents::DocumentKind::of_magic(head).map(InputFormat::of_document)
+}
+
+/// The document format of a file named `name` starting with `head`, if it
+/// is a document: by its first bytes, then by its name.
+pub(crate) fn document_format(name: &Path, head: &[u8]) -> Option<InputFormat> {
+    document_magic(head).or_else(|| document_name(name))
 }
 
 /// Whether a file is Parquet: by its name, or by its first bytes.

@@ -128,7 +128,8 @@ pub fn read_input<E: From<Error>>(
         InputFormat::Auto => auto_format(None, opts),
         f => f,
     };
-    if let (Some(p), InputFormat::Text, Compression::None) = (&input.path, format, compression) {
+    let whole = format == InputFormat::Text || format.is_document();
+    if let (Some(p), true, Compression::None) = (&input.path, whole, compression) {
         if let Ok(m) = std::fs::metadata(p) {
             if m.len() > opts.max_doc_bytes {
                 return sink(Err(too_big(&name, Some(m.len()), opts.max_doc_bytes)));
@@ -186,7 +187,55 @@ pub fn read_from<E>(
             origin: name.to_owned(),
             message: "Parquet is read from files, not from standard input; name the file".into(),
         })),
+        InputFormat::Docx | InputFormat::Pdf | InputFormat::Html | InputFormat::Markdown => {
+            let item = read_bytes(reader, name, opts.max_doc_bytes)
+                .and_then(|bytes| document_text(format, bytes, name, opts.max_doc_bytes, opts.allow_empty))
+                .map(|text| Record {
+                    id: Value::String(name.to_owned()),
+                    text,
+                    origin: name.to_owned(),
+                    raw_len: 0,
+                    raw: None,
+                });
+            sink(item.map(|r| r.with_raw(opts.keep_raw)))
+        }
     }
+}
+
+/// Reads a whole input of at most `max` bytes.
+fn read_bytes(reader: Box<dyn Read>, name: &str, max: u64) -> std::result::Result<Vec<u8>, BadRecord> {
+    let mut bytes = Vec::new();
+    if let Err(e) = reader.take(max + 1).read_to_end(&mut bytes) {
+        return Err(BadRecord {
+            rest_lost: false,
+            origin: name.to_owned(),
+            message: format!("cannot read: {e}"),
+        });
+    }
+    if bytes.len() as u64 > max {
+        return Err(too_big(name, None, max));
+    }
+    Ok(bytes)
+}
+
+/// The text of a document in `format` (.docx, .pdf, .html, .md), checked
+/// as any text is (not blank).
+pub(crate) fn document_text(
+    format: InputFormat,
+    bytes: Vec<u8>,
+    origin: &str,
+    max: u64,
+    allow_empty: bool,
+) -> std::result::Result<String, BadRecord> {
+    use crate::documents::{extract, Limits};
+    let kind = format.document().expect("a document format");
+    let bad = |message: String| BadRecord { rest_lost: false, origin: origin.to_owned(), message };
+    let limits = Limits { max_text_bytes: max, deadline: None };
+    let text = extract(kind, &bytes, &limits).map_err(|e| bad(e.to_string()))?;
+    if !allow_empty && text.trim().is_empty() {
+        return Err(bad(format!("{} with no text; {EMPTY}", kind.title())));
+    }
+    Ok(text)
 }
 
 /// What an empty document is told.
@@ -230,24 +279,16 @@ fn to_text(bytes: Vec<u8>, origin: &str, allow_empty: bool) -> std::result::Resu
 }
 
 fn read_text(reader: Box<dyn Read>, name: &str, max: u64, allow_empty: bool) -> Item {
-    let mut bytes = Vec::new();
-    if let Err(e) = reader.take(max + 1).read_to_end(&mut bytes) {
-        return Err(BadRecord {
-            rest_lost: false,
-            origin: name.to_owned(),
-            message: format!("cannot read: {e}"),
-        });
-    }
-    if bytes.len() as u64 > max {
-        return Err(too_big(name, None, max));
-    }
+    let bytes = read_bytes(reader, name, max)?;
     let raw_len = bytes.len() as u64;
     let text = to_text(bytes, name, allow_empty)?;
     Ok(Record { id: Value::String(name.to_owned()), text, origin: name.to_owned(), raw_len, raw: None })
 }
 
 /// Reads one whole document from a file or `-` (stdin), with the same
-/// checks as `fingerprint` (UTF-8, not binary, size, not blank).
+/// checks as `fingerprint` (UTF-8, not binary, size, not blank): plain
+/// text, or a .docx, .pdf, .html or .md file (by its name or, for PDFs and
+/// zips, its first bytes) read as a document.
 pub fn read_document(path: &Path, max: u64, allow_empty: bool) -> Item {
     let name = path.display().to_string();
     let opened: io::Result<Box<dyn Read + Send>> = if path.as_os_str() == "-" {
@@ -255,10 +296,23 @@ pub fn read_document(path: &Path, max: u64, allow_empty: bool) -> Item {
     } else {
         File::open(path).map(|f| Box::new(f) as Box<dyn Read + Send>)
     };
-    match opened.and_then(compressed::decoded) {
-        Ok((r, _)) => read_text(r, &name, max, allow_empty),
-        Err(e) => Err(BadRecord { rest_lost: false, origin: name, message: format!("cannot open: {e}") }),
-    }
+    let (reader, compression) = match opened.and_then(compressed::decoded) {
+        Ok(r) => r,
+        Err(e) => {
+            return Err(BadRecord { rest_lost: false, origin: name, message: format!("cannot open: {e}") })
+        }
+    };
+    let bytes = read_bytes(reader, &name, max)?;
+    // A document by its name (inside its compression) or its first bytes;
+    // otherwise UTF-8 text.
+    let inner = if compression == Compression::None { path } else { compressed::inner_name(path) };
+    let format = crate::plan::document_format(inner, &bytes);
+    let raw_len = bytes.len() as u64;
+    let text = match format {
+        Some(format) => document_text(format, bytes, &name, max, allow_empty)?,
+        None => to_text(bytes, &name, allow_empty)?,
+    };
+    Ok(Record { id: Value::String(name.clone()), text, origin: name, raw_len, raw: None })
 }
 
 enum LineRead {
