@@ -1,18 +1,31 @@
-//! `.html`: the text a browser shows, parsed by html5ever: scripts,
+//! `.html`: the text a browser shows, read by html5ever's tokenizer (the
+//! HTML standard's tokenization: character references, raw text in
+//! scripts and styles, malformed markup as browsers read it): scripts,
 //! styles, templates and `<head>` dropped; block elements (paragraphs,
-//! headings, list items, table rows, …) each a block; `<br>` a line break.
-//! White space inside a block collapses as a browser collapses it, except
-//! in `<pre>`.
+//! headings, list items, table rows, …) each a block; `<br>` a line break,
+//! table cells apart by tabs. White space inside a block collapses as a
+//! browser collapses it, except in `<pre>`.
+//!
+//! The tokenizer alone, without the tree builder: text needs no tree, the
+//! tokenizer is linear in its input (the tree builder's cost grows with
+//! nesting depth times elements, minutes for a page nested 10^5 deep), and
+//! the input is fed a chunk at a time so that the deadline holds.
 
-use ego_tree::iter::Edge;
-use html5ever::tendril::{StrTendril, TendrilSink};
-use scraper::{Html, HtmlTreeSink, Node};
+use std::cell::RefCell;
+
+use html5ever::tendril::StrTendril;
+use html5ever::tokenizer::states::RawKind;
+use html5ever::tokenizer::{
+    BufferQueue, TagKind, Token, TokenSink, TokenSinkResult, Tokenizer, TokenizerOpts,
+};
+use html5ever::TokenizerResult;
 
 use super::{Bounded, DocumentKind, Limits, Unreadable};
 
 /// Elements whose content is not shown.
-const HIDDEN: &[&str] =
-    &["head", "script", "style", "template", "noscript", "svg", "math", "iframe", "object"];
+const HIDDEN: &[&str] = &[
+    "head", "title", "script", "style", "template", "noscript", "svg", "math", "iframe", "object", "textarea",
+];
 
 /// Elements that start and end a block of text.
 const BLOCKS: &[&str] = &[
@@ -54,8 +67,122 @@ const BLOCKS: &[&str] = &[
     "ul",
 ];
 
+/// Bytes fed to the tokenizer between looks at the clock.
+const CHUNK: usize = 32 << 10;
+
+/// What the text so far is, as tokens arrive.
+struct Text<'a> {
+    out: Bounded<'a>,
+    /// Open elements whose content is hidden, innermost last.
+    hidden: Vec<String>,
+    /// Depth inside `<pre>`.
+    pre: usize,
+    /// Why reading stopped (the text grew over the limit).
+    stopped: Option<Unreadable>,
+}
+
+struct Sink<'a>(RefCell<Text<'a>>);
+
+impl Text<'_> {
+    fn push(&mut self, s: &str) {
+        if self.stopped.is_none() {
+            if let Err(e) = self.out.push(s) {
+                self.stopped = Some(e);
+            }
+        }
+    }
+
+    fn tag(&mut self, kind: TagKind, name: &str, self_closing: bool) {
+        let hidden = HIDDEN.contains(&name);
+        match kind {
+            TagKind::StartTag if hidden && !self_closing => self.hidden.push(name.to_owned()),
+            // The body shows even where the head was never closed.
+            TagKind::StartTag if name == "body" => self.hidden.clear(),
+            TagKind::EndTag if hidden => {
+                if let Some(i) = self.hidden.iter().rposition(|h| h == name) {
+                    self.hidden.truncate(i);
+                }
+            }
+            _ if !self.hidden.is_empty() => {}
+            _ => self.shown_tag(kind, name),
+        }
+    }
+
+    fn shown_tag(&mut self, kind: TagKind, name: &str) {
+        if name == "pre" {
+            match kind {
+                TagKind::StartTag => self.pre += 1,
+                TagKind::EndTag => self.pre = self.pre.saturating_sub(1),
+            }
+        }
+        if BLOCKS.contains(&name) {
+            self.out.end_block();
+        } else if name == "br" {
+            self.push("\n");
+        } else if kind == TagKind::EndTag && matches!(name, "td" | "th") {
+            self.push("\t");
+        }
+    }
+
+    /// Pushes `t` with runs of white space as one space, none at the start
+    /// of a line (except in `<pre>`).
+    fn characters(&mut self, t: &str) {
+        if !self.hidden.is_empty() {
+            return;
+        }
+        if self.pre > 0 {
+            return self.push(t);
+        }
+        let text = &self.out.text;
+        let line_start = text.is_empty() || text.ends_with(['\n', ' ', '\t']);
+        if t.starts_with(|c: char| c.is_ascii_whitespace()) && !line_start {
+            self.push(" ");
+        }
+        let mut first = true;
+        for word in t.split_ascii_whitespace() {
+            if !first {
+                self.push(" ");
+            }
+            self.push(word);
+            first = false;
+        }
+        if !first && t.ends_with(|c: char| c.is_ascii_whitespace()) {
+            self.push(" ");
+        }
+    }
+}
+
+impl TokenSink for Sink<'_> {
+    type Handle = ();
+
+    fn process_token(&self, token: Token, _line: u64) -> TokenSinkResult<()> {
+        let mut text = self.0.borrow_mut();
+        match token {
+            Token::TagToken(tag) => {
+                text.tag(tag.kind, &tag.name, tag.self_closing);
+                // What the tree builder would tell the tokenizer: the
+                // content of these elements is raw text, not markup.
+                if tag.kind == TagKind::StartTag && !tag.self_closing {
+                    return match &*tag.name {
+                        "script" => TokenSinkResult::RawData(RawKind::ScriptData),
+                        "style" | "iframe" | "noembed" | "noframes" | "xmp" | "noscript" => {
+                            TokenSinkResult::RawData(RawKind::Rawtext)
+                        }
+                        "title" | "textarea" => TokenSinkResult::RawData(RawKind::Rcdata),
+                        "plaintext" => TokenSinkResult::Plaintext,
+                        _ => TokenSinkResult::Continue,
+                    };
+                }
+            }
+            Token::CharacterTokens(t) => text.characters(&t),
+            _ => {}
+        }
+        TokenSinkResult::Continue
+    }
+}
+
 pub(super) fn text(bytes: &[u8], limits: &Limits) -> Result<String, Unreadable> {
-    // html5ever reads UTF-8; a page in another encoding is refused with
+    // The tokenizer reads UTF-8; a page in another encoding is refused with
     // what to do rather than read as mojibake.
     let source = std::str::from_utf8(bytes).map_err(|e| {
         Unreadable::Damaged(format!(
@@ -64,103 +191,32 @@ pub(super) fn text(bytes: &[u8], limits: &Limits) -> Result<String, Unreadable> 
             e.valid_up_to()
         ))
     })?;
-    let page = parse(source, limits)?;
-    let mut out = Bounded::new(limits, "its text");
-    // Nesting depth inside hidden elements and inside <pre>.
-    let (mut hidden, mut pre) = (0usize, 0usize);
-    // Iterative: a page nested a million deep cannot overflow the stack.
-    for (n, edge) in page.tree.root().traverse().enumerate() {
-        if n % 4096 == 0 {
-            limits.check_time()?;
-        }
-        match edge {
-            Edge::Open(node) => match node.value() {
-                Node::Element(e) => {
-                    let name = e.name();
-                    if HIDDEN.contains(&name) {
-                        hidden += 1;
-                    } else if hidden == 0 {
-                        if name == "pre" {
-                            pre += 1;
-                        }
-                        if BLOCKS.contains(&name) {
-                            out.end_block();
-                        } else if name == "br" {
-                            out.push("\n")?;
-                        }
-                    }
-                }
-                Node::Text(t) if hidden == 0 => {
-                    if pre > 0 {
-                        out.push(t)?;
-                    } else {
-                        push_collapsed(&mut out, t)?;
-                    }
-                }
-                _ => {}
-            },
-            Edge::Close(node) => {
-                if let Node::Element(e) = node.value() {
-                    let name = e.name();
-                    if HIDDEN.contains(&name) {
-                        hidden -= 1;
-                    } else if hidden == 0 {
-                        if name == "pre" {
-                            pre -= 1;
-                        }
-                        if BLOCKS.contains(&name) {
-                            out.end_block();
-                        } else if matches!(name, "td" | "th") {
-                            out.push("\t")?;
-                        }
-                    }
-                }
-            }
-        }
-    }
-    Ok(out.finish())
-}
-
-/// Bytes fed to the parser between looks at the clock.
-const CHUNK: usize = 32 << 10;
-
-/// The page's tree, parsed a chunk at a time so that the deadline holds:
-/// the HTML tree builder's cost grows with nesting depth times elements
-/// (as in browsers, which cap the depth), and a page nested tens of
-/// thousands deep would otherwise hold a thread for minutes.
-fn parse(source: &str, limits: &Limits) -> Result<Html, Unreadable> {
-    let mut parser =
-        html5ever::driver::parse_document(HtmlTreeSink::new(Html::new_document()), Default::default());
+    let sink = Sink(RefCell::new(Text {
+        out: Bounded::new(limits, "its text"),
+        hidden: Vec::new(),
+        pre: 0,
+        stopped: None,
+    }));
+    let tokenizer = Tokenizer::new(sink, TokenizerOpts::default());
+    let queue = BufferQueue::default();
     let mut rest = source;
     while !rest.is_empty() {
         let mut cut = rest.len().min(CHUNK);
         while !rest.is_char_boundary(cut) {
             cut += 1;
         }
-        parser.process(StrTendril::from_slice(&rest[..cut]));
+        queue.push_back(StrTendril::from_slice(&rest[..cut]));
         rest = &rest[cut..];
+        while let TokenizerResult::Script(()) = tokenizer.feed(&queue) {}
         limits.check_time()?;
-    }
-    Ok(parser.finish())
-}
-
-/// Pushes `t` with runs of white space as one space, none at the start of
-/// a line.
-fn push_collapsed(out: &mut Bounded<'_>, t: &str) -> Result<(), Unreadable> {
-    let mut first = true;
-    let line_start = |out: &Bounded<'_>| out.text.is_empty() || out.text.ends_with(['\n', ' ', '\t']);
-    if t.starts_with(|c: char| c.is_ascii_whitespace()) && !line_start(out) {
-        out.push(" ")?;
-    }
-    for word in t.split_ascii_whitespace() {
-        if !first {
-            out.push(" ")?;
+        if let Some(e) = tokenizer.sink.0.borrow_mut().stopped.take() {
+            return Err(e);
         }
-        out.push(word)?;
-        first = false;
     }
-    if !first && t.ends_with(|c: char| c.is_ascii_whitespace()) {
-        out.push(" ")?;
+    tokenizer.end();
+    let text = tokenizer.sink.0.into_inner();
+    match text.stopped {
+        Some(e) => Err(e),
+        None => Ok(text.out.finish()),
     }
-    Ok(())
 }

@@ -15,8 +15,8 @@
 //!   no tree: `word/document.xml` is read as it inflates);
 //! - `.pdf`: [`pdf_extract`] (the text layer, with fonts' ToUnicode maps
 //!   and CJK encodings, on `lopdf`);
-//! - `.html`: [`scraper`] (html5ever: the parsing algorithm browsers use,
-//!   so malformed pages read as a browser shows them);
+//! - `.html`: [`html5ever`]'s tokenizer (the HTML standard's, so
+//!   malformed pages read as a browser reads them; linear in the page);
 //! - `.md`: [`pulldown_cmark`] (CommonMark, as rustdoc reads it).
 //!
 //! Without the `documents` feature, the kinds are still found (by name
