@@ -73,6 +73,7 @@ pub mod dedup;
 pub mod meta;
 pub mod passage;
 pub mod quality;
+pub mod report;
 // 8. the front door.
 pub mod detector;
 pub mod disk;

@@ -136,6 +136,11 @@ impl Aligner {
         &self.radius
     }
 
+    /// The word Jaccard at which sentences match.
+    pub fn jaccard_in_use(&self) -> f64 {
+        self.min_jaccard
+    }
+
     /// The passage configuration.
     pub fn passage_config(&self) -> &PassageConfig {
         &self.passages
