@@ -1003,9 +1003,16 @@ pub struct IndexBuildArgs {
     pub layout: LayoutArgs,
     /// Index passage windows instead of whole documents, for `neardup
     /// report DOC --against INDEX`; entries are named ID#START-END (byte
-    /// offsets into the document's text).
+    /// offsets into the document's text). With `-o DIR` (a data
+    /// directory), the index is DIR/passages.ndx, which `neardup serve
+    /// --data DIR` answers `POST /v1/report` and its page from.
     #[arg(long, conflicts_with = "fingerprints")]
     pub passages: bool,
+    /// With --passages and `-o DIR`: keep the documents' texts too
+    /// (zstd-compressed, DIR/passages.texts.redb), so that reports show
+    /// both sides of each copied passage.
+    #[arg(long, requires = "passages")]
+    pub keep_texts: bool,
     #[command(flatten)]
     pub passage: PassageArgs,
 }

@@ -34,6 +34,7 @@
 mod engine;
 mod error;
 mod memory;
+pub mod passages;
 mod pending;
 mod record;
 mod redb_store;

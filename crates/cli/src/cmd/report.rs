@@ -9,6 +9,7 @@ use neardup::meta::IndexMeta;
 use neardup::passage::{self, Aligner, PassageConfig, PassageIndex};
 use neardup::report::{Against, Report};
 use neardup::Radius;
+use neardup_store::passages::Passages;
 
 use crate::args::{ReportArgs, ReportFormat};
 use crate::input::read_document;
@@ -67,9 +68,52 @@ fn index_report(args: &ReportArgs, path: &std::path::Path) -> Result<Report> {
         neardup::Error::Config(m) => UsageError(format!("{}: {m}", path.display())).into(),
         e => anyhow::anyhow!("{}: {e}", path.display()),
     };
+    if crate::datadir::is_data_dir(path) {
+        return data_dir_report(args, path);
+    }
     let file = crate::targets::open_file(path, args.no_verify)?;
     crate::targets::check_pipeline(&IndexMeta::of(&file).map_err(in_file)?, &args.pipeline)?;
     let index = PassageIndex::open(file).map_err(in_file)?;
+    check_windows(args, path, &index)?;
+    let a = read(&args.a, args.max_doc_bytes)?;
+    Report::against(&index, &path.display().to_string(), &args.a.display().to_string(), a, &against(args))
+        .map_err(in_file)
+}
+
+/// What `--against` asks for.
+fn against(args: &ReportArgs) -> Against {
+    Against {
+        radius: args.k.map(Radius::fixed),
+        exclude: args.exclude.clone(),
+        min_windows: args.min_windows,
+        max_sources: args.max_sources,
+    }
+}
+
+/// `--against DIR`: the passages a data directory keeps, with its
+/// documents' texts when kept (what `neardup serve` reports from).
+fn data_dir_report(args: &ReportArgs, dir: &std::path::Path) -> Result<Report> {
+    let Some(passages) = Passages::open(dir, !args.no_verify)? else {
+        return Err(UsageError(format!(
+            "{}: this data directory keeps no passages; build them with \
+             `neardup index build --passages INPUTS -o {} [--keep-texts]`",
+            dir.display(),
+            dir.display()
+        ))
+        .into());
+    };
+    let meta = IndexMeta {
+        pipeline: Some(passages.index().fingerprinter().config().clone()),
+        ..IndexMeta::default()
+    };
+    crate::targets::check_pipeline(&meta, &args.pipeline)?;
+    check_windows(args, dir, passages.index())?;
+    let a = read(&args.a, args.max_doc_bytes)?;
+    Ok(passages.report(&args.a.display().to_string(), a, &against(args))?)
+}
+
+/// --window and --min-chars, when given, must be the index's.
+fn check_windows(args: &ReportArgs, path: &std::path::Path, index: &PassageIndex) -> Result<()> {
     let cfg = index.config();
     if args.passage.given() && args.passage.over(cfg) != cfg {
         return Err(UsageError(format!(
@@ -81,13 +125,5 @@ fn index_report(args: &ReportArgs, path: &std::path::Path) -> Result<Report> {
         ))
         .into());
     }
-    let a = read(&args.a, args.max_doc_bytes)?;
-    let ask = Against {
-        radius: args.k.map(Radius::fixed),
-        exclude: args.exclude.clone(),
-        min_windows: args.min_windows,
-        max_sources: args.max_sources,
-    };
-    Report::against(&index, &path.display().to_string(), &args.a.display().to_string(), a, &ask)
-        .map_err(in_file)
+    Ok(())
 }

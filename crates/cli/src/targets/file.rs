@@ -116,7 +116,7 @@ impl Target for FileTarget {
                     .into());
                 };
                 match &self.meta.passages {
-                    Some(cfg) => entries::from_passages(&args.input, fingerprinter, cfg, start)?,
+                    Some(cfg) => entries::from_passages(&args.input, fingerprinter, cfg, start, None)?,
                     None => entries::from_documents(&args.input, &detector, start)?.into_fingerprints(),
                 }
             }

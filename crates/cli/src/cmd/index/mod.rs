@@ -13,6 +13,7 @@ use neardup::meta::IndexMeta;
 use neardup::minhash::Method;
 use neardup::passage::PassageConfig;
 use neardup::Sketch;
+use neardup_store::passages::{TextsWriter, PASSAGES_FILE};
 use neardup_store::Near;
 use rayon::prelude::*;
 use serde_json::{json, Value};
@@ -51,8 +52,12 @@ fn build(a: IndexBuildArgs) -> Result<()> {
     let detector = if a.fingerprints.is_none() { Some(Detector::from(a.pipeline.load()?)) } else { None };
     let fingerprinter = detector.as_ref().and_then(Detector::fingerprinter);
     let cfg = a.passages.then(|| a.passage.over(PassageConfig::default()));
+    // Passages into a data directory: DIR/passages.ndx, and the texts.
+    let into_dir = a.passages && is_data_dir(&a.output);
+    let output = if into_dir { a.output.join(PASSAGES_FILE) } else { a.output.clone() };
+    let mut texts = if a.keep_texts { Some(TextsWriter::create(&a.output)?) } else { None };
     let made = match (&detector, fingerprinter, &cfg) {
-        (Some(_), Some(f), Some(cfg)) => entries::from_passages(&a.input, f, cfg, 0)?,
+        (Some(_), Some(f), Some(cfg)) => entries::from_passages(&a.input, f, cfg, 0, texts.as_mut())?,
         (Some(d), _, _) => entries::from_documents(&a.input, d, 0)?.into_fingerprints(),
         (None, _, _) => {
             entries::from_list(a.fingerprints.as_deref().expect("--fingerprints without a pipeline"), 0)?
@@ -105,10 +110,13 @@ fn build(a: IndexBuildArgs) -> Result<()> {
         features: with_features.then(|| made.features.into()),
         meta: meta.to_value(),
     };
-    file.write(&a.output)?;
+    file.write(&output)?;
+    if let Some(t) = texts {
+        t.finish()?;
+    }
     note!(
         "neardup: indexed {n} entries into {} ({}); near duplicates by SimHash, {}",
-        a.output.display(),
+        output.display(),
         file.index.layout(),
         rule
     );
@@ -121,7 +129,15 @@ fn check_build_args(a: &IndexBuildArgs) -> Result<()> {
     if !a.passages && a.passage.given() {
         return Err(UsageError("--window and --min-chars go with --passages".into()).into());
     }
-    if is_data_dir(&a.output) {
+    if a.keep_texts && !is_data_dir(&a.output) {
+        return Err(UsageError(format!(
+            "--keep-texts keeps the texts in a data directory, and {} is not a directory: give -o DIR \
+             (the passage index goes to DIR/{PASSAGES_FILE})",
+            a.output.display()
+        ))
+        .into());
+    }
+    if is_data_dir(&a.output) && !a.passages {
         return Err(UsageError(format!(
             "{} is a directory: -o names the index file to write; to fill a data directory, use `neardup index add {} …`",
             a.output.display(),

@@ -1,0 +1,206 @@
+//! Passages in a data directory, for reports of copied text
+//! ([`neardup::report`]): `DIR/passages.ndx`, a passage index (`neardup
+//! index build --passages INPUTS -o DIR`), and optionally
+//! `DIR/passages.texts.redb`, the indexed documents' texts (zstd, keyed
+//! by id; `--keep-texts`), so that a report shows both sides of every
+//! copied passage. [`Passages`] opens them for `neardup serve`'s
+//! `POST /v1/report` and page, and for `neardup report --against DIR`.
+
+use std::path::{Path, PathBuf};
+
+use neardup::index::file::IndexFile;
+use neardup::passage::PassageIndex;
+use neardup::report::{Against, Report};
+use redb::{Database, ReadableDatabase, TableDefinition};
+
+use crate::{Result, StoreError};
+
+/// The passage index in a data directory.
+pub const PASSAGES_FILE: &str = "passages.ndx";
+/// The indexed documents' texts in a data directory.
+pub const TEXTS_FILE: &str = "passages.texts.redb";
+
+/// id → the document's text, zstd-compressed.
+const TEXTS: TableDefinition<&str, &[u8]> = TableDefinition::new("texts");
+
+/// The zstd level texts are kept at (fast to write, about 3× smaller).
+const LEVEL: i32 = 3;
+
+/// The largest text kept or given back (a damaged entry cannot make a
+/// reader allocate more).
+const MAX_TEXT: usize = 1 << 30;
+
+fn db_error(path: &Path, e: impl std::fmt::Display) -> StoreError {
+    StoreError::Database { path: path.to_owned(), message: e.to_string() }
+}
+
+/// Writes the texts of a passage index, atomically: into a temporary file
+/// beside `DIR/passages.texts.redb`, renamed over it by [`finish`](Self::finish);
+/// dropped unfinished, it leaves nothing behind.
+pub struct TextsWriter {
+    db: Option<Database>,
+    tmp: tempfile::TempPath,
+    path: PathBuf,
+}
+
+impl TextsWriter {
+    /// Starts the texts of the data directory `dir`.
+    ///
+    /// # Errors
+    ///
+    /// The temporary file cannot be made.
+    pub fn create(dir: &Path) -> Result<TextsWriter> {
+        let path = dir.join(TEXTS_FILE);
+        let tmp = tempfile::Builder::new()
+            .prefix(".passages.texts.")
+            .tempfile_in(dir)
+            .map_err(|e| db_error(&path, format!("cannot create a temporary file beside it: {e}")))?
+            .into_temp_path();
+        let db = Database::create(&tmp).map_err(|e| db_error(&path, e))?;
+        Ok(TextsWriter { db: Some(db), tmp, path })
+    }
+
+    /// Keeps a batch of `(id, text)` (one commit). A later text of the same
+    /// id replaces the earlier one.
+    ///
+    /// # Errors
+    ///
+    /// The database cannot be written (a full disk).
+    pub fn insert(&mut self, docs: &[(String, &str)]) -> Result<()> {
+        let path = &self.path;
+        let db = self.db.as_ref().expect("open until finished");
+        let txn = db.begin_write().map_err(|e| db_error(path, e))?;
+        {
+            let mut table = txn.open_table(TEXTS).map_err(|e| db_error(path, e))?;
+            for (id, text) in docs {
+                let packed = zstd::bulk::compress(text.as_bytes(), LEVEL).map_err(|e| db_error(path, e))?;
+                table.insert(id.as_str(), packed.as_slice()).map_err(|e| db_error(path, e))?;
+            }
+        }
+        txn.commit().map_err(|e| db_error(path, e))
+    }
+
+    /// Makes the texts the data directory's.
+    ///
+    /// # Errors
+    ///
+    /// The file cannot be renamed into place.
+    pub fn finish(mut self) -> Result<()> {
+        let db = self.db.take().expect("open until finished");
+        // An empty index still has its (empty) table.
+        let txn = db.begin_write().map_err(|e| db_error(&self.path, e))?;
+        txn.open_table(TEXTS).map_err(|e| db_error(&self.path, e))?;
+        txn.commit().map_err(|e| db_error(&self.path, e))?;
+        drop(db);
+        // Readable as the index beside it is (a temporary file is 0600).
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&self.tmp, std::fs::Permissions::from_mode(0o644))
+                .map_err(|e| db_error(&self.path, e))?;
+        }
+        let path = self.path.clone();
+        self.tmp.persist(&path).map_err(|e| db_error(&path, e))
+    }
+}
+
+/// The texts kept beside a passage index.
+pub struct Texts {
+    db: Database,
+    path: PathBuf,
+}
+
+impl Texts {
+    /// Opens `path` (read only in effect: nothing here writes).
+    ///
+    /// # Errors
+    ///
+    /// A file that is not a texts database, or damaged.
+    pub fn open(path: &Path) -> Result<Texts> {
+        let db = Database::open(path).map_err(|e| db_error(path, e))?;
+        Ok(Texts { db, path: path.to_owned() })
+    }
+
+    /// The text of document `id`, if kept.
+    ///
+    /// # Errors
+    ///
+    /// A damaged database or entry.
+    pub fn get(&self, id: &str) -> Result<Option<String>> {
+        let err = |e: &dyn std::fmt::Display| db_error(&self.path, format!("the text of {id:?}: {e}"));
+        let txn = self.db.begin_read().map_err(|e| err(&e))?;
+        let table = match txn.open_table(TEXTS) {
+            Ok(t) => t,
+            Err(redb::TableError::TableDoesNotExist(_)) => return Ok(None),
+            Err(e) => return Err(err(&e)),
+        };
+        let Some(packed) = table.get(id).map_err(|e| err(&e))? else { return Ok(None) };
+        let bytes = zstd::bulk::decompress(packed.value(), MAX_TEXT).map_err(|e| err(&e))?;
+        String::from_utf8(bytes).map(Some).map_err(|e| err(&e))
+    }
+}
+
+/// A data directory's passages: its passage index and, when kept, its
+/// documents' texts.
+pub struct Passages {
+    index: PassageIndex,
+    texts: Option<Texts>,
+    name: String,
+}
+
+impl Passages {
+    /// The passages of data directory `dir`, if it keeps any (`None`
+    /// without `DIR/passages.ndx`). `verify` checks the index file's
+    /// checksums (reading it whole).
+    ///
+    /// # Errors
+    ///
+    /// A passage index or texts file that cannot be opened, or is not one.
+    pub fn open(dir: &Path, verify: bool) -> Result<Option<Passages>> {
+        let path = dir.join(PASSAGES_FILE);
+        if !path.exists() {
+            return Ok(None);
+        }
+        let file = if verify { IndexFile::open(&path) } else { IndexFile::open_unverified(&path) };
+        let index = file.and_then(PassageIndex::open).map_err(|e| db_error(&path, e))?;
+        let texts_path = dir.join(TEXTS_FILE);
+        let texts = if texts_path.exists() { Some(Texts::open(&texts_path)?) } else { None };
+        Ok(Some(Passages { index, texts, name: dir.display().to_string() }))
+    }
+
+    /// The passage index.
+    pub fn index(&self) -> &PassageIndex {
+        &self.index
+    }
+
+    /// Whether the documents' texts are kept (reports show both sides).
+    pub fn keeps_texts(&self) -> bool {
+        self.texts.is_some()
+    }
+
+    /// The report of `text` (named `name`) against these passages, each
+    /// listed source's text attached where kept.
+    ///
+    /// # Errors
+    ///
+    /// A damaged index or texts file.
+    pub fn report(&self, name: &str, text: String, ask: &Against) -> Result<Report> {
+        let path = || PathBuf::from(&self.name).join(PASSAGES_FILE);
+        let mut report =
+            Report::against(&self.index, &self.name, name, text, ask).map_err(|e| db_error(&path(), e))?;
+        if let Some(texts) = &self.texts {
+            let mut failed = None;
+            report.attach_texts(|id| match texts.get(id) {
+                Ok(t) => t,
+                Err(e) => {
+                    failed.get_or_insert(e);
+                    None
+                }
+            });
+            if let Some(e) = failed {
+                return Err(e);
+            }
+        }
+        Ok(report)
+    }
+}
