@@ -52,10 +52,7 @@ fn build(a: IndexBuildArgs) -> Result<()> {
     let detector = if a.fingerprints.is_none() { Some(Detector::from(a.pipeline.load()?)) } else { None };
     let fingerprinter = detector.as_ref().and_then(Detector::fingerprinter);
     let cfg = a.passages.then(|| a.passage.over(PassageConfig::default()));
-    // Passages into a data directory: DIR/passages.ndx, and the texts.
-    let into_dir = a.passages && is_data_dir(&a.output);
-    let output = if into_dir { a.output.join(PASSAGES_FILE) } else { a.output.clone() };
-    let mut texts = if a.keep_texts { Some(TextsWriter::create(&a.output)?) } else { None };
+    let (output, mut texts) = output_of(&a)?;
     let made = match (&detector, fingerprinter, &cfg) {
         (Some(_), Some(f), Some(cfg)) => entries::from_passages(&a.input, f, cfg, 0, texts.as_mut())?,
         (Some(d), _, _) => entries::from_documents(&a.input, d, 0)?.into_fingerprints(),
@@ -121,6 +118,15 @@ fn build(a: IndexBuildArgs) -> Result<()> {
         rule
     );
     Ok(())
+}
+
+/// Where `index build` writes: `-o`, or for passages into a data
+/// directory DIR/passages.ndx, with the texts' writer for --keep-texts.
+fn output_of(a: &IndexBuildArgs) -> Result<(std::path::PathBuf, Option<TextsWriter>)> {
+    let into_dir = a.passages && is_data_dir(&a.output);
+    let output = if into_dir { a.output.join(PASSAGES_FILE) } else { a.output.clone() };
+    let texts = if a.keep_texts { Some(TextsWriter::create(&a.output)?) } else { None };
+    Ok((output, texts))
 }
 
 /// Refuses flags that do not go together, and `-o` naming a data
