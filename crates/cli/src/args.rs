@@ -104,6 +104,13 @@ pub struct ServeArgs {
     /// The largest request body.
     #[arg(long, default_value = "10M", value_name = "BYTES")]
     pub max_body: ByteSize,
+    /// The largest document uploaded on the page (/v1/extract: .docx,
+    /// .pdf, .html, .md, text).
+    #[arg(long, default_value = "32M", value_name = "BYTES")]
+    pub max_upload: ByteSize,
+    /// The longest reading one uploaded document may take, in seconds.
+    #[arg(long, default_value_t = 10, value_name = "SECONDS")]
+    pub parse_timeout: u64,
     /// The most documents in one /v1/documents:batch.
     #[arg(long, default_value_t = 1000, value_name = "N")]
     pub max_batch: usize,

@@ -31,6 +31,30 @@ impl ApiError {
         }
     }
 
+    /// 413 for an upload over `--max-upload`.
+    pub fn upload_too_large(size: u64, max: usize) -> ApiError {
+        ApiError {
+            status: StatusCode::PAYLOAD_TOO_LARGE,
+            code: "upload_too_large",
+            message: format!(
+                "the file is {:.1} MB, over this server's limit of {:.1} MB (--max-upload); \
+                 upload its text, or a smaller file",
+                size as f64 / 1e6,
+                max as f64 / 1e6
+            ),
+        }
+    }
+
+    /// 500 with code `internal`.
+    pub fn internal(message: impl Into<String>) -> ApiError {
+        ApiError { status: StatusCode::INTERNAL_SERVER_ERROR, code: "internal", message: message.into() }
+    }
+
+    /// 503 with code `unavailable`.
+    pub fn unavailable(message: impl Into<String>) -> ApiError {
+        ApiError { status: StatusCode::SERVICE_UNAVAILABLE, code: "unavailable", message: message.into() }
+    }
+
     /// 404 with code `not_found`.
     pub fn not_found(message: impl Into<String>) -> ApiError {
         ApiError { status: StatusCode::NOT_FOUND, code: "not_found", message: message.into() }

@@ -33,17 +33,36 @@ pub(crate) async fn auth<S: Store + 'static>(
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.split_once(' '))
             .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
-            .map_or("", |(_, t)| t.trim());
-        if !constant_time_eq(given.as_bytes(), token.as_bytes()) {
+            .map(|(_, t)| t.trim());
+        let ok = match given {
+            Some(given) => constant_time_eq(given.as_bytes(), token.as_bytes()),
+            // The page's login: the session cookie, sent by this site's
+            // pages only (SameSite=Strict).
+            None => {
+                session_cookie(&req).is_some_and(|c| constant_time_eq(c.as_bytes(), state.session.as_bytes()))
+            }
+        };
+        if !ok {
             return ApiError {
                 status: StatusCode::UNAUTHORIZED,
                 code: "unauthorized",
-                message: "missing or wrong bearer token (Authorization: Bearer TOKEN)".into(),
+                message: "missing or wrong bearer token (Authorization: Bearer TOKEN), or log in on the page"
+                    .into(),
             }
             .into_response();
         }
     }
     next.run(req).await
+}
+
+/// The session cookie's value, if the request carries one.
+fn session_cookie(req: &Request) -> Option<&str> {
+    req.headers()
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .find_map(|c| c.trim().strip_prefix(crate::page::SESSION_COOKIE)?.strip_prefix('='))
 }
 
 /// Times out slow requests and records every request in the metrics.
@@ -58,7 +77,13 @@ pub(crate) async fn observe<S: Store + 'static>(
     // a request: up to twice the limit it is read and dropped first (so
     // that a client still sending it reads the 413 instead of a broken
     // pipe); beyond, it is refused at once and the connection closed.
-    let max = state.settings.max_body_bytes;
+    // Uploads of documents have their own limit.
+    let max = if req.uri().path() == "/v1/extract" {
+        state.settings.max_upload_bytes
+    } else {
+        state.settings.max_body_bytes
+    };
+    let req_is_upload = req.uri().path() == "/v1/extract";
     let announced =
         req.headers().get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
     if let Some(n) = announced.filter(|&n| n > max as u64) {
@@ -66,7 +91,11 @@ pub(crate) async fn observe<S: Store + 'static>(
             let drain = axum::body::to_bytes(req.into_body(), max.saturating_mul(2));
             let _ = tokio::time::timeout(state.settings.timeout, drain).await;
         }
-        let response = ApiError::too_large().into_response();
+        let response = if max == state.settings.max_upload_bytes && req_is_upload {
+            ApiError::upload_too_large(n, max).into_response()
+        } else {
+            ApiError::too_large().into_response()
+        };
         state.metrics.record(&route, response.status().as_u16(), start.elapsed().as_secs_f64());
         return response;
     }

@@ -10,11 +10,13 @@
 
 #![deny(missing_docs)]
 
+mod documents;
 mod error;
 mod guard;
 mod listen;
 mod metrics;
 mod openapi;
+mod page;
 mod routes;
 mod types;
 
@@ -29,6 +31,7 @@ use axum::{Json, Router};
 use neardup::detector::Detector;
 use neardup::minhash::Method;
 use neardup::near::Near;
+use neardup_store::passages::Passages;
 use neardup_store::{Engine, Store};
 use serde_json::json;
 
@@ -42,8 +45,9 @@ use routes::{
 };
 
 /// Limits and defaults of the service. Defaults: the pipeline's radius
-/// rule (SimHash) or threshold (MinHash), 10 MiB bodies, batches of 1,000,
-/// 30 s per request, search limit 100, no token.
+/// rule (SimHash) or threshold (MinHash), 10 MiB bodies, 32 MiB uploads
+/// read within 10 s, batches of 1,000, 30 s per request, search limit 100,
+/// no token.
 #[derive(Clone, Debug)]
 pub struct Settings {
     /// The radius when a request gives none (SimHash data directories);
@@ -66,6 +70,10 @@ pub struct Settings {
     pub default_limit: usize,
     /// The bearer token every route but `/healthz` requires, if any.
     pub token: Option<String>,
+    /// The largest document uploaded to `/v1/extract`, in bytes.
+    pub max_upload_bytes: usize,
+    /// The longest reading one uploaded document may take.
+    pub parse_timeout: Duration,
 }
 
 impl Default for Settings {
@@ -79,6 +87,8 @@ impl Default for Settings {
             timeout: Duration::from_secs(30),
             default_limit: 100,
             token: None,
+            max_upload_bytes: 32 << 20,
+            parse_timeout: Duration::from_secs(10),
         }
     }
 }
@@ -103,6 +113,12 @@ pub struct AppState<S: Store> {
     settings: Settings,
     metrics: Metrics,
     started: Instant,
+    /// The data directory's passages, for `/v1/report`.
+    passages: Option<Passages>,
+    /// Uploads read at once (each holds a thread and its file's memory).
+    extracting: Arc<tokio::sync::Semaphore>,
+    /// The session cookie's value (the token's hex), when there is a token.
+    session: String,
 }
 
 impl<S: Store> AppState<S> {
@@ -131,9 +147,29 @@ impl<S: Store> AppState<S> {
                 _ => format!("--threshold: {e}"),
             })
         })?;
-        Ok(AppState { engine, detector, settings, metrics: Metrics::default(), started: Instant::now() })
+        let session = settings.token.as_deref().map(page::session_value).unwrap_or_default();
+        Ok(AppState {
+            engine,
+            detector,
+            settings,
+            metrics: Metrics::default(),
+            started: Instant::now(),
+            passages: None,
+            extracting: Arc::new(tokio::sync::Semaphore::new(EXTRACTING)),
+            session,
+        })
+    }
+
+    /// With the data directory's passages (`neardup_store::passages`):
+    /// `POST /v1/report` and the page's copied passages answer from them.
+    pub fn with_passages(mut self, passages: Option<Passages>) -> AppState<S> {
+        self.passages = passages;
+        self
     }
 }
+
+/// Uploads read at once.
+const EXTRACTING: usize = 2;
 
 impl<S: Store> AppState<S> {
     /// What `/openapi.json` describes: this server's method, widths and limits.
@@ -145,6 +181,7 @@ impl<S: Store> AppState<S> {
             permutations: self.detector.minhasher().map_or(0, |m| m.permutations()),
             max_k: self.settings.max_k,
             max_batch: self.settings.max_batch,
+            passages: self.passages.is_some(),
         }
     }
 }
@@ -162,16 +199,27 @@ pub fn router<S: Store + 'static>(state: Arc<AppState<S>>) -> Router {
         .route("/v1/search", post(search::<S>))
         .route("/v1/stats", get(stats::<S>))
         .route("/metrics", get(metrics_text::<S>))
+        .route("/v1/report", post(documents::report::<S>))
+        .route(
+            "/v1/extract",
+            post(documents::extract::<S>).layer(DefaultBodyLimit::max(state.settings.max_upload_bytes)),
+        )
         .route_layer(middleware::from_fn_with_state(state.clone(), auth::<S>));
     let spec = Json(openapi::document(&state.contract()));
     Router::new()
         .merge(api)
+        .route("/", get(page::index))
+        .route("/assets/app.js", get(page::app_js))
+        .route("/assets/app.css", get(page::app_css))
+        .route("/assets/report.css", get(page::report_css))
+        .route("/v1/session", post(page::login::<S>).delete(page::logout))
         .route("/healthz", get(healthz::<S>))
         .route("/livez", get(|| async { Json(json!({"status": "ok"})) }))
         .route("/openapi.json", get(move || async move { spec.clone() }))
         .fallback(|| async { ApiError::not_found("no such route; see GET /openapi.json") })
         .layer(middleware::from_fn_with_state(state.clone(), observe::<S>))
         .layer(DefaultBodyLimit::max(state.settings.max_body_bytes))
+        .layer(middleware::from_fn(page::headers))
         .with_state(state)
 }
 

@@ -23,6 +23,8 @@ pub(crate) struct Contract {
     pub(crate) max_k: u32,
     /// The most documents in one batch.
     pub(crate) max_batch: usize,
+    /// Whether the data directory keeps passages (`/v1/report`).
+    pub(crate) passages: bool,
 }
 
 /// The status codes an operation can answer, each the JSON error envelope
@@ -38,9 +40,11 @@ fn responses(c: &Contract, ok: Value, errors: &[u16]) -> Value {
     for code in codes {
         let what = match code {
             400 => "Bad request: the message says what is wrong",
-            401 => "Missing or wrong bearer token",
+            401 => "Missing or wrong bearer token (or session)",
+            409 => "This data directory keeps no passages (neardup index build --passages INPUTS -o DIR)",
+            422 => "The file cannot be read as a document: the message says why and what to do",
             404 => "No such document",
-            413 => "Body over the server's --max-body, or a batch over --max-batch",
+            413 => "Body over the server's --max-body (uploads: --max-upload), or a batch over --max-batch",
             415 => "Not sent as Content-Type: application/json",
             500 => "Internal error",
             503 => "Timed out (--timeout), or the store failed at the disk and reopens itself: retry (Retry-After)",
@@ -269,8 +273,46 @@ fn fixed_schemas() -> Value {
         "Stats": {"type": "object", "required": ["documents", "method"], "properties": {"documents": {"type": "integer"}, "method": {"type": "string"}}},
         "Health": {"type": "object", "required": ["status", "reads", "writes"], "properties": {"status": {"type": "string", "enum": ["ok", "degraded"]},
             "reads": {"type": "string"}, "writes": {"type": "string", "description": "ok, disk_full or io"}, "message": {"type": "string"}}},
-        "Status": {"type": "object", "required": ["status"], "properties": {"status": {"type": "string"}}}
+        "Status": {"type": "object", "required": ["status"], "properties": {"status": {"type": "string"}}},
+        "ReportRequest": {"type": "object", "additionalProperties": false, "required": ["text"], "properties": {
+            "text": {"type": "string", "description": "The text to check (A)."},
+            "name": {"type": "string", "description": "What to call it in the report (default: A)."},
+            "k": {"type": "integer", "minimum": 0, "maximum": 64, "description": "The radius windows match within (default: the passage index's rule); at most the server's --max-k."},
+            "exclude": {"type": "array", "items": {"type": "string"}, "description": "Indexed documents to leave out (the text itself, when it is indexed)."},
+            "min_windows": {"type": "integer", "minimum": 0, "maximum": 1_000_000, "description": "Spans of fewer windows are left out (default 1)."},
+            "max_sources": {"type": "integer", "minimum": 0, "maximum": 1_000_000, "description": "The most sources listed (default 20)."},
+            "html": {"type": "boolean", "default": false, "description": "Also give the report's HTML view (what the page shows), every text escaped."}}},
+        "Report": {"type": "object", "required": ["a", "similarity", "matched_chars", "window", "min_chars", "matches", "sources", "sources_left_out"], "properties": {
+            "a": {"type": "object"}, "similarity": {"type": "number"}, "matched_chars": {"type": "integer"},
+            "k": {"description": "The radius rule used."}, "window": {"type": "integer"}, "min_chars": {"type": "integer"},
+            "against": {"type": "string"}, "sources_left_out": {"type": "integer"},
+            "sources": {"type": "array", "items": {"type": "object", "required": ["id", "similarity", "text"], "properties": {
+                "id": {"type": "string"}, "similarity": {"type": "number"}, "text": {"type": "boolean", "description": "Whether its text is kept (and given in matches)."}}}},
+            "matches": {"type": "array", "items": {"type": "object", "required": ["a", "b", "distance"], "properties": {
+                "a": {"type": "object", "required": ["start", "end", "text"]}, "b": {"type": "object", "required": ["start", "end", "id"]}, "distance": {"type": "integer"}}}},
+            "html": {"type": "string"}}},
+        "Extracted": {"type": "object", "required": ["name", "kind", "chars", "text"], "properties": {
+            "name": {"type": "string"}, "kind": {"type": "string", "enum": ["text", "docx", "pdf", "html", "markdown"]},
+            "chars": {"type": "integer"}, "text": {"type": "string"}}},
+        "SessionRequest": {"type": "object", "additionalProperties": false, "required": ["token"], "properties": {"token": {"type": "string"}}},
+        "Session": {"type": "object", "required": ["session"], "properties": {"session": {"type": "boolean"}, "message": {"type": "string"}}}
     })
+}
+
+/// The answers of `/v1/session` (public: a wrong token is its 401, with
+/// or without a token on the server).
+fn session_responses(codes: &[u16]) -> Value {
+    let open = Contract {
+        token: false,
+        method: Method::Simhash,
+        bits: 64,
+        permutations: 0,
+        max_k: 0,
+        max_batch: 0,
+        passages: false,
+    };
+    let errors: Vec<u16> = codes.iter().copied().filter(|&c| c != 200).collect();
+    responses(&open, ok("Session", "Logged in or out"), &errors)
 }
 
 /// The operations, with the statuses each answers.
@@ -301,6 +343,18 @@ fn paths(c: &Contract, sketch_key: &str) -> Value {
             "responses": responses(c, ok("SearchResponse", "Matches, nearest first"), POST_READ)}},
         "/v1/stats": {"get": {"summary": "Sizes and settings", "responses": responses(c, ok("Stats", "Stats"), &[503])}},
         "/metrics": {"get": {"summary": "Prometheus metrics (text format)", "responses": responses(c, json!({"description": "Metrics", "content": {"text/plain": {"schema": {"type": "string"}}}}), &[503])}},
+        "/v1/report": {"post": {"summary": "The passages of a text copied from the documents of the data directory's passage index (the spans of `neardup report --against DIR`)",
+            "requestBody": body("ReportRequest"),
+            "responses": responses(c, ok("Report", "The report: the share of the text found, its sources, the copied spans"), &[400, 409, 413, 415, 500, 503])}},
+        "/v1/extract": {"post": {"summary": "The text of a document as it comes: .docx, .pdf (its text layer), .html, .md or plain text (UTF-8), by its first bytes or its name",
+            "parameters": [{"name": "name", "in": "query", "required": false, "description": "The file's name (its extension says what it is when its first bytes do not)", "schema": {"type": "string"}}],
+            "requestBody": {"required": true, "content": {"application/octet-stream": {"schema": {"type": "string", "format": "binary"}}}},
+            "responses": responses(c, ok("Extracted", "The text"), &[400, 413, 422, 500, 503])}},
+        "/v1/session": {
+            "post": public(json!({"summary": "Log in with the token: sets an HttpOnly, SameSite=Strict session cookie (the page's login)", "requestBody": body("SessionRequest"),
+                "responses": session_responses(&[200, 400, 401, 413, 415])})),
+            "delete": public(json!({"summary": "Log out: clears the session cookie", "responses": session_responses(&[200])}))
+        },
         "/healthz": {"get": public(json!({"summary": "Health: 503 while writes fail at the disk (reads still work); use /livez for liveness", "responses": {
             "200": ok("Health", "Reads and writes work"), "503": ok("Health", "Degraded: writes fail (the body says why)")}}))},
         "/livez": {"get": public(json!({"summary": "Liveness: 200 while the process serves", "responses": {"200": ok("Status", "Serving")}}))},
@@ -321,7 +375,8 @@ pub(crate) fn document(c: &Contract) -> Value {
     let mut doc = json!({
         "openapi": "3.0.3",
         "info": {"title": "neardup", "version": env!("CARGO_PKG_VERSION"),
-            "description": format!("Near-duplicate detection with {method} (this data directory's method): check-and-insert documents, search by text or {}. Errors are {{\"error\": {{\"code\", \"message\"}}}}.", f.sketch_key)},
+            "description": format!("Near-duplicate detection with {method} (this data directory's method): check-and-insert documents, search by text or {}. {} Errors are {{\"error\": {{\"code\", \"message\"}}}}.", f.sketch_key,
+                if c.passages { "This data directory keeps passages: POST /v1/report finds copied passages." } else { "This data directory keeps no passages: POST /v1/report answers 409." })},
         "paths": paths(c, f.sketch_key),
         "components": {"schemas": schemas}
     });
@@ -337,7 +392,7 @@ mod tests {
     use super::*;
 
     fn contract(token: bool, method: Method) -> Contract {
-        Contract { token, method, bits: 64, permutations: 128, max_k: 16, max_batch: 1000 }
+        Contract { token, method, bits: 64, permutations: 128, max_k: 16, max_batch: 1000, passages: true }
     }
 
     #[test]

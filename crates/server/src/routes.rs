@@ -317,6 +317,9 @@ pub(crate) async fn stats<S: Store + 'static>(State(state): State<Arc<AppState<S
         "default_threshold": state.engine.threshold(near),
         "radius": state.engine.rule_of(near),
         "commits": s.commits, "segments": s.segments,
+        "passages": state.passages.as_ref().map(|p| json!({"texts": p.keeps_texts()})),
+        "max_upload_bytes": state.settings.max_upload_bytes,
+        "token": state.settings.token.is_some(),
         "uptime_s": state.started.elapsed().as_secs_f64(), "version": env!("CARGO_PKG_VERSION"),
     }))
 }

@@ -131,3 +131,27 @@ pub(crate) struct SearchReq {
     #[serde(default, deserialize_with = "present")]
     pub(crate) features: Option<u32>,
 }
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ReportReq {
+    pub(crate) text: String,
+    #[serde(default, deserialize_with = "present")]
+    pub(crate) name: Option<String>,
+    #[serde(default, deserialize_with = "present")]
+    pub(crate) k: Option<u32>,
+    #[serde(default, deserialize_with = "present")]
+    pub(crate) exclude: Option<Vec<String>>,
+    #[serde(default, deserialize_with = "present")]
+    pub(crate) min_windows: Option<usize>,
+    #[serde(default, deserialize_with = "present")]
+    pub(crate) max_sources: Option<usize>,
+    #[serde(default, deserialize_with = "present")]
+    pub(crate) html: Option<bool>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct SessionReq {
+    pub(crate) token: String,
+}

@@ -168,6 +168,13 @@ impl Passages {
         Ok(Some(Passages { index, texts, name: dir.display().to_string() }))
     }
 
+    /// These passages, named `name` in reports (by default the data
+    /// directory's path; a server names no paths).
+    pub fn named(mut self, name: &str) -> Passages {
+        self.name = name.to_owned();
+        self
+    }
+
     /// The passage index.
     pub fn index(&self) -> &PassageIndex {
         &self.index
@@ -185,7 +192,7 @@ impl Passages {
     ///
     /// A damaged index or texts file.
     pub fn report(&self, name: &str, text: String, ask: &Against) -> Result<Report> {
-        let path = || PathBuf::from(&self.name).join(PASSAGES_FILE);
+        let path = || PathBuf::from(PASSAGES_FILE);
         let mut report =
             Report::against(&self.index, &self.name, name, text, ask).map_err(|e| db_error(&path(), e))?;
         if let Some(texts) = &self.texts {

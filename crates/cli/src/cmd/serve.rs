@@ -7,6 +7,7 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use neardup::near::Near;
 use neardup_server::{AppState, Settings};
+use neardup_store::passages::Passages;
 use neardup_store::RedbStore;
 
 use crate::args::ServeArgs;
@@ -40,11 +41,16 @@ pub fn run(args: ServeArgs) -> Result<ExitCode> {
         max_batch: args.max_batch,
         timeout: Duration::from_secs(args.timeout.max(1)),
         token,
+        max_upload_bytes: usize::try_from(args.max_upload.0).unwrap_or(usize::MAX),
+        parse_timeout: Duration::from_secs(args.parse_timeout.max(1)),
         ..Settings::default()
     };
+    // The passages the data directory keeps (index build --passages -o DIR).
+    let passages = Passages::open(&args.data, false)?.map(|p| p.named("this server's passages"));
     let state = Arc::new(
         AppState::new(data.engine.clone(), settings)
-            .map_err(|e| UsageError(format!("{}: {e}", args.data.display())))?,
+            .map_err(|e| UsageError(format!("{}: {e}", args.data.display())))?
+            .with_passages(passages),
     );
     let rule = match asked {
         Near::Within(k) => format!("k = {k}"),

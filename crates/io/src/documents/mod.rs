@@ -205,6 +205,46 @@ pub fn extract(kind: DocumentKind, bytes: &[u8], limits: &Limits) -> Result<Stri
     }
 }
 
+/// The text of a file as it comes (an upload, a file of a folder): a
+/// document by its first bytes or its name (`.docx`, `.pdf`, `.html`,
+/// `.md`), otherwise UTF-8 text; with the kind it was read as (`None`:
+/// plain text).
+///
+/// # Errors
+///
+/// [`Unreadable`] saying why there is no text: a binary file that is no
+/// document, text that is not UTF-8, a document that cannot be read.
+pub fn text_of_file(
+    name: &str,
+    bytes: &[u8],
+    limits: &Limits,
+) -> Result<(Option<DocumentKind>, String), Unreadable> {
+    match DocumentKind::of_magic(bytes).or_else(|| DocumentKind::of_name(Path::new(name))) {
+        Some(kind) => extract(kind, bytes, limits).map(|t| (Some(kind), t)),
+        None => plain_text(bytes, limits).map(|t| (None, t)),
+    }
+}
+
+/// `bytes` as UTF-8 text, refused when binary.
+fn plain_text(bytes: &[u8], limits: &Limits) -> Result<String, Unreadable> {
+    if bytes.len() as u64 > limits.max_text_bytes {
+        return Err(Unreadable::TooLarge { what: "the text", limit: limits.max_text_bytes });
+    }
+    if bytes.iter().take(8192).any(|&b| b == 0) {
+        return Err(Unreadable::NotA {
+            expected: "a text, .docx, .pdf, .html or .md file",
+            found: looks_like(bytes).replace("it is plain text", "it is some binary file"),
+        });
+    }
+    match std::str::from_utf8(bytes) {
+        Ok(t) => Ok(t.to_owned()),
+        Err(e) => Err(Unreadable::Damaged(format!(
+            "text that is not UTF-8 (invalid byte at {}); save it as UTF-8 (for example `iconv -f GB18030 -t UTF-8`)",
+            e.valid_up_to()
+        ))),
+    }
+}
+
 /// What a file that is not `expected` looks like instead, by its first bytes.
 fn looks_like(bytes: &[u8]) -> String {
     let head = &bytes[..bytes.len().min(8)];

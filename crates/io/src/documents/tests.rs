@@ -239,3 +239,18 @@ fn a_folder_of_papers_reads_each_file_as_one_document() {
     let e = read_document(&d.join("b.pdf"), 100, false).unwrap_err();
     assert!(e.message.contains("over the limit of 100"), "{e}");
 }
+
+#[test]
+fn files_as_they_come_read_by_first_bytes_then_name() {
+    let l = Limits::default();
+    assert_eq!(text_of_file("x.bin", &pdf(&["By magic."]), &l).unwrap().0, Some(DocumentKind::Pdf));
+    assert_eq!(
+        text_of_file("x.md", b"# Head", &l).unwrap(),
+        (Some(DocumentKind::Markdown), "Head".to_owned())
+    );
+    assert_eq!(text_of_file("x", "纯文本".as_bytes(), &l).unwrap(), (None, "纯文本".to_owned()));
+    let e = text_of_file("photo.txt", b"\x89PNG\r\n\x1a\n\0\0", &l).unwrap_err().to_string();
+    assert!(e.starts_with("not a text, .docx, .pdf, .html or .md file: it is an image"), "{e}");
+    let e = text_of_file("gbk.txt", b"\xc4\xe3\xba\xc3", &l).unwrap_err().to_string();
+    assert!(e.contains("not UTF-8 (invalid byte at 0)"), "{e}");
+}

@@ -1,0 +1,133 @@
+//! Papers as they come: `POST /v1/extract` (a file's bytes → its text:
+//! .docx, .pdf, .html, .md or plain text, by `neardup_io::documents`) and
+//! `POST /v1/report` (a text's copied passages against the data
+//! directory's passage index, by `neardup::report`: the spans `neardup
+//! report --against DIR` gives).
+
+use std::sync::Arc;
+
+use axum::body::Bytes;
+use axum::extract::{Query, State};
+use axum::http::StatusCode;
+use axum::Json;
+use neardup::report::Against;
+use neardup::Radius;
+use neardup_io::documents::{text_of_file, Limits, Unreadable};
+use neardup_store::Store;
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use crate::error::ApiError;
+use crate::types::{ApiJson, ReportReq};
+use crate::AppState;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ExtractQuery {
+    /// The file's name: its extension says what it is when its first
+    /// bytes do not.
+    #[serde(default)]
+    name: Option<String>,
+}
+
+/// A reader that cannot read the file: 422 with what to do.
+fn unreadable(name: &str, e: &Unreadable) -> ApiError {
+    let code = match e {
+        Unreadable::NoTextLayer { .. } => "no_text_layer",
+        Unreadable::TooLarge { .. } => "document_too_large",
+        Unreadable::TimedOut => "parse_timeout",
+        Unreadable::NotA { .. } => "not_a_document",
+        _ => "unreadable_document",
+    };
+    ApiError { status: StatusCode::UNPROCESSABLE_ENTITY, code, message: format!("{name}: {e}") }
+}
+
+pub(crate) async fn extract<S: Store + 'static>(
+    State(state): State<Arc<AppState<S>>>,
+    Query(q): Query<ExtractQuery>,
+    body: Bytes,
+) -> Result<Json<Value>, ApiError> {
+    let name = q.name.unwrap_or_else(|| "upload".to_owned());
+    if body.is_empty() {
+        return Err(ApiError::bad_request(format!(
+            "{name}: the file is empty; choose a file with text in it"
+        )));
+    }
+    // A bounded number of files are read at once, each within the parse
+    // time (the reader stops itself at the same deadline).
+    let permit =
+        state.extracting.clone().acquire_owned().await.map_err(|_| ApiError::unavailable("shutting down"))?;
+    let time = state.settings.parse_timeout;
+    let limits = Limits { max_text_bytes: state.settings.max_body_bytes as u64, deadline: None }.within(time);
+    let label = name.clone();
+    let work = tokio::task::spawn_blocking(move || {
+        let _permit = permit;
+        text_of_file(&label, &body, &limits)
+    });
+    let read = match tokio::time::timeout(time + std::time::Duration::from_secs(1), work).await {
+        Ok(Ok(r)) => r,
+        Ok(Err(_)) => return Err(ApiError::internal("the reader failed")),
+        Err(_) => Err(Unreadable::TimedOut),
+    };
+    let (kind, text) = read.map_err(|e| unreadable(&name, &e))?;
+    if text.trim().is_empty() {
+        return Err(ApiError {
+            status: StatusCode::UNPROCESSABLE_ENTITY,
+            code: "no_text",
+            message: format!("{name}: no text in it (empty, or only white space)"),
+        });
+    }
+    let kind = kind.map_or("text", |k| match k {
+        neardup_io::documents::DocumentKind::Docx => "docx",
+        neardup_io::documents::DocumentKind::Pdf => "pdf",
+        neardup_io::documents::DocumentKind::Html => "html",
+        neardup_io::documents::DocumentKind::Markdown => "markdown",
+    });
+    Ok(Json(json!({"name": name, "kind": kind, "chars": text.chars().count(), "text": text})))
+}
+
+pub(crate) async fn report<S: Store + 'static>(
+    State(state): State<Arc<AppState<S>>>,
+    ApiJson(req): ApiJson<ReportReq>,
+) -> Result<Json<Value>, ApiError> {
+    if state.passages.is_none() {
+        return Err(ApiError {
+            status: StatusCode::CONFLICT,
+            code: "no_passages",
+            message: "this data directory keeps no passages; build them with \
+                      `neardup index build --passages INPUTS -o DIR --keep-texts` and restart the server"
+                .into(),
+        });
+    }
+    if let Some(k) = req.k.filter(|&k| k > state.settings.max_k) {
+        return Err(ApiError::bad_request(format!(
+            "k = {k} is over this server's limit of {}",
+            state.settings.max_k
+        )));
+    }
+    if req.text.trim().is_empty() {
+        return Err(ApiError::bad_request("the text is empty; paste or upload the document to check"));
+    }
+    let ask = Against {
+        radius: req.k.map(Radius::fixed),
+        exclude: req.exclude.unwrap_or_default(),
+        min_windows: req.min_windows.unwrap_or(1).max(1),
+        max_sources: req.max_sources.unwrap_or(20),
+    };
+    let name = req.name.unwrap_or_else(|| "A".to_owned());
+    let html = req.html.unwrap_or(false);
+    let worker = state.clone();
+    let done = tokio::task::spawn_blocking(move || {
+        let passages = worker.passages.as_ref().expect("checked above");
+        passages.report(&name, req.text, &ask).map(|r| {
+            let mut v = r.to_json();
+            if html {
+                v["html"] = json!(r.html_body());
+            }
+            v
+        })
+    })
+    .await
+    .map_err(|_| ApiError::internal("the report failed"))?;
+    Ok(Json(done?))
+}
