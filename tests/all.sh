@@ -29,7 +29,7 @@ pip_q=(--quiet --disable-pip-version-check)
 suite "the Python package (pip install ./bindings/python, pytest, Spark)"
 python3 -m venv --clear "$venv"
 "$venv/bin/pip" install "${pip_q[@]}" 'pytest>=7' 'simhash==2.1.2' 'numpy>=1.24' 'pyarrow>=14' 'mypy==2.4.1' \
-  'pyspark==4.3.0' 'pandas>=2.2,<3' 'datasketch==2.0.0'
+  'pyspark==4.3.0' 'pandas>=2.2,<3' 'datasketch==2.0.0' 'playwright==1.57.0'
 # datasketch's own tests for MinHash, LeanMinHash and MinHashLSH, run against
 # neardup.datasketch: from the newest sdist that ships them (1.7.0), fetched
 # from PyPI here and never committed.
@@ -46,6 +46,13 @@ CARGO_TARGET_DIR="$tdir" "$venv/bin/pip" install "${pip_q[@]}" ./bindings/python
 # the last three runs' and outlives the checkout).
 NEARDUP_BIN="$tdir/release/neardup" NEARDUP_REQUIRE_PEERS=1 "$venv/bin/python" -m pytest -q -rs --durations=5 -p no:cacheprovider \
   --basetemp="$tdir/pytest-tmp" bindings/python/tests
+
+# The page of `neardup serve` in headless Chromium (Debian's, driven by
+# Playwright; required where NEARDUP_REQUIRE_CHROMIUM=1, as in CI), and
+# the same spans from the page, POST /v1/report and `report --against`.
+suite "the page in headless Chromium (Playwright)"
+NEARDUP_BIN="$tdir/release/neardup" "$venv/bin/python" -m pytest -q -rs -p no:cacheprovider \
+  --basetemp="$tdir/pytest-tmp-page" tests/page
 
 # The API contract: schemathesis (every check, about a minute) against a
 # live `neardup serve`, with and without a token, SimHash and MinHash.

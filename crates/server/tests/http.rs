@@ -452,3 +452,96 @@ async fn a_ferd_store_serves_128_bit_fingerprints() {
     let (s, v) = call(&app, "POST", "/v1/documents", Some(json!({"id": "d", "fingerprint": "00ff"}))).await;
     assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
 }
+
+/// A request with `headers`, answering the status, the headers and the body.
+async fn raw(
+    app: &axum::Router,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: Vec<u8>,
+) -> (StatusCode, axum::http::HeaderMap, Vec<u8>) {
+    let mut req = Request::builder().method(method).uri(path);
+    for (k, v) in headers {
+        req = req.header(*k, *v);
+    }
+    let resp = app.clone().oneshot(req.body(Body::from(body)).unwrap()).await.unwrap();
+    let (status, headers) = (resp.status(), resp.headers().clone());
+    (status, headers, axum::body::to_bytes(resp.into_body(), usize::MAX).await.unwrap().to_vec())
+}
+
+#[tokio::test]
+async fn the_page_and_its_assets_come_with_a_strict_policy() {
+    let app = app(Settings::default());
+    for path in ["/", "/assets/app.js", "/assets/app.css", "/assets/report.css", "/v1/stats"] {
+        let (status, headers, body) = raw(&app, "GET", path, &[], Vec::new()).await;
+        assert_eq!(status, StatusCode::OK, "{path}");
+        let csp = headers["content-security-policy"].to_str().unwrap();
+        assert!(csp.starts_with("default-src 'none'; script-src 'self'; style-src 'self'"), "{csp}");
+        assert_eq!(headers["x-content-type-options"], "nosniff");
+        assert!(!body.is_empty());
+    }
+    let (_, _, html) = raw(&app, "GET", "/", &[], Vec::new()).await;
+    let html = String::from_utf8(html).unwrap();
+    assert!(html.contains("<script src=\"/assets/app.js\" defer></script>") && !html.contains("style="));
+}
+
+#[tokio::test]
+async fn uploads_are_read_as_documents_and_refused_clearly() {
+    let app = app(Settings { max_upload_bytes: 1 << 20, ..Settings::default() });
+    let (status, _, body) =
+        raw(&app, "POST", "/v1/extract?name=essay.md", &[], b"# Title\n\nSome *text*.".to_vec()).await;
+    let v: Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(status, StatusCode::OK, "{v}");
+    assert_eq!(
+        v,
+        json!({"name": "essay.md", "kind": "markdown", "chars": 17, "text": "Title\n\nSome text."})
+    );
+    let (status, _, body) =
+        raw(&app, "POST", "/v1/extract?name=paper.docx", &[], b"\x7fELF\x02\x01\x01\0\0\0".to_vec()).await;
+    let v: Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{v}");
+    assert_eq!(v["error"]["code"], "not_a_document");
+    assert!(v["error"]["message"]
+        .as_str()
+        .unwrap()
+        .starts_with("paper.docx: not a Word document (.docx): it is a program"));
+    // Over --max-upload, but under --max-body: the upload's own limit.
+    let (status, _, body) = raw(&app, "POST", "/v1/extract?name=big.txt", &[], vec![b'a'; 2 << 20]).await;
+    assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE, "{}", String::from_utf8_lossy(&body));
+    // Without passages, a report is refused with what to do.
+    let (status, v) = call(&app, "POST", "/v1/report", Some(json!({"text": TEXT}))).await;
+    assert_eq!((status, v["error"]["code"].as_str()), (StatusCode::CONFLICT, Some("no_passages")));
+}
+
+#[tokio::test]
+async fn a_login_sets_a_session_cookie_that_stands_for_the_token() {
+    let token = "a-token-of-more-than-16-bytes";
+    let app = app(Settings { token: Some(token.into()), ..Settings::default() });
+    let (status, _, _) = raw(&app, "GET", "/v1/stats", &[], Vec::new()).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    let json_type = [("content-type", "application/json")];
+    let (status, _, _) =
+        raw(&app, "POST", "/v1/session", &json_type, br#"{"token": "wrong"}"#.to_vec()).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    let login = format!("{{\"token\": \"{token}\"}}").into_bytes();
+    let (status, headers, _) = raw(&app, "POST", "/v1/session", &json_type, login).await;
+    assert_eq!(status, StatusCode::OK);
+    let cookie = headers["set-cookie"].to_str().unwrap();
+    assert!(
+        cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict") && cookie.contains("Path=/"),
+        "{cookie}"
+    );
+    let pair = cookie.split(';').next().unwrap().to_owned();
+    let (status, _, _) = raw(&app, "GET", "/v1/stats", &[("cookie", &pair)], Vec::new()).await;
+    assert_eq!(status, StatusCode::OK);
+    let forged = "neardup_session=00";
+    let (status, _, _) = raw(&app, "GET", "/v1/stats", &[("cookie", forged)], Vec::new()).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    // A wrong bearer header is not rescued by a good cookie.
+    let both = [("cookie", pair.as_str()), ("authorization", "Bearer nope")];
+    let (status, _, _) = raw(&app, "GET", "/v1/stats", &both, Vec::new()).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    let (_, headers, _) = raw(&app, "DELETE", "/v1/session", &[], Vec::new()).await;
+    assert!(headers["set-cookie"].to_str().unwrap().contains("Max-Age=0"));
+}
