@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use neardup::index::file::IndexFile;
 use neardup::passage::PassageIndex;
 use neardup::report::{Against, Report};
-use redb::{Database, ReadableDatabase, TableDefinition};
+use redb::{Database, ReadOnlyDatabase, ReadableDatabase, TableDefinition};
 
 use crate::{Result, StoreError};
 
@@ -104,20 +104,21 @@ impl TextsWriter {
     }
 }
 
-/// The texts kept beside a passage index.
+/// The texts kept beside a passage index, opened read only: a server and
+/// `neardup report --against DIR` read them at the same time.
 pub struct Texts {
-    db: Database,
+    db: ReadOnlyDatabase,
     path: PathBuf,
 }
 
 impl Texts {
-    /// Opens `path` (read only in effect: nothing here writes).
+    /// Opens `path`, read only.
     ///
     /// # Errors
     ///
     /// A file that is not a texts database, or damaged.
     pub fn open(path: &Path) -> Result<Texts> {
-        let db = Database::open(path).map_err(|e| db_error(path, e))?;
+        let db = ReadOnlyDatabase::open(path).map_err(|e| db_error(path, e))?;
         Ok(Texts { db, path: path.to_owned() })
     }
 

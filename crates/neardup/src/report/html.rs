@@ -112,7 +112,7 @@ impl Report {
             self.matched_chars,
             self.a.chars
         );
-        if let (None, Some(rev)) = (&self.index, self.sources[0].reverse) {
+        if let (None, Some(rev)) = (&self.index, self.sources.first().and_then(|s| s.reverse)) {
             let _ = write!(html, "; {} of B found in A", percent(rev));
         }
         let _ = write!(html, ".</p>\n<p class=\"settings\">{}</p>\n", esc(&self.settings()));
@@ -231,6 +231,31 @@ table { border-collapse: collapse; } td, th { padding: .2em .8em; border-bottom:
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::passage::PassageConfig;
+    use crate::report::Doc;
+    use crate::Radius;
+
+    #[test]
+    fn a_report_against_an_index_with_nothing_found_renders() {
+        let r = Report {
+            a: Doc { name: "a <b>".into(), text: "Nothing copied here.".into(), sentences: 1, chars: 20 },
+            sources: Vec::new(),
+            found: Vec::new(),
+            matched_chars: 0,
+            radius: Radius::fixed(3),
+            passages: PassageConfig::default(),
+            min_jaccard: None,
+            index: Some("idx".into()),
+            sources_left_out: 0,
+        };
+        let html = r.to_html();
+        assert!(html.contains("<strong id=\"similarity\">0.0%</strong> of A found in the index"), "{html}");
+        assert!(html.contains("A: a &lt;b&gt;"));
+        let mut text = Vec::new();
+        r.write_text(&mut text).unwrap();
+        assert!(String::from_utf8(text).unwrap().contains("0 matched passages"));
+        assert_eq!(r.to_json()["sources"], serde_json::json!([]));
+    }
 
     #[test]
     fn marking_escapes_and_splits_overlaps() {
