@@ -168,3 +168,34 @@ def test_spark_reads_and_clusters_what_the_cli_does(corpus, spark, tmp_path):  #
     rule = json.loads(neardup.MinHasher().rule_json())
     assert rule["method"] == "minhash" and set(rule) <= set(cli_summary)
     assert {k: spark_summary[k] for k in rule} == {k: cli_summary[k] for k in rule} == rule
+
+
+def test_python_reads_papers_as_the_cli_does(tmp_path):
+    """A folder of papers (.docx, .html, .md): one document per file, the
+    same texts and fingerprints from `neardup.read` as from the CLI."""
+    import io
+    import zipfile
+
+    d = documents()
+    root = tmp_path / "papers"
+    root.mkdir()
+    body = "".join(f"<w:p><w:r><w:t>{p}</w:t></w:r></w:p>" for p in d[0].replace("&", "&amp;").replace("<", "&lt;").split("\n\n"))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("word/document.xml", '<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main">'
+                   f"<w:body>{body}</w:body></w:document>")
+    (root / "a.docx").write_bytes(out.getvalue())
+    (root / "b.html").write_text("<html><head><title>t</title><script>x()</script></head><body><p>"
+                                 + d[1].replace("&", "&amp;").replace("<", "&lt;") + "</p></body></html>")
+    (root / "c.md").write_text("# A title\n\n" + d[2])
+    records = list(neardup.read([root]))
+    assert [r["origin"].replace(str(root), "") for r in records] == ["/a.docx", "/b.html", "/c.md"]
+    assert records[2]["text"].startswith("A title\n\n")
+    assert " ".join(records[1]["text"].split()) == " ".join(d[1].split())
+    plan = [(p.replace(str(root), ""), f) for p, f, _ in neardup.plan_inputs([root])]
+    assert plan == [("/a.docx", "docx"), ("/b.html", "html"), ("/c.md", "markdown")]
+    assert fingerprints([r["id"] for r in records], [r["text"] for r in records]) == cli_records(root)
+    # A renamed program is a bad record that says what it is.
+    (root / "d.pdf").write_bytes(b"MZ\x90\x00\x03\x00\x00\x00 a program")
+    with pytest.raises(ValueError, match=r"d.pdf: not a PDF: it is a program"):
+        list(neardup.read([root]))
