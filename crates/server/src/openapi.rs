@@ -286,8 +286,8 @@ fn fixed_schemas() -> Value {
             "a": {"type": "object"}, "similarity": {"type": "number"}, "matched_chars": {"type": "integer"},
             "k": {"description": "The radius rule used."}, "window": {"type": "integer"}, "min_chars": {"type": "integer"},
             "against": {"type": "string"}, "sources_left_out": {"type": "integer"},
-            "sources": {"type": "array", "items": {"type": "object", "required": ["id", "similarity", "text"], "properties": {
-                "id": {"type": "string"}, "similarity": {"type": "number"}, "text": {"type": "boolean", "description": "Whether its text is kept (and given in matches)."}}}},
+            "sources": {"type": "array", "items": {"type": "object", "required": ["id", "similarity"], "properties": {
+                "id": {"type": "string"}, "similarity": {"type": "number"}, "text": {"type": "boolean", "description": "true where its text is kept (and given in matches); absent otherwise."}}}},
             "matches": {"type": "array", "items": {"type": "object", "required": ["a", "b", "distance"], "properties": {
                 "a": {"type": "object", "required": ["start", "end", "text"]}, "b": {"type": "object", "required": ["start", "end", "id"]}, "distance": {"type": "integer"}}}},
             "html": {"type": "string"}}},

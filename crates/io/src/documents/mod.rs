@@ -159,7 +159,7 @@ pub enum Unreadable {
     /// The text (or a `.docx`'s inflated XML) is over the limit.
     #[error(
         "{what} is over the limit of {limit} bytes (a zip bomb, or a very large document); \
-         raise --max-doc-bytes if it is genuine"
+         if it is genuine, raise the limit (neardup: --max-doc-bytes; neardup serve: --max-body) or give its text as .txt"
     )]
     TooLarge {
         /// What grew too large.

@@ -298,10 +298,18 @@ impl Report {
             }
             Some(index) => {
                 v["against"] = json!(index);
+                // `"text": true` where the source's text is kept (and given
+                // in the matches); absent otherwise, as 0.1 wrote it.
                 v["sources"] = self
                     .sources
                     .iter()
-                    .map(|s| json!({"id": s.name, "similarity": round4(s.similarity), "text": s.text.is_some()}))
+                    .map(|s| {
+                        let mut o = json!({"id": s.name, "similarity": round4(s.similarity)});
+                        if s.text.is_some() {
+                            o["text"] = json!(true);
+                        }
+                        o
+                    })
                     .collect();
                 v["sources_left_out"] = json!(self.sources_left_out);
             }
