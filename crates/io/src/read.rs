@@ -188,15 +188,17 @@ pub fn read_from<E>(
             message: "Parquet is read from files, not from standard input; name the file".into(),
         })),
         InputFormat::Docx | InputFormat::Pdf | InputFormat::Html | InputFormat::Markdown => {
-            let item = read_bytes(reader, name, opts.max_doc_bytes)
-                .and_then(|bytes| document_text(format, bytes, name, opts.max_doc_bytes, opts.allow_empty))
-                .map(|text| Record {
+            let item = read_bytes(reader, name, opts.max_doc_bytes).and_then(|bytes| {
+                let raw_len = bytes.len() as u64;
+                let text = document_text(format, bytes, name, opts.max_doc_bytes, opts.allow_empty)?;
+                Ok(Record {
                     id: Value::String(name.to_owned()),
                     text,
                     origin: name.to_owned(),
-                    raw_len: 0,
+                    raw_len,
                     raw: None,
-                });
+                })
+            });
             sink(item.map(|r| r.with_raw(opts.keep_raw)))
         }
     }

@@ -77,12 +77,8 @@ pub(crate) async fn extract<S: Store + 'static>(
             message: format!("{name}: no text in it (empty, or only white space)"),
         });
     }
-    let kind = kind.map_or("text", |k| match k {
-        neardup_io::documents::DocumentKind::Docx => "docx",
-        neardup_io::documents::DocumentKind::Pdf => "pdf",
-        neardup_io::documents::DocumentKind::Html => "html",
-        neardup_io::documents::DocumentKind::Markdown => "markdown",
-    });
+    // The reader's own name for the format (as --input-format spells it).
+    let kind = kind.map_or("text", |k| neardup_io::InputFormat::of_document(k).name());
     Ok(Json(json!({"name": name, "kind": kind, "chars": text.chars().count(), "text": text})))
 }
 
