@@ -80,10 +80,45 @@ fn message_of(e: &anyhow::Error) -> String {
     out
 }
 
+/// The hidden first argument that makes this binary a document reader
+/// for its parent (see `neardup_io::documents::isolation`).
+pub const READER: &str = "__read-documents";
+
+/// Set to `off`, documents are read in the process itself (debugging a
+/// reader); otherwise each is read by a child process of this binary.
+pub const ISOLATION_ENV: &str = "NEARDUP_ISOLATION";
+
+/// From here on, documents (.docx, .pdf, .html, .md) are read in child
+/// processes of this binary, under memory, CPU and time limits: no file
+/// can crash or exhaust `neardup serve` or a CLI run.
+fn isolate_readers() {
+    if std::env::var_os(ISOLATION_ENV).is_some_and(|v| v == "off") {
+        return;
+    }
+    if let Ok(me) = std::env::current_exe() {
+        neardup_io::documents::isolation::install(me, vec![READER.into()]);
+    }
+}
+
+/// The child's side: read documents for the parent until it is gone.
+fn read_documents() -> ExitCode {
+    match neardup_io::documents::isolation::serve_requests() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            note!("neardup {READER}: {e} (this argument is for neardup itself)");
+            ExitCode::from(2)
+        }
+    }
+}
+
 /// Parses the command line, runs the command, prints any error and
 /// returns the exit code (0 ok, 1 input errors, 2 usage or configuration).
 pub fn run() -> ExitCode {
+    if std::env::args_os().nth(1).as_deref() == Some(std::ffi::OsStr::new(READER)) {
+        return read_documents();
+    }
     let cli = Cli::parse();
+    isolate_readers();
     match neardup::simd::from_env() {
         Err(e) => {
             note!("neardup: {e}");

@@ -178,6 +178,28 @@ pub struct ReadOptions {
     pub keep_raw: bool,
 }
 
+/// How long the CLI reads one document (.docx, .pdf, .html, .md) before
+/// it is a bad record: 60 s. `neardup serve` has its own, shorter
+/// `--parse-timeout`.
+pub const PARSE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// A size in the largest binary unit it fills: `67108864` → `"64 MiB"`,
+/// `1536` → `"1.5 KiB"`, `100` → `"100 bytes"`.
+pub fn units(bytes: u64) -> String {
+    const UNITS: [&str; 5] = ["KiB", "MiB", "GiB", "TiB", "PiB"];
+    if bytes < 1024 {
+        return format!("{bytes} bytes");
+    }
+    let mut v = bytes as f64 / 1024.0;
+    let mut u = 0;
+    while v >= 1024.0 && u + 1 < UNITS.len() {
+        v /= 1024.0;
+        u += 1;
+    }
+    let text = format!("{v:.1}");
+    format!("{} {}", text.strip_suffix(".0").unwrap_or(&text), UNITS[u])
+}
+
 /// The largest document read by default: 64 MiB.
 pub const MAX_DOC_BYTES: u64 = 64 << 20;
 

@@ -232,7 +232,7 @@ pub(crate) fn document_text(
     use crate::documents::{extract, Limits};
     let kind = format.document().expect("a document format");
     let bad = |message: String| BadRecord { rest_lost: false, origin: origin.to_owned(), message };
-    let limits = Limits { max_text_bytes: max, deadline: None };
+    let limits = Limits { max_text_bytes: max, deadline: None }.within(crate::PARSE_TIMEOUT);
     let text = extract(kind, &bytes, &limits).map_err(|e| bad(e.to_string()))?;
     if !allow_empty && text.trim().is_empty() {
         return Err(bad(format!("{} with no text; {EMPTY}", kind.title())));
@@ -248,14 +248,15 @@ pub const EMPTY: &str =
 /// is read only up to the limit).
 pub(crate) fn too_big(origin: &str, len: Option<u64>, max: u64) -> BadRecord {
     let size = match len {
-        Some(n) => format!("{n} bytes"),
-        None => format!("more than {max} bytes"),
+        Some(n) => crate::units(n),
+        None => format!("more than {}", crate::units(max)),
     };
     BadRecord {
         rest_lost: false,
         origin: origin.to_owned(),
         message: format!(
-            "document is {size}, over the limit of {max}; raise --max-doc-bytes (Python: max_doc_bytes=) or split the document"
+            "document is {size}, over the limit of {}; raise --max-doc-bytes (Python: max_doc_bytes=) or split the document",
+            crate::units(max)
         ),
     }
 }

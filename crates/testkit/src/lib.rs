@@ -3,14 +3,16 @@
 //! planted near neighbours ([`planted`]), the brute-force oracles every
 //! index and dedup test compares against ([`brute_pairs`],
 //! [`brute_clusters`]), and the harness that runs the `neardup` binary
-//! ([`cli`]).
+//! ([`cli`]), and hostile documents made at test time ([`hostile`]).
 //!
-//! It depends on nothing, so the core crate's own unit tests can use it:
-//! fingerprints are plain `u64`/`u128` words here.
+//! It depends on no neardup crate (only `flate2`, for the decompression
+//! bombs), so the core crate's own unit tests can use it: fingerprints are
+//! plain `u64`/`u128` words here.
 
 #![deny(missing_docs)]
 
 pub mod cli;
+pub mod hostile;
 pub mod tmpfs;
 
 /// SplitMix64 (Steele, Lea & Flood 2014): deterministic test data, so a

@@ -14,7 +14,7 @@ const BODY: &str = "word/document.xml";
 pub(super) fn text(bytes: &[u8], limits: &Limits) -> Result<String, Unreadable> {
     let title = DocumentKind::Docx.title();
     if !bytes.starts_with(b"PK") {
-        return Err(Unreadable::NotA { expected: title, found: looks_like(bytes) });
+        return Err(Unreadable::NotA { expected: title.into(), found: looks_like(bytes) });
     }
     let damaged = |e: &dyn std::fmt::Display| {
         Unreadable::Damaged(format!("{title} whose zip structure is damaged ({e}); open and save it again"))
@@ -24,7 +24,7 @@ pub(super) fn text(bytes: &[u8], limits: &Limits) -> Result<String, Unreadable> 
         Ok(e) => e,
         Err(zip::result::ZipError::FileNotFound) => {
             return Err(Unreadable::NotA {
-                expected: title,
+                expected: title.into(),
                 found: format!("a zip archive without {BODY} (another Office format, or any zip)"),
             })
         }
@@ -33,10 +33,10 @@ pub(super) fn text(bytes: &[u8], limits: &Limits) -> Result<String, Unreadable> 
     // The XML is read inflated up to the limit, never past it: a zip bomb
     // stops here, whatever its entry claims.
     let mut xml = Vec::new();
-    let limit = limits.max_text_bytes.saturating_mul(4);
+    let limit = limits.inflation();
     entry.take(limit + 1).read_to_end(&mut xml).map_err(|e| damaged(&e))?;
     if xml.len() as u64 > limit {
-        return Err(Unreadable::TooLarge { what: "its inflated XML", limit });
+        return Err(Unreadable::Bomb { what: format!("its {BODY}").into(), limit });
     }
     runs(&xml, limits).map_err(|e| match e {
         Unreadable::Damaged(m) => {

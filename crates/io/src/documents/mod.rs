@@ -40,11 +40,17 @@
 mod docx;
 #[cfg(feature = "documents")]
 mod html;
+pub mod isolation;
 #[cfg(feature = "documents")]
 mod markdown;
 #[cfg(feature = "documents")]
 mod pdf;
+#[cfg(feature = "documents")]
+mod pdf_tidy;
+#[cfg(feature = "documents")]
+mod quiet;
 
+use std::borrow::Cow;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -123,6 +129,12 @@ impl Limits {
         Limits { deadline: Some(Instant::now() + time), ..self }
     }
 
+    /// The most inflated bytes a document may hold: [`INFLATION`] times
+    /// the text limit.
+    pub fn inflation(&self) -> u64 {
+        self.max_text_bytes.saturating_mul(INFLATION)
+    }
+
     /// [`Unreadable::TimedOut`] once the deadline has passed.
     fn check_time(&self) -> Result<(), Unreadable> {
         match self.deadline {
@@ -140,7 +152,7 @@ pub enum Unreadable {
     #[error("not {expected}: {found}; check the file, or give its text as .txt")]
     NotA {
         /// What it was read as.
-        expected: &'static str,
+        expected: Cow<'static, str>,
         /// What it looks like instead.
         found: String,
     },
@@ -156,41 +168,91 @@ pub enum Unreadable {
         /// Its pages.
         pages: usize,
     },
-    /// The text (or a `.docx`'s inflated XML) is over the limit.
+    /// The text is over the limit.
     #[error(
-        "{what} is over the limit of {limit} bytes (a zip bomb, or a very large document); \
-         if it is genuine, raise the limit (neardup: --max-doc-bytes; neardup serve: --max-body) or give its text as .txt"
+        "{what} is over the limit of {} (a very large document); if it is genuine, raise the limit \
+         (neardup: --max-doc-bytes; neardup serve: --max-body) or split it",
+        crate::units(*limit)
     )]
     TooLarge {
         /// What grew too large.
-        what: &'static str,
-        /// The limit.
+        what: Cow<'static, str>,
+        /// The limit, in bytes.
+        limit: u64,
+    },
+    /// A compressed part (a PDF stream, a `.docx`'s zip entry) inflates
+    /// past the limit derived from the text limit: a decompression bomb.
+    #[error(
+        "{what} inflates past the limit of {} (a decompression bomb, or a very large document); \
+         if it is genuine, raise the limit (neardup: --max-doc-bytes; neardup serve: --max-body), \
+         which allows {INFLATION}× as much inflated data, or give its text as .txt",
+        crate::units(*limit)
+    )]
+    Bomb {
+        /// What inflated too far.
+        what: Cow<'static, str>,
+        /// The limit on inflated bytes.
         limit: u64,
     },
     /// This build has no reader for it (built without the `documents`
     /// feature).
     #[error("{0}, and this neardup was built without the `documents` feature; rebuild with it (the default) or give its text as .txt")]
-    Unsupported(&'static str),
+    Unsupported(Cow<'static, str>),
     /// Reading took longer than allowed.
     #[error("reading it took too long (a damaged or hostile file?); give its text as .txt")]
     TimedOut,
+    /// The reader's process died on it: out of its memory limit, or
+    /// crashed (see [`isolation`]).
+    #[error(
+        "reading it {how} (a decompression bomb, or a damaged or hostile file); \
+         if it is genuine, raise the limit (neardup: --max-doc-bytes; neardup serve: --max-body) or give its text as .txt"
+    )]
+    ReaderDied {
+        /// What happened, in words: "needed more than the reader's
+        /// memory limit of 512 MiB", "crashed the reader (signal 11)".
+        how: String,
+    },
 }
 
+/// How many inflated bytes a document may hold per byte of its text
+/// limit: a PDF's content streams and fonts, a `.docx`'s XML.
+pub const INFLATION: u64 = 4;
+
 /// The text of one document of `kind`, read from its bytes within `limits`.
+///
+/// When the program has chosen to read documents in child processes
+/// ([`isolation::install`], as the `neardup` binary does), the reading
+/// happens there, under memory, CPU and output limits, and is killed at
+/// the deadline; otherwise here, with a reader's panic caught (and kept
+/// off stderr) and reported as a damaged file.
 ///
 /// # Errors
 ///
 /// [`Unreadable`] saying why there is no text.
 pub fn extract(kind: DocumentKind, bytes: &[u8], limits: &Limits) -> Result<String, Unreadable> {
+    match isolation::installed() {
+        Some(pool) => pool.extract(kind, bytes, limits),
+        None => extract_here(kind, bytes, limits),
+    }
+}
+
+/// [`extract`] in this process, whatever is installed: what the child
+/// reader runs.
+///
+/// # Errors
+///
+/// [`Unreadable`] saying why there is no text.
+pub fn extract_here(kind: DocumentKind, bytes: &[u8], limits: &Limits) -> Result<String, Unreadable> {
     // A reader that panics on a malformed file is a damaged file, not a
-    // crash of the service reading it.
+    // crash of the service reading it, and its panic message is not
+    // printed.
     #[cfg(not(feature = "documents"))]
-    let read: std::thread::Result<Result<String, Unreadable>> = {
+    let read: Result<Result<String, Unreadable>, String> = {
         let _ = (bytes, limits);
-        Ok(Err(Unreadable::Unsupported(kind.title())))
+        Ok(Err(Unreadable::Unsupported(kind.title().into())))
     };
     #[cfg(feature = "documents")]
-    let read = std::panic::catch_unwind(|| match kind {
+    let read = quiet::catch(|| match kind {
         DocumentKind::Docx => docx::text(bytes, limits),
         DocumentKind::Pdf => pdf::text(bytes, limits),
         DocumentKind::Html => html::text(bytes, limits),
@@ -198,8 +260,8 @@ pub fn extract(kind: DocumentKind, bytes: &[u8], limits: &Limits) -> Result<Stri
     });
     match read {
         Ok(r) => r,
-        Err(_) => Err(Unreadable::Damaged(format!(
-            "{} that cannot be read: its structure is damaged; open and save it again, or give its text as .txt",
+        Err(why) => Err(Unreadable::Damaged(format!(
+            "{} that cannot be read: its structure is damaged ({why}); open and save it again, or give its text as .txt",
             kind.title()
         ))),
     }
@@ -228,11 +290,11 @@ pub fn text_of_file(
 /// `bytes` as UTF-8 text, refused when binary.
 fn plain_text(bytes: &[u8], limits: &Limits) -> Result<String, Unreadable> {
     if bytes.len() as u64 > limits.max_text_bytes {
-        return Err(Unreadable::TooLarge { what: "the text", limit: limits.max_text_bytes });
+        return Err(Unreadable::TooLarge { what: "the text".into(), limit: limits.max_text_bytes });
     }
     if bytes.iter().take(8192).any(|&b| b == 0) {
         return Err(Unreadable::NotA {
-            expected: "a text, .docx, .pdf, .html or .md file",
+            expected: "a text, .docx, .pdf, .html or .md file".into(),
             found: looks_like(bytes).replace("it is plain text", "it is some binary file"),
         });
     }
@@ -282,7 +344,7 @@ impl<'a> Bounded<'a> {
 
     fn push(&mut self, s: &str) -> Result<(), Unreadable> {
         if (self.text.len() + s.len()) as u64 > self.limits.max_text_bytes {
-            return Err(Unreadable::TooLarge { what: self.what, limit: self.limits.max_text_bytes });
+            return Err(Unreadable::TooLarge { what: self.what.into(), limit: self.limits.max_text_bytes });
         }
         self.text.push_str(s);
         Ok(())

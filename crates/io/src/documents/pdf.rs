@@ -54,7 +54,7 @@ impl OutputDev for Guarded<'_> {
         self.bytes += char.len() as u64 + 2;
         if self.bytes > self.limits.max_text_bytes {
             let limit = self.limits.max_text_bytes;
-            return Err(self.stop(Unreadable::TooLarge { what: "its text", limit }));
+            return Err(self.stop(Unreadable::TooLarge { what: "its text".into(), limit }));
         }
         if self.bytes % 1024 < 8 {
             if let Err(e) = self.limits.check_time() {
@@ -80,7 +80,7 @@ impl OutputDev for Guarded<'_> {
 pub(super) fn text(bytes: &[u8], limits: &Limits) -> Result<String, Unreadable> {
     let title = DocumentKind::Pdf.title();
     if !bytes.starts_with(b"%PDF") {
-        return Err(Unreadable::NotA { expected: title, found: looks_like(bytes) });
+        return Err(Unreadable::NotA { expected: title.into(), found: looks_like(bytes) });
     }
     let damaged = |e: &dyn std::fmt::Display| {
         Unreadable::Damaged(format!(
@@ -94,7 +94,7 @@ pub(super) fn text(bytes: &[u8], limits: &Limits) -> Result<String, Unreadable> 
             "{title} protected by a password; remove the protection (print it to PDF) and try again"
         )));
     }
-    let pages = doc.get_pages().len();
+    let pages = super::pdf_tidy::tidy(&mut doc, limits)?;
     if pages == 0 {
         return Err(damaged(&"it has no pages"));
     }

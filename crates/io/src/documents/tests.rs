@@ -64,7 +64,7 @@ fn a_docx_bomb_stops_at_the_limit() {
     assert!(bytes.len() < 1 << 20, "{}", bytes.len());
     let limits = Limits { max_text_bytes: 1 << 20, deadline: None };
     let e = extract(DocumentKind::Docx, &bytes, &limits).unwrap_err();
-    assert!(matches!(e, Unreadable::TooLarge { .. }), "{e}");
+    assert_eq!(e, Unreadable::Bomb { what: "its word/document.xml".into(), limit: 4 << 20 });
 }
 
 #[test]
@@ -253,4 +253,76 @@ fn files_as_they_come_read_by_first_bytes_then_name() {
     assert!(e.starts_with("not a text, .docx, .pdf, .html or .md file: it is an image"), "{e}");
     let e = text_of_file("gbk.txt", b"\xc4\xe3\xba\xc3", &l).unwrap_err().to_string();
     assert!(e.contains("not UTF-8 (invalid byte at 0)"), "{e}");
+}
+
+mod hostile {
+    //! The files that took the service down (issue 67), read in this
+    //! process: each a clear error, or its text read once.
+    use super::*;
+    use neardup_testkit::hostile;
+
+    fn words(t: &str) -> String {
+        t.split_whitespace().collect::<Vec<_>>().join(" ")
+    }
+
+    #[test]
+    fn a_form_that_draws_itself_is_drawn_once() {
+        let bytes = hostile::self_drawing_form("Drawn once.");
+        let text = extract(DocumentKind::Pdf, &bytes, &Limits::default()).unwrap();
+        assert_eq!(words(&text), "Drawn once.");
+    }
+
+    #[test]
+    fn a_lattice_of_forms_is_refused_not_drawn_for_ever() {
+        let e = extract(DocumentKind::Pdf, &hostile::form_lattice(40, "x"), &Limits::default()).unwrap_err();
+        assert!(e.to_string().contains("draws its forms more than 100000 times"), "{e}");
+        // A small lattice is a document like any other: 2^3 drawings of
+        // its last form.
+        let text = extract(DocumentKind::Pdf, &hostile::form_lattice(4, "leaf"), &Limits::default()).unwrap();
+        assert_eq!(text.matches("leaf").count(), 8, "{text}");
+    }
+
+    #[test]
+    fn a_page_tree_that_lists_itself_reads_each_page_once() {
+        let text = extract(DocumentKind::Pdf, &hostile::self_listing_pages("Only once."), &Limits::default())
+            .unwrap();
+        assert_eq!(words(&text), "Only once.");
+    }
+
+    #[test]
+    fn a_page_tree_too_deep_is_refused_and_a_deep_one_reads() {
+        let text = extract(DocumentKind::Pdf, &hostile::deep_page_tree(20), &Limits::default()).unwrap();
+        assert_eq!(words(&text), "deep");
+        let e = extract(DocumentKind::Pdf, &hostile::deep_page_tree(5000), &Limits::default()).unwrap_err();
+        assert!(e.to_string().contains("page tree nests more than 32 deep"), "{e}");
+    }
+
+    #[test]
+    fn a_flate_bomb_stops_at_the_inflation_limit() {
+        // 64 MiB of spaces (64 KB on disk) against 1 MiB of text: 4 MiB of
+        // inflated streams at most.
+        let bytes = hostile::flate_bomb(64 << 20, "Before the bomb.");
+        assert!(bytes.len() < 200_000, "{}", bytes.len());
+        let small = Limits { max_text_bytes: 1 << 20, deadline: None };
+        let e = extract(DocumentKind::Pdf, &bytes, &small).unwrap_err();
+        assert_eq!(e, Unreadable::Bomb { what: "its compressed stream 4 0 R".into(), limit: 4 << 20 });
+        let m = e.to_string();
+        assert!(
+            m.contains("decompression bomb") && m.contains("4 MiB") && m.contains("--max-doc-bytes"),
+            "{m}"
+        );
+        // Under a limit it fits, it is a page with text.
+        let text = extract(DocumentKind::Pdf, &bytes, &Limits::default()).unwrap();
+        assert_eq!(words(&text), "Before the bomb.");
+    }
+
+    #[test]
+    fn sizes_are_in_units() {
+        assert_eq!(crate::units(67108864), "64 MiB");
+        assert_eq!(crate::units(1536), "1.5 KiB");
+        assert_eq!(crate::units(100), "100 bytes");
+        assert_eq!(crate::units(200 << 20), "200 MiB");
+        let e = Unreadable::TooLarge { what: "the text".into(), limit: 10 << 20 };
+        assert!(e.to_string().contains("over the limit of 10 MiB"), "{e}");
+    }
 }

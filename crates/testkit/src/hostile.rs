@@ -1,0 +1,165 @@
+//! Hostile documents, made at test time (nothing large is committed): the
+//! files issue 67 found taking the service down, and their relatives.
+//!
+//! Each is a complete, well-formed file (a cross-reference table with true
+//! offsets) so that the reader gets past parsing to the hostile part.
+
+use std::io::Write;
+
+/// A PDF of `objects` (numbered from 1; object 1 is the catalog), each
+/// given as its bytes between `N 0 obj` and `endobj`.
+pub fn pdf_of(objects: &[Vec<u8>]) -> Vec<u8> {
+    let mut out = b"%PDF-1.5\n".to_vec();
+    let mut offsets = Vec::new();
+    for (i, o) in objects.iter().enumerate() {
+        offsets.push(out.len());
+        out.extend_from_slice(format!("{} 0 obj\n", i + 1).as_bytes());
+        out.extend_from_slice(o);
+        out.extend_from_slice(b"\nendobj\n");
+    }
+    let xref = out.len();
+    out.extend_from_slice(format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1).as_bytes());
+    for o in offsets {
+        out.extend_from_slice(format!("{o:010} 00000 n \n").as_bytes());
+    }
+    out.extend_from_slice(
+        format!("trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n", objects.len() + 1)
+            .as_bytes(),
+    );
+    out
+}
+
+/// A stream object: `dict` entries (without `/Length`) and its bytes.
+pub fn stream(dict: &str, bytes: &[u8]) -> Vec<u8> {
+    let mut o = format!("<< {dict} /Length {} >>\nstream\n", bytes.len()).into_bytes();
+    o.extend_from_slice(bytes);
+    o.extend_from_slice(b"\nendstream");
+    o
+}
+
+/// Text drawing operators for `text` at the top of a page (Helvetica).
+pub fn text_ops(text: &str) -> String {
+    let escaped = text.replace('\\', "\\\\").replace('(', "\\(").replace(')', "\\)");
+    format!("BT /F1 12 Tf 72 720 Td ({escaped}) Tj ET\n")
+}
+
+/// The font object every page here uses, as `/F1`.
+const FONT: &str = "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>";
+
+/// A one-page PDF saying `text`: catalog 1, pages 2, page 3, content 4,
+/// font 5.
+pub fn pdf_saying(text: &str) -> Vec<u8> {
+    pdf_of(&[
+        b"<< /Type /Catalog /Pages 2 0 R >>".to_vec(),
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_vec(),
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>"
+            .to_vec(),
+        stream("", text_ops(text).as_bytes()),
+        FONT.as_bytes().to_vec(),
+    ])
+}
+
+/// A PDF whose page draws a form that draws itself (`/X1 Do` inside X1,
+/// X1's resources naming X1): 838 bytes that overflowed the reader's
+/// stack. Its text, `text`, is drawn once by the form.
+pub fn self_drawing_form(text: &str) -> Vec<u8> {
+    let form = format!("{}/X1 Do\n", text_ops(text));
+    pdf_of(&[
+        b"<< /Type /Catalog /Pages 2 0 R >>".to_vec(),
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_vec(),
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /XObject << /X1 6 0 R >> >> >>"
+            .to_vec(),
+        stream("", b"/X1 Do\n"),
+        FONT.as_bytes().to_vec(),
+        stream(
+            "/Type /XObject /Subtype /Form /BBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> /XObject << /X1 6 0 R >> >>",
+            form.as_bytes(),
+        ),
+    ])
+}
+
+/// A PDF whose forms draw each other in a lattice: form `i` draws form
+/// `i + 1` twice, `levels` deep, so drawing them all takes `2^levels`
+/// drawings (the billion laughs of PDF). The last form says `text`.
+pub fn form_lattice(levels: usize, text: &str) -> Vec<u8> {
+    let mut objects = vec![
+        b"<< /Type /Catalog /Pages 2 0 R >>".to_vec(),
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_vec(),
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /XObject << /X 6 0 R >> >> >>"
+            .to_vec(),
+        stream("", b"/X Do\n"),
+        FONT.as_bytes().to_vec(),
+    ];
+    for i in 0..levels {
+        let id = 6 + i;
+        let body = if i + 1 == levels { text_ops(text) } else { "/X Do /X Do\n".to_owned() };
+        let resources = format!("<< /Font << /F1 5 0 R >> /XObject << /X {} 0 R >> >>", id + 1);
+        objects.push(stream(
+            &format!("/Type /XObject /Subtype /Form /BBox [0 0 9 9] /Resources {resources}"),
+            body.as_bytes(),
+        ));
+    }
+    pdf_of(&objects)
+}
+
+/// A PDF whose page tree lists itself among its kids (next to its one
+/// page, which says `text`).
+pub fn self_listing_pages(text: &str) -> Vec<u8> {
+    pdf_of(&[
+        b"<< /Type /Catalog /Pages 2 0 R >>".to_vec(),
+        b"<< /Type /Pages /Kids [3 0 R 2 0 R 3 0 R] /Count 3 >>".to_vec(),
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>"
+            .to_vec(),
+        stream("", text_ops(text).as_bytes()),
+        FONT.as_bytes().to_vec(),
+    ])
+}
+
+/// A PDF whose one content stream is FlateDecode of `inflated` spaces (4
+/// GiB fits in about 4 MB), after the text `text`.
+pub fn flate_bomb(inflated: u64, text: &str) -> Vec<u8> {
+    let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::best());
+    z.write_all(text_ops(text).as_bytes()).expect("in memory");
+    let block = vec![b' '; 1 << 20];
+    let mut left = inflated;
+    while left > 0 {
+        let n = left.min(block.len() as u64) as usize;
+        z.write_all(&block[..n]).expect("in memory");
+        left -= n as u64;
+    }
+    let deflated = z.finish().expect("in memory");
+    pdf_of(&[
+        b"<< /Type /Catalog /Pages 2 0 R >>".to_vec(),
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_vec(),
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>"
+            .to_vec(),
+        stream("/Filter /FlateDecode", &deflated),
+        FONT.as_bytes().to_vec(),
+    ])
+}
+
+/// A PDF whose page tree nests `depth` `Pages` nodes deep before its one
+/// page.
+pub fn deep_page_tree(depth: usize) -> Vec<u8> {
+    let mut objects = vec![b"<< /Type /Catalog /Pages 2 0 R >>".to_vec()];
+    // Objects 2 ..= depth + 1 are the nodes; then the page, its content
+    // and the font.
+    let page = depth + 2;
+    for i in 0..depth {
+        let id = 2 + i;
+        let kid = if i + 1 == depth { page } else { id + 1 };
+        objects.push(format!("<< /Type /Pages /Kids [{kid} 0 R] /Count 1 >>").into_bytes());
+    }
+    objects.push(
+        format!(
+            "<< /Type /Page /Parent {} 0 R /MediaBox [0 0 612 792] /Contents {} 0 R /Resources << /Font << /F1 {} 0 R >> >> >>",
+            page - 1,
+            page + 1,
+            page + 2
+        )
+        .into_bytes(),
+    );
+    objects.push(stream("", text_ops("deep").as_bytes()));
+    objects.push(FONT.as_bytes().to_vec());
+    pdf_of(&objects)
+}
