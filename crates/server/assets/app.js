@@ -99,13 +99,40 @@
     await start();
   }
 
+  // Sizes as the server writes them: 1023 bytes, 1.5 KiB, 10 MiB.
+  function units(n) {
+    if (n < 1024) return n + ' bytes';
+    const names = ['KiB', 'MiB', 'GiB', 'TiB'];
+    let v = n / 1024, u = 0;
+    while (v >= 1024 && u + 1 < names.length) { v /= 1024; u += 1; }
+    return v.toFixed(1).replace(/\.0$/, '') + ' ' + names[u];
+  }
+
+  // Why the server would refuse `file`, before it is sent (null: it
+  // would not): documents are held to the upload limit; files it reads
+  // as plain text (any other name) to the text limit as well.
+  function tooLarge(file) {
+    const dot = file.name.lastIndexOf('.');
+    const ext = dot < 0 ? '' : file.name.slice(dot + 1).toLowerCase();
+    const isDocument = (info.document_extensions || []).indexOf(ext) >= 0;
+    if (file.size > info.max_upload_bytes) {
+      return file.name + ' is ' + units(file.size) + ', over this server\'s upload limit of ' +
+        units(info.max_upload_bytes) + ' (--max-upload); paste its text instead.';
+    }
+    if (!isDocument && info.max_text_bytes && file.size > info.max_text_bytes) {
+      return file.name + ' is ' + units(file.size) + ' of plain text, over this server\'s text limit of ' +
+        units(info.max_text_bytes) + ' (--max-body); split it, or check it with neardup report.';
+    }
+    return null;
+  }
+
   async function chooseFile() {
     const file = $('file').files[0];
     if (!file) return;
     showError('');
-    if (info && file.size > info.max_upload_bytes) {
-      showError(file.name + ' is ' + (file.size / 1e6).toFixed(1) + ' MB, over this server\'s limit of ' +
-        (info.max_upload_bytes / 1e6).toFixed(1) + ' MB; paste its text instead.');
+    const over = info && tooLarge(file);
+    if (over) {
+      showError(over);
       $('file').value = '';
       return;
     }

@@ -7,12 +7,13 @@
 use std::sync::Arc;
 
 use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
 use axum::extract::{Query, State};
 use axum::http::StatusCode;
 use axum::Json;
 use neardup::report::Against;
 use neardup::Radius;
-use neardup_io::documents::{text_of_file, Limits, Unreadable};
+use neardup_io::documents::{file_limit, kind_of_file, text_of_file, Limits, Unreadable};
 use neardup_store::Store;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -37,6 +38,8 @@ fn unreadable(name: &str, e: &Unreadable) -> ApiError {
         Unreadable::TooLarge { .. } => "document_too_large",
         Unreadable::TimedOut => "parse_timeout",
         Unreadable::NotA { .. } => "not_a_document",
+        Unreadable::Bomb { .. } => "decompression_bomb",
+        Unreadable::ReaderDied { .. } => "reader_failed",
         _ => "unreadable_document",
     };
     ApiError { status: StatusCode::UNPROCESSABLE_ENTITY, code, message: format!("{name}: {e}") }
@@ -45,20 +48,34 @@ fn unreadable(name: &str, e: &Unreadable) -> ApiError {
 pub(crate) async fn extract<S: Store + 'static>(
     State(state): State<Arc<AppState<S>>>,
     Query(q): Query<ExtractQuery>,
-    body: Bytes,
+    body: Result<Bytes, BytesRejection>,
 ) -> Result<Json<Value>, ApiError> {
     let name = q.name.unwrap_or_else(|| "upload".to_owned());
+    // A body sent without its length is stopped at the limit as it comes.
+    let body = body.map_err(|e| match e.status() {
+        StatusCode::PAYLOAD_TOO_LARGE => ApiError::upload_too_large(None, state.settings.max_upload_bytes),
+        _ => ApiError::bad_request(format!("{name}: the upload broke off ({e}); send it again")),
+    })?;
     if body.is_empty() {
         return Err(ApiError::bad_request(format!(
             "{name}: the file is empty; choose a file with text in it"
         )));
     }
+    // Plain text is its own text: over the text limit, it is refused
+    // before it is read (the page refuses it before it is sent).
+    let max_text = state.settings.max_body_bytes as u64;
+    let kind = kind_of_file(&name, &body);
+    if body.len() as u64 > file_limit(kind, state.settings.max_upload_bytes as u64, max_text) {
+        return Err(ApiError::text_too_large(&name, body.len() as u64, max_text));
+    }
     // A bounded number of files are read at once, each within the parse
-    // time (the reader stops itself at the same deadline).
+    // time, by a child process killed at the deadline (`neardup serve`
+    // installs `neardup_io::documents::isolation`), so that the slot is
+    // free again with the answer.
     let permit =
         state.extracting.clone().acquire_owned().await.map_err(|_| ApiError::unavailable("shutting down"))?;
     let time = state.settings.parse_timeout;
-    let limits = Limits { max_text_bytes: state.settings.max_body_bytes as u64, deadline: None }.within(time);
+    let limits = Limits { max_text_bytes: max_text, deadline: None }.within(time);
     let label = name.clone();
     let work = tokio::task::spawn_blocking(move || {
         let _permit = permit;

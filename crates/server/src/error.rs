@@ -22,25 +22,45 @@ impl ApiError {
         ApiError { status: StatusCode::BAD_REQUEST, code: "bad_request", message: message.into() }
     }
 
-    /// 413 with code `payload_too_large`: over `--max-body`.
-    pub fn too_large() -> ApiError {
+    /// 413 with code `payload_too_large`: over `--max-body` (`limit`, when
+    /// known).
+    pub fn too_large(limit: Option<usize>) -> ApiError {
+        let limit = limit.map_or_else(String::new, |l| format!(" of {}", neardup_io::units(l as u64)));
         ApiError {
             status: StatusCode::PAYLOAD_TOO_LARGE,
             code: "payload_too_large",
-            message: "the request body is over the server's limit (--max-body); send smaller batches".into(),
+            message: format!(
+                "the request body is over this server's limit{limit} (--max-body); send smaller batches"
+            ),
         }
     }
 
-    /// 413 for an upload over `--max-upload`.
-    pub fn upload_too_large(size: u64, max: usize) -> ApiError {
+    /// 413 for an upload of `size` bytes (when announced) over
+    /// `--max-upload` (`max`).
+    pub fn upload_too_large(size: Option<u64>, max: usize) -> ApiError {
+        let size = size.map_or_else(String::new, |s| format!(" is {},", neardup_io::units(s)));
         ApiError {
             status: StatusCode::PAYLOAD_TOO_LARGE,
             code: "upload_too_large",
             message: format!(
-                "the file is {:.1} MB, over this server's limit of {:.1} MB (--max-upload); \
+                "the file{size} over this server's limit of {} (--max-upload); \
                  upload its text, or a smaller file",
-                size as f64 / 1e6,
-                max as f64 / 1e6
+                neardup_io::units(max as u64)
+            ),
+        }
+    }
+
+    /// 413 for a plain-text upload of `size` bytes over the text limit
+    /// (`--max-body`, `max`): it would be refused as it is read.
+    pub fn text_too_large(name: &str, size: u64, max: u64) -> ApiError {
+        ApiError {
+            status: StatusCode::PAYLOAD_TOO_LARGE,
+            code: "text_too_large",
+            message: format!(
+                "{name} is {} of plain text, over this server's text limit of {} (--max-body); \
+                 split it, or check it with `neardup report`",
+                neardup_io::units(size),
+                neardup_io::units(max)
             ),
         }
     }

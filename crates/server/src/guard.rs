@@ -92,9 +92,9 @@ pub(crate) async fn observe<S: Store + 'static>(
             let _ = tokio::time::timeout(state.settings.timeout, drain).await;
         }
         let response = if max == state.settings.max_upload_bytes && req_is_upload {
-            ApiError::upload_too_large(n, max).into_response()
+            ApiError::upload_too_large(Some(n), max).into_response()
         } else {
-            ApiError::too_large().into_response()
+            ApiError::too_large(Some(max)).into_response()
         };
         state.metrics.record(&route, response.status().as_u16(), start.elapsed().as_secs_f64());
         return response;

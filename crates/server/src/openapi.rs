@@ -44,7 +44,7 @@ fn responses(c: &Contract, ok: Value, errors: &[u16]) -> Value {
             409 => "This data directory keeps no passages (neardup index build --passages INPUTS -o DIR)",
             422 => "The file cannot be read as a document: the message says why and what to do",
             404 => "No such document",
-            413 => "Body over the server's --max-body (uploads: --max-upload), or a batch over --max-batch",
+            413 => "Body over the server's --max-body (uploads: --max-upload, and plain text also --max-body), or a batch over --max-batch",
             415 => "Not sent as Content-Type: application/json",
             500 => "Internal error",
             503 => "Timed out (--timeout), or the store failed at the disk and reopens itself: retry (Retry-After)",

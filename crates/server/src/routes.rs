@@ -319,6 +319,10 @@ pub(crate) async fn stats<S: Store + 'static>(State(state): State<Arc<AppState<S
         "commits": s.commits, "segments": s.segments,
         "passages": state.passages.as_ref().map(|p| json!({"texts": p.keeps_texts()})),
         "max_upload_bytes": state.settings.max_upload_bytes,
+        // Files named otherwise are plain text, held to the text limit too
+        // (`neardup_io::documents::file_limit`): the page checks both.
+        "max_text_bytes": state.settings.max_body_bytes,
+        "document_extensions": neardup_io::documents::DocumentKind::EXTENSIONS,
         "token": state.settings.token.is_some(),
         "uptime_s": state.started.elapsed().as_secs_f64(), "version": env!("CARGO_PKG_VERSION"),
     }))

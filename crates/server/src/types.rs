@@ -29,7 +29,7 @@ impl<T: DeserializeOwned, St: Send + Sync> FromRequest<St> for ApiJson<T> {
                     message: "send JSON with Content-Type: application/json".into(),
                 },
                 JsonRejection::BytesRejection(b) if b.status() == StatusCode::PAYLOAD_TOO_LARGE => {
-                    ApiError::too_large()
+                    ApiError::too_large(None)
                 }
                 e => ApiError { status: StatusCode::BAD_REQUEST, code: "bad_json", message: e.body_text() },
             }),

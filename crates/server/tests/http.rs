@@ -509,6 +509,43 @@ async fn uploads_are_read_as_documents_and_refused_clearly() {
     // Over --max-upload, but under --max-body: the upload's own limit.
     let (status, _, body) = raw(&app, "POST", "/v1/extract?name=big.txt", &[], vec![b'a'; 2 << 20]).await;
     assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE, "{}", String::from_utf8_lossy(&body));
+    let v: Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(v["error"]["code"], "upload_too_large");
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("the file over this server's limit of 1 MiB (--max-upload)"),
+        "{v}"
+    );
+    // Under --max-upload but over the text limit (--max-body): plain text
+    // is refused up front, naming the limit that applies, while a document
+    // as large is read; /v1/stats gives the page both limits.
+    let app =
+        self::app(Settings { max_upload_bytes: 4 << 20, max_body_bytes: 1 << 20, ..Settings::default() });
+    let (status, _, body) = raw(&app, "POST", "/v1/extract?name=big.txt", &[], vec![b'a'; 2 << 20]).await;
+    let v: Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(
+        (status, v["error"]["code"].as_str()),
+        (StatusCode::PAYLOAD_TOO_LARGE, Some("text_too_large")),
+        "{v}"
+    );
+    let m = v["error"]["message"].as_str().unwrap();
+    assert!(
+        m.contains("big.txt is 2 MiB of plain text, over this server's text limit of 1 MiB (--max-body)"),
+        "{m}"
+    );
+    let mut html = b"<html><body><p>short</p>".to_vec();
+    html.extend(std::iter::repeat_n(b' ', 2 << 20));
+    html.extend_from_slice(b"</body></html>");
+    let (status, _, body) = raw(&app, "POST", "/v1/extract?name=big.html", &[], html).await;
+    assert_eq!(status, StatusCode::OK, "{}", String::from_utf8_lossy(&body));
+    let (_, stats) = call(&app, "GET", "/v1/stats", None).await;
+    assert_eq!(
+        (stats["max_upload_bytes"].as_u64(), stats["max_text_bytes"].as_u64()),
+        (Some(4 << 20), Some(1 << 20))
+    );
+    assert!(stats["document_extensions"].as_array().unwrap().contains(&json!("pdf")));
     // Without passages, a report is refused with what to do.
     let (status, v) = call(&app, "POST", "/v1/report", Some(json!({"text": TEXT}))).await;
     assert_eq!((status, v["error"]["code"].as_str()), (StatusCode::CONFLICT, Some("no_passages")));

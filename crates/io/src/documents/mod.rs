@@ -79,6 +79,11 @@ impl DocumentKind {
         }
     }
 
+    /// The file-name extensions [`DocumentKind::of_name`] knows: files
+    /// called otherwise are read as plain text (unless their first bytes
+    /// say they are a PDF or a `.docx`).
+    pub const EXTENSIONS: [&'static str; 7] = ["docx", "pdf", "html", "htm", "xhtml", "md", "markdown"];
+
     /// The kind a file name says (`.docx`, `.pdf`, `.html`/`.htm`/`.xhtml`,
     /// `.md`/`.markdown`), if any.
     pub fn of_name(name: &Path) -> Option<DocumentKind> {
@@ -281,10 +286,29 @@ pub fn text_of_file(
     bytes: &[u8],
     limits: &Limits,
 ) -> Result<(Option<DocumentKind>, String), Unreadable> {
-    match DocumentKind::of_magic(bytes).or_else(|| DocumentKind::of_name(Path::new(name))) {
+    match kind_of_file(name, bytes) {
         Some(kind) => extract(kind, bytes, limits).map(|t| (Some(kind), t)),
         None => plain_text(bytes, limits).map(|t| (None, t)),
     }
+}
+
+/// The largest file of `kind` (`None`: plain text) that can be read,
+/// given the most bytes a file may have (`max_file`, an upload limit) and
+/// the text limit: plain text is its own text, so it is held to both;
+/// documents shrink to their text as they are read, so only to the first.
+/// Every front end asks this before it takes a file, so that a file it
+/// accepts is one that can be read.
+pub fn file_limit(kind: Option<DocumentKind>, max_file: u64, max_text: u64) -> u64 {
+    match kind {
+        None => max_file.min(max_text),
+        Some(_) => max_file,
+    }
+}
+
+/// The kind [`text_of_file`] reads a file as: its first bytes, else its
+/// name (`None`: plain text).
+pub fn kind_of_file(name: &str, head: &[u8]) -> Option<DocumentKind> {
+    DocumentKind::of_magic(head).or_else(|| DocumentKind::of_name(Path::new(name)))
 }
 
 /// `bytes` as UTF-8 text, refused when binary.

@@ -326,3 +326,20 @@ mod hostile {
         assert!(e.to_string().contains("over the limit of 10 MiB"), "{e}");
     }
 }
+
+#[test]
+fn every_extension_named_is_a_kind_and_plain_text_is_held_to_the_text_limit() {
+    for ext in DocumentKind::EXTENSIONS {
+        assert!(DocumentKind::of_name(Path::new(&format!("a.{ext}"))).is_some(), "{ext}");
+        assert!(DocumentKind::of_name(Path::new(&format!("A.{}", ext.to_uppercase()))).is_some(), "{ext}");
+    }
+    assert_eq!(DocumentKind::of_name(Path::new("a.txt")), None);
+    assert_eq!(file_limit(None, 32 << 20, 10 << 20), 10 << 20);
+    assert_eq!(file_limit(Some(DocumentKind::Pdf), 32 << 20, 10 << 20), 32 << 20);
+    assert_eq!(file_limit(None, 1 << 20, 10 << 20), 1 << 20);
+    assert_eq!(kind_of_file("paper.txt", b"%PDF-1.4"), Some(DocumentKind::Pdf));
+    assert_eq!(kind_of_file("paper.txt", b"hello"), None);
+    // What a file over its limit is told: the size in units.
+    let e = text_of_file("big.txt", &vec![b'a'; 2048], &Limits { max_text_bytes: 1024, deadline: None });
+    assert!(e.unwrap_err().to_string().contains("1 KiB"));
+}
