@@ -111,6 +111,10 @@ pub struct ServeArgs {
     /// The longest reading one uploaded document may take, in seconds.
     #[arg(long, default_value_t = 10, value_name = "SECONDS")]
     pub parse_timeout: u64,
+    /// Skip checking the passage files' checksums at start (they are read
+    /// whole; for huge files checked before).
+    #[arg(long)]
+    pub no_verify: bool,
     /// The most documents in one /v1/documents:batch.
     #[arg(long, default_value_t = 1000, value_name = "N")]
     pub max_batch: usize,

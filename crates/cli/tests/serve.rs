@@ -12,6 +12,8 @@ use std::time::Duration;
 use neardup_testkit::next;
 use serde_json::{json, Value};
 
+mod passages;
+
 /// Starts `neardup serve` on a free loopback port; returns it and its address.
 fn start(data: &Path, extra: &[&str]) -> (Child, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_neardup"))

@@ -11,8 +11,10 @@ use crate::config::PipelineConfig;
 use crate::error::{Error, Result};
 use crate::index::file::IndexFile;
 
-/// The version of [`IndexMeta`]'s form.
-pub const META_VERSION: u32 = 1;
+/// The version of [`IndexMeta`]'s form: 2 added [`IndexMeta::texts`]
+/// (written only by files that keep texts; others stay version 1, and
+/// their bytes as they were).
+pub const META_VERSION: u32 = 2;
 
 /// The pipeline that made an index's fingerprints, and how documents were
 /// cut into passages when its entries are passage windows.
@@ -33,9 +35,9 @@ pub const META_VERSION: u32 = 1;
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct IndexMeta {
-    /// The version of this form ([`META_VERSION`]; absent in files written
-    /// before it existed).
-    #[serde(default = "current", skip_serializing_if = "is_current")]
+    /// The version of this form (at most [`META_VERSION`]; absent in files
+    /// written before it existed, which are of version 1).
+    #[serde(default = "first", skip_serializing_if = "is_first")]
     pub version: u32,
     /// The pipeline, when the entries were made from texts.
     #[serde(default)]
@@ -44,14 +46,19 @@ pub struct IndexMeta {
     /// `ID#START-END`, byte offsets into the document).
     #[serde(default)]
     pub passages: Option<PassageConfig>,
+    /// The indexed documents' texts are kept beside the index (a passage
+    /// index's `DIR/passages.texts.redb`, `--keep-texts`): without them
+    /// the index is incomplete.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub texts: bool,
 }
 
-fn current() -> u32 {
-    META_VERSION
+fn first() -> u32 {
+    1
 }
 
-fn is_current(v: &u32) -> bool {
-    *v == META_VERSION
+fn is_first(v: &u32) -> bool {
+    *v == 1
 }
 
 impl IndexMeta {
@@ -76,10 +83,13 @@ impl IndexMeta {
 
     /// As a file's metadata value (`None` when there is nothing to say).
     pub fn to_value(&self) -> Option<serde_json::Value> {
-        if self.pipeline.is_none() && self.passages.is_none() {
+        if self.pipeline.is_none() && self.passages.is_none() && !self.texts {
             return None;
         }
-        Some(serde_json::to_value(self).expect("metadata serializes"))
+        // Version 2 only where it says more than version 1 could (other
+        // files' bytes stay as they were).
+        let version = if self.texts { self.version.max(2) } else { self.version };
+        Some(serde_json::to_value(IndexMeta { version, ..self.clone() }).expect("metadata serializes"))
     }
 
     /// Fails unless `wanted` makes the fingerprints the index was built

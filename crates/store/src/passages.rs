@@ -5,13 +5,20 @@
 //! by id; `--keep-texts`), so that a report shows both sides of every
 //! copied passage. [`Passages`] opens them for `neardup serve`'s
 //! `POST /v1/report` and page, and for `neardup report --against DIR`.
+//!
+//! Damage is found, not served: the index file's checksums are checked on
+//! open; the index's metadata says whether texts were kept, so a missing
+//! texts file is an error; every text carries a checksum (a zstd frame
+//! checksum), checked on open (reading them all) and whenever it is read.
+//! Every such error names the file and the command that rebuilds it.
 
 use std::path::{Path, PathBuf};
 
 use neardup::index::file::IndexFile;
+use neardup::meta::IndexMeta;
 use neardup::passage::PassageIndex;
 use neardup::report::{Against, Report};
-use redb::{Database, ReadOnlyDatabase, ReadableDatabase, TableDefinition};
+use redb::{Database, ReadOnlyDatabase, ReadableDatabase, ReadableTable, TableDefinition};
 
 use crate::{Result, StoreError};
 
@@ -34,6 +41,30 @@ fn db_error(path: &Path, e: impl std::fmt::Display) -> StoreError {
     StoreError::Database { path: path.to_owned(), message: e.to_string() }
 }
 
+/// What rebuilds a data directory's passages.
+pub const REBUILD: &str =
+    "rebuild the passages with `neardup index build --passages INPUTS -o DIR --keep-texts`";
+
+/// A passage file that is damaged or missing: its path, what is wrong,
+/// and the command that rebuilds it.
+fn damaged(path: &Path, e: impl std::fmt::Display) -> StoreError {
+    db_error(path, format!("{}; {REBUILD}", e.to_string().trim_end_matches('.')))
+}
+
+/// A passage file that cannot be opened or read.
+fn unreadable(path: &Path, e: impl std::fmt::Display) -> StoreError {
+    let e = e.to_string();
+    let e = e.strip_prefix(&format!("{}: ", path.display())).unwrap_or(&e);
+    damaged(path, format!("cannot be read, damaged or cut short ({})", e.trim_end_matches('.')))
+}
+
+/// A text, compressed with a checksum of its bytes.
+fn pack(text: &str) -> std::io::Result<Vec<u8>> {
+    let mut c = zstd::bulk::Compressor::new(LEVEL)?;
+    c.include_checksum(true)?;
+    c.compress(text.as_bytes())
+}
+
 /// Writes the texts of a passage index, atomically: into a temporary file
 /// beside `DIR/passages.texts.redb`, renamed over it by [`finish`](Self::finish);
 /// dropped unfinished, it leaves nothing behind.
@@ -50,13 +81,35 @@ impl TextsWriter {
     ///
     /// The temporary file cannot be made.
     pub fn create(dir: &Path) -> Result<TextsWriter> {
+        TextsWriter::start(dir, false)
+    }
+
+    /// Goes on with the texts of `dir` (`index add` to its passage
+    /// index): a copy of them, which takes the new texts and replaces them
+    /// by [`finish`](Self::finish), so that a reader (a running server)
+    /// keeps the texts it opened and an add that is stopped changes
+    /// nothing.
+    ///
+    /// # Errors
+    ///
+    /// The texts cannot be copied, or are not a texts database.
+    pub fn extend(dir: &Path) -> Result<TextsWriter> {
+        TextsWriter::start(dir, true)
+    }
+
+    fn start(dir: &Path, copy: bool) -> Result<TextsWriter> {
         let path = dir.join(TEXTS_FILE);
         let tmp = tempfile::Builder::new()
             .prefix(".passages.texts.")
             .tempfile_in(dir)
             .map_err(|e| db_error(&path, format!("cannot create a temporary file beside it: {e}")))?
             .into_temp_path();
-        let db = Database::create(&tmp).map_err(|e| db_error(&path, e))?;
+        let db = if copy {
+            std::fs::copy(&path, &tmp).map_err(|e| damaged(&path, format!("cannot be copied ({e})")))?;
+            Database::open(&tmp).map_err(|e| unreadable(&path, e))?
+        } else {
+            Database::create(&tmp).map_err(|e| db_error(&path, e))?
+        };
         Ok(TextsWriter { db: Some(db), tmp, path })
     }
 
@@ -73,18 +126,20 @@ impl TextsWriter {
         {
             let mut table = txn.open_table(TEXTS).map_err(|e| db_error(path, e))?;
             for (id, text) in docs {
-                let packed = zstd::bulk::compress(text.as_bytes(), LEVEL).map_err(|e| db_error(path, e))?;
+                let packed = pack(text).map_err(|e| db_error(path, e))?;
                 table.insert(id.as_str(), packed.as_slice()).map_err(|e| db_error(path, e))?;
             }
         }
         txn.commit().map_err(|e| db_error(path, e))
     }
 
-    /// Makes the texts the data directory's.
+    /// Makes the texts the data directory's: on disk (synced) and renamed
+    /// into place. Call it before the passage index is written, so that
+    /// the index never names texts that are not there.
     ///
     /// # Errors
     ///
-    /// The file cannot be renamed into place.
+    /// The file cannot be synced or renamed into place.
     pub fn finish(mut self) -> Result<()> {
         let db = self.db.take().expect("open until finished");
         // An empty index still has its (empty) table.
@@ -92,6 +147,7 @@ impl TextsWriter {
         txn.open_table(TEXTS).map_err(|e| db_error(&self.path, e))?;
         txn.commit().map_err(|e| db_error(&self.path, e))?;
         drop(db);
+        std::fs::File::open(&self.tmp).and_then(|f| f.sync_all()).map_err(|e| db_error(&self.path, e))?;
         // Readable as the index beside it is (a temporary file is 0600).
         #[cfg(unix)]
         {
@@ -100,7 +156,12 @@ impl TextsWriter {
                 .map_err(|e| db_error(&self.path, e))?;
         }
         let path = self.path.clone();
-        self.tmp.persist(&path).map_err(|e| db_error(&path, e))
+        self.tmp.persist(&path).map_err(|e| db_error(&path, e))?;
+        // The rename itself survives a crash once the directory is synced.
+        if let Some(dir) = path.parent() {
+            let _ = std::fs::File::open(dir).and_then(|d| d.sync_all());
+        }
+        Ok(())
     }
 }
 
@@ -118,8 +179,39 @@ impl Texts {
     ///
     /// A file that is not a texts database, or damaged.
     pub fn open(path: &Path) -> Result<Texts> {
-        let db = ReadOnlyDatabase::open(path).map_err(|e| db_error(path, e))?;
-        Ok(Texts { db, path: path.to_owned() })
+        let db = ReadOnlyDatabase::open(path).map_err(|e| unreadable(path, e))?;
+        let texts = Texts { db, path: path.to_owned() };
+        // Its table, or a file that is none of ours.
+        let txn = texts.db.begin_read().map_err(|e| unreadable(path, e))?;
+        match txn.open_table(TEXTS) {
+            Ok(_) | Err(redb::TableError::TableDoesNotExist(_)) => {}
+            Err(e) => return Err(damaged(path, e)),
+        }
+        Ok(texts)
+    }
+
+    /// Checks every text against its checksum (reading them all); the
+    /// number of texts.
+    ///
+    /// # Errors
+    ///
+    /// The first damaged text, naming the file.
+    pub fn verify(&self) -> Result<u64> {
+        let path = &self.path;
+        let txn = self.db.begin_read().map_err(|e| damaged(path, e))?;
+        let table = match txn.open_table(TEXTS) {
+            Ok(t) => t,
+            Err(redb::TableError::TableDoesNotExist(_)) => return Ok(0),
+            Err(e) => return Err(damaged(path, e)),
+        };
+        let mut n = 0;
+        for entry in table.iter().map_err(|e| damaged(path, e))? {
+            let (id, packed) = entry.map_err(|e| damaged(path, e))?;
+            unpack(packed.value())
+                .map_err(|e| damaged(path, format!("the text of {:?}: {e}", id.value())))?;
+            n += 1;
+        }
+        Ok(n)
     }
 
     /// The text of document `id`, if kept.
@@ -128,7 +220,7 @@ impl Texts {
     ///
     /// A damaged database or entry.
     pub fn get(&self, id: &str) -> Result<Option<String>> {
-        let err = |e: &dyn std::fmt::Display| db_error(&self.path, format!("the text of {id:?}: {e}"));
+        let err = |e: &dyn std::fmt::Display| damaged(&self.path, format!("the text of {id:?}: {e}"));
         let txn = self.db.begin_read().map_err(|e| err(&e))?;
         let table = match txn.open_table(TEXTS) {
             Ok(t) => t,
@@ -136,9 +228,15 @@ impl Texts {
             Err(e) => return Err(err(&e)),
         };
         let Some(packed) = table.get(id).map_err(|e| err(&e))? else { return Ok(None) };
-        let bytes = zstd::bulk::decompress(packed.value(), MAX_TEXT).map_err(|e| err(&e))?;
-        String::from_utf8(bytes).map(Some).map_err(|e| err(&e))
+        unpack(packed.value()).map(Some).map_err(|e| err(&e))
     }
+}
+
+/// A text as [`pack`] packed it (older texts have no checksum: they are
+/// read as they are).
+fn unpack(packed: &[u8]) -> std::result::Result<String, String> {
+    let bytes = zstd::bulk::decompress(packed, MAX_TEXT).map_err(|e| e.to_string())?;
+    String::from_utf8(bytes).map_err(|e| e.to_string())
 }
 
 /// A data directory's passages: its passage index and, when kept, its
@@ -151,21 +249,37 @@ pub struct Passages {
 
 impl Passages {
     /// The passages of data directory `dir`, if it keeps any (`None`
-    /// without `DIR/passages.ndx`). `verify` checks the index file's
-    /// checksums (reading it whole).
+    /// without `DIR/passages.ndx`). `verify` checks the index file's and
+    /// the texts' checksums (reading both whole).
     ///
     /// # Errors
     ///
-    /// A passage index or texts file that cannot be opened, or is not one.
+    /// A passage index or texts file that is damaged, not one, or (texts
+    /// the index says were kept) missing: the error names the file and the
+    /// command that rebuilds it.
     pub fn open(dir: &Path, verify: bool) -> Result<Option<Passages>> {
         let path = dir.join(PASSAGES_FILE);
         if !path.exists() {
             return Ok(None);
         }
         let file = if verify { IndexFile::open(&path) } else { IndexFile::open_unverified(&path) };
-        let index = file.and_then(PassageIndex::open).map_err(|e| db_error(&path, e))?;
+        let file = file.map_err(|e| unreadable(&path, e))?;
+        let meta = IndexMeta::of(&file).map_err(|e| damaged(&path, e))?;
+        let index = PassageIndex::open(file).map_err(|e| damaged(&path, e))?;
         let texts_path = dir.join(TEXTS_FILE);
-        let texts = if texts_path.exists() { Some(Texts::open(&texts_path)?) } else { None };
+        let texts = match (texts_path.exists(), meta.texts) {
+            (true, _) => Some(Texts::open(&texts_path)?),
+            (false, true) => {
+                return Err(damaged(
+                    &texts_path,
+                    format!("missing, though {} was built with its texts (--keep-texts)", path.display()),
+                ))
+            }
+            (false, false) => None,
+        };
+        if let (true, Some(t)) = (verify, &texts) {
+            t.verify()?;
+        }
         Ok(Some(Passages { index, texts, name: dir.display().to_string() }))
     }
 

@@ -46,7 +46,9 @@ pub fn run(args: ServeArgs) -> Result<ExitCode> {
         ..Settings::default()
     };
     // The passages the data directory keeps (index build --passages -o DIR).
-    let passages = Passages::open(&args.data, false)?.map(|p| p.named("this server's passages"));
+    // Checked whole first, as `neardup report --against` does: damage is
+    // an error naming the file, not a report that is silently wrong.
+    let passages = Passages::open(&args.data, !args.no_verify)?.map(|p| p.named("this server's passages"));
     let state = Arc::new(
         AppState::new(data.engine.clone(), settings)
             .map_err(|e| UsageError(format!("{}: {e}", args.data.display())))?

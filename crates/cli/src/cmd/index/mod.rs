@@ -63,6 +63,7 @@ fn build(a: IndexBuildArgs) -> Result<()> {
     let meta = IndexMeta {
         pipeline: fingerprinter.as_ref().map(|f| f.config().clone()),
         passages: cfg,
+        texts: texts.is_some(),
         ..IndexMeta::default()
     };
     let bits = match (&fingerprinter, made.entries.first()) {
@@ -107,10 +108,11 @@ fn build(a: IndexBuildArgs) -> Result<()> {
         features: with_features.then(|| made.features.into()),
         meta: meta.to_value(),
     };
-    file.write(&output)?;
+    // The texts first: the index never names texts that are not there.
     if let Some(t) = texts {
         t.finish()?;
     }
+    file.write(&output)?;
     note!(
         "neardup: indexed {n} entries into {} ({}); near duplicates by SimHash, {}",
         output.display(),
