@@ -111,6 +111,10 @@ pub struct ServeArgs {
     /// The longest reading one uploaded document may take, in seconds.
     #[arg(long, default_value_t = 10, value_name = "SECONDS")]
     pub parse_timeout: u64,
+    /// Session cookies always get `Secure` (set it when a TLS proxy in
+    /// front does not send `X-Forwarded-Proto: https`, which sets it too).
+    #[arg(long)]
+    pub secure_cookies: bool,
     /// Skip checking the passage files' checksums at start (they are read
     /// whole; for huge files checked before).
     #[arg(long)]

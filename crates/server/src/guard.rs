@@ -36,11 +36,9 @@ pub(crate) async fn auth<S: Store + 'static>(
             .map(|(_, t)| t.trim());
         let ok = match given {
             Some(given) => constant_time_eq(given.as_bytes(), token.as_bytes()),
-            // The page's login: the session cookie, sent by this site's
-            // pages only (SameSite=Strict).
-            None => {
-                session_cookie(&req).is_some_and(|c| constant_time_eq(c.as_bytes(), state.session.as_bytes()))
-            }
+            // The page's login: a live session's cookie, sent by this
+            // site's pages only (SameSite=Strict).
+            None => crate::page::session_cookie(req.headers()).is_some_and(|id| state.sessions.valid(id)),
         };
         if !ok {
             return ApiError {
@@ -53,16 +51,6 @@ pub(crate) async fn auth<S: Store + 'static>(
         }
     }
     next.run(req).await
-}
-
-/// The session cookie's value, if the request carries one.
-fn session_cookie(req: &Request) -> Option<&str> {
-    req.headers()
-        .get_all(header::COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(';'))
-        .find_map(|c| c.trim().strip_prefix(crate::page::SESSION_COOKIE)?.strip_prefix('='))
 }
 
 /// Times out slow requests and records every request in the metrics.

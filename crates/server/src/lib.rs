@@ -18,6 +18,7 @@ mod metrics;
 mod openapi;
 mod page;
 mod routes;
+mod session;
 mod types;
 
 use std::net::SocketAddr;
@@ -74,6 +75,9 @@ pub struct Settings {
     pub max_upload_bytes: usize,
     /// The longest reading one uploaded document may take.
     pub parse_timeout: Duration,
+    /// Session cookies always get `Secure` (by default only when a proxy
+    /// says the request came over TLS: `X-Forwarded-Proto: https`).
+    pub secure_cookies: bool,
 }
 
 impl Default for Settings {
@@ -89,6 +93,7 @@ impl Default for Settings {
             token: None,
             max_upload_bytes: 32 << 20,
             parse_timeout: Duration::from_secs(10),
+            secure_cookies: false,
         }
     }
 }
@@ -117,8 +122,8 @@ pub struct AppState<S: Store> {
     passages: Option<Passages>,
     /// Uploads read at once (each holds a thread and its file's memory).
     extracting: Arc<tokio::sync::Semaphore>,
-    /// The session cookie's value (the token's hex), when there is a token.
-    session: String,
+    /// The page's logins.
+    sessions: session::Sessions,
 }
 
 impl<S: Store> AppState<S> {
@@ -147,7 +152,6 @@ impl<S: Store> AppState<S> {
                 _ => format!("--threshold: {e}"),
             })
         })?;
-        let session = settings.token.as_deref().map(page::session_value).unwrap_or_default();
         Ok(AppState {
             engine,
             detector,
@@ -156,7 +160,7 @@ impl<S: Store> AppState<S> {
             started: Instant::now(),
             passages: None,
             extracting: Arc::new(tokio::sync::Semaphore::new(EXTRACTING)),
-            session,
+            sessions: session::Sessions::default(),
         })
     }
 
@@ -212,7 +216,7 @@ pub fn router<S: Store + 'static>(state: Arc<AppState<S>>) -> Router {
         .route("/assets/app.js", get(page::app_js))
         .route("/assets/app.css", get(page::app_css))
         .route("/assets/report.css", get(page::report_css))
-        .route("/v1/session", post(page::login::<S>).delete(page::logout))
+        .route("/v1/session", post(page::login::<S>).delete(page::logout::<S>))
         .route("/healthz", get(healthz::<S>))
         .route("/livez", get(|| async { Json(json!({"status": "ok"})) }))
         .route("/openapi.json", get(move || async move { spec.clone() }))

@@ -53,7 +53,7 @@ pub async fn serve_with(
     loop {
         let stream = tokio::select! {
             accepted = listener.accept() => match accepted {
-                Ok((stream, _)) => stream,
+                Ok(accepted) => accepted,
                 Err(e) => {
                     // Out of file handles (or a connection reset before
                     // accept): wait, then go on; never spin or stop.
@@ -66,6 +66,7 @@ pub async fn serve_with(
             },
             () = &mut shutdown => break,
         };
+        let (stream, peer) = stream;
         let Ok(slot) = slots.clone().try_acquire_owned() else {
             refuse(stream);
             continue;
@@ -74,7 +75,7 @@ pub async fn serve_with(
         let conn = hyper::server::conn::http1::Builder::new()
             .timer(TokioTimer::new())
             .header_read_timeout(limits.header_timeout)
-            .serve_connection(TokioIo::new(stream), TowerToHyperService::new(app.clone()));
+            .serve_connection(TokioIo::new(stream), TowerToHyperService::new(with_peer(&app, peer)));
         let conn = graceful.watch(conn);
         tokio::spawn(async move {
             let _ = conn.await;
@@ -84,6 +85,23 @@ pub async fn serve_with(
     drop(listener);
     graceful.shutdown().await;
     Ok(())
+}
+
+/// `app`, its requests told the connection's peer (as
+/// `ConnectInfo<SocketAddr>`: logins are limited per client).
+fn with_peer(
+    app: &Router,
+    peer: std::net::SocketAddr,
+) -> impl tower::Service<
+    hyper::Request<hyper::body::Incoming>,
+    Response = axum::response::Response,
+    Error = std::convert::Infallible,
+    Future = impl Send,
+> + Clone {
+    tower::ServiceExt::map_request(app.clone(), move |mut req: hyper::Request<hyper::body::Incoming>| {
+        req.extensions_mut().insert(axum::extract::ConnectInfo(peer));
+        req
+    })
 }
 
 /// Answers a connection over the cap with [`BUSY`] and closes it, never

@@ -46,13 +46,14 @@ fn responses(c: &Contract, ok: Value, errors: &[u16]) -> Value {
             404 => "No such document",
             413 => "Body over the server's --max-body (uploads: --max-upload, and plain text also --max-body), or a batch over --max-batch",
             415 => "Not sent as Content-Type: application/json",
+            429 => "Too many wrong tokens from this client in a minute: wait as Retry-After says",
             500 => "Internal error",
             503 => "Timed out (--timeout), or the store failed at the disk and reopens itself: retry (Retry-After)",
             507 => "The disk is full: nothing was stored; reads go on; retry once space is freed",
             _ => "Error",
         };
         let mut resp = json!({"description": what, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}});
-        if code == 503 {
+        if code == 503 || code == 429 {
             resp["headers"] =
                 json!({"Retry-After": {"description": "Seconds to wait", "schema": {"type": "integer"}}});
         }
@@ -351,9 +352,9 @@ fn paths(c: &Contract, sketch_key: &str) -> Value {
             "requestBody": {"required": true, "content": {"application/octet-stream": {"schema": {"type": "string", "format": "binary"}}}},
             "responses": responses(c, ok("Extracted", "The text"), &[400, 413, 422, 500, 503])}},
         "/v1/session": {
-            "post": public(json!({"summary": "Log in with the token: sets an HttpOnly, SameSite=Strict session cookie (the page's login)", "requestBody": body("SessionRequest"),
-                "responses": session_responses(&[200, 400, 401, 413, 415])})),
-            "delete": public(json!({"summary": "Log out: clears the session cookie", "responses": session_responses(&[200])}))
+            "post": public(json!({"summary": "Log in with the token: sets an HttpOnly, SameSite=Strict (and over TLS, Secure) cookie holding a random session id the server keeps for 12 hours (the page's login); wrong tokens are limited per client", "requestBody": body("SessionRequest"),
+                "responses": session_responses(&[200, 400, 401, 413, 415, 429])})),
+            "delete": public(json!({"summary": "Log out: revokes the session on the server and clears its cookie", "responses": session_responses(&[200])}))
         },
         "/healthz": {"get": public(json!({"summary": "Health: 503 while writes fail at the disk (reads still work); use /livez for liveness", "responses": {
             "200": ok("Health", "Reads and writes work"), "503": ok("Health", "Degraded: writes fail (the body says why)")}}))},

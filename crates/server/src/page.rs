@@ -1,13 +1,15 @@
 //! The page people check documents with: `GET /` and its assets, compiled
 //! into the binary (nothing is fetched from elsewhere), the session a
-//! login makes, and the headers every response carries (a strict
+//! login makes (`crate::session`), and the headers every response carries (a strict
 //! Content-Security-Policy: no inline script or style, nothing from
 //! another origin).
 
 use std::sync::Arc;
 
-use axum::extract::{Request, State};
-use axum::http::{header, HeaderValue, StatusCode};
+use std::net::SocketAddr;
+
+use axum::extract::{ConnectInfo, Request, State};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
@@ -16,6 +18,7 @@ use serde_json::json;
 
 use crate::error::ApiError;
 use crate::guard::constant_time_eq;
+use crate::session;
 use crate::types::{ApiJson, SessionReq};
 use crate::AppState;
 
@@ -23,12 +26,10 @@ const INDEX_HTML: &str = include_str!("../assets/index.html");
 const APP_JS: &str = include_str!("../assets/app.js");
 const APP_CSS: &str = include_str!("../assets/app.css");
 
-/// The cookie a login sets: the token's hex, HttpOnly (no script reads
-/// it), SameSite=Strict (no other site's page sends it).
+/// The cookie a login sets: a random session id the server keeps
+/// (`crate::session`), HttpOnly (no script reads it), SameSite=Strict (no
+/// other site's page sends it), Secure over TLS.
 pub(crate) const SESSION_COOKIE: &str = "neardup_session";
-
-/// How long a login lasts.
-const SESSION_SECONDS: u32 = 12 * 3600;
 
 /// The policy: scripts, styles, fetches and forms from this origin only;
 /// no inline script or style, no frames, no plugins, no base changes.
@@ -67,38 +68,87 @@ pub(crate) async fn report_css() -> Response {
     asset("text/css; charset=utf-8", neardup::report::CSS)
 }
 
-/// The session cookie's value for `token`: its hex (a cookie value cannot
-/// hold every byte a token may).
-pub(crate) fn session_value(token: &str) -> String {
-    token.bytes().map(|b| format!("{b:02x}")).collect()
+/// Whether cookies get `Secure`: `--secure-cookies`, or the request came
+/// over TLS to a proxy in front (`X-Forwarded-Proto: https`; this server
+/// itself speaks plain HTTP).
+fn secure(settings: &crate::Settings, headers: &HeaderMap) -> bool {
+    settings.secure_cookies
+        || headers
+            .get("x-forwarded-proto")
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.split(',').next().is_some_and(|p| p.trim().eq_ignore_ascii_case("https")))
+}
+
+/// The session cookie: `value` for `max_age` seconds (0 clears it).
+fn cookie(value: &str, max_age: u64, secure: bool) -> String {
+    let secure = if secure { "; Secure" } else { "" };
+    format!("{SESSION_COOKIE}={value}; HttpOnly; SameSite=Strict; Path=/; Max-Age={max_age}{secure}")
+}
+
+/// The client a request came from (its connection's peer).
+pub(crate) fn client_of(extensions: &axum::http::Extensions) -> session::Client {
+    extensions.get::<ConnectInfo<SocketAddr>>().map(|c| c.0.ip())
 }
 
 /// `POST /v1/session`: logs in with the token (the page's login form),
-/// setting the session cookie.
+/// setting a cookie that holds a new random session id. Wrong tokens are
+/// limited per client: past [`session::MAX_FAILURES`] in a minute, 429
+/// with `Retry-After`.
 pub(crate) async fn login<S: Store + 'static>(
     State(state): State<Arc<AppState<S>>>,
+    parts: axum::http::request::Parts,
     ApiJson(req): ApiJson<SessionReq>,
 ) -> Result<Response, ApiError> {
     let Some(token) = &state.settings.token else {
         return Ok(Json(json!({"session": false, "message": "this server has no token: no login needed"}))
             .into_response());
     };
+    let client = client_of(&parts.extensions);
+    if let Some(wait) = state.sessions.wait_for(client) {
+        let secs = wait.as_secs().max(1);
+        let e = ApiError {
+            status: StatusCode::TOO_MANY_REQUESTS,
+            code: "too_many_logins",
+            message: format!(
+                "more than {} wrong tokens from this client in a minute; try again in {secs} s",
+                session::MAX_FAILURES
+            ),
+        };
+        return Ok(([(header::RETRY_AFTER, secs.to_string())], e).into_response());
+    }
     if !constant_time_eq(req.token.trim().as_bytes(), token.as_bytes()) {
+        state.sessions.failed(client);
         return Err(ApiError {
             status: StatusCode::UNAUTHORIZED,
             code: "unauthorized",
             message: "wrong token".into(),
         });
     }
-    let cookie = format!(
-        "{SESSION_COOKIE}={}; HttpOnly; SameSite=Strict; Path=/; Max-Age={SESSION_SECONDS}",
-        session_value(token)
-    );
-    Ok(([(header::SET_COOKIE, cookie)], Json(json!({"session": true}))).into_response())
+    let id = state.sessions.start(client).map_err(|e| ApiError::internal(format!("no session id: {e}")))?;
+    let set = cookie(&id, session::LIFETIME.as_secs(), secure(&state.settings, &parts.headers));
+    Ok(([(header::SET_COOKIE, set)], Json(json!({"session": true}))).into_response())
 }
 
-/// `DELETE /v1/session`: logs out (clears the cookie).
-pub(crate) async fn logout() -> Response {
-    let cookie = format!("{SESSION_COOKIE}=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0");
-    ([(header::SET_COOKIE, cookie)], Json(json!({"session": false}))).into_response()
+/// `DELETE /v1/session`: logs out: the session is revoked on the server
+/// (its cookie is worthless from now on, wherever a copy is) and cleared
+/// in the browser.
+pub(crate) async fn logout<S: Store + 'static>(
+    State(state): State<Arc<AppState<S>>>,
+    headers: HeaderMap,
+) -> Response {
+    if let Some(id) = session_cookie(&headers) {
+        state.sessions.end(id);
+    }
+    let set = cookie("", 0, secure(&state.settings, &headers));
+    ([(header::SET_COOKIE, set)], Json(json!({"session": false}))).into_response()
+}
+
+/// The session cookie's value, if the request carries one.
+pub(crate) fn session_cookie(headers: &HeaderMap) -> Option<&str> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .find_map(|c| c.trim().strip_prefix(SESSION_COOKIE)?.strip_prefix('='))
 }

@@ -552,7 +552,7 @@ async fn uploads_are_read_as_documents_and_refused_clearly() {
 }
 
 #[tokio::test]
-async fn a_login_sets_a_session_cookie_that_stands_for_the_token() {
+async fn a_login_makes_a_server_side_session_that_logout_revokes() {
     let token = "a-token-of-more-than-16-bytes";
     let app = app(Settings { token: Some(token.into()), ..Settings::default() });
     let (status, _, _) = raw(&app, "GET", "/v1/stats", &[], Vec::new()).await;
@@ -562,23 +562,81 @@ async fn a_login_sets_a_session_cookie_that_stands_for_the_token() {
         raw(&app, "POST", "/v1/session", &json_type, br#"{"token": "wrong"}"#.to_vec()).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
     let login = format!("{{\"token\": \"{token}\"}}").into_bytes();
-    let (status, headers, _) = raw(&app, "POST", "/v1/session", &json_type, login).await;
+    let (status, headers, _) = raw(&app, "POST", "/v1/session", &json_type, login.clone()).await;
     assert_eq!(status, StatusCode::OK);
     let cookie = headers["set-cookie"].to_str().unwrap();
     assert!(
         cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict") && cookie.contains("Path=/"),
         "{cookie}"
     );
+    assert!(cookie.contains("Max-Age=43200") && !cookie.contains("Secure"), "{cookie}");
     let pair = cookie.split(';').next().unwrap().to_owned();
+    // The cookie is a random id, not the token in any spelling.
+    let id = pair.strip_prefix("neardup_session=").unwrap();
+    let hex: String = token.bytes().map(|b| format!("{b:02x}")).collect();
+    assert!(id.len() == 64 && id != hex && !id.contains(token), "{id}");
     let (status, _, _) = raw(&app, "GET", "/v1/stats", &[("cookie", &pair)], Vec::new()).await;
     assert_eq!(status, StatusCode::OK);
-    let forged = "neardup_session=00";
-    let (status, _, _) = raw(&app, "GET", "/v1/stats", &[("cookie", forged)], Vec::new()).await;
-    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    // A second login is a second session.
+    let (_, headers, _) = raw(&app, "POST", "/v1/session", &json_type, login).await;
+    let other = headers["set-cookie"].to_str().unwrap().split(';').next().unwrap().to_owned();
+    assert_ne!(other, pair);
+    for forged in ["neardup_session=00".to_owned(), format!("neardup_session={hex}")] {
+        let (status, _, _) = raw(&app, "GET", "/v1/stats", &[("cookie", &forged)], Vec::new()).await;
+        assert_eq!(status, StatusCode::UNAUTHORIZED, "{forged}");
+    }
     // A wrong bearer header is not rescued by a good cookie.
     let both = [("cookie", pair.as_str()), ("authorization", "Bearer nope")];
     let (status, _, _) = raw(&app, "GET", "/v1/stats", &both, Vec::new()).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
-    let (_, headers, _) = raw(&app, "DELETE", "/v1/session", &[], Vec::new()).await;
+    // Logging out revokes the session on the server: the old cookie, sent
+    // again, no longer works; the other session still does.
+    let (_, headers, _) = raw(&app, "DELETE", "/v1/session", &[("cookie", &pair)], Vec::new()).await;
     assert!(headers["set-cookie"].to_str().unwrap().contains("Max-Age=0"));
+    let (status, _, _) = raw(&app, "GET", "/v1/stats", &[("cookie", &pair)], Vec::new()).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    let (status, _, _) = raw(&app, "GET", "/v1/stats", &[("cookie", &other)], Vec::new()).await;
+    assert_eq!(status, StatusCode::OK);
+}
+
+#[tokio::test]
+async fn cookies_are_secure_over_tls_and_wrong_tokens_are_throttled() {
+    let token = "a-token-of-more-than-16-bytes";
+    let login = format!("{{\"token\": \"{token}\"}}").into_bytes();
+    let json_type = ("content-type", "application/json");
+    // Behind a TLS proxy, or with --secure-cookies.
+    for (settings, headers) in [
+        (
+            Settings { token: Some(token.into()), ..Settings::default() },
+            vec![json_type, ("x-forwarded-proto", "https")],
+        ),
+        (
+            Settings { token: Some(token.into()), secure_cookies: true, ..Settings::default() },
+            vec![json_type],
+        ),
+    ] {
+        let app = app(settings);
+        let (status, h, _) = raw(&app, "POST", "/v1/session", &headers, login.clone()).await;
+        assert_eq!(status, StatusCode::OK);
+        assert!(h["set-cookie"].to_str().unwrap().ends_with("; Secure"), "{:?}", h["set-cookie"]);
+    }
+    // Ten wrong tokens a minute, then 429 with Retry-After, even for the
+    // right one; a login after the wait works (tested on the counter).
+    let app = app(Settings { token: Some(token.into()), ..Settings::default() });
+    for i in 0..10 {
+        let (status, _, _) =
+            raw(&app, "POST", "/v1/session", &[json_type], br#"{"token": "guess"}"#.to_vec()).await;
+        assert_eq!(status, StatusCode::UNAUTHORIZED, "try {i}");
+    }
+    for body in [br#"{"token": "guess"}"#.to_vec(), login] {
+        let (status, h, body) = raw(&app, "POST", "/v1/session", &[json_type], body).await;
+        let v: Value = serde_json::from_slice(&body).unwrap();
+        assert_eq!(
+            (status, v["error"]["code"].as_str()),
+            (StatusCode::TOO_MANY_REQUESTS, Some("too_many_logins")),
+            "{v}"
+        );
+        let wait: u64 = h["retry-after"].to_str().unwrap().parse().unwrap();
+        assert!((1..=60).contains(&wait), "{wait}");
+    }
 }
