@@ -261,9 +261,11 @@ pub struct InputArgs {
     /// all of them are near duplicates of each other).
     #[arg(long)]
     pub allow_empty: bool,
-    /// The largest document read, in bytes; larger ones are bad records.
-    #[arg(long, default_value_t = 64 << 20, value_name = "BYTES")]
-    pub max_doc_bytes: u64,
+    /// The largest document read (and for .docx and .pdf, the largest text
+    /// taken from one; 4× as much may be inflated); larger ones are bad
+    /// records. A size: 64M, 1G, 1000000.
+    #[arg(long, default_value = "64M", value_name = "BYTES")]
+    pub max_doc_bytes: ByteSize,
     /// Keep each record's fields as JSON (set by commands, not a flag).
     #[arg(skip)]
     pub keep_raw: bool,
@@ -340,9 +342,9 @@ pub struct CompareArgs {
     /// filtered out) instead of refusing.
     #[arg(long)]
     pub allow_empty: bool,
-    /// The largest document read, in bytes.
-    #[arg(long, default_value_t = 64 << 20, value_name = "BYTES")]
-    pub max_doc_bytes: u64,
+    /// The largest document read (as for `dedup`). A size: 64M, 1G, 1000000.
+    #[arg(long, default_value = "64M", value_name = "BYTES")]
+    pub max_doc_bytes: ByteSize,
     #[command(flatten)]
     pub pipeline: PipelineArgs,
 }
@@ -920,9 +922,9 @@ pub struct ReportArgs {
     pub min_jaccard: f64,
     #[command(flatten)]
     pub passage: PassageArgs,
-    /// The largest document read, in bytes.
-    #[arg(long, default_value_t = 64 << 20, value_name = "BYTES")]
-    pub max_doc_bytes: u64,
+    /// The largest document read (as for `dedup`). A size: 64M, 1G, 1000000.
+    #[arg(long, default_value = "64M", value_name = "BYTES")]
+    pub max_doc_bytes: ByteSize,
     /// With --against: list at most N source documents (by the share of A
     /// they hold); the similarity counts all of them.
     #[arg(long, default_value_t = 20, value_name = "N", requires = "against")]

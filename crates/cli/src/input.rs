@@ -17,7 +17,7 @@ impl InputArgs {
             text_field: self.text_field.clone(),
             id_field: self.id_field.clone(),
             allow_empty: self.allow_empty,
-            max_doc_bytes: self.max_doc_bytes,
+            max_doc_bytes: self.max_doc_bytes.0,
             keep_raw: self.keep_raw,
         }
     }

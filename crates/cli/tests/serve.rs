@@ -12,6 +12,7 @@ use std::time::Duration;
 use neardup_testkit::next;
 use serde_json::{json, Value};
 
+mod hostile_documents;
 mod passages;
 
 /// Starts `neardup serve` on a free loopback port; returns it and its address.

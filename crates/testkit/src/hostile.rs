@@ -115,11 +115,9 @@ pub fn self_listing_pages(text: &str) -> Vec<u8> {
     ])
 }
 
-/// A PDF whose one content stream is FlateDecode of `inflated` spaces (4
-/// GiB fits in about 4 MB), after the text `text`.
-pub fn flate_bomb(inflated: u64, text: &str) -> Vec<u8> {
-    let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::best());
-    z.write_all(text_ops(text).as_bytes()).expect("in memory");
+/// `head`, then `inflated` spaces, then `tail`, through `z`.
+fn spaces_into<W: Write>(mut z: W, head: &[u8], inflated: u64, tail: &[u8]) -> W {
+    z.write_all(head).expect("in memory");
     let block = vec![b' '; 1 << 20];
     let mut left = inflated;
     while left > 0 {
@@ -127,7 +125,20 @@ pub fn flate_bomb(inflated: u64, text: &str) -> Vec<u8> {
         z.write_all(&block[..n]).expect("in memory");
         left -= n as u64;
     }
-    let deflated = z.finish().expect("in memory");
+    z.write_all(tail).expect("in memory");
+    z
+}
+
+/// zlib of `head`, `inflated` spaces and `tail` (about 1000:1).
+fn zlib_spaces(head: &[u8], inflated: u64, tail: &[u8]) -> Vec<u8> {
+    let z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::best());
+    spaces_into(z, head, inflated, tail).finish().expect("in memory")
+}
+
+/// A PDF whose one content stream is FlateDecode of `inflated` spaces (4
+/// GiB fits in about 4 MB), after the text `text`.
+pub fn flate_bomb(inflated: u64, text: &str) -> Vec<u8> {
+    let deflated = zlib_spaces(text_ops(text).as_bytes(), inflated, b"");
     pdf_of(&[
         b"<< /Type /Catalog /Pages 2 0 R >>".to_vec(),
         b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_vec(),
@@ -162,4 +173,57 @@ pub fn deep_page_tree(depth: usize) -> Vec<u8> {
     objects.push(stream("", text_ops("deep").as_bytes()));
     objects.push(FONT.as_bytes().to_vec());
     pdf_of(&objects)
+}
+
+/// A PDF 1.5 whose object stream (`/Type /ObjStm`, which PDF libraries
+/// unpack as they load the file, before any page is read) inflates to
+/// `inflated` spaces after the one object it holds.
+pub fn object_stream_bomb(inflated: u64, text: &str) -> Vec<u8> {
+    let held = b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>";
+    let header = b"7 0 ";
+    let mut head = header.to_vec();
+    head.extend_from_slice(held);
+    let deflated = zlib_spaces(&head, inflated, b"");
+    pdf_of(&[
+        b"<< /Type /Catalog /Pages 2 0 R >>".to_vec(),
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_vec(),
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>"
+            .to_vec(),
+        stream("", text_ops(text).as_bytes()),
+        FONT.as_bytes().to_vec(),
+        stream(&format!("/Type /ObjStm /N 1 /First {} /Filter /FlateDecode", header.len()), &deflated),
+    ])
+}
+
+/// A `.docx` (a zip) whose `word/document.xml` inflates to `inflated`
+/// spaces inside one paragraph that says `text`.
+pub fn docx_bomb(inflated: u64, text: &str) -> Vec<u8> {
+    use zip::write::SimpleFileOptions;
+    let head = format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?><w:document xmlns:w=\"http://schemas.openxmlformats.org/wordprocessingml/2006/main\"><w:body><w:p><w:r><w:t>{text}"
+    );
+    let tail = b"</w:t></w:r></w:p></w:body></w:document>";
+    let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let deflated = SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated)
+        .compression_level(Some(9))
+        .large_file(inflated >= u32::MAX as u64);
+    zip.start_file("[Content_Types].xml", deflated).expect("in memory");
+    zip.write_all(CONTENT_TYPES.as_bytes()).expect("in memory");
+    zip.start_file("word/document.xml", deflated).expect("in memory");
+    let zip = spaces_into(zip, head.as_bytes(), inflated, tail);
+    zip.finish().expect("in memory").into_inner()
+}
+
+/// A zip's `[Content_Types].xml` for a Word document.
+const CONTENT_TYPES: &str = "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Types xmlns=\"http://schemas.openxmlformats.org/package/2006/content-types\"><Override PartName=\"/word/document.xml\" ContentType=\"application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml\"/></Types>";
+
+/// An HTML page nested `depth` elements deep around `text`.
+pub fn deep_html(depth: usize, text: &str) -> Vec<u8> {
+    let mut page = "<html><body>".repeat(1);
+    page.push_str(&"<div>".repeat(depth));
+    page.push_str(text);
+    page.push_str(&"</div>".repeat(depth));
+    page.push_str("</body></html>");
+    page.into_bytes()
 }

@@ -51,8 +51,8 @@ pub fn run(args: ReportArgs) -> Result<ExitCode> {
 }
 
 fn pair_report(args: &ReportArgs, b_path: &std::path::Path) -> Result<Report> {
-    let a = read(&args.a, args.max_doc_bytes)?;
-    let b = read(b_path, args.max_doc_bytes)?;
+    let a = read(&args.a, args.max_doc_bytes.0)?;
+    let b = read(b_path, args.max_doc_bytes.0)?;
     let fingerprinter = args.pipeline.load()?;
     let radius = args.k.map_or_else(|| passage::pair_radius(fingerprinter.bits()), Radius::fixed);
     let aligner = Aligner::new(fingerprinter)
@@ -75,7 +75,7 @@ fn index_report(args: &ReportArgs, path: &std::path::Path) -> Result<Report> {
     crate::targets::check_pipeline(&IndexMeta::of(&file).map_err(in_file)?, &args.pipeline)?;
     let index = PassageIndex::open(file).map_err(in_file)?;
     check_windows(args, path, &index)?;
-    let a = read(&args.a, args.max_doc_bytes)?;
+    let a = read(&args.a, args.max_doc_bytes.0)?;
     Report::against(&index, &path.display().to_string(), &args.a.display().to_string(), a, &against(args))
         .map_err(in_file)
 }
@@ -108,7 +108,7 @@ fn data_dir_report(args: &ReportArgs, dir: &std::path::Path) -> Result<Report> {
     };
     crate::targets::check_pipeline(&meta, &args.pipeline)?;
     check_windows(args, dir, passages.index())?;
-    let a = read(&args.a, args.max_doc_bytes)?;
+    let a = read(&args.a, args.max_doc_bytes.0)?;
     Ok(passages.report(&args.a.display().to_string(), a, &against(args))?)
 }
 

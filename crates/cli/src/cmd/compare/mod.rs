@@ -46,7 +46,7 @@ pub fn run(args: CompareArgs) -> Result<ExitCode> {
 pub(super) fn read_two(args: &CompareArgs) -> Result<Vec<(String, String)>> {
     let mut docs: Vec<(String, String)> = Vec::new();
     for f in &args.files {
-        match read_document(f, args.max_doc_bytes, args.allow_empty) {
+        match read_document(f, args.max_doc_bytes.0, args.allow_empty) {
             Ok(r) => docs.push((r.origin, r.text)),
             Err(b) => anyhow::bail!("{}: {}", b.origin, b.message),
         }
