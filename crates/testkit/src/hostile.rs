@@ -220,7 +220,7 @@ const CONTENT_TYPES: &str = "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Types xm
 
 /// An HTML page nested `depth` elements deep around `text`.
 pub fn deep_html(depth: usize, text: &str) -> Vec<u8> {
-    let mut page = "<html><body>".repeat(1);
+    let mut page = String::from("<html><body>");
     page.push_str(&"<div>".repeat(depth));
     page.push_str(text);
     page.push_str(&"</div>".repeat(depth));
