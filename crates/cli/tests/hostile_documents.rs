@@ -78,6 +78,23 @@ fn dedup_skips_hostile_documents_and_completes() {
     assert_eq!(listed.matches("A page tree that lists itself.").count(), 1, "{listed}");
 }
 
+/// `neardup serve --data ARGS…` on a free loopback port: the process and
+/// its address.
+fn serve(args: &[&std::ffi::OsStr]) -> (std::process::Child, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_neardup"))
+        .args(["serve", "--listen", "127.0.0.1:0", "--data"])
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufRead::read_line(&mut std::io::BufReader::new(child.stderr.as_mut().unwrap()), &mut line)
+        .unwrap();
+    let addr = line.split("http://").nth(1).and_then(|s| s.split_whitespace().next()).unwrap().to_owned();
+    (child, addr)
+}
+
 /// One request on a fresh connection: status, headers and JSON body.
 fn request(addr: &str, method: &str, path: &str, body: &[u8]) -> (u16, String, Value) {
     let mut s = TcpStream::connect(addr).unwrap();
@@ -119,18 +136,7 @@ fn rss_bytes(pid: u32) -> u64 {
 fn serve_answers_hostile_uploads_and_stays_up() {
     let tmp = tempfile::tempdir().unwrap();
     let data = tmp.path().join("data");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_neardup"))
-        .args(["serve", "--data"])
-        .arg(&data)
-        .args(["--listen", "127.0.0.1:0", "--max-body", "2M"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    std::io::BufRead::read_line(&mut std::io::BufReader::new(child.stderr.as_mut().unwrap()), &mut line)
-        .unwrap();
-    let addr = line.split("http://").nth(1).and_then(|s| s.split_whitespace().next()).unwrap().to_owned();
+    let (mut child, addr) = serve(&[data.as_os_str(), "--max-body".as_ref(), "2M".as_ref()]);
     let doc = json!({"id": "d1", "text": "今天天气很好，我们去公园散步吧"}).to_string();
     assert_eq!(request(&addr, "POST", "/v1/documents", doc.as_bytes()).0, 200);
 
@@ -189,19 +195,8 @@ fn serve_throttles_wrong_logins() {
     let tmp = tempfile::tempdir().unwrap();
     let token_file = tmp.path().join("token");
     std::fs::write(&token_file, "a-token-of-more-than-16-bytes").unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_neardup"))
-        .args(["serve", "--data"])
-        .arg(tmp.path().join("data"))
-        .args(["--listen", "127.0.0.1:0", "--token-file"])
-        .arg(&token_file)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    std::io::BufRead::read_line(&mut std::io::BufReader::new(child.stderr.as_mut().unwrap()), &mut line)
-        .unwrap();
-    let addr = line.split("http://").nth(1).and_then(|s| s.split_whitespace().next()).unwrap().to_owned();
+    let data = tmp.path().join("data");
+    let (mut child, addr) = serve(&[data.as_os_str(), "--token-file".as_ref(), token_file.as_os_str()]);
     let statuses: Vec<u16> =
         (0..12).map(|_| request(&addr, "POST", "/v1/session", br#"{"token": "guess"}"#).0).collect();
     assert_eq!(&statuses[..10], &[401; 10]);

@@ -46,17 +46,30 @@ pub fn text_ops(text: &str) -> String {
 /// The font object every page here uses, as `/F1`.
 const FONT: &str = "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>";
 
-/// A one-page PDF saying `text`: catalog 1, pages 2, page 3, content 4,
-/// font 5.
-pub fn pdf_saying(text: &str) -> Vec<u8> {
-    pdf_of(&[
+/// A one-page PDF whose page draws `contents` in Helvetica (`/F1`):
+/// catalog 1, pages 2, page 3, content 4, font 5, then `more` from 6.
+pub fn one_page(contents: &[u8], more: Vec<Vec<u8>>) -> Vec<u8> {
+    one_page_with("", contents, more)
+}
+
+/// [`one_page`] with `filter` on its content stream (`contents` given
+/// encoded).
+fn one_page_with(filter: &str, contents: &[u8], more: Vec<Vec<u8>>) -> Vec<u8> {
+    let mut objects = vec![
         b"<< /Type /Catalog /Pages 2 0 R >>".to_vec(),
         b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_vec(),
         b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>"
             .to_vec(),
-        stream("", text_ops(text).as_bytes()),
+        stream(filter, contents),
         FONT.as_bytes().to_vec(),
-    ])
+    ];
+    objects.extend(more);
+    pdf_of(&objects)
+}
+
+/// A one-page PDF saying `text`.
+pub fn pdf_saying(text: &str) -> Vec<u8> {
+    one_page(text_ops(text).as_bytes(), Vec::new())
 }
 
 /// A PDF whose page draws a form that draws itself (`/X1 Do` inside X1,
@@ -139,14 +152,7 @@ fn zlib_spaces(head: &[u8], inflated: u64, tail: &[u8]) -> Vec<u8> {
 /// GiB fits in about 4 MB), after the text `text`.
 pub fn flate_bomb(inflated: u64, text: &str) -> Vec<u8> {
     let deflated = zlib_spaces(text_ops(text).as_bytes(), inflated, b"");
-    pdf_of(&[
-        b"<< /Type /Catalog /Pages 2 0 R >>".to_vec(),
-        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_vec(),
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>"
-            .to_vec(),
-        stream("/Filter /FlateDecode", &deflated),
-        FONT.as_bytes().to_vec(),
-    ])
+    one_page_with("/Filter /FlateDecode", &deflated, Vec::new())
 }
 
 /// A PDF whose page tree nests `depth` `Pages` nodes deep before its one
@@ -184,15 +190,9 @@ pub fn object_stream_bomb(inflated: u64, text: &str) -> Vec<u8> {
     let mut head = header.to_vec();
     head.extend_from_slice(held);
     let deflated = zlib_spaces(&head, inflated, b"");
-    pdf_of(&[
-        b"<< /Type /Catalog /Pages 2 0 R >>".to_vec(),
-        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_vec(),
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>"
-            .to_vec(),
-        stream("", text_ops(text).as_bytes()),
-        FONT.as_bytes().to_vec(),
-        stream(&format!("/Type /ObjStm /N 1 /First {} /Filter /FlateDecode", header.len()), &deflated),
-    ])
+    let objstm =
+        stream(&format!("/Type /ObjStm /N 1 /First {} /Filter /FlateDecode", header.len()), &deflated);
+    one_page(text_ops(text).as_bytes(), vec![objstm])
 }
 
 /// A `.docx` (a zip) whose `word/document.xml` inflates to `inflated`
