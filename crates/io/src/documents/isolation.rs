@@ -494,6 +494,20 @@ mod unix {
         (u.ru_utime.tv_sec + u.ru_stime.tv_sec + 1).max(0) as u64
     }
 
+    /// The answer once `frame` holds all of it (a `u64` length, then that
+    /// many bytes); [`Got::TooMuch`] as soon as the length is over `cap`.
+    fn complete(frame: &mut Vec<u8>, cap: u64) -> Option<Got> {
+        let want = u64::from_le_bytes(frame.get(..8)?.try_into().expect("8 bytes"));
+        if want > cap {
+            return Some(Got::TooMuch);
+        }
+        if ((frame.len() - 8) as u64) < want {
+            return None;
+        }
+        frame.drain(..8);
+        Some(Got::Answer(std::mem::take(frame)))
+    }
+
     /// Reads one answer frame from `out` (a `u64` length, then the body),
     /// draining `err` meanwhile, until `deadline`; more than `cap` bytes is
     /// [`Got::TooMuch`].
@@ -516,15 +530,8 @@ mod unix {
                     return Got::Closed(said);
                 }
             }
-            if frame.len() >= 8 {
-                let want = u64::from_le_bytes(frame[..8].try_into().expect("8 bytes"));
-                if want > cap {
-                    return Got::TooMuch;
-                }
-                if (frame.len() - 8) as u64 >= want {
-                    frame.drain(..8);
-                    return Got::Answer(frame);
-                }
+            if let Some(got) = complete(&mut frame, cap) {
+                return got;
             }
             let until = match (deadline, closed_by) {
                 (Some(d), Some(c)) => Some(d.min(c)),

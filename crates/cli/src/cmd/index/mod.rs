@@ -53,13 +53,7 @@ fn build(a: IndexBuildArgs) -> Result<()> {
     let fingerprinter = detector.as_ref().and_then(Detector::fingerprinter);
     let cfg = a.passages.then(|| a.passage.over(PassageConfig::default()));
     let (output, mut texts) = output_of(&a)?;
-    let made = match (&detector, fingerprinter, &cfg) {
-        (Some(_), Some(f), Some(cfg)) => entries::from_passages(&a.input, f, cfg, 0, texts.as_mut())?,
-        (Some(d), _, _) => entries::from_documents(&a.input, d, 0)?.into_fingerprints(),
-        (None, _, _) => {
-            entries::from_list(a.fingerprints.as_deref().expect("--fingerprints without a pipeline"), 0)?
-        }
-    };
+    let made = entries_of(&a, detector.as_ref(), cfg.as_ref(), texts.as_mut())?;
     let meta = IndexMeta {
         pipeline: fingerprinter.as_ref().map(|f| f.config().clone()),
         passages: cfg,
@@ -120,6 +114,23 @@ fn build(a: IndexBuildArgs) -> Result<()> {
         rule
     );
     Ok(())
+}
+
+/// The entries `index build` indexes: a fingerprint list's, or the
+/// documents' (one per document, or one per passage with `--passages`).
+fn entries_of(
+    a: &IndexBuildArgs,
+    detector: Option<&Detector>,
+    cfg: Option<&PassageConfig>,
+    texts: Option<&mut TextsWriter>,
+) -> Result<entries::Entries> {
+    Ok(match (detector, detector.and_then(Detector::fingerprinter), cfg) {
+        (Some(_), Some(f), Some(cfg)) => entries::from_passages(&a.input, f, cfg, 0, texts)?,
+        (Some(d), _, _) => entries::from_documents(&a.input, d, 0)?.into_fingerprints(),
+        (None, _, _) => {
+            entries::from_list(a.fingerprints.as_deref().expect("--fingerprints without a pipeline"), 0)?
+        }
+    })
 }
 
 /// Where `index build` writes: `-o`, or for passages into a data
