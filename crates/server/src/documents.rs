@@ -9,7 +9,8 @@ use std::sync::Arc;
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{Query, State};
-use axum::http::StatusCode;
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
 use axum::Json;
 use neardup::report::Against;
 use neardup::Radius;
@@ -49,8 +50,9 @@ pub(crate) async fn extract<S: Store + 'static>(
     State(state): State<Arc<AppState<S>>>,
     Query(q): Query<ExtractQuery>,
     body: Result<Bytes, BytesRejection>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Response, ApiError> {
     let name = q.name.unwrap_or_else(|| "upload".to_owned());
+    let label = name.clone();
     // A body sent without its length is stopped at the limit as it comes.
     let body = body.map_err(|e| match e.status() {
         StatusCode::PAYLOAD_TOO_LARGE => ApiError::upload_too_large(None, state.settings.max_upload_bytes),
@@ -71,22 +73,21 @@ pub(crate) async fn extract<S: Store + 'static>(
     // A bounded number of files are read at once, each within the parse
     // time, by a child process killed at the deadline (`neardup serve`
     // installs `neardup_io::documents::isolation`), so that the slot is
-    // free again with the answer.
-    let permit =
-        state.extracting.clone().acquire_owned().await.map_err(|_| ApiError::unavailable("shutting down"))?;
+    // free again with the answer; the text is counted and written out on
+    // the upload thread too (`crate::uploads`).
     let time = state.settings.parse_timeout;
     let limits = Limits { max_text_bytes: max_text, deadline: None }.within(time);
-    let label = name.clone();
-    let work = tokio::task::spawn_blocking(move || {
-        let _permit = permit;
-        text_of_file(&label, &body, &limits)
-    });
-    let read = match tokio::time::timeout(time + std::time::Duration::from_secs(1), work).await {
-        Ok(Ok(r)) => r,
-        Ok(Err(_)) => return Err(ApiError::internal("the reader failed")),
-        Err(_) => Err(Unreadable::TimedOut),
-    };
-    let (kind, text) = read.map_err(|e| unreadable(&name, &e))?;
+    let answer = state
+        .uploads
+        .run(time + std::time::Duration::from_secs(1), move || answer_of(&name, &body, &limits))
+        .await?;
+    let body = answer.unwrap_or_else(|| Err(unreadable(&label, &Unreadable::TimedOut)))?;
+    Ok(([(header::CONTENT_TYPE, "application/json")], body).into_response())
+}
+
+/// `/v1/extract`'s answer for one file, as JSON bytes.
+fn answer_of(name: &str, body: &[u8], limits: &Limits) -> Result<Vec<u8>, ApiError> {
+    let (kind, text) = text_of_file(name, body, limits).map_err(|e| unreadable(name, &e))?;
     if text.trim().is_empty() {
         return Err(ApiError {
             status: StatusCode::UNPROCESSABLE_ENTITY,
@@ -96,7 +97,8 @@ pub(crate) async fn extract<S: Store + 'static>(
     }
     // The reader's own name for the format (as --input-format spells it).
     let kind = kind.map_or("text", |k| neardup_io::InputFormat::of_document(k).name());
-    Ok(Json(json!({"name": name, "kind": kind, "chars": text.chars().count(), "text": text})))
+    let answer = json!({"name": name, "kind": kind, "chars": text.chars().count(), "text": text});
+    serde_json::to_vec(&answer).map_err(|e| ApiError::internal(format!("{name}: {e}")))
 }
 
 pub(crate) async fn report<S: Store + 'static>(

@@ -12,6 +12,7 @@
 
 mod documents;
 mod error;
+mod fair_body;
 mod guard;
 mod listen;
 mod metrics;
@@ -20,6 +21,7 @@ mod page;
 mod routes;
 mod session;
 mod types;
+mod uploads;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -120,8 +122,9 @@ pub struct AppState<S: Store> {
     started: Instant,
     /// The data directory's passages, for `/v1/report`.
     passages: Option<Passages>,
-    /// Uploads read at once (each holds a thread and its file's memory).
-    extracting: Arc<tokio::sync::Semaphore>,
+    /// Where uploads are read, a few at once (each holds a thread and
+    /// its file's memory).
+    uploads: uploads::Uploads,
     /// The page's logins.
     sessions: session::Sessions,
 }
@@ -159,7 +162,7 @@ impl<S: Store> AppState<S> {
             metrics: Metrics::default(),
             started: Instant::now(),
             passages: None,
-            extracting: Arc::new(tokio::sync::Semaphore::new(EXTRACTING)),
+            uploads: uploads::Uploads::new(EXTRACTING),
             sessions: session::Sessions::default(),
         })
     }
@@ -224,6 +227,7 @@ pub fn router<S: Store + 'static>(state: Arc<AppState<S>>) -> Router {
         .layer(middleware::from_fn_with_state(state.clone(), observe::<S>))
         .layer(DefaultBodyLimit::max(state.settings.max_body_bytes))
         .layer(middleware::from_fn(page::headers))
+        .layer(middleware::map_request(fair_body::fair))
         .with_state(state)
 }
 

@@ -13,7 +13,9 @@
 //! - the child reads under rlimits it sets before each document: its
 //!   address space (its size then plus [`memory_allowance`]: room for the
 //!   file, its parse and its inflated streams), CPU time (the time left to
-//!   the deadline, plus a second), no files written, no core dumps;
+//!   the deadline, plus a second), no files written, no core dumps,
+//!   and at a lower CPU priority than the parent (nice 10: a server's
+//!   searches go first while a document is read);
 //! - the parent reads the child's answer up to the text limit and kills
 //!   the child (`SIGKILL`) at the deadline or past that size, so the
 //!   caller gets its answer at the deadline and the work stops with it;
@@ -43,6 +45,11 @@ use super::{DocumentKind, Limits, Unreadable};
 /// A child reads at most this many documents before it is replaced
 /// (memory a long-lived reader fragments is given back).
 pub const REUSES: u32 = 64;
+
+/// How much nicer than their parent readers run (`nice`): a service's
+/// own requests come first while a document is read, which still gets a
+/// share of a busy CPU (about a tenth against one busy thread).
+const READER_NICE: libc::c_int = 10;
 
 /// What a request starts with.
 const MAGIC: &[u8; 4] = b"NDR1";
@@ -437,6 +444,9 @@ mod unix {
                 let zero = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
                 libc::setrlimit(libc::RLIMIT_FSIZE, &zero);
                 libc::setrlimit(libc::RLIMIT_CORE, &zero);
+                // Below the parent's requests on a busy CPU (searches
+                // answer while uploads are read); still a share of it.
+                libc::setpriority(libc::PRIO_PROCESS, 0, super::READER_NICE);
                 Ok(())
             });
         }
