@@ -169,7 +169,6 @@ def uploader(addr, files, first, nice, on, done, out):
     """Hostile files back to back, each on its turn, while `on`:
     (when sent, seconds, status) of each."""
     os.nice(nice)
-    addr = os.environ.get("HOSTILE_SINK", addr)
     c, k, got = Client(addr), first, []
     names = sorted(files)
     while not done.is_set():

@@ -43,9 +43,10 @@ impl HttpBody for FairBody {
             self.pause = None;
         }
         let frame = Pin::new(&mut self.inner).poll_frame(cx);
-        if let Poll::Ready(Some(Ok(_))) = &frame {
-            // tokio's yield_now goes behind the other ready tasks (a plain
-            // self-wake would run this one again first).
+        // Only between frames: a body that has ended (a small request's
+        // one frame) pays nothing. tokio's yield_now goes behind the other
+        // ready tasks (a plain self-wake would run this one again first).
+        if matches!(&frame, Poll::Ready(Some(Ok(_)))) && !self.inner.is_end_stream() {
             self.pause = Some(Box::pin(tokio::task::yield_now()));
         }
         frame
