@@ -165,10 +165,19 @@ def searcher(addr, queries, first, rate, done, out):
     out.put(("search", got))
 
 
-def uploader(addr, files, first, nice, on, done, out):
+def in_background(nice, sched):
+    """Lowers this client: SCHED_IDLE (`sched` "idle"; runs only on a CPU
+    no one else wants, as if on a machine of its own) or else `nice`."""
+    if sched == "idle":
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+    else:
+        os.nice(nice)
+
+
+def uploader(addr, files, first, low, on, done, out):
     """Hostile files back to back, each on its turn, while `on`:
     (when sent, seconds, status) of each."""
-    os.nice(nice)
+    in_background(*low)
     c, k, got = Client(addr), first, []
     names = sorted(files)
     while not done.is_set():
@@ -182,10 +191,10 @@ def uploader(addr, files, first, nice, on, done, out):
     out.put(("hostile", got))
 
 
-def normal_uploader(addr, normal, nice, on, done, out):
+def normal_uploader(addr, normal, low, on, done, out):
     """A normal PDF once a second while `on`: (when sent, seconds,
     status, and 'wrong text' when it was not read right)."""
-    os.nice(nice)
+    in_background(*low)
     c, got = Client(addr), []
     while not done.wait(1.0):
         if not on.is_set():
@@ -208,10 +217,11 @@ class Run:
         rate = a.rate / a.searchers
         self.procs = [mp.Process(target=searcher, args=(addr, queries, i * 7919, rate, self.done, self.out))
                       for i in range(a.searchers)]
-        self.procs += [mp.Process(target=uploader, args=(addr, files, i, a.uploader_nice, self.on, self.done,
-                                                         self.out)) for i in range(a.uploaders)]
+        low = (a.uploader_nice, a.uploader_sched)
+        self.procs += [mp.Process(target=uploader, args=(addr, files, i, low, self.on, self.done, self.out))
+                       for i in range(a.uploaders)]
         self.procs.append(mp.Process(target=normal_uploader,
-                                     args=(addr, normal, a.uploader_nice, self.on, self.done, self.out)))
+                                     args=(addr, normal, low, self.on, self.done, self.out)))
         for p in self.procs:
             p.start()
         self.windows = []
@@ -291,7 +301,10 @@ def main():
     ap.add_argument("--rate", type=float, default=1000, help="searches a second in all (0: back to back)")
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--uploader-nice", type=int, default=19,
-                    help="the uploading clients' nice: on their own machines, they take none of the server's CPU")
+                    help="the uploading clients' nice, under --uploader-sched nice")
+    ap.add_argument("--uploader-sched", choices=["idle", "nice"], default="idle",
+                    help="the uploading clients run under SCHED_IDLE (default: as if on machines of their own, "
+                         "they take none of the server's CPU) or at --uploader-nice")
     ap.add_argument("--only", default="", help="upload only these hostile files (comma-separated names)")
     a = ap.parse_args()
 
