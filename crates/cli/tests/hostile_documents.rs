@@ -207,3 +207,39 @@ fn serve_throttles_wrong_logins() {
     Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
     let _ = child.wait();
 }
+
+/// A reader child limits itself before it reads anything (it is started
+/// with `posix_spawn`, so nothing runs between fork and exec): it may
+/// write no file and dump no core, and runs at nice 10.
+#[test]
+#[cfg(target_os = "linux")]
+fn a_reader_limits_itself_before_reading() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_neardup"))
+        .arg(neardup_cli::READER)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let limits = format!("/proc/{}/limits", child.id());
+    let stat = format!("/proc/{}/stat", child.id());
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let (mut files, mut cores, mut nice) = (String::new(), String::new(), String::new());
+    while Instant::now() < deadline {
+        let text = std::fs::read_to_string(&limits).unwrap_or_default();
+        let line = |name: &str| text.lines().find(|l| l.starts_with(name)).unwrap_or("").to_owned();
+        (files, cores) = (line("Max file size"), line("Max core file size"));
+        // The 19th field of stat, after the command's parenthesis.
+        let s = std::fs::read_to_string(&stat).unwrap_or_default();
+        nice = s.rsplit(')').next().unwrap_or("").split_whitespace().nth(16).unwrap_or("").to_owned();
+        if files.split_whitespace().nth(3) == Some("0") && nice == "10" {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    drop(child.stdin.take());
+    assert!(child.wait().unwrap().success(), "a reader whose parent closes its input ends cleanly");
+    assert_eq!(files.split_whitespace().nth(3), Some("0"), "{files}");
+    assert_eq!(cores.split_whitespace().nth(4), Some("0"), "{cores}");
+    assert_eq!(nice, "10");
+}

@@ -22,8 +22,10 @@
 //! - a child that dies (out of memory, a crash) is a document that cannot
 //!   be read ([`Unreadable::ReaderDied`]), like any other;
 //! - children are kept for the next document (a small pool: starting one
-//!   costs a few milliseconds), and retired after [`REUSES`] documents or
-//!   any failure.
+//!   costs a few milliseconds), and retired after [`REUSES`] documents,
+//!   any failure, or a document that left them holding over
+//!   [`RETIRE_RESIDENT`] bytes (a reader that parsed a deep HTML file
+//!   keeps 200–400 MB it no longer needs).
 //!
 //! The protocol is private to one binary (the parent runs its own
 //! executable as the child): a request is `NDR1`, the kind, the text limit,
@@ -45,6 +47,10 @@ use super::{DocumentKind, Limits, Unreadable};
 /// A child reads at most this many documents before it is replaced
 /// (memory a long-lived reader fragments is given back).
 pub const REUSES: u32 = 64;
+
+/// A child resident in more memory than this after a document is replaced
+/// rather than kept: idle readers hold little, whatever they read.
+pub const RETIRE_RESIDENT: u64 = 128 << 20;
 
 /// How much nicer than their parent readers run (`nice`): a service's
 /// own requests come first while a document is read, which still gets a
@@ -113,7 +119,7 @@ impl Isolation {
             None => self.spawn()?,
         };
         let answer = worker.read(kind, bytes, limits, memory);
-        if answer.reusable && worker.served < REUSES {
+        if answer.reusable && worker.served < REUSES && !worker.grew() {
             let mut idle = self.idle.lock().unwrap_or_else(|p| p.into_inner());
             if idle.len() < self.keep {
                 idle.push(worker);
@@ -125,7 +131,6 @@ impl Isolation {
     fn spawn(&self) -> Result<Worker, Unreadable> {
         let mut cmd = Command::new(&self.program);
         cmd.args(&self.args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
-        unix::forbid_files_and_cores(&mut cmd);
         let mut child = cmd.spawn().map_err(|e| Unreadable::ReaderDied {
             how: format!("could not start the reader {} ({e})", self.program.display()),
         })?;
@@ -163,6 +168,11 @@ impl Drop for Worker {
 }
 
 impl Worker {
+    /// Whether this child holds over [`RETIRE_RESIDENT`] bytes now.
+    fn grew(&self) -> bool {
+        resident_bytes(self.child.id()).is_some_and(|b| b > RETIRE_RESIDENT)
+    }
+
     fn read(&mut self, kind: DocumentKind, bytes: &[u8], limits: &Limits, memory: u64) -> Answer {
         self.served += 1;
         let timeout_ms = limits
@@ -393,6 +403,7 @@ fn decode(body: &[u8]) -> Option<Result<String, Unreadable>> {
 ///
 /// A request that is not one (someone ran the hidden argument by hand).
 pub fn serve_requests() -> std::io::Result<()> {
+    unix::forbid_files_and_cores();
     let mut input = std::io::stdin().lock();
     // Answers go to the pipe the parent reads; anything a library prints
     // goes to stderr, not into an answer.
@@ -427,28 +438,28 @@ pub fn serve_requests() -> std::io::Result<()> {
 mod unix {
     use std::io::Read;
     use std::os::fd::AsRawFd;
-    use std::os::unix::process::{CommandExt, ExitStatusExt};
-    use std::process::{ChildStderr, ChildStdout, Command, ExitStatus};
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::{ChildStderr, ChildStdout, ExitStatus};
     use std::time::{Duration, Instant};
 
     use super::Got;
 
     pub(super) const SIGXCPU: i32 = libc::SIGXCPU;
 
-    /// The child writes no files and dumps no core.
-    pub(super) fn forbid_files_and_cores(cmd: &mut Command) {
-        // SAFETY: setrlimit is async-signal-safe, and the closure touches
-        // nothing else between fork and exec.
+    /// This process (a child reader, before it reads anything) writes no
+    /// files, dumps no core, and runs below its parent's requests on a
+    /// busy CPU (searches answer while uploads are read; still a share of
+    /// it). Set by the child itself rather than between fork and exec, so
+    /// that the parent starts it with `posix_spawn`: a fork of a large,
+    /// busy server copies its page tables and stalls its threads (the
+    /// p99 of its searches doubled while bombs' readers were replaced).
+    pub(super) fn forbid_files_and_cores() {
+        let zero = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+        // SAFETY: plain calls on this process's own limits and priority.
         unsafe {
-            cmd.pre_exec(|| {
-                let zero = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
-                libc::setrlimit(libc::RLIMIT_FSIZE, &zero);
-                libc::setrlimit(libc::RLIMIT_CORE, &zero);
-                // Below the parent's requests on a busy CPU (searches
-                // answer while uploads are read); still a share of it.
-                libc::setpriority(libc::PRIO_PROCESS, 0, super::READER_NICE);
-                Ok(())
-            });
+            libc::setrlimit(libc::RLIMIT_FSIZE, &zero);
+            libc::setrlimit(libc::RLIMIT_CORE, &zero);
+            libc::setpriority(libc::PRIO_PROCESS, 0, super::READER_NICE);
         }
     }
 
@@ -597,9 +608,30 @@ mod unix {
     }
 }
 
+/// The resident memory of process `pid`, in bytes (Linux: `/proc`;
+/// `None` where it cannot be told).
+fn resident_bytes(pid: u32) -> Option<u64> {
+    let statm = std::fs::read_to_string(format!("/proc/{pid}/statm")).ok()?;
+    let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
+    // SAFETY: sysconf only reads a constant of the system.
+    let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    Some(pages.saturating_mul(u64::try_from(page).ok()?))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn resident_memory_is_read_and_grows_with_what_is_touched() {
+        let before = resident_bytes(std::process::id()).expect("this process's /proc/self/statm");
+        let touched = vec![1u8; 64 << 20];
+        let after = resident_bytes(std::process::id()).unwrap();
+        assert!(before > 0 && after >= before + (48 << 20), "{before} then {after}");
+        assert_eq!(touched.iter().map(|&b| b as u64).sum::<u64>(), 64 << 20);
+        assert_eq!(resident_bytes(u32::MAX), None);
+    }
 
     #[test]
     fn every_answer_round_trips() {
