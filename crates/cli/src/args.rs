@@ -115,6 +115,11 @@ pub struct ServeArgs {
     /// front does not send `X-Forwarded-Proto: https`, which sets it too).
     #[arg(long)]
     pub secure_cookies: bool,
+    /// A proxy in front whose X-Forwarded-For is believed (repeatable):
+    /// requests from it are limited per the client it names, not as one
+    /// client (wrong logins: 10 a minute per client).
+    #[arg(long, value_name = "IP")]
+    pub trusted_proxy: Vec<std::net::IpAddr>,
     /// Skip checking the passage files' checksums at start (they are read
     /// whole; for huge files checked before).
     #[arg(long)]

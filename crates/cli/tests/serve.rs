@@ -651,3 +651,41 @@ fn default_settings_give_one_answer_in_compare_index_query_and_serve() {
     child.kill().unwrap();
     child.wait().unwrap();
 }
+
+/// Wrong logins through a trusted proxy (`--trusted-proxy`) are counted
+/// per the client its `X-Forwarded-For` names: one client throttled, the
+/// next not; without the flag the header is not believed.
+#[test]
+fn logins_behind_a_trusted_proxy_are_limited_per_forwarded_client() {
+    let dir = tempfile::tempdir().unwrap();
+    let token = dir.path().join("token");
+    std::fs::write(&token, "a-token-of-more-than-16-bytes").unwrap();
+    let login = |addr: &str, forwarded: &str| -> u16 {
+        let mut s = TcpStream::connect(addr).unwrap();
+        let body = r#"{"token": "guess"}"#;
+        write!(
+            s,
+            "POST /v1/session HTTP/1.1\r\nHost: {addr}\r\nX-Forwarded-For: {forwarded}\r\n\
+             Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        )
+        .unwrap();
+        let mut resp = String::new();
+        s.read_to_string(&mut resp).unwrap();
+        resp[9..12].parse().unwrap()
+    };
+    for (trusted, second_client) in [(true, 401), (false, 429)] {
+        let data = dir.path().join(format!("data-{trusted}"));
+        let mut extra = vec!["--token-file", token.to_str().unwrap()];
+        if trusted {
+            extra.extend(["--trusted-proxy", "127.0.0.1"]);
+        }
+        let (mut child, addr) = start(&data, &extra);
+        let statuses: Vec<u16> = (0..11).map(|_| login(&addr, "203.0.113.7")).collect();
+        assert_eq!(statuses[..10], [401; 10]);
+        assert_eq!(statuses[10], 429, "the 11th wrong token from one client");
+        assert_eq!(login(&addr, "198.51.100.2"), second_client, "another client, trusted proxy: {trusted}");
+        child.kill().unwrap();
+        child.wait().unwrap();
+    }
+}

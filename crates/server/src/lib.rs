@@ -80,6 +80,11 @@ pub struct Settings {
     /// Session cookies always get `Secure` (by default only when a proxy
     /// says the request came over TLS: `X-Forwarded-Proto: https`).
     pub secure_cookies: bool,
+    /// Proxies in front whose `X-Forwarded-For` is believed: a request
+    /// from one of these addresses comes from the nearest address in that
+    /// header that is not one of them (logins are limited per client).
+    /// Empty by default: every client is its connection's peer.
+    pub trusted_proxies: Vec<std::net::IpAddr>,
 }
 
 impl Default for Settings {
@@ -96,6 +101,7 @@ impl Default for Settings {
             max_upload_bytes: 32 << 20,
             parse_timeout: Duration::from_secs(10),
             secure_cookies: false,
+            trusted_proxies: Vec::new(),
         }
     }
 }

@@ -85,9 +85,29 @@ fn cookie(value: &str, max_age: u64, secure: bool) -> String {
     format!("{SESSION_COOKIE}={value}; HttpOnly; SameSite=Strict; Path=/; Max-Age={max_age}{secure}")
 }
 
-/// The client a request came from (its connection's peer).
-pub(crate) fn client_of(extensions: &axum::http::Extensions) -> session::Client {
-    extensions.get::<ConnectInfo<SocketAddr>>().map(|c| c.0.ip())
+/// The client a request came from: its connection's peer, or, when that
+/// is a trusted proxy (`--trusted-proxy`), the nearest address in
+/// `X-Forwarded-For` that is not one (a client can put anything at the
+/// far end of that header; only what trusted proxies appended counts).
+pub(crate) fn client_of(settings: &crate::Settings, parts: &axum::http::request::Parts) -> session::Client {
+    let peer = parts.extensions.get::<ConnectInfo<SocketAddr>>().map(|c| c.0.ip())?;
+    if !settings.trusted_proxies.contains(&peer) {
+        return Some(peer);
+    }
+    let mut client = peer;
+    let hops = parts.headers.get_all("x-forwarded-for").iter().filter_map(|v| v.to_str().ok());
+    let hops: Vec<&str> = hops.flat_map(|v| v.split(',')).map(str::trim).collect();
+    for hop in hops.iter().rev() {
+        match hop.parse::<std::net::IpAddr>() {
+            Ok(ip) => client = ip,
+            // Not an address: nothing nearer can be believed.
+            Err(_) => break,
+        }
+        if !settings.trusted_proxies.contains(&client) {
+            break;
+        }
+    }
+    Some(client)
 }
 
 /// `POST /v1/session`: logs in with the token (the page's login form),
@@ -103,7 +123,7 @@ pub(crate) async fn login<S: Store + 'static>(
         return Ok(Json(json!({"session": false, "message": "this server has no token: no login needed"}))
             .into_response());
     };
-    let client = client_of(&parts.extensions);
+    let client = client_of(&state.settings, &parts);
     if let Some(wait) = state.sessions.wait_for(client) {
         let secs = wait.as_secs().max(1);
         let e = ApiError {
@@ -151,4 +171,50 @@ pub(crate) fn session_cookie(headers: &HeaderMap) -> Option<&str> {
         .filter_map(|v| v.to_str().ok())
         .flat_map(|v| v.split(';'))
         .find_map(|c| c.trim().strip_prefix(SESSION_COOKIE)?.strip_prefix('='))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parts(peer: &str, forwarded: &[&str]) -> axum::http::request::Parts {
+        let mut req = axum::http::Request::builder().uri("/v1/session");
+        for f in forwarded {
+            req = req.header("x-forwarded-for", *f);
+        }
+        let (mut parts, ()) = req.body(()).unwrap().into_parts();
+        parts.extensions.insert(ConnectInfo(SocketAddr::new(peer.parse().unwrap(), 40000)));
+        parts
+    }
+
+    fn client(trusted: &[&str], peer: &str, forwarded: &[&str]) -> String {
+        let settings = crate::Settings {
+            trusted_proxies: trusted.iter().map(|t| t.parse().unwrap()).collect(),
+            ..crate::Settings::default()
+        };
+        client_of(&settings, &parts(peer, forwarded)).unwrap().to_string()
+    }
+
+    #[test]
+    fn forwarded_for_counts_only_from_trusted_proxies() {
+        // No proxy trusted: the peer, whatever the header says.
+        assert_eq!(client(&[], "10.0.0.1", &["203.0.113.7"]), "10.0.0.1");
+        // An untrusted peer's header is ignored.
+        assert_eq!(client(&["10.0.0.9"], "10.0.0.1", &["203.0.113.7"]), "10.0.0.1");
+        // The trusted proxy's client.
+        assert_eq!(client(&["10.0.0.1"], "10.0.0.1", &["203.0.113.7"]), "203.0.113.7");
+        // A client's forged entries sit at the far end: the nearest hop
+        // that is not a trusted proxy is the client.
+        assert_eq!(client(&["10.0.0.1"], "10.0.0.1", &["1.2.3.4, 203.0.113.7"]), "203.0.113.7");
+        assert_eq!(
+            client(&["10.0.0.1", "10.0.0.2"], "10.0.0.1", &["1.2.3.4", "203.0.113.7, 10.0.0.2"]),
+            "203.0.113.7"
+        );
+        assert_eq!(client(&["10.0.0.1"], "10.0.0.1", &["2001:db8::1"]), "2001:db8::1");
+        // Garbage stops the walk at the last address believed.
+        assert_eq!(client(&["10.0.0.1"], "10.0.0.1", &["203.0.113.7, junk"]), "10.0.0.1");
+        // Every hop a trusted proxy, or no header: the farthest believed.
+        assert_eq!(client(&["10.0.0.1", "10.0.0.2"], "10.0.0.1", &["10.0.0.2"]), "10.0.0.2");
+        assert_eq!(client(&["10.0.0.1"], "10.0.0.1", &[]), "10.0.0.1");
+    }
 }

@@ -44,6 +44,7 @@ pub fn run(args: ServeArgs) -> Result<ExitCode> {
         max_upload_bytes: usize::try_from(args.max_upload.0).unwrap_or(usize::MAX),
         parse_timeout: Duration::from_secs(args.parse_timeout.max(1)),
         secure_cookies: args.secure_cookies,
+        trusted_proxies: args.trusted_proxy.clone(),
         ..Settings::default()
     };
     // The passages the data directory keeps (index build --passages -o DIR).
