@@ -108,6 +108,10 @@ pub struct ServeArgs {
     /// .pdf, .html, .md, text).
     #[arg(long, default_value = "32M", value_name = "BYTES")]
     pub max_upload: ByteSize,
+    /// The request bodies held at once, all clients together (at least
+    /// --max-upload and --max-body): over it, requests wait their turn.
+    #[arg(long, default_value = "256M", value_name = "BYTES")]
+    pub max_bodies: ByteSize,
     /// The longest reading one uploaded document may take, in seconds.
     #[arg(long, default_value_t = 10, value_name = "SECONDS")]
     pub parse_timeout: u64,

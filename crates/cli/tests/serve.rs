@@ -689,3 +689,51 @@ fn logins_behind_a_trusted_proxy_are_limited_per_forwarded_client() {
         child.wait().unwrap();
     }
 }
+
+/// The bodies held at once are bounded (`--max-bodies`): while one client
+/// sends a body as large as the whole budget, another's request with a
+/// body waits, one without a body does not, and once the first body is in
+/// and answered, the waiting request is answered too.
+#[test]
+fn request_bodies_held_at_once_are_bounded() {
+    let dir = tempfile::tempdir().unwrap();
+    let limits = ["--max-bodies", "1M", "--max-upload", "1M", "--max-body", "1M"];
+    let (mut child, addr) = start(&dir.path().join("data"), &limits);
+    let search = json!({"text": "今天天气很好，我们去公园散步吧"}).to_string();
+    // A request whose body is `length` bytes, `body` of them sent now.
+    let send = |head: &str, length: usize, body: &[u8]| {
+        let mut s = TcpStream::connect(&addr).unwrap();
+        write!(s, "{head}Host: {addr}\r\nContent-Length: {length}\r\nConnection: close\r\n\r\n").unwrap();
+        s.write_all(body).unwrap();
+        s
+    };
+    let answer = |s: &mut TcpStream, within: Duration| {
+        s.set_read_timeout(Some(within)).unwrap();
+        let mut resp = String::new();
+        s.read_to_string(&mut resp).map(|_| resp)
+    };
+    let search_head = "POST /v1/search HTTP/1.1\r\nContent-Type: application/json\r\n";
+    let first =
+        answer(&mut send(search_head, search.len(), search.as_bytes()), Duration::from_secs(10)).unwrap();
+    assert!(first.starts_with("HTTP/1.1 200"), "{first}");
+    // A 1 MiB upload (the whole budget), its first half sent.
+    let text = "a plain text line of a large upload\n".repeat(30_000);
+    let body = &text.as_bytes()[..1 << 20];
+    let mut upload = send("POST /v1/extract?name=big.txt HTTP/1.1\r\n", body.len(), &body[..body.len() / 2]);
+    std::thread::sleep(Duration::from_millis(300));
+    // A search waits for the budget; a request without a body does not.
+    let mut waiting = send(search_head, search.len(), search.as_bytes());
+    assert!(
+        answer(&mut waiting, Duration::from_millis(700)).is_err(),
+        "a search waits while the budget is held"
+    );
+    assert!(!get_text(&addr, "/healthz").trim().is_empty(), "a request without a body does not wait");
+    // The rest of the upload: it is read, and the search goes on.
+    upload.write_all(&body[body.len() / 2..]).unwrap();
+    let done = answer(&mut upload, Duration::from_secs(20)).unwrap();
+    assert!(done.starts_with("HTTP/1.1 200"), "{:.300}", done);
+    let later = answer(&mut waiting, Duration::from_secs(20)).unwrap();
+    assert!(later.starts_with("HTTP/1.1 200"), "{later}");
+    child.kill().unwrap();
+    child.wait().unwrap();
+}

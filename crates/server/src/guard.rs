@@ -87,7 +87,14 @@ pub(crate) async fn observe<S: Store + 'static>(
         state.metrics.record(&route, response.status().as_u16(), start.elapsed().as_secs_f64());
         return response;
     }
-    let response = match tokio::time::timeout(state.settings.timeout, next.run(req)).await {
+    // Its body's bytes reserved first (all bodies held at once are
+    // bounded; a request that gives no length may send up to its limit).
+    let need = http_body::Body::size_hint(req.body()).exact().unwrap_or(max as u64);
+    let answer = async {
+        let _held = state.bodies.reserve(need).await;
+        next.run(req).await
+    };
+    let response = match tokio::time::timeout(state.settings.timeout, answer).await {
         Ok(r) => r,
         Err(_) => ApiError {
             status: StatusCode::SERVICE_UNAVAILABLE,

@@ -10,6 +10,7 @@
 
 #![deny(missing_docs)]
 
+mod body_budget;
 mod documents;
 mod error;
 mod fair_body;
@@ -85,6 +86,10 @@ pub struct Settings {
     /// header that is not one of them (logins are limited per client).
     /// Empty by default: every client is its connection's peer.
     pub trusted_proxies: Vec<std::net::IpAddr>,
+    /// The bytes of request bodies held at once, all requests together
+    /// (at least the largest one request may send): over it, requests wait
+    /// for others to finish. 256 MiB by default.
+    pub max_bodies_bytes: u64,
 }
 
 impl Default for Settings {
@@ -102,6 +107,7 @@ impl Default for Settings {
             parse_timeout: Duration::from_secs(10),
             secure_cookies: false,
             trusted_proxies: Vec::new(),
+            max_bodies_bytes: 256 << 20,
         }
     }
 }
@@ -133,6 +139,8 @@ pub struct AppState<S: Store> {
     uploads: uploads::Uploads,
     /// The page's logins.
     sessions: session::Sessions,
+    /// The request bodies held at once.
+    bodies: body_budget::BodyBudget,
 }
 
 impl<S: Store> AppState<S> {
@@ -161,10 +169,13 @@ impl<S: Store> AppState<S> {
                 _ => format!("--threshold: {e}"),
             })
         })?;
+        let largest = settings.max_upload_bytes.max(settings.max_body_bytes) as u64;
+        let bodies = body_budget::BodyBudget::new(settings.max_bodies_bytes.max(largest));
         Ok(AppState {
             engine,
             detector,
             settings,
+            bodies,
             metrics: Metrics::default(),
             started: Instant::now(),
             passages: None,

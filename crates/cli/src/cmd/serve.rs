@@ -45,6 +45,7 @@ pub fn run(args: ServeArgs) -> Result<ExitCode> {
         parse_timeout: Duration::from_secs(args.parse_timeout.max(1)),
         secure_cookies: args.secure_cookies,
         trusted_proxies: args.trusted_proxy.clone(),
+        max_bodies_bytes: args.max_bodies.0,
         ..Settings::default()
     };
     // The passages the data directory keeps (index build --passages -o DIR).
