@@ -35,6 +35,9 @@ import multiprocessing as mp
 import time
 from collections import Counter
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import serve  # noqa: E402  (status_kb, rss_kb)
+
 HOSTILE = [
     "flate-bomb.pdf",
     "object-stream-bomb.pdf",
@@ -68,14 +71,8 @@ def tree_rss_kb(pid):
 
 
 def rss_kb(pid):
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return 0
+    """RSS of `pid` now, in KiB (0 when it is gone)."""
+    return serve.status_kb(pid, "VmRSS") or 0
 
 
 # An upload is sent this many bytes per call. A client on this machine
@@ -366,11 +363,7 @@ def main():
             rounds.append(rec)
         took, statuses = after_bombs(addr, server.pid, files, normal, a.repeat)
         alive = server.poll() is None
-        hwm = 0
-        with open(f"/proc/{server.pid}/status") as f:
-            for l in f:
-                if l.startswith("VmHWM:"):
-                    hwm = int(l.split()[1])
+        hwm = serve.rss_kb(server.pid) or 0
     finally:
         server.terminate()
         server.wait()

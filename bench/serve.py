@@ -59,15 +59,22 @@ def made_once(path, lines):
     return path
 
 
-def rss_kb(pid):
+def status_kb(pid, field):
+    """A KiB field of /proc/PID/status (VmHWM: peak RSS; VmRSS: RSS now),
+    or None when the process is gone."""
     try:
         with open(f"/proc/{pid}/status") as f:
             for line in f:
-                if line.startswith("VmHWM:"):
+                if line.startswith(field + ":"):
                     return int(line.split()[1])
     except OSError:
         pass
     return None
+
+
+def rss_kb(pid):
+    """Peak RSS of `pid` in KiB (VmHWM)."""
+    return status_kb(pid, "VmHWM")
 
 
 class Server:
