@@ -66,12 +66,8 @@ pub(crate) async fn observe<S: Store + 'static>(
     // that a client still sending it reads the 413 instead of a broken
     // pipe); beyond, it is refused at once and the connection closed.
     // Uploads of documents have their own limit.
-    let max = if req.uri().path() == "/v1/extract" {
-        state.settings.max_upload_bytes
-    } else {
-        state.settings.max_body_bytes
-    };
-    let req_is_upload = req.uri().path() == "/v1/extract";
+    let is_upload = req.uri().path() == "/v1/extract";
+    let max = if is_upload { state.settings.max_upload_bytes } else { state.settings.max_body_bytes };
     let announced =
         req.headers().get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
     if let Some(n) = announced.filter(|&n| n > max as u64) {
@@ -79,7 +75,7 @@ pub(crate) async fn observe<S: Store + 'static>(
             let drain = axum::body::to_bytes(req.into_body(), max.saturating_mul(2));
             let _ = tokio::time::timeout(state.settings.timeout, drain).await;
         }
-        let response = if max == state.settings.max_upload_bytes && req_is_upload {
+        let response = if is_upload {
             ApiError::upload_too_large(Some(n), max).into_response()
         } else {
             ApiError::too_large(Some(max)).into_response()
