@@ -891,13 +891,16 @@ pub enum ReportFormat {
 
 /// `neardup report`.
 #[derive(Args, Debug)]
-#[command(after_help = "Documents are cut into sentences (Chinese and English rules) and the \
-    sentences into overlapping windows; windows within k bits are candidates, and their sentences \
-    are matched by word Jaccard, so copied spans start and end on their own sentences. Offsets are \
+#[command(after_help = "A and B are aligned on their words (Chinese, Japanese and Korean \
+    characters one by one): the runs of --seed-words words they share are joined across gaps of \
+    up to --max-gap words, in both texts at once, into one span per copied passage, so a changed \
+    word, dropped punctuation, new line breaks or reordered sentences do not split it. Offsets are \
     byte offsets into each document's text. Similarity is the share of A's characters (in \
     sentences) found in B.\n\n\
-    Against an index built with `neardup index build --passages`, spans are found to the \
-    precision of a window (the other texts are not at hand).\n\n\
+    Against a data directory built with `neardup index build --passages --keep-texts`, the \
+    documents any window of A is found in are aligned with A the same way. Against an index \
+    without texts, spans are found to the precision of a window (the other texts are not at \
+    hand).\n\n\
     Examples:\n  neardup report essay.txt source.txt\n  \
     neardup report essay.txt source.txt --format html -o report.html\n  \
     neardup index build --passages corpus.jsonl -o passages.ndx\n  \
@@ -918,17 +921,24 @@ pub struct ReportArgs {
     /// Write here (atomically) instead of stdout.
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
-    /// Windows within K bits are candidates (default: 12 on 64 bits for two
-    /// texts, whose sentences are then verified; with --against, where
-    /// nothing can be verified, 3).
+    /// With --against: windows of A within K bits of an indexed window are
+    /// found (default 3 on 64 bits).
     #[arg(short, long)]
     pub k: Option<u32>,
-    /// Report only spans of at least N words (two texts at hand).
+    /// Report only spans with at least N words in shared runs (two CJK
+    /// characters count as a word).
     #[arg(long, default_value_t = 6, value_name = "N")]
     pub min_words: usize,
-    /// Two sentences of candidate windows match at this word Jaccard or more.
-    #[arg(long, default_value_t = 0.5, value_name = "T")]
-    pub min_jaccard: f64,
+    /// Runs of N shared words are what A and a source are aligned by.
+    #[arg(long, default_value_t = 4, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub seed_words: u32,
+    /// The most words between two shared runs of one span.
+    #[arg(long, default_value_t = 20, value_name = "N")]
+    pub max_gap: u32,
+    /// With --against a library that keeps its texts: align A with at most
+    /// N candidate documents (those holding most of A's windows).
+    #[arg(long, default_value_t = 100, value_name = "N", requires = "against")]
+    pub max_candidates: usize,
     #[command(flatten)]
     pub passage: PassageArgs,
     /// The largest document read (as for `dedup`). A size: 64M, 1G, 1000000.

@@ -128,6 +128,7 @@ pub(crate) async fn report<S: Store + 'static>(
         exclude: req.exclude.unwrap_or_default(),
         min_windows: req.min_windows.unwrap_or(1).max(1),
         max_sources: req.max_sources.unwrap_or(20),
+        ..Against::default()
     };
     let name = req.name.unwrap_or_else(|| "A".to_owned());
     let html = req.html.unwrap_or(false);

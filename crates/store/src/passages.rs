@@ -300,29 +300,32 @@ impl Passages {
         self.texts.is_some()
     }
 
-    /// The report of `text` (named `name`) against these passages, each
-    /// listed source's text attached where kept.
+    /// The report of `text` (named `name`) against these passages: where
+    /// the texts are kept, the documents its windows are found in aligned
+    /// with it ([`Report::against_library`]); else the windows' spans.
     ///
     /// # Errors
     ///
     /// A damaged index or texts file.
     pub fn report(&self, name: &str, text: String, ask: &Against) -> Result<Report> {
         let path = || PathBuf::from(PASSAGES_FILE);
-        let mut report =
-            Report::against(&self.index, &self.name, name, text, ask).map_err(|e| db_error(&path(), e))?;
-        if let Some(texts) = &self.texts {
-            let mut failed = None;
-            report.attach_texts(|id| match texts.get(id) {
+        let Some(texts) = &self.texts else {
+            return Report::against(&self.index, &self.name, name, text, ask)
+                .map_err(|e| db_error(&path(), e));
+        };
+        let mut failed = None;
+        let report =
+            Report::against_library(&self.index, &self.name, (name, text), ask, |id| match texts.get(id) {
                 Ok(t) => t,
                 Err(e) => {
                     failed.get_or_insert(e);
                     None
                 }
-            });
-            if let Some(e) = failed {
-                return Err(e);
-            }
+            })
+            .map_err(|e| db_error(&path(), e))?;
+        match failed {
+            Some(e) => Err(e),
+            None => Ok(report),
         }
-        Ok(report)
     }
 }

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use neardup::meta::IndexMeta;
-use neardup::passage::{self, Aligner, PassageConfig, PassageIndex};
+use neardup::passage::{AlignSettings, Aligner, PassageConfig, PassageIndex};
 use neardup::report::{Against, Report};
 use neardup::Radius;
 use neardup_store::passages::Passages;
@@ -27,10 +27,18 @@ fn read(path: &std::path::Path, max: u64) -> Result<String> {
 }
 
 pub fn run(args: ReportArgs) -> Result<ExitCode> {
-    if !(0.0..=1.0).contains(&args.min_jaccard) {
-        return Err(
-            UsageError(format!("--min-jaccard {}: give a number between 0 and 1", args.min_jaccard)).into()
-        );
+    // clap's `requires` does not hold beside B's `conflicts_with`.
+    if args.b.is_some() {
+        let given = [
+            ("-k", args.k.is_some()),
+            ("--exclude", !args.exclude.is_empty()),
+            ("--no-verify", args.no_verify),
+        ];
+        if let Some((flag, _)) = given.iter().find(|g| g.1) {
+            return Err(
+                UsageError(format!("{flag} applies to --against INDEX only, not to two texts")).into()
+            );
+        }
     }
     let report = match (&args.b, &args.against) {
         (Some(b), _) => pair_report(&args, b)?,
@@ -53,13 +61,9 @@ pub fn run(args: ReportArgs) -> Result<ExitCode> {
 fn pair_report(args: &ReportArgs, b_path: &std::path::Path) -> Result<Report> {
     let a = read(&args.a, args.max_doc_bytes.0)?;
     let b = read(b_path, args.max_doc_bytes.0)?;
-    let fingerprinter = args.pipeline.load()?;
-    let radius = args.k.map_or_else(|| passage::pair_radius(fingerprinter.bits()), Radius::fixed);
-    let aligner = Aligner::new(fingerprinter)
-        .radius(radius)
+    let aligner = Aligner::new(args.pipeline.load()?)
         .passages(args.passage.over(PassageConfig::default()))
-        .min_jaccard(args.min_jaccard)
-        .min_words(args.min_words);
+        .settings_from(alignment(args));
     Ok(Report::pair(&aligner, &args.a.display().to_string(), a, &b_path.display().to_string(), b))
 }
 
@@ -80,6 +84,16 @@ fn index_report(args: &ReportArgs, path: &std::path::Path) -> Result<Report> {
         .map_err(in_file)
 }
 
+/// How A is aligned with a source.
+fn alignment(args: &ReportArgs) -> AlignSettings {
+    AlignSettings {
+        seed_words: args.seed_words,
+        max_gap: args.max_gap,
+        min_words: args.min_words,
+        ..AlignSettings::default()
+    }
+}
+
 /// What `--against` asks for.
 fn against(args: &ReportArgs) -> Against {
     Against {
@@ -87,6 +101,8 @@ fn against(args: &ReportArgs) -> Against {
         exclude: args.exclude.clone(),
         min_windows: args.min_windows,
         max_sources: args.max_sources,
+        max_candidates: args.max_candidates,
+        alignment: alignment(args),
     }
 }
 

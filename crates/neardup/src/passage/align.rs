@@ -1,32 +1,36 @@
-//! Aligning two texts at hand: candidate windows, then sentences matched
-//! by word Jaccard, joined into spans.
+//! Aligning two texts at hand: shared seeds, clustered into one fragment
+//! per copied passage, kept when dense and long enough.
 
-use std::collections::HashMap;
 use std::ops::Range;
 
 use serde::Serialize;
 
-use super::scan::close_pairs;
-use super::windows::PassageDoc;
+use super::cluster::{fragments, Fragment};
+use super::indexed::covered_chars;
+use super::seeds::SeedTable;
+use super::sentences;
+use super::tokens::{Tokens, WORD};
 use crate::config::{presets, PassageConfig};
 use crate::radius::Radius;
-use crate::similarity::FeatureSet;
+use crate::tokenize::{script_of, Script};
 use crate::Fingerprinter;
 
-/// A copied span: sentences of A and the sentences of B they match.
+/// A copied passage: bytes of A and the bytes of B they copy.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Span {
-    /// Bytes of A: the first matched sentence's start to the last one's end.
+    /// Bytes of A: from the first copied word to the last (with the
+    /// punctuation around them that both texts share).
     pub a: Range<usize>,
     /// Bytes of B, likewise.
     pub b: Range<usize>,
-    /// A's sentences in the span.
+    /// A's sentences the span touches.
     pub a_sentences: Range<usize>,
-    /// B's sentences in the span.
+    /// B's sentences the span touches.
     pub b_sentences: Range<usize>,
-    /// The smallest Hamming distance between windows that found it.
+    /// The bits the pipeline's fingerprints of the two spans differ by.
     pub distance: u32,
-    /// The characters of A's sentences in the span.
+    /// The characters of A in the span (inside sentences: not the
+    /// whitespace between them).
     pub matched_chars: usize,
 }
 
@@ -35,6 +39,8 @@ pub struct Span {
 pub struct Alignment {
     /// The copied spans, in A's order.
     pub spans: Vec<Span>,
+    /// Sentences in A.
+    pub a_sentence_count: usize,
     /// Characters in A's sentences.
     pub a_chars: usize,
     /// Characters of A's sentences that were matched.
@@ -65,80 +71,138 @@ pub(super) fn share(n: usize, total: usize) -> f64 {
     }
 }
 
-/// Finds the passages of one document copied in another. Defaults:
-/// windows within [`pair_radius`] (k = 12 on 64 bits: windows are only
-/// candidates, their sentences are verified), [`PassageConfig::default`],
-/// sentence word Jaccard ≥ 0.5, spans of at least 6 words.
+/// Finds the passages of one document copied in another.
+///
+/// Both texts are cut into tokens (words; Han, kana and Hangul
+/// characters one by one; punctuation and whitespace ignored). A *seed*
+/// is the shortest run of tokens holding `seed_words` words (two CJK
+/// characters count as a word); the seeds A and B share are clustered, in
+/// both texts at once, across gaps of at most `max_gap` words, so a passage
+/// with a changed word, dropped punctuation, new line breaks or reordered
+/// sentences is one span. A span is kept when at least `min_words` of its
+/// words lie in shared seeds, and at least `min_density` of its words in
+/// each text; of spans that overlap in A by more than half, the larger
+/// stays. Defaults: seeds of 4 words, gaps of 20 words, spans of 6 words,
+/// density 0.5; texts cut into sentences by [`PassageConfig::default`].
 #[derive(Clone, Debug)]
 pub struct Aligner {
     fingerprinter: Fingerprinter,
-    radius: Radius,
     passages: PassageConfig,
-    min_jaccard: f64,
-    min_words: usize,
+    settings: AlignSettings,
 }
 
-/// The radius for comparing the windows of two texts at hand: k = 12 on 64
-/// bits, 24 on 128. Wider than a document radius because every candidate is
-/// verified sentence by sentence; random windows still almost never collide
-/// (P(d ≤ 12) ≈ 2·10⁻⁷ for unrelated 64-bit fingerprints).
-pub fn pair_radius(bits: crate::Bits) -> Radius {
-    Radius::fixed(12 * bits.get() / 64)
+/// What an [`Aligner`] aligns with (its builder's settings; defaults as
+/// [`Aligner`] says).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct AlignSettings {
+    /// Words in a seed.
+    pub seed_words: u32,
+    /// The most words between two seeds of one span.
+    pub max_gap: u32,
+    /// The fewest words of a span in shared seeds.
+    pub min_words: usize,
+    /// The share of a span's words in shared seeds.
+    pub min_density: f64,
 }
 
-/// The radius for finding windows in an index of passages, where nothing is
-/// verified: k = 3 on 64 bits (6 on 128). Windows are short (two sentences),
-/// and at k = 8 unrelated windows collide often (measured with
+impl Default for AlignSettings {
+    fn default() -> AlignSettings {
+        AlignSettings { seed_words: 4, max_gap: 20, min_words: 6, min_density: 0.5 }
+    }
+}
+
+impl std::fmt::Display for AlignSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "shared runs of {} words (2 CJK characters a word) joined across gaps of up to {} words; \
+             spans of at least {} words, {:.0}% of them shared",
+            self.seed_words,
+            self.max_gap,
+            self.min_words,
+            self.min_density * 100.0
+        )
+    }
+}
+
+/// The radius for finding windows in an index of passages: k = 3 on 64
+/// bits (6 on 128). Windows are short (two sentences), and at k = 8
+/// unrelated windows collide often (measured with
 /// `bench/report_accuracy.py --against`: docs/QUALITY.md); a copied window
 /// is at distance 0 to 3.
 pub fn index_radius(bits: crate::Bits) -> Radius {
     Radius::fixed(presets::classic_k(bits))
 }
 
+/// A text cut into sentences, tokens and seeds, to be aligned with others
+/// ([`Aligner::prepare`]).
+#[derive(Debug)]
+pub struct Prepared<'t> {
+    text: &'t str,
+    sentences: Vec<Range<usize>>,
+    tokens: Tokens,
+    seeds: SeedTable,
+    chars: usize,
+}
+
+impl Prepared<'_> {
+    /// Its sentences' byte ranges.
+    pub fn sentences(&self) -> &[Range<usize>] {
+        &self.sentences
+    }
+
+    /// The characters in its sentences.
+    pub fn chars(&self) -> usize {
+        self.chars
+    }
+}
+
 impl Aligner {
     /// An aligner with the defaults.
     pub fn new(fingerprinter: Fingerprinter) -> Aligner {
-        let radius = pair_radius(fingerprinter.bits());
-        Aligner { fingerprinter, radius, passages: PassageConfig::default(), min_jaccard: 0.5, min_words: 6 }
+        Aligner { fingerprinter, passages: PassageConfig::default(), settings: AlignSettings::default() }
     }
 
-    /// Sets the fewest words (distinct per sentence, summed) a span must have.
+    /// Sets all of [`AlignSettings`] at once.
+    pub fn settings_from(mut self, s: AlignSettings) -> Aligner {
+        self.settings = AlignSettings { seed_words: s.seed_words.max(1), ..s };
+        self
+    }
+
+    /// Sets the fewest words a span must have in shared seeds.
     pub fn min_words(mut self, n: usize) -> Aligner {
-        self.min_words = n;
+        self.settings.min_words = n;
         self
     }
 
-    /// Sets the radius windows are compared with.
-    pub fn radius(mut self, radius: Radius) -> Aligner {
-        self.radius = radius;
+    /// Sets the words in a seed (at least 1).
+    pub fn seed_words(mut self, n: u32) -> Aligner {
+        self.settings.seed_words = n.max(1);
         self
     }
 
-    /// Sets how documents are cut into passages.
+    /// Sets the most words between two seeds of one span.
+    pub fn max_gap(mut self, n: u32) -> Aligner {
+        self.settings.max_gap = n;
+        self
+    }
+
+    /// Sets the share of a span's words (in each text) that must lie in
+    /// shared seeds.
+    pub fn min_density(mut self, d: f64) -> Aligner {
+        self.settings.min_density = d;
+        self
+    }
+
+    /// Sets how documents are cut into sentences and windows.
     pub fn passages(mut self, cfg: PassageConfig) -> Aligner {
         self.passages = cfg;
         self
     }
 
-    /// Sets the word Jaccard at which two sentences of matched windows match.
-    pub fn min_jaccard(mut self, t: f64) -> Aligner {
-        self.min_jaccard = t;
-        self
-    }
-
-    /// The pipeline.
+    /// The pipeline (the spans' fingerprint distance).
     pub fn fingerprinter(&self) -> &Fingerprinter {
         &self.fingerprinter
-    }
-
-    /// The radius.
-    pub fn radius_in_use(&self) -> &Radius {
-        &self.radius
-    }
-
-    /// The word Jaccard at which sentences match.
-    pub fn jaccard_in_use(&self) -> f64 {
-        self.min_jaccard
     }
 
     /// The passage configuration.
@@ -146,241 +210,124 @@ impl Aligner {
         &self.passages
     }
 
-    /// Splits and fingerprints a document.
-    pub fn doc(&self, text: &str) -> PassageDoc {
-        PassageDoc::new(&self.fingerprinter, text, &self.passages)
+    /// The settings in use.
+    pub fn settings(&self) -> AlignSettings {
+        self.settings
+    }
+
+    /// Cuts `text` into sentences, tokens and seeds.
+    pub fn prepare<'t>(&self, text: &'t str) -> Prepared<'t> {
+        let sentences = sentences(text, self.passages.max_sentence_chars);
+        let tokens = Tokens::of(text);
+        let seeds = SeedTable::new(&tokens, self.settings.seed_words * WORD);
+        let chars = sentences.iter().map(|r| text[r.clone()].chars().count()).sum();
+        Prepared { text, sentences, tokens, seeds, chars }
     }
 
     /// The passages of `a` found in `b`.
     pub fn align(&self, a: &str, b: &str) -> Alignment {
-        let (da, db) = (self.doc(a), self.doc(b));
-        self.align_docs(a, &da, b, &db)
+        self.align_prepared(&self.prepare(a), &self.prepare(b))
     }
 
-    /// [`Aligner::align`] on documents already split and fingerprinted.
-    pub fn align_docs(&self, a: &str, da: &PassageDoc, b: &str, db: &PassageDoc) -> Alignment {
-        let mut wa = Words::new(&self.fingerprinter, a, &da.sentences);
-        let mut wb = Words::new(&self.fingerprinter, b, &db.sentences);
-        let mut matches = self.sentence_matches(da, db, &mut wa, &mut wb);
-        let mut spans = chain(&mut matches, &mut wa, &mut wb);
-        self.extend(&mut spans, &mut wa, &mut wb);
-        let joined = join(spans, &mut wa, &mut wb);
-        self.measure(joined, (a, da), (b, db), &mut wa)
-    }
-
-    /// Steps 1 and 2: the candidate windows (every pair within the radius),
-    /// then the sentence matches inside them: an A sentence → (B sentence,
-    /// smallest window distance, word Jaccard).
-    fn sentence_matches(
-        &self,
-        da: &PassageDoc,
-        db: &PassageDoc,
-        wa: &mut Words<'_>,
-        wb: &mut Words<'_>,
-    ) -> HashMap<usize, Vec<(usize, u32, f64)>> {
-        let candidates =
-            close_pairs(&da.passages, &db.passages, self.radius.max_k()).into_iter().filter(|&(i, j, d)| {
-                d <= self.radius.k_for_pair(da.passages[i].features, db.passages[j].features)
+    /// [`Aligner::align`] on texts already prepared (one A against many
+    /// sources).
+    pub fn align_prepared(&self, a: &Prepared<'_>, b: &Prepared<'_>) -> Alignment {
+        let hits = b.seeds.hits(&a.seeds.seeds, a.tokens.len(), b.tokens.len());
+        let kept = self.keep(fragments(hits, &a.tokens, &b.tokens, self.settings.max_gap * WORD), a, b);
+        let mut out = Alignment {
+            a_sentence_count: a.sentences.len(),
+            a_chars: a.chars,
+            b_chars: b.chars,
+            ..Alignment::default()
+        };
+        for f in kept {
+            let (ra, rb) =
+                widen((a.text, a.tokens.bytes(f.a.clone())), (b.text, b.tokens.bytes(f.b.clone())));
+            let distance = self
+                .fingerprinter
+                .fingerprint(&a.text[ra.clone()])
+                .distance(self.fingerprinter.fingerprint(&b.text[rb.clone()]));
+            out.spans.push(Span {
+                a_sentences: touched(&a.sentences, &ra),
+                b_sentences: touched(&b.sentences, &rb),
+                matched_chars: covered_chars(a.text, &a.sentences, std::slice::from_ref(&ra)),
+                a: ra,
+                b: rb,
+                distance,
             });
-        let mut matches: HashMap<usize, Vec<(usize, u32, f64)>> = HashMap::new();
-        let mut checked: HashMap<(usize, usize), f64> = HashMap::new();
-        for (i, j, d) in candidates {
-            for s in da.passages[i].passage.sentences.clone() {
-                for t in db.passages[j].passage.sentences.clone() {
-                    let jac = *checked.entry((s, t)).or_insert_with(|| wa.jaccard(s, wb, t));
-                    if jac >= self.min_jaccard {
-                        let m = matches.entry(s).or_default();
-                        match m.iter_mut().find(|e| e.0 == t) {
-                            Some(e) => e.1 = e.1.min(d),
-                            None => m.push((t, d, jac)),
-                        }
-                    }
-                }
-            }
         }
-        matches
-    }
-
-    /// Step 4: extends each span over neighbouring sentences that match each
-    /// other (short sentences at a copy's edges fall outside every window
-    /// that lies wholly inside it).
-    fn extend(&self, spans: &mut [Span], wa: &mut Words<'_>, wb: &mut Words<'_>) {
-        for i in 0..spans.len() {
-            let a_limit = spans.get(i + 1).map_or(wa.sentences.len(), |n| n.a_sentences.start);
-            let a_floor = if i == 0 { 0 } else { spans[i - 1].a_sentences.end };
-            let sp = &mut spans[i];
-            while let (Some(s), Some(t)) = (
-                wa.next_worded(sp.a_sentences.end, a_limit),
-                wb.next_worded(sp.b_sentences.end, wb.sentences.len()),
-            ) {
-                if wa.jaccard(s, wb, t) < self.min_jaccard {
-                    break;
-                }
-                sp.a_sentences.end = s + 1;
-                sp.b_sentences.end = t + 1;
-            }
-            while let (Some(s), Some(t)) =
-                (wa.prev_worded(sp.a_sentences.start, a_floor), wb.prev_worded(sp.b_sentences.start, 0))
-            {
-                if wa.jaccard(s, wb, t) < self.min_jaccard {
-                    break;
-                }
-                sp.a_sentences.start = s;
-                sp.b_sentences.start = t;
-            }
-        }
-    }
-
-    /// Step 5: bytes and characters. Every sentence inside a span counts (the
-    /// wordless ones bridged too); B's sentences serving several spans count
-    /// once; spans with fewer than `min_words` words are dropped.
-    fn measure(
-        &self,
-        spans: Vec<Span>,
-        (a, da): (&str, &PassageDoc),
-        (b, db): (&str, &PassageDoc),
-        wa: &mut Words<'_>,
-    ) -> Alignment {
-        let chars = |text: &str, r: &Range<usize>| text[r.clone()].chars().count();
-        let mut out = Alignment { a_chars: da.chars(a), b_chars: db.chars(b), ..Alignment::default() };
-        let mut b_used = vec![false; db.sentences.len()];
-        for mut span in spans {
-            let words: usize = span.a_sentences.clone().map(|s| wa.get(s).len()).sum();
-            if words < self.min_words {
-                continue;
-            }
-            span.a = da.sentences[span.a_sentences.start].start..da.sentences[span.a_sentences.end - 1].end;
-            span.b = db.sentences[span.b_sentences.start].start..db.sentences[span.b_sentences.end - 1].end;
-            span.matched_chars = span.a_sentences.clone().map(|s| chars(a, &da.sentences[s])).sum();
-            out.a_matched_chars += span.matched_chars;
-            for t in span.b_sentences.clone() {
-                if !std::mem::replace(&mut b_used[t], true) {
-                    out.b_matched_chars += chars(b, &db.sentences[t]);
-                }
-            }
-            out.spans.push(span);
-        }
+        let (sa, sb): (Vec<_>, Vec<_>) = out.spans.iter().map(|s| (s.a.clone(), s.b.clone())).unzip();
+        out.a_matched_chars = covered_chars(a.text, &a.sentences, &sa);
+        out.b_matched_chars = covered_chars(b.text, &b.sentences, &sb);
         out
     }
-}
 
-/// Step 3: chains matched sentences that follow each other in both texts
-/// into spans.
-fn chain(
-    matches: &mut HashMap<usize, Vec<(usize, u32, f64)>>,
-    wa: &mut Words<'_>,
-    wb: &mut Words<'_>,
-) -> Vec<Span> {
-    let mut spans: Vec<Span> = Vec::new();
-    let mut last_b = 0;
-    for s in 0..wa.sentences.len() {
-        let Some(m) = matches.get_mut(&s) else { continue };
-        m.sort_unstable_by_key(|e| e.0);
-        let next = spans
-            .last()
-            .filter(|sp| wa.only_wordless(sp.a_sentences.end..s))
-            .and_then(|sp| {
-                let gap = sp.b_sentences.end..=sp.b_sentences.end + 3;
-                m.iter().find(|e| gap.contains(&e.0) && wb.only_wordless(sp.b_sentences.end..e.0))
-            })
-            .copied();
-        match next {
-            Some((t, d, _)) => {
-                let sp = spans.last_mut().expect("continued");
-                sp.a_sentences.end = s + 1;
-                sp.b_sentences.end = sp.b_sentences.end.max(t + 1);
-                sp.distance = sp.distance.min(d);
-            }
-            None => {
-                // A new span at the best match; among equals, the first one
-                // after the previous span keeps the texts in order.
-                let (t, d, _) = *m
-                    .iter()
-                    .max_by(|x, y| {
-                        x.2.total_cmp(&y.2).then((x.0 >= last_b).cmp(&(y.0 >= last_b))).then(y.0.cmp(&x.0))
-                    })
-                    .expect("non-empty");
-                spans.push(Span {
-                    a: 0..0,
-                    b: 0..0,
-                    a_sentences: s..s + 1,
-                    b_sentences: t..t + 1,
-                    distance: d,
-                    matched_chars: 0,
-                });
+    /// The fragments long and dense enough, without those mostly inside
+    /// a larger one in A; in A's order.
+    fn keep(&self, mut found: Vec<Fragment>, a: &Prepared<'_>, b: &Prepared<'_>) -> Vec<Fragment> {
+        let s = &self.settings;
+        let dense = |covered: u32, all: u32| f64::from(covered) >= s.min_density * f64::from(all);
+        found.retain(|f| {
+            f.a_covered as usize >= s.min_words * WORD as usize
+                && dense(f.a_covered, a.tokens.weight(f.a.clone()))
+                && dense(f.b_covered, b.tokens.weight(f.b.clone()))
+        });
+        found.sort_by(|x, y| {
+            y.a_covered.cmp(&x.a_covered).then(x.a.start.cmp(&y.a.start)).then(x.b.start.cmp(&y.b.start))
+        });
+        let mut kept: Vec<Fragment> = Vec::with_capacity(found.len());
+        for f in found {
+            let inside: u32 = kept
+                .iter()
+                .filter(|k| k.a.start < f.a.end && f.a.start < k.a.end)
+                .map(|k| a.tokens.weight(k.a.start.max(f.a.start)..k.a.end.min(f.a.end)))
+                .sum();
+            if 2 * inside <= a.tokens.weight(f.a.clone()) {
+                kept.push(f);
             }
         }
-        last_b = spans.last().expect("a span").b_sentences.end;
+        kept.sort_by_key(|f| (f.a.start, f.b.start));
+        kept
     }
-    spans
 }
 
-/// Step 4, continued: joins spans that meet in both texts (only wordless
-/// sentences between them).
-fn join(spans: Vec<Span>, wa: &mut Words<'_>, wb: &mut Words<'_>) -> Vec<Span> {
-    let mut joined: Vec<Span> = Vec::with_capacity(spans.len());
-    for sp in spans {
-        if let Some(last) = joined.last_mut() {
-            let a_meets = wa.only_wordless(last.a_sentences.end..sp.a_sentences.start);
-            let b_meets = sp.b_sentences.start >= last.b_sentences.end
-                && wb.only_wordless(last.b_sentences.end..sp.b_sentences.start);
-            if a_meets && b_meets {
-                last.a_sentences.end = sp.a_sentences.end;
-                last.b_sentences.end = sp.b_sentences.end;
-                last.distance = last.distance.min(sp.distance);
-                continue;
+/// Spans widened over the punctuation both texts have around them, at
+/// most 8 characters a side: after the span, marks that do not open
+/// (a sentence's stop, a closing quote); before it, opening quotes and
+/// brackets.
+fn widen(
+    (a, mut ra): (&str, Range<usize>),
+    (b, mut rb): (&str, Range<usize>),
+) -> (Range<usize>, Range<usize>) {
+    use unicode_general_category::{get_general_category, GeneralCategory as G};
+    let mark = |c: char| !c.is_whitespace() && !c.is_alphanumeric() && script_of(c) == Script::Other;
+    let only_opens = |c: char| matches!(get_general_category(c), G::OpenPunctuation | G::InitialPunctuation);
+    // ASCII quotes open and close.
+    let opens = |c: char| matches!(c, '"' | '\'') || only_opens(c);
+    for _ in 0..8 {
+        match (a[ra.end..].chars().next(), b[rb.end..].chars().next()) {
+            (Some(x), Some(y)) if x == y && mark(x) && !only_opens(x) => {
+                ra.end += x.len_utf8();
+                rb.end += x.len_utf8();
             }
-        }
-        joined.push(sp);
-    }
-    joined
-}
-
-/// The word sets of a document's sentences, computed when first asked for.
-pub(super) struct Words<'t> {
-    fingerprinter: &'t Fingerprinter,
-    text: &'t str,
-    sentences: &'t [Range<usize>],
-    sets: Vec<Option<FeatureSet>>,
-}
-
-impl<'t> Words<'t> {
-    fn new(fingerprinter: &'t Fingerprinter, text: &'t str, sentences: &'t [Range<usize>]) -> Words<'t> {
-        Words { fingerprinter, text, sentences, sets: vec![None; sentences.len()] }
-    }
-
-    fn get(&mut self, s: usize) -> &FeatureSet {
-        let (fingerprinter, text, r) = (self.fingerprinter, self.text, &self.sentences[s]);
-        self.sets[s].get_or_insert_with(|| FeatureSet::shingles(fingerprinter, &text[r.clone()], 1))
-    }
-
-    fn wordless(&mut self, s: usize) -> bool {
-        self.get(s).is_empty()
-    }
-
-    /// Whether every sentence in `r` has no words (true for an empty range).
-    fn only_wordless(&mut self, r: Range<usize>) -> bool {
-        r.into_iter().all(|s| self.wordless(s))
-    }
-
-    /// Word Jaccard of sentence `s` here and `t` of `other` (0 if either has no words).
-    fn jaccard(&mut self, s: usize, other: &mut Words<'_>, t: usize) -> f64 {
-        let y = other.get(t);
-        let x = self.get(s);
-        if x.is_empty() || y.is_empty() {
-            0.0
-        } else {
-            x.jaccard(y)
+            _ => break,
         }
     }
-
-    /// The first sentence with words in `from..limit`.
-    fn next_worded(&mut self, from: usize, limit: usize) -> Option<usize> {
-        (from..limit).find(|&s| !self.wordless(s))
+    for _ in 0..8 {
+        match (a[..ra.start].chars().next_back(), b[..rb.start].chars().next_back()) {
+            (Some(x), Some(y)) if x == y && opens(x) => {
+                ra.start -= x.len_utf8();
+                rb.start -= x.len_utf8();
+            }
+            _ => break,
+        }
     }
+    (ra, rb)
+}
 
-    /// The last sentence with words in `floor..before`.
-    fn prev_worded(&mut self, before: usize, floor: usize) -> Option<usize> {
-        (floor..before).rev().find(|&s| !self.wordless(s))
-    }
+/// The sentences that `r` touches.
+fn touched(sentences: &[Range<usize>], r: &Range<usize>) -> Range<usize> {
+    let first = sentences.partition_point(|s| s.end <= r.start);
+    let last = sentences.partition_point(|s| s.start < r.end);
+    first..last.max(first)
 }

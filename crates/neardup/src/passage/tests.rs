@@ -1,9 +1,7 @@
 //! The passage module's tests.
 
-use super::scan::close_pairs;
-use super::scan::MAX_CANDIDATES;
 use super::*;
-use crate::{Fingerprint, Fingerprinter};
+use crate::Fingerprinter;
 
 fn texts(text: &str) -> Vec<&str> {
     sentences(text, 400).into_iter().map(|r| &text[r]).collect()
@@ -123,48 +121,109 @@ fn sentence_splitting_is_linear_without_spaces() {
     assert!(t.elapsed().as_secs() < 20, "{:?}", t.elapsed());
 }
 
+/// Real-looking sentences: `n` of them, from a fixed seed.
+fn prose(seed: u64, n: usize) -> Vec<String> {
+    let words = [
+        "river", "stone", "index", "table", "window", "garden", "number", "letter", "paper", "signal",
+        "market", "winter", "silver", "forest", "engine", "harbor", "candle", "mirror", "planet", "ladder",
+        "meadow", "butter", "violet", "copper", "basket", "dragon", "pepper", "saddle", "thunder", "orange",
+    ];
+    let mut rng = neardup_testkit::Rng(seed);
+    (0..n)
+        .map(|_| {
+            let len = 8 + rng.next() as usize % 10;
+            let s: Vec<&str> = (0..len).map(|_| words[rng.next() as usize % words.len()]).collect();
+            let mut s = s.join(" ");
+            s[..1].make_ascii_uppercase();
+            s + "."
+        })
+        .collect()
+}
+
+fn aligner() -> Aligner {
+    Aligner::new(Fingerprinter::preset("default").unwrap())
+}
+
 #[test]
-fn close_pairs_equal_brute_force() {
-    let mut rng = neardup_testkit::Rng(0x9e37_79b9_7f4a_7c15);
-    let mut next = || rng.next();
-    let window = |v: u128, bits| FingerprintedPassage {
-        passage: Passage { bytes: 0..0, sentences: 0..0 },
-        fingerprint: Fingerprint::new(v, bits),
-        features: 1,
-    };
-    for bits in [crate::Bits::B64, crate::Bits::B128] {
-        let base = u128::from(next()) | (u128::from(next()) << 64);
-        // Near neighbours of one value, so every distance occurs.
-        let mut make = |n| {
-            (0..n)
-                .map(|_| window(base ^ (u128::from(next() & next() & next()) << (next() % 64)), bits))
-                .collect::<Vec<_>>()
-        };
-        let (a, b) = (make(60), make(70));
-        for k in [0, 3, 12, 40] {
-            let mut want = Vec::new();
-            for (i, pa) in a.iter().enumerate() {
-                let mut hits = Vec::new();
-                for (j, pb) in b.iter().enumerate() {
-                    let d = pa.fingerprint.distance(pb.fingerprint);
-                    if d <= k {
-                        hits.push((i, j, d));
-                    }
-                }
-                // The closest MAX_CANDIDATES, by distance, then nearness to i's place.
-                let here = i * b.len() / a.len();
-                hits.sort_by_key(|&(_, j, d)| (d, j.abs_diff(here), j));
-                hits.truncate(MAX_CANDIDATES);
-                hits.sort_by_key(|&(_, j, _)| j);
-                want.extend(hits);
-            }
-            assert_eq!(close_pairs(&a, &b, k), want, "{bits:?} k={k}");
-            assert!(k < 12 || !want.is_empty());
-            if k == 40 {
-                assert!(want.len() == a.len() * MAX_CANDIDATES, "the cap is exercised");
-            }
-        }
+fn a_verbatim_copy_is_one_span_with_its_exact_bounds() {
+    let host = prose(1, 12);
+    let src = prose(2, 12);
+    let copied = src[3..9].join(" ");
+    let a = format!("{}\n\n{copied}\n\n{}", host[..6].join(" "), host[6..].join(" "));
+    let b = src.join(" ");
+    let found = aligner().align(&a, &b);
+    assert_eq!(found.spans.len(), 1, "{:?}", found.spans);
+    assert_eq!(&a[found.spans[0].a.clone()], copied);
+    assert_eq!(&b[found.spans[0].b.clone()], copied);
+    assert_eq!(found.spans[0].a_sentences.len(), 6);
+    assert_eq!(found.spans[0].distance, 0);
+}
+
+#[test]
+fn light_edits_and_reordering_do_not_split_a_passage() {
+    let src = prose(3, 14);
+    let b = src.join(" ");
+    let host = prose(4, 8).join(" ");
+    let whole = src[2..10].join(" ");
+    // A word changed every dozen words, a comma dropped, lines wrapped anew.
+    let edited: String = whole
+        .split(' ')
+        .enumerate()
+        .map(|(i, w)| if i % 12 == 5 { "changed".to_owned() } else { w.to_owned() })
+        .collect::<Vec<_>>()
+        .join(" ")
+        .replace(". ", ".\n");
+    // The same sentences in another order.
+    let mut order: Vec<&String> = src[2..10].iter().collect();
+    order.swap(0, 5);
+    order.swap(2, 7);
+    let reordered = order.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(" ");
+    for copy in [&edited, &reordered] {
+        let a = format!("{host}\n\n{copy}\n\nThe end of it all is here.");
+        let found = aligner().align(&a, &b);
+        assert_eq!(found.spans.len(), 1, "{copy:?}: {:?}", found.spans);
+        // Up to 3 words after the last edit (no shared run of 4 words) may
+        // fall outside the span.
+        let start = a.find(copy.as_str()).unwrap();
+        let span = &found.spans[0];
+        assert!(
+            span.a.start <= start + 30 && span.a.end + 30 >= start + copy.len(),
+            "{span:?} {start} {}",
+            copy.len()
+        );
+        let bs = b.find(src[2].as_str()).unwrap();
+        assert!(
+            span.b.start <= bs + 30 && span.b.end + 30 >= bs + whole.len(),
+            "{span:?} {bs} {}",
+            whole.len()
+        );
     }
+}
+
+#[test]
+fn passages_from_two_places_are_two_spans_and_unrelated_texts_none() {
+    let src = prose(5, 30);
+    let b = src.join(" ");
+    let (p1, p2) = (src[20..24].join(" "), src[2..6].join(" "));
+    let a = format!("{p1}\n\n{p2}");
+    let found = aligner().align(&a, &b);
+    assert_eq!(found.spans.iter().map(|s| &a[s.a.clone()]).collect::<Vec<_>>(), vec![&p1, &p2]);
+    assert_eq!(found.similarity(), 1.0);
+    let unrelated = aligner().align(&prose(6, 20).join(" "), &b);
+    assert!(unrelated.spans.is_empty(), "{:?}", unrelated.spans);
+    assert_eq!(unrelated.similarity(), 0.0);
+}
+
+#[test]
+fn chinese_is_aligned_by_characters() {
+    let src = "数据库在写入之前会先检查约束条件。如果约束不满足，事务就会回滚并报告错误。\
+               索引可以加快查询的速度，但是会让写入变慢一些。我们建议只为常用的查询建立索引。";
+    let copied = "如果约束不满足，事务就会回滚并报告错误。索引可以加快查询的速度，但是会让写入变慢一些。";
+    let a = format!("今天天气很好，我们去公园散步。{}后来下雨了。", copied.replace('，', ""));
+    let found = aligner().align(&a, src);
+    assert_eq!(found.spans.len(), 1, "{:?}", found.spans);
+    assert_eq!(&src[found.spans[0].b.clone()], copied);
+    assert_eq!(&a[found.spans[0].a.clone()], copied.replace('，', ""));
 }
 
 #[test]

@@ -242,9 +242,9 @@ mod tests {
             sources: Vec::new(),
             found: Vec::new(),
             matched_chars: 0,
-            radius: Radius::fixed(3),
+            radius: Some(Radius::fixed(3)),
             passages: PassageConfig::default(),
-            min_jaccard: None,
+            alignment: None,
             index: Some("idx".into()),
             sources_left_out: 0,
         };

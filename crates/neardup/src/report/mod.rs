@@ -28,6 +28,7 @@
 //! # Ok::<(), neardup::Error>(())
 //! ```
 
+mod against;
 mod html;
 mod text;
 
@@ -35,9 +36,9 @@ use std::ops::Range;
 
 use serde_json::{json, Value};
 
-use crate::passage::{Aligner, PassageConfig, PassageIndex};
+use crate::passage::{AlignSettings, Aligner, PassageConfig};
 use crate::similarity::round4;
-use crate::{Radius, Result};
+use crate::Radius;
 
 pub use html::CSS;
 
@@ -77,10 +78,24 @@ pub struct Found {
     pub a: Range<usize>,
     /// Its bytes in the source.
     pub b: Range<usize>,
-    /// The bits its windows' fingerprints differ by.
+    /// The bits its fingerprints differ by (the two spans', aligned; the
+    /// nearest windows', from an index).
     pub distance: u32,
     /// Sentences of A in it (pair reports; windows are not counted).
     pub sentences: Option<usize>,
+}
+
+impl Found {
+    /// A span aligned with source `source`.
+    fn aligned(source: usize, s: &crate::passage::Span) -> Found {
+        Found {
+            source,
+            a: s.a.clone(),
+            b: s.b.clone(),
+            distance: s.distance,
+            sentences: Some(s.a_sentences.len()),
+        }
+    }
 }
 
 /// Everything a report shows.
@@ -94,12 +109,13 @@ pub struct Report {
     pub found: Vec<Found>,
     /// Characters of A found anywhere.
     pub matched_chars: usize,
-    /// The radius windows matched within.
-    pub radius: Radius,
-    /// How texts were cut into windows.
+    /// The radius windows matched within (reports against an index).
+    pub radius: Option<Radius>,
+    /// How texts were cut into sentences and windows.
     pub passages: PassageConfig,
-    /// The word Jaccard sentences matched at (pair reports).
-    pub min_jaccard: Option<f64>,
+    /// How A was aligned with its sources' texts (pair reports, and
+    /// reports against an index that keeps its texts).
+    pub alignment: Option<AlignSettings>,
     /// The index's name (reports against an index).
     pub index: Option<String>,
     /// Sources beyond the listing's limit, left out.
@@ -107,7 +123,8 @@ pub struct Report {
 }
 
 /// How a report against an index is asked for (defaults: the index's
-/// radius rule, nothing excluded, spans of one window or more, 20 sources).
+/// radius rule, nothing excluded, spans of one window or more, 20 sources
+/// listed, 100 candidates aligned).
 #[derive(Clone, Debug)]
 pub struct Against {
     /// The radius windows match within; `None`: [`crate::passage::index_radius`].
@@ -119,99 +136,51 @@ pub struct Against {
     /// The most sources listed; the rest are counted in
     /// [`Report::sources_left_out`].
     pub max_sources: usize,
+    /// Where the index keeps its texts: the most candidate documents (by
+    /// the windows of A they hold) aligned with A.
+    pub max_candidates: usize,
+    /// How candidates are aligned with A (where the index keeps its texts).
+    pub alignment: AlignSettings,
 }
 
 impl Default for Against {
     fn default() -> Against {
-        Against { radius: None, exclude: Vec::new(), min_windows: 1, max_sources: 20 }
+        Against {
+            radius: None,
+            exclude: Vec::new(),
+            min_windows: 1,
+            max_sources: 20,
+            max_candidates: 100,
+            alignment: AlignSettings::default(),
+        }
     }
 }
 
 impl Report {
-    /// The passages of `a` copied from `b` (both texts at hand): spans
-    /// aligned to sentences.
+    /// The passages of `a` copied from `b` (both texts at hand), aligned.
     pub fn pair(aligner: &Aligner, a_name: &str, a: String, b_name: &str, b: String) -> Report {
-        let (da, db) = (aligner.doc(&a), aligner.doc(&b));
-        let found = aligner.align_docs(&a, &da, &b, &db);
+        let found = aligner.align(&a, &b);
         Report {
-            a: Doc { name: a_name.to_owned(), chars: found.a_chars, sentences: da.sentences.len(), text: a },
+            a: Doc {
+                name: a_name.to_owned(),
+                chars: found.a_chars,
+                sentences: found.a_sentence_count,
+                text: a,
+            },
             sources: vec![Source {
                 name: b_name.to_owned(),
                 text: Some(b),
                 similarity: found.similarity(),
                 reverse: Some(found.b_similarity()),
             }],
-            found: found
-                .spans
-                .iter()
-                .map(|s| Found {
-                    source: 0,
-                    a: s.a.clone(),
-                    b: s.b.clone(),
-                    distance: s.distance,
-                    sentences: Some(s.a_sentences.len()),
-                })
-                .collect(),
+            found: found.spans.iter().map(|s| Found::aligned(0, s)).collect(),
             matched_chars: found.a_matched_chars,
-            radius: aligner.radius_in_use().clone(),
+            radius: None,
             passages: *aligner.passage_config(),
-            min_jaccard: Some(aligner.jaccard_in_use()),
+            alignment: Some(aligner.settings()),
             index: None,
             sources_left_out: 0,
         }
-    }
-
-    /// The passages of `a` found in a passage index named `index_name`:
-    /// spans precise to windows, sources by their share of A.
-    ///
-    /// # Errors
-    ///
-    /// A damaged index ([`PassageIndex::find`]).
-    pub fn against(
-        index: &PassageIndex,
-        index_name: &str,
-        a_name: &str,
-        a: String,
-        ask: &Against,
-    ) -> Result<Report> {
-        let radius =
-            ask.radius.clone().unwrap_or_else(|| crate::passage::index_radius(index.fingerprinter().bits()));
-        let copied = index.find(&a, &radius, &ask.exclude, ask.min_windows)?;
-        let shown = copied.sources.len().min(ask.max_sources);
-        let share = |n: usize| if copied.chars == 0 { 0.0 } else { n as f64 / copied.chars as f64 };
-        let sources = copied.sources[..shown]
-            .iter()
-            .map(|(id, n)| Source { name: id.clone(), text: None, similarity: share(*n), reverse: None })
-            .collect();
-        let mut found: Vec<Found> = copied
-            .spans
-            .iter()
-            .filter(|s| s.target < shown)
-            .map(|s| Found {
-                source: s.target,
-                a: s.a.clone(),
-                b: s.b.clone(),
-                distance: s.distance,
-                sentences: None,
-            })
-            .collect();
-        found.sort_by_key(|f| (f.a.start, f.source));
-        Ok(Report {
-            a: Doc {
-                name: a_name.to_owned(),
-                chars: copied.chars,
-                sentences: copied.doc.sentences.len(),
-                text: a,
-            },
-            sources,
-            found,
-            matched_chars: copied.matched_chars,
-            radius,
-            passages: index.config(),
-            min_jaccard: None,
-            index: Some(index_name.to_owned()),
-            sources_left_out: copied.sources.len() - shown,
-        })
     }
 
     /// Gives each listed source its text where `text_of` has it (an index
@@ -242,15 +211,18 @@ impl Report {
 
     /// The settings, in words.
     fn settings(&self) -> String {
-        use std::fmt::Write as _;
-        let mut s = format!(
-            "windows of {} sentences (at least {} characters) within {}",
-            self.passages.window, self.passages.min_chars, self.radius
-        );
-        if let Some(t) = self.min_jaccard {
-            let _ = write!(s, "; sentences matched at word Jaccard ≥ {t}");
+        let windows = self.radius.as_ref().map(|k| {
+            format!(
+                "windows of {} sentences (at least {} characters) within {k}",
+                self.passages.window, self.passages.min_chars
+            )
+        });
+        match (windows, &self.alignment) {
+            (Some(w), Some(a)) => format!("candidates by {w}; aligned with their texts: {a}"),
+            (Some(w), None) => w,
+            (None, Some(a)) => format!("aligned: {a}"),
+            (None, None) => String::new(),
         }
-        s
     }
 
     /// The report as JSON: A, the similarity, the settings, and each match
@@ -284,17 +256,21 @@ impl Report {
             "a": {"path": a.name, "bytes": a.text.len(), "chars": a.chars, "sentences": a.sentences},
             "similarity": round4(self.similarity()),
             "matched_chars": self.matched_chars,
-            "k": self.radius.to_json(),
-            "window": self.passages.window,
-            "min_chars": self.passages.min_chars,
             "matches": matches,
         });
+        if let Some(k) = &self.radius {
+            v["k"] = k.to_json();
+            v["window"] = json!(self.passages.window);
+            v["min_chars"] = json!(self.passages.min_chars);
+        }
+        if let Some(a) = &self.alignment {
+            v["alignment"] = json!(a);
+        }
         match &self.index {
             None => {
                 let s = &self.sources[0];
                 v["b"] = json!({"path": s.name, "bytes": s.text.as_ref().map_or(0, String::len)});
                 v["b_similarity"] = json!(round4(s.reverse.unwrap_or(0.0)));
-                v["min_jaccard"] = json!(self.min_jaccard);
             }
             Some(index) => {
                 v["against"] = json!(index);

@@ -1,0 +1,202 @@
+//! Reports against a passage index: the windows of A the index holds, to
+//! window precision ([`Report::against`]); or, where the index keeps its
+//! documents' texts, those documents as candidates, each aligned with A as
+//! a pair report is ([`Report::against_library`]), so that the library
+//! finds what a pair finds.
+
+use rayon::prelude::*;
+
+use super::{Doc, Found, Report, Source};
+use crate::passage::{covered_chars, index_radius, Aligner, Alignment, Copied, PassageIndex};
+use crate::{Radius, Result};
+
+use super::Against;
+
+impl Report {
+    /// The passages of `a` found in a passage index named `index_name`:
+    /// spans precise to windows, sources by their share of A.
+    ///
+    /// # Errors
+    ///
+    /// A damaged index ([`PassageIndex::find`]).
+    pub fn against(
+        index: &PassageIndex,
+        index_name: &str,
+        a_name: &str,
+        a: String,
+        ask: &Against,
+    ) -> Result<Report> {
+        let radius = radius(index, ask);
+        let copied = index.find(&a, &radius, &ask.exclude, ask.min_windows)?;
+        let shown = copied.sources.len().min(ask.max_sources);
+        let share = |n: usize| if copied.chars == 0 { 0.0 } else { n as f64 / copied.chars as f64 };
+        let sources = copied.sources[..shown]
+            .iter()
+            .map(|(id, n)| Source { name: id.clone(), text: None, similarity: share(*n), reverse: None })
+            .collect();
+        let mut found: Vec<Found> = copied
+            .spans
+            .iter()
+            .filter(|s| s.target < shown)
+            .map(|s| Found {
+                source: s.target,
+                a: s.a.clone(),
+                b: s.b.clone(),
+                distance: s.distance,
+                sentences: None,
+            })
+            .collect();
+        found.sort_by_key(|f| (f.a.start, f.source));
+        Ok(Report {
+            a: Doc {
+                name: a_name.to_owned(),
+                chars: copied.chars,
+                sentences: copied.doc.sentences.len(),
+                text: a,
+            },
+            sources,
+            found,
+            matched_chars: copied.matched_chars,
+            radius: Some(radius),
+            passages: index.config(),
+            alignment: None,
+            index: Some(index_name.to_owned()),
+            sources_left_out: copied.sources.len() - shown,
+        })
+    }
+
+    /// The passages of `a` in a library: a passage index whose documents'
+    /// texts `text_of` gives. The documents any window of A is found in
+    /// (the first [`Against::max_candidates`] by the windows they hold)
+    /// are aligned with A with [`Against::alignment`], as [`Report::pair`]
+    /// aligns two texts; a candidate whose text is not at hand keeps its
+    /// window spans.
+    /// Sources by their share of A; the similarity counts all of them.
+    ///
+    /// # Errors
+    ///
+    /// A damaged index ([`PassageIndex::find`]).
+    pub fn against_library(
+        index: &PassageIndex,
+        index_name: &str,
+        (a_name, a): (&str, String),
+        ask: &Against,
+        mut text_of: impl FnMut(&str) -> Option<String>,
+    ) -> Result<Report> {
+        let radius = radius(index, ask);
+        let copied = index.find(&a, &radius, &ask.exclude, 1)?;
+        let aligner =
+            Aligner::new(index.fingerprinter().clone()).settings_from(ask.alignment).passages(index.config());
+        let candidates: Vec<(usize, Option<String>)> = (0..copied.sources.len().min(ask.max_candidates))
+            .map(|t| (t, text_of(&copied.sources[t].0)))
+            .collect();
+        let pa = aligner.prepare(&a);
+        let aligned: Vec<(usize, Option<(String, Alignment)>)> = candidates
+            .into_par_iter()
+            .map(|(t, text)| {
+                let found = text.map(|b| {
+                    let found = aligner.align_prepared(&pa, &aligner.prepare(&b));
+                    (b, found)
+                });
+                (t, found)
+            })
+            .collect();
+        let mut by_source = sources_of(&copied, aligned, ask.min_windows);
+        by_source.retain(|s| !s.found.is_empty());
+        let all: Vec<_> = by_source.iter().flat_map(|s| s.found.iter().map(|f| f.a.clone())).collect();
+        let matched_chars = covered_chars(&a, pa.sentences(), &all);
+        for s in &mut by_source {
+            let spans: Vec<_> = s.found.iter().map(|f| f.a.clone()).collect();
+            s.chars = covered_chars(&a, pa.sentences(), &spans);
+        }
+        by_source.sort_by(|x, y| y.chars.cmp(&x.chars).then_with(|| x.source.name.cmp(&y.source.name)));
+        let shown = by_source.len().min(ask.max_sources);
+        let left_out = by_source.len() - shown;
+        let (chars, sentences) = (pa.chars(), pa.sentences().len());
+        drop(pa);
+        let share = |n: usize| if chars == 0 { 0.0 } else { n as f64 / chars as f64 };
+        let mut sources = Vec::with_capacity(shown);
+        let mut found = Vec::new();
+        for (k, mut s) in by_source.into_iter().take(shown).enumerate() {
+            s.source.similarity = share(s.chars);
+            found.extend(s.found.into_iter().map(|f| Found { source: k, ..f }));
+            sources.push(s.source);
+        }
+        found.sort_by_key(|f| (f.a.start, f.source));
+        Ok(Report {
+            a: Doc { name: a_name.to_owned(), chars, sentences, text: a },
+            sources,
+            found,
+            matched_chars,
+            radius: Some(radius),
+            passages: index.config(),
+            alignment: Some(aligner.settings()),
+            index: Some(index_name.to_owned()),
+            sources_left_out: left_out,
+        })
+    }
+}
+
+fn radius(index: &PassageIndex, ask: &Against) -> Radius {
+    ask.radius.clone().unwrap_or_else(|| index_radius(index.fingerprinter().bits()))
+}
+
+/// One candidate source and what was found of A in it.
+struct Candidate {
+    source: Source,
+    found: Vec<Found>,
+    /// Characters of A found in it.
+    chars: usize,
+}
+
+/// The candidates: aligned where their texts were at hand, else with
+/// their window spans (of at least `min_windows` windows); then the index's
+/// other sources, with their window spans.
+fn sources_of(
+    copied: &Copied,
+    aligned: Vec<(usize, Option<(String, Alignment)>)>,
+    min_windows: usize,
+) -> Vec<Candidate> {
+    let windows = |t: usize| -> Vec<Found> {
+        copied
+            .spans
+            .iter()
+            .filter(|s| s.target == t && s.windows >= min_windows)
+            .map(|s| Found {
+                source: t,
+                a: s.a.clone(),
+                b: s.b.clone(),
+                distance: s.distance,
+                sentences: None,
+            })
+            .collect()
+    };
+    let name = |t: usize| copied.sources[t].0.clone();
+    let mut out: Vec<Candidate> = aligned
+        .into_iter()
+        .map(|(t, found)| match found {
+            Some((text, al)) => Candidate {
+                found: al.spans.iter().map(|s| Found::aligned(t, s)).collect(),
+                source: Source {
+                    name: name(t),
+                    text: Some(text),
+                    similarity: 0.0,
+                    reverse: Some(al.b_similarity()),
+                },
+                chars: 0,
+            },
+            None => Candidate {
+                found: windows(t),
+                source: Source { name: name(t), text: None, similarity: 0.0, reverse: None },
+                chars: 0,
+            },
+        })
+        .collect();
+    let seen = out.len();
+    out.extend((seen..copied.sources.len()).map(|t| Candidate {
+        found: windows(t),
+        source: Source { name: name(t), text: None, similarity: 0.0, reverse: None },
+        chars: 0,
+    }));
+    out
+}
