@@ -936,8 +936,9 @@ pub struct ReportArgs {
     #[arg(long, default_value_t = 20, value_name = "N")]
     pub max_gap: u32,
     /// With --against a library that keeps its texts: align A with at most
-    /// N candidate documents (those holding most of A's windows).
-    #[arg(long, default_value_t = 100, value_name = "N", requires = "against")]
+    /// N candidate documents (for each part of A, the 4 found there that
+    /// hold most of A; then the others that hold most of A).
+    #[arg(long, default_value_t = 200, value_name = "N", requires = "against")]
     pub max_candidates: usize,
     #[command(flatten)]
     pub passage: PassageArgs,

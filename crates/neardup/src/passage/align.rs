@@ -291,33 +291,45 @@ impl Aligner {
     }
 }
 
-/// Spans widened over the punctuation both texts have around them, at
-/// most 8 characters a side: after the span, marks that do not open
-/// (a sentence's stop, a closing quote); before it, opening quotes and
-/// brackets.
+/// Spans widened over the marks both texts have around them, at most 8
+/// characters a side: after the span, marks that do not open (a
+/// sentence's stop, a closing quote or bracket); before it, marks that do
+/// not close or end a sentence (an opening quote, a heading's `###`, a
+/// code span's backtick), with the spaces between them.
 fn widen(
     (a, mut ra): (&str, Range<usize>),
     (b, mut rb): (&str, Range<usize>),
 ) -> (Range<usize>, Range<usize>) {
     use unicode_general_category::{get_general_category, GeneralCategory as G};
     let mark = |c: char| !c.is_whitespace() && !c.is_alphanumeric() && script_of(c) == Script::Other;
-    let only_opens = |c: char| matches!(get_general_category(c), G::OpenPunctuation | G::InitialPunctuation);
-    // ASCII quotes open and close.
-    let opens = |c: char| matches!(c, '"' | '\'') || only_opens(c);
+    let category = |c: char| get_general_category(c);
+    let opens = |c: char| matches!(category(c), G::OpenPunctuation | G::InitialPunctuation);
+    let closes = |c: char| {
+        matches!(category(c), G::ClosePunctuation | G::FinalPunctuation)
+            || matches!(
+                c,
+                '.' | '。' | '!' | '！' | '?' | '？' | ';' | '；' | ',' | '，' | '、' | ':' | '：' | '…'
+            )
+    };
     for _ in 0..8 {
         match (a[ra.end..].chars().next(), b[rb.end..].chars().next()) {
-            (Some(x), Some(y)) if x == y && mark(x) && !only_opens(x) => {
+            (Some(x), Some(y)) if x == y && mark(x) && !opens(x) => {
                 ra.end += x.len_utf8();
                 rb.end += x.len_utf8();
             }
             _ => break,
         }
     }
-    for _ in 0..8 {
-        match (a[..ra.start].chars().next_back(), b[..rb.start].chars().next_back()) {
-            (Some(x), Some(y)) if x == y && opens(x) => {
-                ra.start -= x.len_utf8();
-                rb.start -= x.len_utf8();
+    let (mut sa, mut sb, mut n) = (ra.start, rb.start, 0);
+    while n < 8 {
+        match (a[..sa].chars().next_back(), b[..sb].chars().next_back()) {
+            (Some(x), Some(y)) if x == y && ((mark(x) && !closes(x)) || x == ' ' || x == '\t') => {
+                sa -= x.len_utf8();
+                sb -= x.len_utf8();
+                n += 1;
+                if mark(x) {
+                    (ra.start, rb.start) = (sa, sb);
+                }
             }
             _ => break,
         }

@@ -147,6 +147,33 @@ mod tests {
         assert_eq!(hits, vec![Hit { a: 2..6, b: 0..4 }, Hit { a: 3..7, b: 1..5 }]);
     }
 
+    proptest::proptest! {
+        /// Against brute force: every pair of seeds whose tokens are the
+        /// same (by their folded hashes), when none is shared more than
+        /// MAX_OCCURRENCES times.
+        #[test]
+        fn hits_equal_brute_force(a in proptest::collection::vec(0usize..6, 0..60), b in proptest::collection::vec(0usize..6, 0..60), weight in 1u32..9) {
+            let words = ["ab", "CD", "ef", "中", "文", "gh"];
+            let text = |v: &[usize]| v.iter().map(|&i| words[i]).collect::<Vec<_>>().join(" ");
+            let (ta, tb) = (Tokens::of(&text(&a)), Tokens::of(&text(&b)));
+            let (sa, table) = (seeds(&ta, weight), SeedTable::new(&tb, weight));
+            let same = |x: &Seed, y: &Seed| {
+                ta.list[x.start..x.end].iter().map(|t| t.hash).eq(tb.list[y.start..y.end].iter().map(|t| t.hash))
+            };
+            let busiest = table.seeds.iter().map(|y| table.seeds.iter().filter(|z| z.hash == y.hash).count()).max();
+            proptest::prop_assume!(busiest.unwrap_or(0) <= MAX_OCCURRENCES);
+            let mut want = Vec::new();
+            for x in &sa {
+                for y in &table.seeds {
+                    if same(x, y) {
+                        want.push(Hit { a: x.start..x.end, b: y.start..y.end });
+                    }
+                }
+            }
+            proptest::prop_assert_eq!(table.hits(&sa, ta.len(), tb.len()), want);
+        }
+    }
+
     #[test]
     fn common_seeds_follow_their_copy() {
         let text = "a b c d ".repeat(100);

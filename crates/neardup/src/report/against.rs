@@ -66,11 +66,15 @@ impl Report {
     }
 
     /// The passages of `a` in a library: a passage index whose documents'
-    /// texts `text_of` gives. The documents any window of A is found in
-    /// (the first [`Against::max_candidates`] by the windows they hold)
-    /// are aligned with A with [`Against::alignment`], as [`Report::pair`]
-    /// aligns two texts; a candidate whose text is not at hand keeps its
-    /// window spans.
+    /// texts `text_of` gives. The documents A's windows are found in are
+    /// the candidates: for every part of A, the [`PER_PART`] documents that
+    /// hold most of A among those found there (so that a library holding
+    /// many copies of one part does not crowd out the sources of the
+    /// others), then the others by how much of A they hold, at most
+    /// [`Against::max_candidates`] in all. Each is aligned
+    /// with A with [`Against::alignment`], as [`Report::pair`] aligns two
+    /// texts; a candidate whose text is not at hand, and every other
+    /// document found, keeps its window spans.
     /// Sources by their share of A; the similarity counts all of them.
     ///
     /// # Errors
@@ -87,7 +91,8 @@ impl Report {
         let copied = index.find(&a, &radius, &ask.exclude, 1)?;
         let aligner =
             Aligner::new(index.fingerprinter().clone()).settings_from(ask.alignment).passages(index.config());
-        let candidates: Vec<(usize, Option<String>)> = (0..copied.sources.len().min(ask.max_candidates))
+        let candidates: Vec<(usize, Option<String>)> = candidates(&copied, a.len(), ask.max_candidates)
+            .into_iter()
             .map(|t| (t, text_of(&copied.sources[t].0)))
             .collect();
         let pa = aligner.prepare(&a);
@@ -137,6 +142,41 @@ impl Report {
     }
 }
 
+/// How many candidate documents each part of A is aligned with, at least
+/// ([`Report::against_library`]).
+pub const PER_PART: usize = 4;
+
+/// The candidates among the documents found (`copied.sources`, most of A
+/// first), at most `max`: in that order, each that holds a byte of A (of
+/// `a_len` bytes) fewer than [`PER_PART`] candidates before it hold; then
+/// the others in that order (a document whose windows are found only in a
+/// part others hold too may share more with A than its windows say).
+fn candidates(copied: &Copied, a_len: usize, max: usize) -> Vec<usize> {
+    let mut held = vec![0u8; a_len];
+    let mut spans: Vec<Vec<std::ops::Range<usize>>> = vec![Vec::new(); copied.sources.len()];
+    for s in &copied.spans {
+        spans[s.target].push(s.a.clone());
+    }
+    let mut out = Vec::new();
+    for (t, ranges) in spans.iter().enumerate() {
+        if out.len() == max {
+            break;
+        }
+        let wanted = ranges.iter().any(|r| held[r.clone()].iter().any(|&n| (n as usize) < PER_PART));
+        if wanted {
+            for r in ranges {
+                held[r.clone()].iter_mut().for_each(|n| *n = n.saturating_add(1));
+            }
+            out.push(t);
+        }
+    }
+    let mut chosen = vec![false; spans.len()];
+    out.iter().for_each(|&t| chosen[t] = true);
+    let room = max.saturating_sub(out.len());
+    out.extend((0..spans.len()).filter(|&t| !chosen[t]).take(room));
+    out
+}
+
 fn radius(index: &PassageIndex, ask: &Against) -> Radius {
     ask.radius.clone().unwrap_or_else(|| index_radius(index.fingerprinter().bits()))
 }
@@ -149,9 +189,9 @@ struct Candidate {
     chars: usize,
 }
 
-/// The candidates: aligned where their texts were at hand, else with
-/// their window spans (of at least `min_windows` windows); then the index's
-/// other sources, with their window spans.
+/// Every document found: the candidates aligned where their texts were at
+/// hand, the others with their window spans (of at least `min_windows`
+/// windows).
 fn sources_of(
     copied: &Copied,
     aligned: Vec<(usize, Option<(String, Alignment)>)>,
@@ -171,32 +211,33 @@ fn sources_of(
             })
             .collect()
     };
-    let name = |t: usize| copied.sources[t].0.clone();
-    let mut out: Vec<Candidate> = aligned
-        .into_iter()
-        .map(|(t, found)| match found {
-            Some((text, al)) => Candidate {
-                found: al.spans.iter().map(|s| Found::aligned(t, s)).collect(),
-                source: Source {
-                    name: name(t),
-                    text: Some(text),
-                    similarity: 0.0,
-                    reverse: Some(al.b_similarity()),
+    let mut aligned: Vec<Option<(String, Alignment)>> = {
+        let mut v: Vec<Option<(String, Alignment)>> = (0..copied.sources.len()).map(|_| None).collect();
+        for (t, found) in aligned {
+            v[t] = found;
+        }
+        v
+    };
+    (0..copied.sources.len())
+        .map(|t| {
+            let name = copied.sources[t].0.clone();
+            match aligned[t].take() {
+                Some((text, al)) => Candidate {
+                    found: al.spans.iter().map(|s| Found::aligned(t, s)).collect(),
+                    source: Source {
+                        name,
+                        text: Some(text),
+                        similarity: 0.0,
+                        reverse: Some(al.b_similarity()),
+                    },
+                    chars: 0,
                 },
-                chars: 0,
-            },
-            None => Candidate {
-                found: windows(t),
-                source: Source { name: name(t), text: None, similarity: 0.0, reverse: None },
-                chars: 0,
-            },
+                None => Candidate {
+                    found: windows(t),
+                    source: Source { name, text: None, similarity: 0.0, reverse: None },
+                    chars: 0,
+                },
+            }
         })
-        .collect();
-    let seen = out.len();
-    out.extend((seen..copied.sources.len()).map(|t| Candidate {
-        found: windows(t),
-        source: Source { name: name(t), text: None, similarity: 0.0, reverse: None },
-        chars: 0,
-    }));
-    out
+        .collect()
 }

@@ -124,7 +124,7 @@ pub struct Report {
 
 /// How a report against an index is asked for (defaults: the index's
 /// radius rule, nothing excluded, spans of one window or more, 20 sources
-/// listed, 100 candidates aligned).
+/// listed, at most 200 candidates aligned).
 #[derive(Clone, Debug)]
 pub struct Against {
     /// The radius windows match within; `None`: [`crate::passage::index_radius`].
@@ -150,7 +150,7 @@ impl Default for Against {
             exclude: Vec::new(),
             min_windows: 1,
             max_sources: 20,
-            max_candidates: 100,
+            max_candidates: 200,
             alignment: AlignSettings::default(),
         }
     }
