@@ -67,7 +67,7 @@ impl Report {
 
     /// The passages of `a` in a library: a passage index whose documents'
     /// texts `text_of` gives. The documents A's windows are found in are
-    /// the candidates: for every part of A, the [`PER_PART`] documents that
+    /// the candidates: for every part of A, the [`CANDIDATES_PER_PART`] documents that
     /// hold most of A among those found there (so that a library holding
     /// many copies of one part does not crowd out the sources of the
     /// others), then the others by how much of A they hold, at most
@@ -144,11 +144,11 @@ impl Report {
 
 /// How many candidate documents each part of A is aligned with, at least
 /// ([`Report::against_library`]).
-pub const PER_PART: usize = 4;
+pub const CANDIDATES_PER_PART: usize = 4;
 
 /// The candidates among the documents found (`copied.sources`, most of A
 /// first), at most `max`: in that order, each that holds a byte of A (of
-/// `a_len` bytes) fewer than [`PER_PART`] candidates before it hold; then
+/// `a_len` bytes) fewer than [`CANDIDATES_PER_PART`] candidates before it hold; then
 /// the others in that order (a document whose windows are found only in a
 /// part others hold too may share more with A than its windows say).
 fn candidates(copied: &Copied, a_len: usize, max: usize) -> Vec<usize> {
@@ -162,7 +162,8 @@ fn candidates(copied: &Copied, a_len: usize, max: usize) -> Vec<usize> {
         if out.len() == max {
             break;
         }
-        let wanted = ranges.iter().any(|r| held[r.clone()].iter().any(|&n| (n as usize) < PER_PART));
+        let wanted =
+            ranges.iter().any(|r| held[r.clone()].iter().any(|&n| (n as usize) < CANDIDATES_PER_PART));
         if wanted {
             for r in ranges {
                 held[r.clone()].iter_mut().for_each(|n| *n = n.saturating_add(1));

@@ -40,6 +40,7 @@ use crate::passage::{AlignSettings, Aligner, PassageConfig};
 use crate::similarity::round4;
 use crate::Radius;
 
+pub use against::CANDIDATES_PER_PART;
 pub use html::CSS;
 
 /// The document checked (A).
