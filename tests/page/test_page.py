@@ -147,6 +147,7 @@ def test_api_and_cli_give_the_same_spans_on_planted_copies(corpus, server):
         cli = cli_report(corpus, i, p["text"])
         assert spans_of(api) == spans_of(cli), (i, p)
         assert api["similarity"] == cli["similarity"]
+        assert api["ratios"] == cli["ratios"]
         # Both sides' texts, from the kept texts.
         for m in api["matches"]:
             assert m["a"]["text"] == p["text"].encode()[m["a"]["start"]:m["a"]["end"]].decode()

@@ -935,6 +935,23 @@ pub struct ReportArgs {
     /// The most words between two shared runs of one span.
     #[arg(long, default_value_t = 20, value_name = "N")]
     pub max_gap: u32,
+    /// A source that is the author's own earlier paper (B's path, or an
+    /// indexed id): listed, and left out of the "without own" ratio;
+    /// repeatable.
+    #[arg(long, value_name = "ID")]
+    pub own: Vec<String>,
+    /// Ignore matches with fewer characters in A (whitespace not counted);
+    /// 13 is CNKI's rule for Chinese.
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub min_match_chars: usize,
+    /// Count quoted text (“…”, "…", 「…」, 『…』, `>` lines) in the ratio
+    /// without quotes and references.
+    #[arg(long)]
+    pub count_quotes: bool,
+    /// Count the reference list (References, Bibliography, 参考文献, …) in
+    /// the ratio without quotes and references.
+    #[arg(long)]
+    pub count_references: bool,
     /// With --against a library that keeps its texts: align A with at most
     /// N candidate documents (for each part of A, the 4 found there that
     /// hold most of A; then the others that hold most of A).

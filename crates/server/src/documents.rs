@@ -12,7 +12,7 @@ use axum::extract::{Query, State};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use neardup::report::Against;
+use neardup::report::{Against, Exclusions};
 use neardup::Radius;
 use neardup_io::documents::{file_limit, kind_of_file, text_of_file, Limits, Unreadable};
 use neardup_store::Store;
@@ -128,6 +128,12 @@ pub(crate) async fn report<S: Store + 'static>(
         exclude: req.exclude.unwrap_or_default(),
         min_windows: req.min_windows.unwrap_or(1).max(1),
         max_sources: req.max_sources.unwrap_or(20),
+        exclusions: Exclusions {
+            quotes: req.quotes.unwrap_or(true),
+            references: req.references.unwrap_or(true),
+            min_match_chars: req.min_match_chars.unwrap_or(0),
+            own: req.own.unwrap_or_default(),
+        },
         ..Against::default()
     };
     let name = req.name.unwrap_or_else(|| "A".to_owned());

@@ -282,11 +282,16 @@ fn fixed_schemas() -> Value {
             "exclude": {"type": "array", "items": {"type": "string"}, "description": "Indexed documents to leave out (the text itself, when it is indexed)."},
             "min_windows": {"type": "integer", "minimum": 0, "maximum": 1_000_000, "description": "Spans of fewer windows are left out (default 1)."},
             "max_sources": {"type": "integer", "minimum": 0, "maximum": 1_000_000, "description": "The most sources listed (default 20)."},
-            "html": {"type": "boolean", "default": false, "description": "Also give the report's HTML view (what the page shows), every text escaped."}}},
+            "html": {"type": "boolean", "default": false, "description": "Also give the report's HTML view (what the page shows), every text escaped."},
+            "own": {"type": "array", "items": {"type": "string"}, "description": "Indexed documents that are the author's own earlier papers: listed, and left out of ratios.without_own."},
+            "min_match_chars": {"type": "integer", "minimum": 0, "maximum": 1_000_000, "description": "Matches with fewer characters in the text (whitespace not counted) are ignored (default 0; 13 is CNKI's rule for Chinese)."},
+            "quotes": {"type": "boolean", "default": true, "description": "Leave quoted text out of ratios.without_quotes_and_references."},
+            "references": {"type": "boolean", "default": true, "description": "Leave the reference list out of ratios.without_quotes_and_references."}}},
         "Report": {"type": "object", "required": ["a", "similarity", "matched_chars", "window", "min_chars", "matches", "sources", "sources_left_out"], "properties": {
             "a": {"type": "object"}, "similarity": {"type": "number"}, "matched_chars": {"type": "integer"},
             "k": {"description": "The radius rule used."}, "window": {"type": "integer"}, "min_chars": {"type": "integer"},
             "against": {"type": "string"}, "sources_left_out": {"type": "integer"},
+            "ratios": {"type": "object", "description": "The share of the text found: total, without_quotes_and_references, without_own, without_both; excluded_chars; and the exclusions used."},
             "sources": {"type": "array", "items": {"type": "object", "required": ["id", "similarity"], "properties": {
                 "id": {"type": "string"}, "similarity": {"type": "number"}, "text": {"type": "boolean", "description": "true where its text is kept (and given in matches); absent otherwise."}}}},
             "matches": {"type": "array", "items": {"type": "object", "required": ["a", "b", "distance"], "properties": {

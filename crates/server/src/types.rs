@@ -148,6 +148,14 @@ pub(crate) struct ReportReq {
     pub(crate) max_sources: Option<usize>,
     #[serde(default, deserialize_with = "present")]
     pub(crate) html: Option<bool>,
+    #[serde(default, deserialize_with = "present")]
+    pub(crate) own: Option<Vec<String>>,
+    #[serde(default, deserialize_with = "present")]
+    pub(crate) min_match_chars: Option<usize>,
+    #[serde(default, deserialize_with = "present")]
+    pub(crate) quotes: Option<bool>,
+    #[serde(default, deserialize_with = "present")]
+    pub(crate) references: Option<bool>,
 }
 
 #[derive(Deserialize)]

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use anyhow::Result;
 use neardup::meta::IndexMeta;
 use neardup::passage::{AlignSettings, Aligner, PassageConfig, PassageIndex};
-use neardup::report::{Against, Report};
+use neardup::report::{Against, Exclusions, Report};
 use neardup::Radius;
 use neardup_store::passages::Passages;
 
@@ -64,7 +64,8 @@ fn pair_report(args: &ReportArgs, b_path: &std::path::Path) -> Result<Report> {
     let aligner = Aligner::new(args.pipeline.load()?)
         .passages(args.passage.over(PassageConfig::default()))
         .settings_from(alignment(args));
-    Ok(Report::pair(&aligner, &args.a.display().to_string(), a, &b_path.display().to_string(), b))
+    let (a_name, b_name) = (args.a.display().to_string(), b_path.display().to_string());
+    Ok(Report::pair(&aligner, (&a_name, a), (&b_name, b), &exclusions(args)))
 }
 
 fn index_report(args: &ReportArgs, path: &std::path::Path) -> Result<Report> {
@@ -82,6 +83,16 @@ fn index_report(args: &ReportArgs, path: &std::path::Path) -> Result<Report> {
     let a = read(&args.a, args.max_doc_bytes.0)?;
     Report::against(&index, &path.display().to_string(), &args.a.display().to_string(), a, &against(args))
         .map_err(in_file)
+}
+
+/// What the ratios leave out.
+fn exclusions(args: &ReportArgs) -> Exclusions {
+    Exclusions {
+        quotes: !args.count_quotes,
+        references: !args.count_references,
+        min_match_chars: args.min_match_chars,
+        own: args.own.clone(),
+    }
 }
 
 /// How A is aligned with a source.
@@ -103,6 +114,7 @@ fn against(args: &ReportArgs) -> Against {
         max_sources: args.max_sources,
         max_candidates: args.max_candidates,
         alignment: alignment(args),
+        exclusions: exclusions(args),
     }
 }
 

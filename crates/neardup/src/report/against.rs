@@ -6,7 +6,7 @@
 
 use rayon::prelude::*;
 
-use super::{Doc, Found, Report, Source};
+use super::{exclude, Doc, Found, Report, Source};
 use crate::passage::{covered_chars, index_radius, Aligner, Alignment, Copied, PassageIndex};
 use crate::{Radius, Result};
 
@@ -27,7 +27,13 @@ impl Report {
         ask: &Against,
     ) -> Result<Report> {
         let radius = radius(index, ask);
-        let copied = index.find(&a, &radius, &ask.exclude, ask.min_windows)?;
+        let mut copied = index.find(&a, &radius, &ask.exclude, ask.min_windows)?;
+        let ex = &ask.exclusions;
+        copied.spans.retain(|s| exclude::long_enough(&a, &s.a, ex));
+        let own = |t: usize| ex.own.iter().any(|o| *o == copied.sources[t].0);
+        let spans: Vec<_> = copied.spans.iter().map(|s| (s.a.clone(), own(s.target))).collect();
+        let (matched_chars, ratios) =
+            exclude::measure(&a, index.config().max_sentence_chars, copied.chars, &spans, ex);
         let shown = copied.sources.len().min(ask.max_sources);
         let share = |n: usize| if copied.chars == 0 { 0.0 } else { n as f64 / copied.chars as f64 };
         let sources = copied.sources[..shown]
@@ -56,12 +62,14 @@ impl Report {
             },
             sources,
             found,
-            matched_chars: copied.matched_chars,
+            matched_chars,
             radius: Some(radius),
             passages: index.config(),
             alignment: None,
             index: Some(index_name.to_owned()),
             sources_left_out: copied.sources.len() - shown,
+            ratios,
+            exclusions: ex.clone(),
         })
     }
 
@@ -106,10 +114,21 @@ impl Report {
                 (t, found)
             })
             .collect();
+        let ex = &ask.exclusions;
         let mut by_source = sources_of(&copied, aligned, ask.min_windows);
+        for s in &mut by_source {
+            s.found.retain(|f| exclude::long_enough(&a, &f.a, ex));
+        }
         by_source.retain(|s| !s.found.is_empty());
-        let all: Vec<_> = by_source.iter().flat_map(|s| s.found.iter().map(|f| f.a.clone())).collect();
-        let matched_chars = covered_chars(&a, pa.sentences(), &all);
+        let all: Vec<_> = by_source
+            .iter()
+            .flat_map(|s| {
+                let own = ex.own.contains(&s.source.name);
+                s.found.iter().map(move |f| (f.a.clone(), own))
+            })
+            .collect();
+        let (matched_chars, ratios) =
+            exclude::measure(&a, index.config().max_sentence_chars, pa.chars(), &all, ex);
         for s in &mut by_source {
             let spans: Vec<_> = s.found.iter().map(|f| f.a.clone()).collect();
             s.chars = covered_chars(&a, pa.sentences(), &spans);
@@ -138,6 +157,8 @@ impl Report {
             alignment: Some(aligner.settings()),
             index: Some(index_name.to_owned()),
             sources_left_out: left_out,
+            ratios,
+            exclusions: ex.clone(),
         })
     }
 }

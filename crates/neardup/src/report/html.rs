@@ -98,6 +98,23 @@ impl Report {
         )
     }
 
+    /// The ratios side by side (total, without quotes and references,
+    /// without the author's own, without both), as a table of one row.
+    fn ratios_table(&self) -> String {
+        let r = &self.ratios;
+        format!(
+            "<table class=\"ratios\"><caption>Similarity with and without what is left out</caption>\
+             <tr><th scope=\"col\">total</th><th scope=\"col\">without quotes and references</th>\
+             <th scope=\"col\">without own sources</th><th scope=\"col\">without both</th></tr>\
+             <tr><td id=\"ratio-total\">{}</td><td id=\"ratio-quotes\">{}</td><td id=\"ratio-own\">{}</td>\
+             <td id=\"ratio-both\">{}</td></tr></table>\n",
+            percent(r.total),
+            percent(r.without_quotes_and_references),
+            percent(r.without_own),
+            percent(r.without_both)
+        )
+    }
+
     /// The report's view without the page around it: a `<header>` (the
     /// similarity, the settings, the list of matches) and a `<main>` (A and
     /// its sources side by side), styled by [`CSS`]. What `neardup serve`'s
@@ -115,7 +132,12 @@ impl Report {
         if let (None, Some(rev)) = (&self.index, self.sources.first().and_then(|s| s.reverse)) {
             let _ = write!(html, "; {} of B found in A", percent(rev));
         }
-        let _ = write!(html, ".</p>\n<p class=\"settings\">{}</p>\n", esc(&self.settings()));
+        let _ = write!(
+            html,
+            ".</p>\n{}<p class=\"settings\">{}</p>\n",
+            self.ratios_table(),
+            esc(&self.settings())
+        );
         self.match_list(&mut html);
         html.push_str("</header>\n<main class=\"columns\">\n");
         let a_ranges: Vec<(usize, Range<usize>)> =
@@ -215,6 +237,9 @@ h2 { font-size: 1em; margin: 0 0 .5em; word-break: break-all; }
 h3 { font-size: 1em; margin: 1em 0 .5em; word-break: break-all; }
 .similarity { font-size: 1.1em; }
 .settings { color: #555; font-size: .9em; }
+.ratios { border-collapse: collapse; margin: .3em 0; }
+.ratios th, .ratios td { border: 1px solid #ccc; padding: .2em .6em; text-align: center; }
+.ratios caption { text-align: left; font-size: .9em; color: #555; }
 ol.matches { max-height: 12em; overflow: auto; font-size: .9em; }
 .columns { display: grid; grid-template-columns: 1fr 1fr; gap: 2em; padding: 1em 2em; }
 @media (max-width: 700px) { .columns { grid-template-columns: 1fr; padding: 1em; } header.report { padding: 1em; } }
@@ -247,6 +272,8 @@ mod tests {
             alignment: None,
             index: Some("idx".into()),
             sources_left_out: 0,
+            ratios: crate::report::Ratios::default(),
+            exclusions: crate::report::Exclusions::default(),
         };
         let html = r.to_html();
         assert!(html.contains("<strong id=\"similarity\">0.0%</strong> of A found in the index"), "{html}");

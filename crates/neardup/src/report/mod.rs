@@ -11,7 +11,7 @@
 //!
 //! ```
 //! use neardup::passage::Aligner;
-//! use neardup::report::Report;
+//! use neardup::report::{Exclusions, Report};
 //! use neardup::Fingerprinter;
 //!
 //! let copied = "SimHash maps each document to a short fingerprint. Similar documents get \
@@ -20,7 +20,7 @@
 //! let a = format!("Our report starts here. It talks about the weather today. {copied} The end.");
 //! let b = format!("Cooking rice takes twenty minutes. {copied} Add salt to taste.");
 //! let aligner = Aligner::new(Fingerprinter::preset("default")?);
-//! let report = Report::pair(&aligner, "a.txt", a, "b.txt", b);
+//! let report = Report::pair(&aligner, ("a.txt", a), ("b.txt", b), &Exclusions::default());
 //! assert_eq!(report.found.len(), 1);
 //! let json = report.to_json();
 //! assert_eq!(json["matches"][0]["a"]["text"], copied);
@@ -29,6 +29,7 @@
 //! ```
 
 mod against;
+mod exclude;
 mod html;
 mod text;
 
@@ -41,6 +42,7 @@ use crate::similarity::round4;
 use crate::Radius;
 
 pub use against::CANDIDATES_PER_PART;
+pub use exclude::{quotes, references, Exclusions, Ratios};
 pub use html::CSS;
 
 /// The document checked (A).
@@ -121,6 +123,10 @@ pub struct Report {
     pub index: Option<String>,
     /// Sources beyond the listing's limit, left out.
     pub sources_left_out: usize,
+    /// The share of A found, with and without what examiners leave out.
+    pub ratios: Ratios,
+    /// What [`Report::ratios`] leave out.
+    pub exclusions: Exclusions,
 }
 
 /// How a report against an index is asked for (defaults: the index's
@@ -142,6 +148,8 @@ pub struct Against {
     pub max_candidates: usize,
     /// How candidates are aligned with A (where the index keeps its texts).
     pub alignment: AlignSettings,
+    /// What the ratios leave out (and matches too short to count).
+    pub exclusions: Exclusions,
 }
 
 impl Default for Against {
@@ -153,14 +161,35 @@ impl Default for Against {
             max_sources: 20,
             max_candidates: 200,
             alignment: AlignSettings::default(),
+            exclusions: Exclusions::default(),
         }
     }
 }
 
 impl Report {
-    /// The passages of `a` copied from `b` (both texts at hand), aligned.
-    pub fn pair(aligner: &Aligner, a_name: &str, a: String, b_name: &str, b: String) -> Report {
-        let found = aligner.align(&a, &b);
+    /// The passages of `a` copied from `b` (both texts at hand), aligned;
+    /// matches shorter than `ex` allows left out, and the ratios `ex` asks
+    /// for.
+    pub fn pair(
+        aligner: &Aligner,
+        (a_name, a): (&str, String),
+        (b_name, b): (&str, String),
+        ex: &Exclusions,
+    ) -> Report {
+        let mut found = aligner.align(&a, &b);
+        found.spans.retain(|s| exclude::long_enough(&a, &s.a, ex));
+        let spans: Vec<_> =
+            found.spans.iter().map(|s| (s.a.clone(), ex.own.iter().any(|o| o == b_name))).collect();
+        let cfg = *aligner.passage_config();
+        let (matched_chars, ratios) = exclude::measure(&a, cfg.max_sentence_chars, found.a_chars, &spans, ex);
+        // B's share, without the matches left out.
+        let b_spans: Vec<_> = found.spans.iter().map(|s| s.b.clone()).collect();
+        let b_sentences = crate::passage::sentences(&b, cfg.max_sentence_chars);
+        let reverse = if found.b_chars == 0 {
+            0.0
+        } else {
+            crate::passage::covered_chars(&b, &b_sentences, &b_spans) as f64 / found.b_chars as f64
+        };
         Report {
             a: Doc {
                 name: a_name.to_owned(),
@@ -171,16 +200,18 @@ impl Report {
             sources: vec![Source {
                 name: b_name.to_owned(),
                 text: Some(b),
-                similarity: found.similarity(),
-                reverse: Some(found.b_similarity()),
+                similarity: ratios.total,
+                reverse: Some(reverse),
             }],
             found: found.spans.iter().map(|s| Found::aligned(0, s)).collect(),
-            matched_chars: found.a_matched_chars,
+            matched_chars,
             radius: None,
-            passages: *aligner.passage_config(),
+            passages: cfg,
             alignment: Some(aligner.settings()),
             index: None,
             sources_left_out: 0,
+            ratios,
+            exclusions: ex.clone(),
         }
     }
 
@@ -267,6 +298,19 @@ impl Report {
         if let Some(a) = &self.alignment {
             v["alignment"] = json!(a);
         }
+        let r = &self.ratios;
+        let ex = &self.exclusions;
+        v["ratios"] = json!({
+            "total": round4(r.total),
+            "without_quotes_and_references": round4(r.without_quotes_and_references),
+            "without_own": round4(r.without_own),
+            "without_both": round4(r.without_both),
+            "excluded_chars": r.excluded_chars,
+            "quotes": ex.quotes,
+            "references": ex.references,
+            "min_match_chars": ex.min_match_chars,
+            "own": ex.own,
+        });
         match &self.index {
             None => {
                 let s = &self.sources[0];

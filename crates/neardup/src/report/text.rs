@@ -58,6 +58,15 @@ impl Report {
                 }
             }
         }
+        let q = &r.ratios;
+        writeln!(
+            w,
+            "ratios: total {}, without quotes and references {}, without own sources {}, without both {}",
+            percent(q.total),
+            percent(q.without_quotes_and_references),
+            percent(q.without_own),
+            percent(q.without_both)
+        )?;
         writeln!(w, "{}", r.settings())?;
         writeln!(w)?;
         match r.found.len() {
