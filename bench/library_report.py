@@ -25,6 +25,9 @@ import sys
 import time
 import urllib.request
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from library_corpus import held_out_host, pieces, texts  # noqa: E402
+
 p = argparse.ArgumentParser()
 p.add_argument("--bin", default="target/release/neardup")
 p.add_argument("--data", default="../shared/data")
@@ -38,41 +41,15 @@ os.makedirs(work, exist_ok=True)
 rng = random.Random(55)
 
 
-def texts():
-    for name in ("docs_en.jsonl", "docs_zh.jsonl"):
-        for line in open(os.path.join(args.data, name), encoding="utf-8"):
-            yield json.loads(line)["text"]
-    while True:  # the pairs again and again, for libraries larger than the data
-        for name in ("pairs_en.jsonl", "pairs_zh.jsonl"):
-            for line in open(os.path.join(args.data, name), encoding="utf-8"):
-                pair = json.loads(line)
-                yield pair["text_a"]
-                yield pair["text_b"]
 
 
-def pieces(text, size=500):
-    out, cur = [], ""
-    for line in text.splitlines(keepends=True):
-        cur += line
-        if len(cur.encode()) >= size:
-            out.append(cur)
-            cur = ""
-    if cur.strip():
-        out.append(cur)
-    return [x for x in out if len(x.strip()) > 80]
-
-
-en = [json.loads(l)["text"] for l in open(os.path.join(args.data, "docs_en.jsonl"), encoding="utf-8")]
-host, held = "", 0
-while len(host.encode()) < 52_000:
-    host += en[held] + "\n\n"
-    held += 1
+host, held = held_out_host(args.data)  # the held-out English host, not indexed
 
 corpus = os.path.join(work, "corpus.jsonl")
 if not os.path.exists(corpus):
     n, skip = 0, held
     with open(corpus + ".tmp", "w", encoding="utf-8") as f:
-        for t in texts():
+        for t in texts(args.data, repeat=True):
             if skip:
                 skip -= 1
                 continue

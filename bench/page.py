@@ -18,6 +18,9 @@ chromium, and a release build:
 import argparse, gzip, json, os, pathlib, random, re, shutil, statistics, subprocess, sys, tempfile, time
 import urllib.request
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from library_corpus import held_out_host, pieces, texts  # noqa: E402
+
 p = argparse.ArgumentParser()
 p.add_argument("--bin", default="target/release/neardup")
 p.add_argument("--data", default="../shared/data")
@@ -32,35 +35,9 @@ work.mkdir(parents=True, exist_ok=True)
 rng = random.Random(55)
 
 
-def texts():
-    for name in ("docs_en.jsonl", "docs_zh.jsonl"):
-        for line in open(os.path.join(args.data, name), encoding="utf-8"):
-            yield json.loads(line)["text"]
-    for name in ("pairs_en.jsonl", "pairs_zh.jsonl"):
-        for line in open(os.path.join(args.data, name), encoding="utf-8"):
-            p = json.loads(line)
-            yield p["text_a"]
-            yield p["text_b"]
 
 
-def pieces(text, size=500):
-    out, cur = [], ""
-    for line in text.splitlines(keepends=True):
-        cur += line
-        if len(cur.encode()) >= size:
-            out.append(cur)
-            cur = ""
-    if cur.strip():
-        out.append(cur)
-    return [x for x in out if len(x.strip()) > 80]
-
-
-# The held-out English host: the first English documents, not indexed.
-en = [json.loads(l)["text"] for l in open(os.path.join(args.data, "docs_en.jsonl"), encoding="utf-8")]
-host, held = "", 0
-while len(host.encode()) < 52_000:
-    host += en[held] + "\n\n"
-    held += 1
+host, held = held_out_host(args.data)  # the held-out English host, not indexed
 
 corpus = work / "corpus.jsonl"
 indexed = []
@@ -68,7 +45,7 @@ if not corpus.exists() or sum(1 for _ in open(corpus)) != args.docs:
     n = 0
     with open(corpus, "w", encoding="utf-8") as f:
         skip = held  # the host's documents are the first English ones
-        for t in texts():
+        for t in texts(args.data, repeat=False):
             if skip:
                 skip -= 1
                 continue

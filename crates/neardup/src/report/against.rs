@@ -233,17 +233,14 @@ fn sources_of(
             })
             .collect()
     };
-    let mut aligned: Vec<Option<(String, Alignment)>> = {
-        let mut v: Vec<Option<(String, Alignment)>> = (0..copied.sources.len()).map(|_| None).collect();
-        for (t, found) in aligned {
-            v[t] = found;
-        }
-        v
-    };
+    let mut by_target: Vec<Option<(String, Alignment)>> = (0..copied.sources.len()).map(|_| None).collect();
+    for (t, found) in aligned {
+        by_target[t] = found;
+    }
     (0..copied.sources.len())
         .map(|t| {
             let name = copied.sources[t].0.clone();
-            match aligned[t].take() {
+            match by_target[t].take() {
                 Some((text, al)) => Candidate {
                     found: al.spans.iter().map(|s| Found::aligned(t, s)).collect(),
                     source: Source {

@@ -64,7 +64,7 @@ pub struct Source {
     /// Its name (B's path, or the indexed document's id).
     pub name: String,
     /// Its text, when at hand: B's, or an indexed document's where the
-    /// index keeps texts ([`Report::attach_texts`]).
+    /// index keeps texts ([`Report::against_library`]).
     pub text: Option<String>,
     /// The share of A found in this source.
     pub similarity: f64,
@@ -212,23 +212,6 @@ impl Report {
             sources_left_out: 0,
             ratios,
             exclusions: ex.clone(),
-        }
-    }
-
-    /// Gives each listed source its text where `text_of` has it (an index
-    /// that keeps its documents' texts), so both sides can be shown. A
-    /// text that does not hold a span's bytes (changed since it was
-    /// indexed) is not attached.
-    pub fn attach_texts(&mut self, mut text_of: impl FnMut(&str) -> Option<String>) {
-        for (k, s) in self.sources.iter_mut().enumerate() {
-            if s.text.is_some() {
-                continue;
-            }
-            let Some(t) = text_of(&s.name) else { continue };
-            let fits = self.found.iter().filter(|f| f.source == k).all(|f| t.get(f.b.clone()).is_some());
-            if fits {
-                s.text = Some(t);
-            }
         }
     }
 
