@@ -89,22 +89,21 @@ pub fn covered_chars(text: &str, sentences: &[Range<usize>], ranges: &[Range<usi
             _ => merged.push(r),
         }
     }
-    sentences
-        .iter()
-        .map(|s| {
-            merged
-                .iter()
-                .map(|m| {
-                    let (lo, hi) = (s.start.max(m.start), s.end.min(m.end));
-                    if lo < hi {
-                        text[lo..hi].chars().count()
-                    } else {
-                        0
-                    }
-                })
-                .sum::<usize>()
-        })
-        .sum()
+    // Both sorted and disjoint (sentences are in order): one sweep.
+    let (mut i, mut j, mut total) = (0, 0, 0);
+    while i < sentences.len() && j < merged.len() {
+        let (s, m) = (&sentences[i], &merged[j]);
+        let (lo, hi) = (s.start.max(m.start), s.end.min(m.end));
+        if lo < hi {
+            total += text[lo..hi].chars().count();
+        }
+        if s.end <= m.end {
+            i += 1;
+        } else {
+            j += 1;
+        }
+    }
+    total
 }
 
 /// The name of an indexed window: `ID#START-END`, byte offsets of the

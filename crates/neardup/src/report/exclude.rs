@@ -155,13 +155,17 @@ fn merge(mut ranges: Vec<Range<usize>>) -> Vec<Range<usize>> {
     out
 }
 
-/// `ranges` without the parts inside `cut` (both joined first).
+/// `ranges` without the parts inside `cut` (both joined first; one sweep).
 fn subtract(ranges: &[Range<usize>], cut: &[Range<usize>]) -> Vec<Range<usize>> {
     let cut = merge(cut.to_vec());
     let mut out = Vec::new();
+    let mut k = 0;
     for r in merge(ranges.to_vec()) {
+        while k < cut.len() && cut[k].end <= r.start {
+            k += 1;
+        }
         let mut start = r.start;
-        for c in cut.iter().filter(|c| c.start < r.end && r.start < c.end) {
+        for c in cut[k..].iter().take_while(|c| c.start < r.end) {
             if c.start > start {
                 out.push(start..c.start);
             }
