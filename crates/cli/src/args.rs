@@ -1058,13 +1058,15 @@ pub struct IndexBuildArgs {
     /// Index passage windows instead of whole documents, for `neardup
     /// report DOC --against INDEX`; entries are named ID#START-END (byte
     /// offsets into the document's text). With `-o DIR` (a data
-    /// directory), the index is DIR/passages.ndx, which `neardup serve
-    /// --data DIR` answers `POST /v1/report` and its page from.
+    /// directory), a passage library instead: DIR/passages/, the documents
+    /// and their texts on disk, keyed by their shared word runs, which
+    /// `neardup report --against DIR` and `neardup serve --data DIR`
+    /// (`POST /v1/report`, the page) check against; `index add DIR
+    /// --passages` adds to it.
     #[arg(long, conflicts_with = "fingerprints")]
     pub passages: bool,
-    /// With --passages and `-o DIR`: keep the documents' texts too
-    /// (zstd-compressed, DIR/passages.texts.redb), so that reports show
-    /// both sides of each copied passage.
+    /// Accepted for scripts of neardup 0.x: a passage library always
+    /// keeps its documents' texts.
     #[arg(long, requires = "passages")]
     pub keep_texts: bool,
     #[command(flatten)]
@@ -1083,6 +1085,14 @@ pub struct IndexAddArgs {
     /// A fingerprint list instead of documents.
     #[arg(long, value_name = "FILE", conflicts_with = "paths")]
     pub fingerprints: Option<PathBuf>,
+    /// Add the documents to the data directory's passage library
+    /// (DIR/passages/, what `neardup report --against DIR` and `neardup
+    /// serve`'s `/v1/report` check against), made if it has none.
+    #[arg(long, conflicts_with = "fingerprints")]
+    pub passages: bool,
+    /// With --passages: how a new library cuts texts into sentences.
+    #[command(flatten)]
+    pub passage: PassageArgs,
     /// Checked against the index's own pipeline, which is what is used.
     #[command(flatten)]
     pub pipeline: PipelineArgs,

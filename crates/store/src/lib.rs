@@ -33,6 +33,7 @@
 
 mod engine;
 mod error;
+pub mod library;
 mod memory;
 pub mod passages;
 mod pending;

@@ -20,6 +20,7 @@ use neardup::passage::PassageIndex;
 use neardup::report::{Against, Report};
 use redb::{Database, ReadOnlyDatabase, ReadableDatabase, ReadableTable, TableDefinition};
 
+use crate::library::{LibraryOptions, PassageLibrary};
 use crate::{Result, StoreError};
 
 /// The passage index in a data directory.
@@ -239,93 +240,103 @@ fn unpack(packed: &[u8]) -> std::result::Result<String, String> {
     String::from_utf8(bytes).map_err(|e| e.to_string())
 }
 
-/// A data directory's passages: its passage index and, when kept, its
-/// documents' texts.
+/// A data directory's passages: its passage library (`DIR/passages/`,
+/// [`PassageLibrary`]), or an index of passage windows made by neardup
+/// 0.x before libraries (`DIR/passages.ndx`, reported to window
+/// precision).
 pub struct Passages {
-    index: PassageIndex,
-    texts: Option<Texts>,
+    kind: Kind,
     name: String,
+}
+
+enum Kind {
+    Library(PassageLibrary),
+    Windows(PassageIndex),
 }
 
 impl Passages {
     /// The passages of data directory `dir`, if it keeps any (`None`
-    /// without `DIR/passages.ndx`). `verify` checks the index file's and
-    /// the texts' checksums (reading both whole).
+    /// without a library or `DIR/passages.ndx`). `verify` checks the
+    /// files' checksums (reading them whole).
     ///
     /// # Errors
     ///
-    /// A passage index or texts file that is damaged, not one, or (texts
-    /// the index says were kept) missing: the error names the file and the
-    /// command that rebuilds it.
+    /// A damaged or foreign file: the error names it and the command that
+    /// rebuilds it.
     pub fn open(dir: &Path, verify: bool) -> Result<Option<Passages>> {
+        let name = dir.display().to_string();
+        if PassageLibrary::exists(dir) {
+            let lib =
+                PassageLibrary::open(dir, None, LibraryOptions { verify, ..LibraryOptions::default() })?;
+            if verify {
+                lib.verify()?;
+            }
+            return Ok(Some(Passages { kind: Kind::Library(lib), name }));
+        }
         let path = dir.join(PASSAGES_FILE);
         if !path.exists() {
             return Ok(None);
         }
         let file = if verify { IndexFile::open(&path) } else { IndexFile::open_unverified(&path) };
         let file = file.map_err(|e| unreadable(&path, e))?;
-        let meta = IndexMeta::of(&file).map_err(|e| damaged(&path, e))?;
+        IndexMeta::of(&file).map_err(|e| damaged(&path, e))?;
         let index = PassageIndex::open(file).map_err(|e| damaged(&path, e))?;
-        let texts_path = dir.join(TEXTS_FILE);
-        let texts = match (texts_path.exists(), meta.texts) {
-            (true, _) => Some(Texts::open(&texts_path)?),
-            (false, true) => {
-                return Err(damaged(
-                    &texts_path,
-                    format!("missing, though {} was built with its texts (--keep-texts)", path.display()),
-                ))
-            }
-            (false, false) => None,
-        };
-        if let (true, Some(t)) = (verify, &texts) {
-            t.verify()?;
-        }
-        Ok(Some(Passages { index, texts, name: dir.display().to_string() }))
+        Ok(Some(Passages { kind: Kind::Windows(index), name }))
     }
 
     /// These passages, named `name` in reports (by default the data
     /// directory's path; a server names no paths).
     pub fn named(mut self, name: &str) -> Passages {
         self.name = name.to_owned();
+        if let Kind::Library(l) = self.kind {
+            self.kind = Kind::Library(l.named(name));
+        }
         self
     }
 
-    /// The passage index.
-    pub fn index(&self) -> &PassageIndex {
-        &self.index
+    /// The window index (passages made before libraries), if that is what
+    /// the directory holds.
+    pub fn index(&self) -> Option<&PassageIndex> {
+        match &self.kind {
+            Kind::Windows(i) => Some(i),
+            Kind::Library(_) => None,
+        }
     }
 
-    /// Whether the documents' texts are kept (reports show both sides).
+    /// The library, if the directory holds one.
+    pub fn library(&self) -> Option<&PassageLibrary> {
+        match &self.kind {
+            Kind::Library(l) => Some(l),
+            Kind::Windows(_) => None,
+        }
+    }
+
+    /// The pipeline of the spans' fingerprints.
+    pub fn pipeline(&self) -> &neardup::PipelineConfig {
+        match &self.kind {
+            Kind::Library(l) => &l.settings().pipeline,
+            Kind::Windows(i) => i.fingerprinter().config(),
+        }
+    }
+
+    /// Whether the documents' texts are kept (reports show both sides):
+    /// always in a library.
     pub fn keeps_texts(&self) -> bool {
-        self.texts.is_some()
+        matches!(self.kind, Kind::Library(_))
     }
 
-    /// The report of `text` (named `name`) against these passages: where
-    /// the texts are kept, the documents its windows are found in aligned
-    /// with it ([`Report::against_library`]); else the windows' spans.
+    /// The report of `text` (named `name`) against these passages: the
+    /// library's documents aligned with it ([`Report::against_library`]);
+    /// or the windows' spans.
     ///
     /// # Errors
     ///
-    /// A damaged index or texts file.
+    /// A damaged library or index.
     pub fn report(&self, name: &str, text: String, ask: &Against) -> Result<Report> {
-        let path = || PathBuf::from(PASSAGES_FILE);
-        let Some(texts) = &self.texts else {
-            return Report::against(&self.index, &self.name, name, text, ask)
-                .map_err(|e| db_error(&path(), e));
-        };
-        let mut failed = None;
-        let report =
-            Report::against_library(&self.index, &self.name, (name, text), ask, |id| match texts.get(id) {
-                Ok(t) => t,
-                Err(e) => {
-                    failed.get_or_insert(e);
-                    None
-                }
-            })
-            .map_err(|e| db_error(&path(), e))?;
-        match failed {
-            Some(e) => Err(e),
-            None => Ok(report),
+        match &self.kind {
+            Kind::Library(l) => l.report(name, text, ask),
+            Kind::Windows(index) => Report::against(index, &self.name, name, text, ask)
+                .map_err(|e| db_error(&PathBuf::from(PASSAGES_FILE), e)),
         }
     }
 }

@@ -124,18 +124,17 @@ fn data_dir_report(args: &ReportArgs, dir: &std::path::Path) -> Result<Report> {
     let Some(passages) = Passages::open(dir, !args.no_verify)? else {
         return Err(UsageError(format!(
             "{}: this data directory keeps no passages; build them with \
-             `neardup index build --passages INPUTS -o {} [--keep-texts]`",
+             `neardup index build --passages INPUTS -o {}`",
             dir.display(),
             dir.display()
         ))
         .into());
     };
-    let meta = IndexMeta {
-        pipeline: Some(passages.index().fingerprinter().config().clone()),
-        ..IndexMeta::default()
-    };
+    let meta = IndexMeta { pipeline: Some(passages.pipeline().clone()), ..IndexMeta::default() };
     crate::targets::check_pipeline(&meta, &args.pipeline)?;
-    check_windows(args, dir, passages.index())?;
+    if let Some(index) = passages.index() {
+        check_windows(args, dir, index)?;
+    }
     let a = read(&args.a, args.max_doc_bytes.0)?;
     Ok(passages.report(&args.a.display().to_string(), a, &against(args))?)
 }

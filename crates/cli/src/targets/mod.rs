@@ -1,10 +1,12 @@
 //! What `index add|query|stats` and `dedup --against` work on: a
 //! [`Target`], an index file ([`file::FileTarget`]) or a data directory
-//! ([`data::DataTarget`]); and the entries they are given ([`entries`]).
+//! ([`data::DataTarget`]); and the entries they are given ([`entries`]);
+//! a data directory's passage library ([`library`]).
 
 pub(crate) mod data;
 pub(crate) mod entries;
 pub(crate) mod file;
+pub(crate) mod library;
 
 use std::path::Path;
 

@@ -32,6 +32,7 @@
 
 mod filter;
 mod lsh;
+pub mod postings;
 
 use std::path::Path;
 use std::sync::{Arc, Mutex};

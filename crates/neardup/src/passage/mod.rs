@@ -47,6 +47,8 @@ pub use crate::config::passage::PassageConfig;
 mod align;
 mod cluster;
 mod indexed;
+mod keys;
+mod library;
 mod seeds;
 mod sentences;
 #[cfg(test)]
@@ -59,5 +61,7 @@ pub use indexed::{
     covered_chars, entry_name, merge_window_matches, parse_entry_name, Copied, IndexedSpan, PassageEntry,
     PassageIndex, WindowMatch,
 };
+pub use keys::{LibraryKeys, QueryKey, KEYS_VERSION};
+pub use library::{find_in_library, Library, LibraryHit, MAX_KEY_DOCUMENTS};
 pub use sentences::sentences;
 pub use windows::{passages, FingerprintedPassage, Passage, PassageDoc};

@@ -1,13 +1,16 @@
-//! Reports against a passage index: the windows of A the index holds, to
-//! window precision ([`Report::against`]); or, where the index keeps its
-//! documents' texts, those documents as candidates, each aligned with A as
-//! a pair report is ([`Report::against_library`]), so that the library
-//! finds what a pair finds.
+//! Reports against an index of passage windows: the windows of A the index
+//! holds, to window precision ([`Report::against`]); or against a library
+//! of documents and their texts: the documents holding A's keys as
+//! candidates, each aligned with A as a pair report is
+//! ([`Report::against_library`]), so that the library finds what a pair
+//! finds.
 
 use rayon::prelude::*;
 
 use super::{exclude, Doc, Found, Report, Source};
-use crate::passage::{covered_chars, index_radius, Aligner, Alignment, Copied, PassageIndex};
+use crate::passage::{
+    covered_chars, find_in_library, index_radius, Aligner, Alignment, Library, PassageIndex,
+};
 use crate::{Radius, Result};
 
 use super::Against;
@@ -73,49 +76,71 @@ impl Report {
         })
     }
 
-    /// The passages of `a` in a library: a passage index whose documents'
-    /// texts `text_of` gives. The documents A's windows are found in are
-    /// the candidates: for every part of A, the [`CANDIDATES_PER_PART`] documents that
-    /// hold most of A among those found there (so that a library holding
-    /// many copies of one part does not crowd out the sources of the
-    /// others), then the others by how much of A they hold, at most
-    /// [`Against::max_candidates`] in all. Each is aligned
-    /// with A with [`Against::alignment`], as [`Report::pair`] aligns two
-    /// texts; a candidate whose text is not at hand, and every other
-    /// document found, keeps its window spans.
-    /// Sources by their share of A; the similarity counts all of them.
+    /// The passages of `a` in a library ([`Library`]): the documents
+    /// holding A's keys ([`find_in_library`]) are the candidates: for every
+    /// part of A, the [`CANDIDATES_PER_PART`] documents that hold most of
+    /// A among those found there (so that a library holding many copies of
+    /// one part does not crowd out the sources of the others), then the
+    /// others by how much of A they hold, at most
+    /// [`Against::max_candidates`] in all, leaving out
+    /// [`Against::exclude`]. Each is aligned with A by `aligner`, as
+    /// [`Report::pair`] aligns two texts. Sources by their share of A; the
+    /// similarity counts all of them.
     ///
     /// # Errors
     ///
-    /// A damaged index ([`PassageIndex::find`]).
+    /// A damaged library.
     pub fn against_library(
-        index: &PassageIndex,
-        index_name: &str,
+        aligner: &Aligner,
+        library: &dyn Library,
+        library_name: &str,
         (a_name, a): (&str, String),
         ask: &Against,
-        mut text_of: impl FnMut(&str) -> Option<String>,
     ) -> Result<Report> {
-        let radius = radius(index, ask);
-        let copied = index.find(&a, &radius, &ask.exclude, 1)?;
-        let aligner =
-            Aligner::new(index.fingerprinter().clone()).settings_from(ask.alignment).passages(index.config());
-        let candidates: Vec<(usize, Option<String>)> = candidates(&copied, a.len(), ask.max_candidates)
-            .into_iter()
-            .map(|t| (t, text_of(&copied.sources[t].0)))
-            .collect();
+        let hits = find_in_library(library, &a)?;
+        // Ids for the best-placed hits only (a stock phrase finds many).
+        let mut named = Vec::new();
+        for hit in hits.into_iter().take(ask.max_candidates.saturating_mul(4)) {
+            match library.id(hit.seq)? {
+                Some(id) if !ask.exclude.contains(&id) => named.push((hit, id)),
+                _ => {}
+            }
+        }
+        let ranges: Vec<&[std::ops::Range<usize>]> = named.iter().map(|(h, _)| h.a.as_slice()).collect();
+        let chosen = candidates(&ranges, a.len(), ask.max_candidates);
         let pa = aligner.prepare(&a);
-        let aligned: Vec<(usize, Option<(String, Alignment)>)> = candidates
+        let aligned: Vec<(String, Option<(String, Alignment)>)> = chosen
             .into_par_iter()
-            .map(|(t, text)| {
-                let found = text.map(|b| {
-                    let found = aligner.align_prepared(&pa, &aligner.prepare(&b));
-                    (b, found)
-                });
-                (t, found)
+            .map(|t| {
+                let (hit, id) = &named[t];
+                let text = library.text(hit.seq)?;
+                Ok((
+                    id.clone(),
+                    text.map(|b| {
+                        let found = aligner.align_prepared(&pa, &aligner.prepare(&b));
+                        (b, found)
+                    }),
+                ))
+            })
+            .collect::<Result<_>>()?;
+        let ex = &ask.exclusions;
+        let mut by_source: Vec<Candidate> = aligned
+            .into_iter()
+            .enumerate()
+            .filter_map(|(t, (name, found))| {
+                let (text, al) = found?;
+                Some(Candidate {
+                    found: al.spans.iter().map(|s| Found::aligned(t, s)).collect(),
+                    source: Source {
+                        name,
+                        text: Some(text),
+                        similarity: 0.0,
+                        reverse: Some(al.b_similarity()),
+                    },
+                    chars: 0,
+                })
             })
             .collect();
-        let ex = &ask.exclusions;
-        let mut by_source = sources_of(&copied, aligned, ask.min_windows);
         for s in &mut by_source {
             s.found.retain(|f| exclude::long_enough(&a, &f.a, ex));
         }
@@ -127,8 +152,8 @@ impl Report {
                 s.found.iter().map(move |f| (f.a.clone(), own))
             })
             .collect();
-        let (matched_chars, ratios) =
-            exclude::measure(&a, index.config().max_sentence_chars, pa.chars(), &all, ex);
+        let passages = *aligner.passage_config();
+        let (matched_chars, ratios) = exclude::measure(&a, passages.max_sentence_chars, pa.chars(), &all, ex);
         for s in &mut by_source {
             let spans: Vec<_> = s.found.iter().map(|f| f.a.clone()).collect();
             s.chars = covered_chars(&a, pa.sentences(), &spans);
@@ -152,10 +177,10 @@ impl Report {
             sources,
             found,
             matched_chars,
-            radius: Some(radius),
-            passages: index.config(),
+            radius: None,
+            passages,
             alignment: Some(aligner.settings()),
-            index: Some(index_name.to_owned()),
+            index: Some(library_name.to_owned()),
             sources_left_out: left_out,
             ratios,
             exclusions: ex.clone(),
@@ -167,35 +192,32 @@ impl Report {
 /// ([`Report::against_library`]).
 pub const CANDIDATES_PER_PART: usize = 4;
 
-/// The candidates among the documents found (`copied.sources`, most of A
-/// first), at most `max`: in that order, each that holds a byte of A (of
-/// `a_len` bytes) fewer than [`CANDIDATES_PER_PART`] candidates before it hold; then
-/// the others in that order (a document whose windows are found only in a
-/// part others hold too may share more with A than its windows say).
-fn candidates(copied: &Copied, a_len: usize, max: usize) -> Vec<usize> {
+/// The candidates among the documents found (`found[t]`: the bytes of A
+/// document `t` holds; most of A first), at most `max`: in that order, each
+/// that holds a byte of A (of `a_len` bytes) fewer than
+/// [`CANDIDATES_PER_PART`] candidates before it hold; then the others in
+/// that order (a document found only in a part others hold too may share
+/// more with A than its keys say).
+fn candidates(found: &[&[std::ops::Range<usize>]], a_len: usize, max: usize) -> Vec<usize> {
     let mut held = vec![0u8; a_len];
-    let mut spans: Vec<Vec<std::ops::Range<usize>>> = vec![Vec::new(); copied.sources.len()];
-    for s in &copied.spans {
-        spans[s.target].push(s.a.clone());
-    }
     let mut out = Vec::new();
-    for (t, ranges) in spans.iter().enumerate() {
+    for (t, ranges) in found.iter().enumerate() {
         if out.len() == max {
             break;
         }
         let wanted =
             ranges.iter().any(|r| held[r.clone()].iter().any(|&n| (n as usize) < CANDIDATES_PER_PART));
         if wanted {
-            for r in ranges {
+            for r in ranges.iter() {
                 held[r.clone()].iter_mut().for_each(|n| *n = n.saturating_add(1));
             }
             out.push(t);
         }
     }
-    let mut chosen = vec![false; spans.len()];
+    let mut chosen = vec![false; found.len()];
     out.iter().for_each(|&t| chosen[t] = true);
     let room = max.saturating_sub(out.len());
-    out.extend((0..spans.len()).filter(|&t| !chosen[t]).take(room));
+    out.extend((0..found.len()).filter(|&t| !chosen[t]).take(room));
     out
 }
 
@@ -209,54 +231,4 @@ struct Candidate {
     found: Vec<Found>,
     /// Characters of A found in it.
     chars: usize,
-}
-
-/// Every document found: the candidates aligned where their texts were at
-/// hand, the others with their window spans (of at least `min_windows`
-/// windows).
-fn sources_of(
-    copied: &Copied,
-    aligned: Vec<(usize, Option<(String, Alignment)>)>,
-    min_windows: usize,
-) -> Vec<Candidate> {
-    let windows = |t: usize| -> Vec<Found> {
-        copied
-            .spans
-            .iter()
-            .filter(|s| s.target == t && s.windows >= min_windows)
-            .map(|s| Found {
-                source: t,
-                a: s.a.clone(),
-                b: s.b.clone(),
-                distance: s.distance,
-                sentences: None,
-            })
-            .collect()
-    };
-    let mut by_target: Vec<Option<(String, Alignment)>> = (0..copied.sources.len()).map(|_| None).collect();
-    for (t, found) in aligned {
-        by_target[t] = found;
-    }
-    (0..copied.sources.len())
-        .map(|t| {
-            let name = copied.sources[t].0.clone();
-            match by_target[t].take() {
-                Some((text, al)) => Candidate {
-                    found: al.spans.iter().map(|s| Found::aligned(t, s)).collect(),
-                    source: Source {
-                        name,
-                        text: Some(text),
-                        similarity: 0.0,
-                        reverse: Some(al.b_similarity()),
-                    },
-                    chars: 0,
-                },
-                None => Candidate {
-                    found: windows(t),
-                    source: Source { name, text: None, similarity: 0.0, reverse: None },
-                    chars: 0,
-                },
-            }
-        })
-        .collect()
 }

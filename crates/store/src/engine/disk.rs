@@ -321,7 +321,7 @@ fn io(path: &Path, e: impl std::fmt::Display) -> StoreError {
 
 /// Writes `bytes` to `path` atomically and durably (temporary file, fsync,
 /// rename, fsync of the directory).
-fn write_durably(path: &Path, bytes: &[u8]) -> Result<()> {
+pub(crate) fn write_durably(path: &Path, bytes: &[u8]) -> Result<()> {
     use std::io::Write;
     let dir = path.parent().unwrap_or(Path::new("."));
     let tmp = path.with_extension("tmp");

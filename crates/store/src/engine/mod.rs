@@ -24,7 +24,7 @@ use snapshot::{load_snapshot, rebuild};
 use state::State;
 
 mod commit;
-mod disk;
+pub(crate) mod disk;
 mod merger;
 mod snapshot;
 mod state;

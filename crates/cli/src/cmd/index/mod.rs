@@ -22,12 +22,13 @@ use crate::args::{IndexArgs, IndexBuildArgs, IndexCommand, IndexQueryArgs, Index
 use crate::datadir::is_data_dir;
 use crate::fplist;
 use crate::output::Output;
-use crate::targets::{data, entries, file, open as target, Target};
+use crate::targets::{data, entries, file, library, open as target, Target};
 use crate::UsageError;
 
 pub fn run(args: IndexArgs) -> Result<ExitCode> {
     match args.command {
         IndexCommand::Build(a) => build(a)?,
+        IndexCommand::Add(a) if a.passages => add_passages(&a)?,
         IndexCommand::Add(a) => {
             // A fingerprint list makes a new data directory a SimHash one.
             let implied = a.fingerprints.is_some().then_some(Method::Simhash);
@@ -42,6 +43,19 @@ pub fn run(args: IndexArgs) -> Result<ExitCode> {
 
 fn build(a: IndexBuildArgs) -> Result<()> {
     check_build_args(&a)?;
+    if a.passages && is_data_dir(&a.output) {
+        let settings = library::settings(&a.pipeline, a.passage.over(PassageConfig::default()))?;
+        let n = library::build(&a.output, &a.input, settings)?;
+        note!(
+            "neardup: a passage library of {} in {} (check papers with `neardup report PAPER --against {}`, \
+             serve it with `neardup serve --data {}`)",
+            crate::output::count(n, "document"),
+            a.output.join(neardup_store::library::LIBRARY_DIR).display(),
+            a.output.display(),
+            a.output.display()
+        );
+        return Ok(());
+    }
     // --fingerprints, --passages, --k and --blocks make a SimHash index
     // file; else the pipeline given, or the default method's.
     let simhash_only = a.fingerprints.is_some() || a.passages || a.k.is_some() || a.layout.blocks.is_some();
@@ -112,6 +126,24 @@ fn build(a: IndexBuildArgs) -> Result<()> {
         output.display(),
         file.index.layout(),
         rule
+    );
+    Ok(())
+}
+
+/// `index add DIR --passages INPUTS`.
+fn add_passages(a: &crate::args::IndexAddArgs) -> Result<()> {
+    if !is_data_dir(&a.index) {
+        return Err(UsageError(format!(
+            "{}: --passages adds to a data directory's passage library; give a directory",
+            a.index.display()
+        ))
+        .into());
+    }
+    let n = library::add(&a.index, &a.input, &a.pipeline, a.passage.over(PassageConfig::default()))?;
+    note!(
+        "neardup: added {} to the passage library of {}",
+        crate::output::count(n, "document"),
+        a.index.display()
     );
     Ok(())
 }
