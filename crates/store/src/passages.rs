@@ -250,8 +250,8 @@ pub struct Passages {
 }
 
 enum Kind {
-    Library(PassageLibrary),
-    Windows(PassageIndex),
+    Library(Box<PassageLibrary>),
+    Windows(Box<PassageIndex>),
 }
 
 impl Passages {
@@ -271,7 +271,7 @@ impl Passages {
             if verify {
                 lib.verify()?;
             }
-            return Ok(Some(Passages { kind: Kind::Library(lib), name }));
+            return Ok(Some(Passages { kind: Kind::Library(Box::new(lib)), name }));
         }
         let path = dir.join(PASSAGES_FILE);
         if !path.exists() {
@@ -281,7 +281,7 @@ impl Passages {
         let file = file.map_err(|e| unreadable(&path, e))?;
         IndexMeta::of(&file).map_err(|e| damaged(&path, e))?;
         let index = PassageIndex::open(file).map_err(|e| damaged(&path, e))?;
-        Ok(Some(Passages { kind: Kind::Windows(index), name }))
+        Ok(Some(Passages { kind: Kind::Windows(Box::new(index)), name }))
     }
 
     /// These passages, named `name` in reports (by default the data
@@ -289,7 +289,7 @@ impl Passages {
     pub fn named(mut self, name: &str) -> Passages {
         self.name = name.to_owned();
         if let Kind::Library(l) = self.kind {
-            self.kind = Kind::Library(l.named(name));
+            self.kind = Kind::Library(Box::new(l.named(name)));
         }
         self
     }

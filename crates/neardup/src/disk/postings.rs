@@ -200,7 +200,7 @@ impl Postings {
         let rows = seqs.len() / 8;
         let sound = seqs.len() % 8 == 0
             && dir.len() == (packing.buckets() + 1) * 8
-            && post.len() == entries.checked_mul(8).unwrap_or(usize::MAX)
+            && post.len() == entries.saturating_mul(8)
             && dir.u64_at(0) == Some(0)
             && dir.u64_at(packing.buckets()) == Some(entries as u64)
             && (rows as u64) < (1u64 << packing.row_bits().min(63));
