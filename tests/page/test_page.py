@@ -378,8 +378,8 @@ def test_page_logs_in_with_the_token_into_an_httponly_cookie(corpus, page, tmp_p
     # store), with the same passages.
     data = tmp_path / "data"
     data.mkdir()
-    for name in ("passages.ndx", "passages.texts.redb"):
-        shutil.copy(corpus["data"] / name, data / name)
+    # (the library is closed: the session's server holds its own copy)
+    shutil.copytree(corpus["data"] / "passages", data / "passages")
     s = Server(data, "--token-file", str(token))
     try:
         # The API refuses without the token.
