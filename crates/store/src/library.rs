@@ -27,7 +27,9 @@ use neardup::passage::{Aligner, Library, LibraryKeys, PassageConfig, KEYS_VERSIO
 use neardup::report::{Against, Report};
 use neardup::{Fingerprinter, PipelineConfig};
 use rayon::prelude::*;
-use redb::{Database, ReadableDatabase, ReadableTable, ReadableTableMetadata, TableDefinition};
+use redb::{
+    Database, ReadOnlyDatabase, ReadableDatabase, ReadableTable, ReadableTableMetadata, TableDefinition,
+};
 use serde::{Deserialize, Serialize};
 
 use crate::engine::disk::write_durably;
@@ -61,6 +63,32 @@ pub struct LibrarySettings {
     pub passages: PassageConfig,
 }
 
+/// The library's database: open to write (one process), or read only
+/// (a server and `report` at once; the memory part is then never written
+/// out).
+enum Db {
+    Write(Database),
+    Read(ReadOnlyDatabase),
+}
+
+impl Db {
+    fn begin_read(&self) -> std::result::Result<redb::ReadTransaction, redb::TransactionError> {
+        match self {
+            Db::Write(d) => d.begin_read(),
+            Db::Read(d) => d.begin_read(),
+        }
+    }
+
+    fn writer(&self, path: &Path) -> Result<&Database> {
+        match self {
+            Db::Write(d) => Ok(d),
+            Db::Read(_) => {
+                Err(StoreError::Invalid(format!("{}: the library is open read only", path.display())))
+            }
+        }
+    }
+}
+
 /// How a library uses memory and disk (not stored).
 #[derive(Clone, Copy, Debug)]
 pub struct LibraryOptions {
@@ -73,11 +101,13 @@ pub struct LibraryOptions {
     pub cache: usize,
     /// Check every segment's checksum on open (reads them whole).
     pub verify: bool,
+    /// Open to read only (reports), so that many processes read it at once.
+    pub read_only: bool,
 }
 
 impl Default for LibraryOptions {
     fn default() -> LibraryOptions {
-        LibraryOptions { memory: 64 << 20, max_segments: 6, cache: 32 << 20, verify: false }
+        LibraryOptions { memory: 64 << 20, max_segments: 6, cache: 32 << 20, verify: false, read_only: false }
     }
 }
 
@@ -102,7 +132,7 @@ struct State {
 /// and removing documents (one writer at a time; reports meanwhile).
 pub struct PassageLibrary {
     dir: PathBuf,
-    db: Database,
+    db: Db,
     settings: LibrarySettings,
     aligner: Aligner,
     options: LibraryOptions,
@@ -153,10 +183,22 @@ impl PassageLibrary {
                 dir.display()
             )));
         }
-        std::fs::create_dir_all(&root).map_err(|e| db_error(&root, e))?;
-        let mut b = Database::builder();
-        b.set_cache_size(options.cache);
-        let db = b.create(&db_path).map_err(|e| match e {
+        let opened = if options.read_only {
+            match builder(&options).open_read_only(&db_path) {
+                // Left unclean (a writer killed): repaired by opening it to
+                // write (which a reader cannot), then read.
+                Err(redb::DatabaseError::RepairAborted) => builder(&options)
+                    .create(&db_path)
+                    .map(drop)
+                    .and_then(|()| builder(&options).open_read_only(&db_path)),
+                r => r,
+            }
+            .map(Db::Read)
+        } else {
+            std::fs::create_dir_all(&root).map_err(|e| db_error(&root, e))?;
+            builder(&options).create(&db_path).map(Db::Write)
+        };
+        let db = opened.map_err(|e| match e {
             redb::DatabaseError::DatabaseAlreadyOpen => db_error(
                 &db_path,
                 "another process (a running `neardup serve`?) has the library open: stop it, or add \
@@ -167,7 +209,10 @@ impl PassageLibrary {
                 format!("{e}; restore the data directory from a backup, or rebuild its passages"),
             ),
         })?;
-        let settings = stored_settings(&db, &db_path, settings)?;
+        let settings = match &db {
+            Db::Write(d) => stored_settings(d, &db_path, settings)?,
+            Db::Read(d) => read_settings(d, &db_path)?,
+        };
         let aligner =
             Aligner::new(Fingerprinter::new(settings.pipeline.clone())?).passages(settings.passages);
         let manifest = read_manifest(&root)?;
@@ -256,7 +301,7 @@ impl PassageLibrary {
             for (seq, k) in &keyed {
                 s.mem.add(*seq, k);
             }
-            s.mem.bytes() >= self.options.memory
+            s.mem.bytes() >= self.options.memory && !self.options.read_only
         };
         if full {
             self.flush()?;
@@ -282,7 +327,7 @@ impl PassageLibrary {
             .map(|(_, t)| pack(t))
             .collect::<std::io::Result<_>>()
             .map_err(|e| db_error(&path, e))?;
-        let txn = self.db.begin_write().map_err(|e| db_error(&path, e))?;
+        let txn = self.db.writer(&path)?.begin_write().map_err(|e| db_error(&path, e))?;
         let mut added = Vec::with_capacity(docs.len());
         {
             let mut meta = txn.open_table(META).map_err(|e| db_error(&path, e))?;
@@ -324,7 +369,7 @@ impl PassageLibrary {
     pub fn remove(&self, ids: &[String]) -> Result<usize> {
         let _writer = self.writer.lock().expect("the writer's lock");
         let path = self.db_path();
-        let txn = self.db.begin_write().map_err(|e| db_error(&path, e))?;
+        let txn = self.db.writer(&path)?.begin_write().map_err(|e| db_error(&path, e))?;
         let mut n = 0;
         {
             let mut by_id = txn.open_table(IDS).map_err(|e| db_error(&path, e))?;
@@ -473,6 +518,38 @@ fn damaged(path: &Path, e: impl std::fmt::Display) -> StoreError {
     db_error(path, format!("{e}; rebuild the passages with `neardup index build --passages INPUTS -o DIR`"))
 }
 
+fn builder(options: &LibraryOptions) -> redb::Builder {
+    let mut b = Database::builder();
+    b.set_cache_size(options.cache);
+    b
+}
+
+/// The settings of a library opened read only.
+fn read_settings(db: &ReadOnlyDatabase, path: &Path) -> Result<LibrarySettings> {
+    let txn = db.begin_read().map_err(|e| db_error(path, e))?;
+    let meta = txn.open_table(META).map_err(|e| damaged(path, e))?;
+    let json = meta
+        .get("settings")
+        .map_err(|e| damaged(path, e))?
+        .ok_or_else(|| damaged(path, "it holds no settings"))?;
+    let s: LibrarySettings =
+        serde_json::from_str(json.value()).map_err(|e| damaged(path, format!("its settings: {e}")))?;
+    check_version(&s, path)?;
+    Ok(s)
+}
+
+fn check_version(s: &LibrarySettings, path: &Path) -> Result<()> {
+    if s.keys.version != KEYS_VERSION {
+        return Err(StoreError::Invalid(format!(
+            "{}: a library of keys version {}, this neardup keys by version {KEYS_VERSION}: rebuild \
+             it with `neardup index build --passages INPUTS -o DIR`",
+            path.display(),
+            s.keys.version
+        )));
+    }
+    Ok(())
+}
+
 /// The settings stored in the library, or `given` stored in a new one.
 fn stored_settings(db: &Database, path: &Path, given: Option<LibrarySettings>) -> Result<LibrarySettings> {
     let txn = db.begin_write().map_err(|e| db_error(path, e))?;
@@ -486,14 +563,7 @@ fn stored_settings(db: &Database, path: &Path, given: Option<LibrarySettings>) -
             (Some(s), given) => {
                 let s: LibrarySettings =
                     serde_json::from_str(&s).map_err(|e| damaged(path, format!("its settings: {e}")))?;
-                if s.keys.version != KEYS_VERSION {
-                    return Err(StoreError::Invalid(format!(
-                        "{}: a library of keys version {}, this neardup keys by version {KEYS_VERSION}: rebuild \
-                         it with `neardup index build --passages INPUTS -o DIR`",
-                        path.display(),
-                        s.keys.version
-                    )));
-                }
+                check_version(&s, path)?;
                 if let Some(g) = given.filter(|g| g.keys != s.keys) {
                     return Err(StoreError::Invalid(format!(
                         "{}: the library keys by seeds of {} words in windows of {}, not {} and {}",

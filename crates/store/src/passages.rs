@@ -266,8 +266,11 @@ impl Passages {
     pub fn open(dir: &Path, verify: bool) -> Result<Option<Passages>> {
         let name = dir.display().to_string();
         if PassageLibrary::exists(dir) {
-            let lib =
-                PassageLibrary::open(dir, None, LibraryOptions { verify, ..LibraryOptions::default() })?;
+            let lib = PassageLibrary::open(
+                dir,
+                None,
+                LibraryOptions { verify, read_only: true, ..LibraryOptions::default() },
+            )?;
             if verify {
                 lib.verify()?;
             }
