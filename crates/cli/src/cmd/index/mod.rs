@@ -44,17 +44,7 @@ pub fn run(args: IndexArgs) -> Result<ExitCode> {
 fn build(a: IndexBuildArgs) -> Result<()> {
     check_build_args(&a)?;
     if a.passages && is_data_dir(&a.output) {
-        let settings = library::settings(&a.pipeline, a.passage.over(PassageConfig::default()))?;
-        let n = library::build(&a.output, &a.input, settings)?;
-        note!(
-            "neardup: a passage library of {} in {} (check papers with `neardup report PAPER --against {}`, \
-             serve it with `neardup serve --data {}`)",
-            crate::output::count(n, "document"),
-            a.output.join(neardup_store::library::LIBRARY_DIR).display(),
-            a.output.display(),
-            a.output.display()
-        );
-        return Ok(());
+        return build_library(&a);
     }
     // --fingerprints, --passages, --k and --blocks make a SimHash index
     // file; else the pipeline given, or the default method's.
@@ -126,6 +116,21 @@ fn build(a: IndexBuildArgs) -> Result<()> {
         output.display(),
         file.index.layout(),
         rule
+    );
+    Ok(())
+}
+
+/// `index build --passages INPUTS -o DIR`: a data directory's passage library.
+fn build_library(a: &IndexBuildArgs) -> Result<()> {
+    let settings = library::settings(&a.pipeline, a.passage.over(PassageConfig::default()))?;
+    let n = library::build(&a.output, &a.input, settings)?;
+    note!(
+        "neardup: a passage library of {} in {} (check papers with `neardup report PAPER --against {}`, \
+             serve it with `neardup serve --data {}`)",
+        crate::output::count(n, "document"),
+        a.output.join(neardup_store::library::LIBRARY_DIR).display(),
+        a.output.display(),
+        a.output.display()
     );
     Ok(())
 }
