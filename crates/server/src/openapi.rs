@@ -287,9 +287,9 @@ fn fixed_schemas() -> Value {
             "min_match_chars": {"type": "integer", "minimum": 0, "maximum": 1_000_000, "description": "Matches with fewer characters in the text (whitespace not counted) are ignored (default 0; 13 is CNKI's rule for Chinese)."},
             "quotes": {"type": "boolean", "default": true, "description": "Leave quoted text out of ratios.without_quotes_and_references."},
             "references": {"type": "boolean", "default": true, "description": "Leave the reference list out of ratios.without_quotes_and_references."}}},
-        "Report": {"type": "object", "required": ["a", "similarity", "matched_chars", "window", "min_chars", "matches", "sources", "sources_left_out"], "properties": {
+        "Report": {"type": "object", "required": ["a", "similarity", "matched_chars", "matches", "sources", "sources_left_out"], "properties": {
             "a": {"type": "object"}, "similarity": {"type": "number"}, "matched_chars": {"type": "integer"},
-            "k": {"description": "The radius rule used."}, "window": {"type": "integer"}, "min_chars": {"type": "integer"},
+            "k": {"description": "The radius rule used (reports against a window index of neardup 0.x)."}, "window": {"type": "integer", "description": "Sentences per window (window index only)"}, "min_chars": {"type": "integer", "description": "Characters per window at least (window index only)"},
             "against": {"type": "string"}, "sources_left_out": {"type": "integer"},
             "ratios": {"type": "object", "description": "The share of the text found: total, without_quotes_and_references, without_own, without_both; excluded_chars; and the exclusions used."},
             "sources": {"type": "array", "items": {"type": "object", "required": ["id", "similarity"], "properties": {
@@ -349,7 +349,7 @@ fn paths(c: &Contract, sketch_key: &str) -> Value {
             "responses": responses(c, ok("SearchResponse", "Matches, nearest first"), POST_READ)}},
         "/v1/stats": {"get": {"summary": "Sizes and settings", "responses": responses(c, ok("Stats", "Stats"), &[503])}},
         "/metrics": {"get": {"summary": "Prometheus metrics (text format)", "responses": responses(c, json!({"description": "Metrics", "content": {"text/plain": {"schema": {"type": "string"}}}}), &[503])}},
-        "/v1/report": {"post": {"summary": "The passages of a text copied from the documents of the data directory's passage index (the spans of `neardup report --against DIR`)",
+        "/v1/report": {"post": {"summary": "The passages of a text copied from the documents of the data directory's passage library (the spans of `neardup report --against DIR`)",
             "requestBody": body("ReportRequest"),
             "responses": responses(c, ok("Report", "The report: the share of the text found, its sources, the copied spans"), &[400, 409, 413, 415, 500, 503])}},
         "/v1/extract": {"post": {"summary": "The text of a document as it comes: .docx, .pdf (its text layer), .html, .md or plain text (UTF-8), by its first bytes or its name",
