@@ -76,7 +76,7 @@ for lang in ["en", "zh"]:
         with open(corpus, "w") as f:
             for d in docs:
                 f.write(json.dumps({"id": d["id"], "text": d["text"]}, ensure_ascii=False) + "\n")
-        INDEX = os.path.join(work, "passages.ndx")
+        INDEX = os.path.join(work, "library")  # a passage library (a data directory)
         subprocess.run([args.bin, "index", "build", "--passages", corpus, "-o", INDEX, *args.index_extra.split()], check=True, capture_output=True)
     exact = found = alarms = 0
     matches_total = spurious_total = 0

@@ -897,14 +897,13 @@ pub enum ReportFormat {
     word, dropped punctuation, new line breaks or reordered sentences do not split it. Offsets are \
     byte offsets into each document's text. Similarity is the share of A's characters (in \
     sentences) found in B.\n\n\
-    Against a data directory built with `neardup index build --passages --keep-texts`, the \
-    documents any window of A is found in are aligned with A the same way. Against an index \
-    without texts, spans are found to the precision of a window (the other texts are not at \
-    hand).\n\n\
+    Against a passage library (a data directory built with `neardup index build --passages`), \
+    every document that shares a run of words with A is aligned with A the same way. Against a \
+    0.x window index file (*.ndx), spans are found to the precision of a window.\n\n\
     Examples:\n  neardup report essay.txt source.txt\n  \
     neardup report essay.txt source.txt --format html -o report.html\n  \
-    neardup index build --passages corpus.jsonl -o passages.ndx\n  \
-    neardup report essay.txt --against passages.ndx --format json")]
+    neardup index build --passages corpus.jsonl -o library\n  \
+    neardup report essay.txt --against library --format json")]
 pub struct ReportArgs {
     /// The document to check (`-` for stdin).
     #[arg(value_name = "A")]
@@ -1055,14 +1054,13 @@ pub struct IndexBuildArgs {
     pub k: Option<u32>,
     #[command(flatten)]
     pub layout: LayoutArgs,
-    /// Index passage windows instead of whole documents, for `neardup
-    /// report DOC --against INDEX`; entries are named ID#START-END (byte
-    /// offsets into the document's text). With `-o DIR` (a data
-    /// directory), a passage library instead: DIR/passages/, the documents
-    /// and their texts on disk, keyed by their shared word runs, which
-    /// `neardup report --against DIR` and `neardup serve --data DIR`
-    /// (`POST /v1/report`, the page) check against; `index add DIR
-    /// --passages` adds to it.
+    /// A passage library for `neardup report DOC --against DIR` and
+    /// `neardup serve --data DIR` (`POST /v1/report`, the page), instead
+    /// of an index of whole documents: `-o DIR` (a data directory, made if
+    /// new) gets DIR/passages/, the documents and their texts on disk,
+    /// keyed by the runs of words they share; `index add DIR --passages`
+    /// adds to it. A new `-o FILE.ndx` still gets a 0.x window index file
+    /// (entries ID#START-END, byte offsets; found to a window's precision).
     #[arg(long, conflicts_with = "fingerprints")]
     pub passages: bool,
     /// Accepted for scripts of neardup 0.x: a passage library always

@@ -107,6 +107,30 @@ fn damaged_library_files_are_errors_naming_them() {
     }
 }
 
+/// `index build --passages -o NEW`: a new path becomes a data directory
+/// with a library (a failed build leaves nothing); `*.ndx` is still a 0.x
+/// window index file.
+#[test]
+fn a_new_output_path_becomes_a_library() {
+    let tmp = tempfile::tempdir().unwrap();
+    let new = tmp.path().join("new").join("library");
+    let o =
+        neardup(&["index", "build", "--passages", &testdata("report_en_b.txt"), "-o", new.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(new.join("passages").join("MANIFEST.json").is_file(), "{}", stderr(&o));
+    let r = report(&new, "report_en_a.txt").unwrap();
+    assert_eq!(r["sources"][0]["text"], Value::Bool(true), "{r}");
+    let failed = tmp.path().join("failed");
+    let o =
+        neardup(&["index", "build", "--passages", &testdata("no such file"), "-o", failed.to_str().unwrap()]);
+    assert!(!o.status.success() && stderr(&o).contains("no such file"), "{}", stderr(&o));
+    assert!(!failed.exists(), "a failed build leaves no directory");
+    let ndx = tmp.path().join("old.ndx");
+    let o =
+        neardup(&["index", "build", "--passages", &testdata("report_en_b.txt"), "-o", ndx.to_str().unwrap()]);
+    assert!(o.status.success() && ndx.is_file(), "{}", stderr(&o));
+}
+
 /// `index add DIR --passages SOURCES`: the new sources with their texts,
 /// so that a report shows both sides of what was copied.
 #[test]

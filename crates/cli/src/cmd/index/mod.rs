@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use neardup::detector::Detector;
 use neardup::index::file::{IndexFile, Names};
 use neardup::index::{RuleTables, TableIndex};
@@ -42,10 +42,10 @@ pub fn run(args: IndexArgs) -> Result<ExitCode> {
 }
 
 fn build(a: IndexBuildArgs) -> Result<()> {
-    check_build_args(&a)?;
-    if a.passages && is_data_dir(&a.output) {
+    if builds_library(&a) {
         return build_library(&a);
     }
+    check_build_args(&a)?;
     // --fingerprints, --passages, --k and --blocks make a SimHash index
     // file; else the pipeline given, or the default method's.
     let simhash_only = a.fingerprints.is_some() || a.passages || a.k.is_some() || a.layout.blocks.is_some();
@@ -120,10 +120,26 @@ fn build(a: IndexBuildArgs) -> Result<()> {
     Ok(())
 }
 
+/// Whether `index build` makes a passage library: `--passages` with `-o` a
+/// directory, or a new path (made a data directory) not named `*.ndx` (a
+/// 0.x window index file, still written for scripts that name one).
+fn builds_library(a: &IndexBuildArgs) -> bool {
+    let ndx = a.output.extension().is_some_and(|e| e == "ndx");
+    a.passages && (is_data_dir(&a.output) || (!a.output.exists() && !ndx))
+}
+
 /// `index build --passages INPUTS -o DIR`: a data directory's passage library.
 fn build_library(a: &IndexBuildArgs) -> Result<()> {
-    let settings = library::settings(&a.pipeline, a.passage.over(PassageConfig::default()))?;
-    let n = library::build(&a.output, &a.input, settings)?;
+    let made = !a.output.exists();
+    std::fs::create_dir_all(&a.output)
+        .with_context(|| format!("cannot make the directory {}", a.output.display()))?;
+    let built = library::settings(&a.pipeline, a.passage.over(PassageConfig::default()))
+        .and_then(|settings| library::build(&a.output, &a.input, settings));
+    if built.is_err() && made {
+        // Nothing half-made is left behind.
+        let _ = std::fs::remove_dir_all(&a.output);
+    }
+    let n = built?;
     note!(
         "neardup: a passage library of {} in {} (check papers with `neardup report PAPER --against {}`, \
              serve it with `neardup serve --data {}`)",
