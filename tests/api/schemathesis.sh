@@ -77,7 +77,7 @@ run() {
 
 mkdir -p "$work/simhash" "$work/minhash"
 # The SimHash data directory keeps passages and their texts (POST /v1/report).
-"$bin" index build --passages "$here/../../testdata/docs_en.jsonl" -o "$work/simhash" --keep-texts 2> /dev/null
+"$bin" index build --passages "$here/../../testdata/docs_en.jsonl" -o "$work/simhash" 2> /dev/null
 start --data "$work/simhash" --preset default
 run "SimHash, no token"
 stop

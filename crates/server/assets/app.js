@@ -55,7 +55,8 @@
   function describe() {
     const p = info.passages;
     const parts = [info.documents + ' documents (' + info.method + ')'];
-    parts.push(p ? 'passages of ' + (p.texts ? 'documents whose texts are kept' : 'documents (texts not kept)')
+    parts.push(p ? 'passages of ' + (p.documents !== undefined && p.documents !== null ? p.documents + ' ' : '') +
+      (p.texts ? 'documents whose texts are kept' : 'documents (texts not kept)')
       : 'no passages (only whole documents are compared)');
     $('about').textContent = 'Checking against ' + parts.join('; ') + '.';
   }

@@ -105,15 +105,7 @@ pub(crate) async fn report<S: Store + 'static>(
     State(state): State<Arc<AppState<S>>>,
     ApiJson(req): ApiJson<ReportReq>,
 ) -> Result<Json<Value>, ApiError> {
-    if state.passages.is_none() {
-        return Err(ApiError {
-            status: StatusCode::CONFLICT,
-            code: "no_passages",
-            message: "this data directory keeps no passages; build them with \
-                      `neardup index build --passages INPUTS -o DIR --keep-texts` and restart the server"
-                .into(),
-        });
-    }
+    let passages = crate::library::passages_of(&state)?;
     if let Some(k) = req.k.filter(|&k| k > state.settings.max_k) {
         return Err(ApiError::bad_request(format!(
             "k = {k} is over this server's limit of {}",
@@ -138,9 +130,7 @@ pub(crate) async fn report<S: Store + 'static>(
     };
     let name = req.name.unwrap_or_else(|| "A".to_owned());
     let html = req.html.unwrap_or(false);
-    let worker = state.clone();
     let done = tokio::task::spawn_blocking(move || {
-        let passages = worker.passages.as_ref().expect("checked above");
         passages.report(&name, req.text, &ask).map(|r| {
             let mut v = r.to_json();
             if html {

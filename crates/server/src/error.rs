@@ -22,6 +22,15 @@ impl ApiError {
         ApiError { status: StatusCode::BAD_REQUEST, code: "bad_request", message: message.into() }
     }
 
+    /// 413 with code `batch_too_large`: `n` documents over `--max-batch`.
+    pub fn batch_too_large(n: usize, max: usize) -> ApiError {
+        ApiError {
+            status: StatusCode::PAYLOAD_TOO_LARGE,
+            code: "batch_too_large",
+            message: format!("{n} documents; this server takes at most {max} per batch (--max-batch)"),
+        }
+    }
+
     /// 413 with code `payload_too_large`: over `--max-body` (`limit`, when
     /// known).
     pub fn too_large(limit: Option<usize>) -> ApiError {

@@ -15,6 +15,7 @@ mod documents;
 mod error;
 mod fair_body;
 mod guard;
+mod library;
 mod listen;
 mod metrics;
 mod openapi;
@@ -133,7 +134,7 @@ pub struct AppState<S: Store> {
     metrics: Metrics,
     started: Instant,
     /// The data directory's passages, for `/v1/report`.
-    passages: Option<Passages>,
+    passages: Option<Arc<Passages>>,
     /// Where uploads are read, a few at once (each holds a thread and
     /// its file's memory).
     uploads: uploads::Uploads,
@@ -187,8 +188,21 @@ impl<S: Store> AppState<S> {
     /// With the data directory's passages (`neardup_store::passages`):
     /// `POST /v1/report` and the page's copied passages answer from them.
     pub fn with_passages(mut self, passages: Option<Passages>) -> AppState<S> {
-        self.passages = passages;
+        self.passages = passages.map(Arc::new);
         self
+    }
+
+    /// Writes out what the passage library holds in memory (on a clean
+    /// stop; else the next open rebuilds it from the library's database).
+    ///
+    /// # Errors
+    ///
+    /// A full disk.
+    pub fn close(&self) -> neardup_store::Result<()> {
+        match &self.passages {
+            Some(p) => p.flush(),
+            None => Ok(()),
+        }
     }
 }
 
@@ -224,6 +238,9 @@ pub fn router<S: Store + 'static>(state: Arc<AppState<S>>) -> Router {
         .route("/v1/stats", get(stats::<S>))
         .route("/metrics", get(metrics_text::<S>))
         .route("/v1/report", post(documents::report::<S>))
+        .route("/v1/passages", post(library::add::<S>))
+        .route("/v1/passages:batch", post(library::add_batch::<S>))
+        .route("/v1/passages/{*id}", get(library::get::<S>).delete(library::delete::<S>))
         .route(
             "/v1/extract",
             post(documents::extract::<S>).layer(DefaultBodyLimit::max(state.settings.max_upload_bytes)),

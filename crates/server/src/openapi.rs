@@ -41,7 +41,7 @@ fn responses(c: &Contract, ok: Value, errors: &[u16]) -> Value {
         let what = match code {
             400 => "Bad request: the message says what is wrong",
             401 => "Missing or wrong bearer token (or session)",
-            409 => "This data directory keeps no passages (neardup index build --passages INPUTS -o DIR)",
+            409 => "This data directory has no passage library (neardup index build --passages INPUTS -o DIR), or a 0.x window index that takes no changes",
             422 => "The file cannot be read as a document: the message says why and what to do",
             404 => "No such document",
             413 => "Body over the server's --max-body (uploads: --max-upload, and plain text also --max-body), or a batch over --max-batch",
@@ -219,6 +219,12 @@ fn request_schemas(c: &Contract, f: &Fields) -> Map<String, Value> {
         ("BatchDocument".to_owned(), f.object(&["id"], f.document(true), true)),
         ("BatchRequest".to_owned(), batch),
         ("SearchRequest".to_owned(), search),
+        (
+            "PassageBatchRequest".to_owned(),
+            json!({"type": "object", "additionalProperties": false, "required": ["documents"], "properties": {
+                "documents": {"type": "array", "maxItems": c.max_batch, "items": {"$ref": "#/components/schemas/PassageDocument"},
+                    "description": "At most the server's --max-batch."}}}),
+        ),
     ])
 }
 
@@ -297,6 +303,15 @@ fn fixed_schemas() -> Value {
             "matches": {"type": "array", "items": {"type": "object", "required": ["a", "b", "distance"], "properties": {
                 "a": {"type": "object", "required": ["start", "end", "text"]}, "b": {"type": "object", "required": ["start", "end", "id"]}, "distance": {"type": "integer"}}}},
             "html": {"type": "string"}}},
+        "PassageDocument": {"type": "object", "additionalProperties": false, "required": ["id", "text"], "properties": {
+            "id": {"type": "string", "description": "Its id (1 to 1024 characters); a document of the same id is replaced."},
+            "text": {"type": "string", "description": "Its text, kept for the reports' side-by-side view."}}},
+        "PassageAdded": {"type": "object", "required": ["id", "documents"], "properties": {"id": {"type": "string"},
+            "documents": {"type": "integer", "description": "The documents in the library after."}}},
+        "PassageBatchAdded": {"type": "object", "required": ["added", "documents"], "properties": {"added": {"type": "integer"},
+            "documents": {"type": "integer", "description": "The documents in the library after."}}},
+        "PassageText": {"type": "object", "required": ["id", "chars", "text"], "properties": {"id": {"type": "string"},
+            "chars": {"type": "integer"}, "text": {"type": "string"}}},
         "Extracted": {"type": "object", "required": ["name", "kind", "chars", "text"], "properties": {
             "name": {"type": "string"}, "kind": {"type": "string", "enum": ["text", "docx", "pdf", "html", "markdown"]},
             "chars": {"type": "integer"}, "text": {"type": "string"}}},
@@ -326,6 +341,9 @@ fn paths(c: &Contract, sketch_key: &str) -> Value {
     let id_param = json!([{"name": "id", "in": "path", "required": true,
         "description": "The document id, percent-encoded (slashes may also be sent raw: everything after /v1/documents/ is the id)",
         "schema": {"type": "string"}}]);
+    let passage_id = json!([{"name": "id", "in": "path", "required": true,
+        "description": "The document id, percent-encoded (slashes may also be sent raw: everything after /v1/passages/ is the id)",
+        "schema": {"type": "string"}}]);
     // Answered without the token.
     let public = |mut op: Value| {
         if c.token {
@@ -352,6 +370,17 @@ fn paths(c: &Contract, sketch_key: &str) -> Value {
         "/v1/report": {"post": {"summary": "The passages of a text copied from the documents of the data directory's passage library (the spans of `neardup report --against DIR`)",
             "requestBody": body("ReportRequest"),
             "responses": responses(c, ok("Report", "The report: the share of the text found, its sources, the copied spans"), &[400, 409, 413, 415, 500, 503])}},
+        "/v1/passages": {"post": {"summary": "Add a document with its text to the passage library (or replace the one of its id): in the next report",
+            "requestBody": body("PassageDocument"),
+            "responses": responses(c, ok("PassageAdded", "Added; on disk"), &[400, 409, 413, 415, 500, 503, 507])}},
+        "/v1/passages:batch": {"post": {"summary": "Add documents to the passage library, one durable commit (refused whole if one is bad)",
+            "requestBody": body("PassageBatchRequest"),
+            "responses": responses(c, ok("PassageBatchAdded", "Added; on disk"), &[400, 409, 413, 415, 500, 503, 507])}},
+        "/v1/passages/{id}": {
+            "parameters": passage_id,
+            "get": {"summary": "A document of the passage library, with its text", "responses": responses(c, ok("PassageText", "The document"), &[400, 404, 409, 500, 503])},
+            "delete": {"summary": "Remove a document from the passage library", "responses": responses(c, ok("Deleted", "Removed"), &[400, 404, 409, 500, 503, 507])}
+        },
         "/v1/extract": {"post": {"summary": "The text of a document as it comes: .docx, .pdf (its text layer), .html, .md or plain text (UTF-8), by its first bytes or its name",
             "parameters": [{"name": "name", "in": "query", "required": false, "description": "The file's name (its extension says what it is when its first bytes do not)", "schema": {"type": "string"}}],
             "requestBody": {"required": true, "content": {"application/octet-stream": {"schema": {"type": "string", "format": "binary"}}}},

@@ -208,15 +208,7 @@ pub(crate) async fn submit_batch<S: Store + 'static>(
     let near = state.near(req.k, req.threshold)?;
     let mode = req.mode.unwrap_or(Mode::InsertIfUnique);
     if req.documents.len() > state.settings.max_batch {
-        return Err(ApiError {
-            status: StatusCode::PAYLOAD_TOO_LARGE,
-            code: "batch_too_large",
-            message: format!(
-                "{} documents; this server takes at most {} per batch (--max-batch)",
-                req.documents.len(),
-                state.settings.max_batch
-            ),
-        });
+        return Err(ApiError::batch_too_large(req.documents.len(), state.settings.max_batch));
     }
     let mut docs = Vec::with_capacity(req.documents.len());
     for (i, d) in req.documents.into_iter().enumerate() {
@@ -317,7 +309,9 @@ pub(crate) async fn stats<S: Store + 'static>(State(state): State<Arc<AppState<S
         "default_threshold": state.engine.threshold(near),
         "radius": state.engine.rule_of(near),
         "commits": s.commits, "segments": s.segments,
-        "passages": state.passages.as_ref().map(|p| json!({"texts": p.keeps_texts()})),
+        "passages": state.passages.as_ref().map(|p| json!({
+            "texts": p.keeps_texts(), "documents": p.documents().ok().flatten(),
+        })),
         "max_upload_bytes": state.settings.max_upload_bytes,
         // Files named otherwise are plain text, held to the text limit too
         // (`neardup_io::documents::file_limit`): the page checks both.

@@ -640,3 +640,145 @@ async fn cookies_are_secure_over_tls_and_wrong_tokens_are_throttled() {
         assert!((1..=60).contains(&wait), "{wait}");
     }
 }
+
+fn testdata(name: &str) -> String {
+    std::fs::read_to_string(format!("{}/../../testdata/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap()
+}
+
+/// A server over an empty passage library in `dir`, open to write.
+fn library_app(dir: &std::path::Path, settings: Settings) -> axum::Router {
+    use neardup_store::library::{LibraryOptions, LibrarySettings, PassageLibrary};
+    let lib_settings = LibrarySettings {
+        keys: neardup::passage::LibraryKeys::default(),
+        pipeline: Fingerprinter::preset("default").unwrap().config().clone(),
+        passages: neardup::passage::PassageConfig::default(),
+    };
+    drop(PassageLibrary::open(dir, Some(lib_settings), LibraryOptions::default()).unwrap());
+    let passages = neardup_store::passages::Passages::open_writable(dir, true).unwrap();
+    assert!(passages.is_some());
+    let fingerprinter = Fingerprinter::preset("default").unwrap();
+    let engine =
+        Arc::new(Engine::open(MemoryStore::new(), fingerprinter.config().clone(), Radius::fixed(3)).unwrap());
+    router(Arc::new(AppState::new(engine, settings).unwrap().with_passages(passages)))
+}
+
+fn sources(report: &Value) -> Vec<&str> {
+    report["sources"].as_array().unwrap().iter().map(|s| s["id"].as_str().unwrap()).collect()
+}
+
+/// `POST /v1/passages` (and `:batch`), `GET` and `DELETE
+/// /v1/passages/{id}`: what is added is found by the next report, with its
+/// text; a replaced document is one source; a removed one is gone.
+#[tokio::test]
+async fn passages_added_online_are_in_the_next_report() {
+    let tmp = tempfile::tempdir().unwrap();
+    let app = library_app(tmp.path(), Settings { max_batch: 2, ..Settings::default() });
+    let a = json!({"text": testdata("report_en_a.txt"), "name": "a"});
+    let (s, v) = call(&app, "POST", "/v1/report", Some(a.clone())).await;
+    assert_eq!((s, sources(&v).len()), (StatusCode::OK, 0), "{v}");
+    let b = testdata("report_en_b.txt");
+    let (s, v) = call(&app, "POST", "/v1/passages", Some(json!({"id": "src/b", "text": b}))).await;
+    assert_eq!((s, v["documents"].as_u64()), (StatusCode::OK, Some(1)), "{v}");
+    let (_, found) = call(&app, "POST", "/v1/report", Some(a.clone())).await;
+    assert_eq!(sources(&found), ["src/b"], "{found}");
+    assert!(found["matches"][0]["b"]["text"].as_str().is_some_and(|t| !t.is_empty()), "{found}");
+    let (s, v) = call(&app, "GET", "/v1/passages/src/b", None).await;
+    assert_eq!((s, v["text"].as_str()), (StatusCode::OK, Some(b.as_str())));
+    // A batch; the same id again replaces it.
+    let batch =
+        json!({"documents": [{"id": "src/b", "text": b}, {"id": "zh", "text": testdata("report_zh_b.txt")}]});
+    let (s, v) = call(&app, "POST", "/v1/passages:batch", Some(batch)).await;
+    assert_eq!((s, v["added"].as_u64(), v["documents"].as_u64()), (StatusCode::OK, Some(2), Some(2)), "{v}");
+    let (_, again) = call(&app, "POST", "/v1/report", Some(a.clone())).await;
+    assert_eq!((sources(&again), &again["similarity"]), (vec!["src/b"], &found["similarity"]), "{again}");
+    let (_, zh) = call(&app, "POST", "/v1/report", Some(json!({"text": testdata("report_zh_a.txt")}))).await;
+    assert_eq!(sources(&zh), ["zh"], "{zh}");
+    // Bad input: refused whole, named; nothing added.
+    let short = json!({"documents": [{"id": "ok", "text": testdata("report_en_unrelated.txt")}, {"id": "tiny", "text": "two words"}]});
+    let (s, v) = call(&app, "POST", "/v1/passages:batch", Some(short)).await;
+    let m = v["error"]["message"].as_str().unwrap_or_default().to_owned();
+    assert!(s == StatusCode::BAD_REQUEST && m.contains("\"tiny\"") && m.contains("too short"), "{s} {v}");
+    let three =
+        json!({"documents": [{"id": "1", "text": b}, {"id": "2", "text": b}, {"id": "3", "text": b}]});
+    let (s, v) = call(&app, "POST", "/v1/passages:batch", Some(three)).await;
+    assert_eq!((s, v["error"]["code"].as_str()), (StatusCode::PAYLOAD_TOO_LARGE, Some("batch_too_large")));
+    let (s, _) = call(&app, "POST", "/v1/passages", Some(json!({"id": "", "text": b}))).await;
+    assert_eq!(s, StatusCode::BAD_REQUEST);
+    let (_, stats) = call(&app, "GET", "/v1/stats", None).await;
+    assert_eq!(stats["passages"], json!({"texts": true, "documents": 2}), "{stats}");
+    // Removed: gone from reports; a second delete is 404.
+    let (s, v) = call(&app, "DELETE", "/v1/passages/src/b", None).await;
+    assert_eq!((s, &v["deleted"]), (StatusCode::OK, &json!(true)), "{v}");
+    let (_, gone) = call(&app, "POST", "/v1/report", Some(a)).await;
+    assert!(sources(&gone).is_empty(), "{gone}");
+    for method in ["DELETE", "GET"] {
+        let (s, v) = call(&app, method, "/v1/passages/src/b", None).await;
+        assert_eq!(
+            (s, v["error"]["code"].as_str()),
+            (StatusCode::NOT_FOUND, Some("not_found")),
+            "{method} {v}"
+        );
+    }
+    // Without a library: 409 with what to do.
+    let plain = app_without_passages();
+    for (method, path, body) in [
+        ("POST", "/v1/passages", Some(json!({"id": "x", "text": b}))),
+        ("GET", "/v1/passages/x", None),
+        ("DELETE", "/v1/passages/x", None),
+    ] {
+        let (s, v) = call(&plain, method, path, body).await;
+        assert_eq!(
+            (s, v["error"]["code"].as_str()),
+            (StatusCode::CONFLICT, Some("no_passages")),
+            "{path} {v}"
+        );
+    }
+}
+
+fn app_without_passages() -> axum::Router {
+    app(Settings::default())
+}
+
+/// Reports while documents are added and removed: every one answers, and
+/// each finds the source while it is in the library.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn reports_run_while_the_library_changes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let app = library_app(tmp.path(), Settings::default());
+    let b = testdata("report_en_b.txt");
+    let (s, _) = call(&app, "POST", "/v1/passages", Some(json!({"id": "b", "text": b}))).await;
+    assert_eq!(s, StatusCode::OK);
+    let writer = {
+        let app = app.clone();
+        let filler = testdata("report_zh_unrelated.txt");
+        tokio::spawn(async move {
+            for i in 0..40 {
+                let (s, v) =
+                    call(&app, "POST", "/v1/passages", Some(json!({"id": format!("f{i}"), "text": filler})))
+                        .await;
+                assert_eq!(s, StatusCode::OK, "{v}");
+                if i % 3 == 0 {
+                    let (s, v) = call(&app, "DELETE", &format!("/v1/passages/f{i}"), None).await;
+                    assert_eq!(s, StatusCode::OK, "{v}");
+                }
+            }
+        })
+    };
+    let a = json!({"text": testdata("report_en_a.txt")});
+    let mut readers = Vec::new();
+    for _ in 0..3 {
+        let (app, a) = (app.clone(), a.clone());
+        readers.push(tokio::spawn(async move {
+            for _ in 0..10 {
+                let (s, v) = call(&app, "POST", "/v1/report", Some(a.clone())).await;
+                assert_eq!((s, sources(&v)), (StatusCode::OK, vec!["b"]), "{v}");
+            }
+        }));
+    }
+    writer.await.unwrap();
+    for r in readers {
+        r.await.unwrap();
+    }
+    let (_, stats) = call(&app, "GET", "/v1/stats", None).await;
+    assert_eq!(stats["passages"]["documents"], json!(1 + 40 - 14), "{stats}");
+}

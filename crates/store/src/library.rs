@@ -201,8 +201,8 @@ impl PassageLibrary {
         let db = opened.map_err(|e| match e {
             redb::DatabaseError::DatabaseAlreadyOpen => db_error(
                 &db_path,
-                "another process (a running `neardup serve`?) has the library open: stop it, or add \
-                 documents through its API",
+                "another process (a running `neardup serve`?) has the library open to write: ask it \
+                 (POST /v1/report checks a text, POST /v1/passages adds documents), or stop it first",
             ),
             e => db_error(
                 &db_path,
@@ -247,6 +247,29 @@ impl PassageLibrary {
     /// The aligner reports use (its settings by default).
     pub fn aligner(&self) -> &Aligner {
         &self.aligner
+    }
+
+    /// Why `text` cannot be found by its passages (`None`: it can): too
+    /// short to give a key. Front ends refuse such documents, naming them.
+    pub fn too_short(&self, text: &str) -> Option<String> {
+        self.settings.keys.of(text).is_empty().then(|| {
+            format!(
+                "too short to find passages in (fewer than {} words, or {} CJK characters)",
+                self.settings.keys.seed_words, self.settings.keys.seed_words
+            )
+        })
+    }
+
+    /// How many documents it holds.
+    ///
+    /// # Errors
+    ///
+    /// A damaged database.
+    pub fn documents(&self) -> Result<u64> {
+        let path = self.db_path();
+        let txn = self.db.begin_read().map_err(|e| db_error(&path, e))?;
+        let docs = txn.open_table(DOCS).map_err(|e| db_error(&path, e))?;
+        docs.len().map_err(|e| db_error(&path, e))
     }
 
     /// Segments, documents in the memory part.
@@ -304,7 +327,8 @@ impl PassageLibrary {
             s.mem.bytes() >= self.options.memory && !self.options.read_only
         };
         if full {
-            self.flush()?;
+            // Called by add (the writer's lock held) and by open.
+            self.flush_locked()?;
         }
         Ok(())
     }
@@ -396,6 +420,12 @@ impl PassageLibrary {
     ///
     /// The segment or manifest cannot be written.
     pub fn flush(&self) -> Result<()> {
+        let _writer = self.writer.lock().expect("the writer's lock");
+        self.flush_locked()
+    }
+
+    /// [`flush`](Self::flush), the writer's lock held.
+    fn flush_locked(&self) -> Result<()> {
         let (file, manifest) = {
             let s = self.state.read().expect("the library's lock");
             let Some(last) = s.mem.last_seq() else { return Ok(()) };
@@ -646,15 +676,6 @@ impl Library for PassageLibrary {
         unpack(p.value())
             .map(Some)
             .map_err(|e| core(&self.db_path(), format!("the text of document {seq}: {e}")))
-    }
-
-    fn len(&self) -> u64 {
-        self.db
-            .begin_read()
-            .ok()
-            .and_then(|t| t.open_table(DOCS).ok())
-            .and_then(|t| t.len().ok())
-            .unwrap_or(0)
     }
 }
 

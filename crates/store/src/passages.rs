@@ -264,12 +264,27 @@ impl Passages {
     /// A damaged or foreign file: the error names it and the command that
     /// rebuilds it.
     pub fn open(dir: &Path, verify: bool) -> Result<Option<Passages>> {
+        Passages::open_with(dir, verify, true)
+    }
+
+    /// [`open`](Self::open), a library opened to write (one process at a
+    /// time: a server, which [`add`](Self::add)s and
+    /// [`remove`](Self::remove)s while it reports).
+    ///
+    /// # Errors
+    ///
+    /// As `open`; a library another process holds.
+    pub fn open_writable(dir: &Path, verify: bool) -> Result<Option<Passages>> {
+        Passages::open_with(dir, verify, false)
+    }
+
+    fn open_with(dir: &Path, verify: bool, read_only: bool) -> Result<Option<Passages>> {
         let name = dir.display().to_string();
         if PassageLibrary::exists(dir) {
             let lib = PassageLibrary::open(
                 dir,
                 None,
-                LibraryOptions { verify, read_only: true, ..LibraryOptions::default() },
+                LibraryOptions { verify, read_only, ..LibraryOptions::default() },
             )?;
             if verify {
                 lib.verify()?;
@@ -326,6 +341,80 @@ impl Passages {
     /// always in a library.
     pub fn keeps_texts(&self) -> bool {
         matches!(self.kind, Kind::Library(_))
+    }
+
+    /// The library, or why these passages take no changes (a 0.x window
+    /// index is read only).
+    fn writable(&self) -> Result<&PassageLibrary> {
+        match &self.kind {
+            Kind::Library(l) => Ok(l),
+            Kind::Windows(_) => Err(StoreError::Invalid(format!(
+                "{PASSAGES_FILE} is a window index of neardup 0.x, which takes no changes: rebuild it as a \
+                 passage library with `neardup index build --passages INPUTS -o DIR`"
+            ))),
+        }
+    }
+
+    /// Adds (or replaces, by id) documents with their texts; refuses the
+    /// whole batch, naming the first, if one is too short to find
+    /// passages in.
+    ///
+    /// # Errors
+    ///
+    /// A 0.x window index, a document too short, a bad id, a full disk.
+    pub fn add(&self, docs: &[(String, String)]) -> Result<()> {
+        let lib = self.writable()?;
+        if let Some((id, why)) = docs.iter().find_map(|(id, t)| lib.too_short(t).map(|w| (id, w))) {
+            return Err(StoreError::Invalid(format!("document {id:?}: {why}; nothing was added")));
+        }
+        lib.add(docs)
+    }
+
+    /// Removes documents by id; how many there were.
+    ///
+    /// # Errors
+    ///
+    /// A 0.x window index, a damaged database, a full disk.
+    pub fn remove(&self, ids: &[String]) -> Result<usize> {
+        self.writable()?.remove(ids)
+    }
+
+    /// Writes what is held in memory out (a server's clean stop; what is
+    /// not is rebuilt from the database on the next open).
+    ///
+    /// # Errors
+    ///
+    /// A full disk.
+    pub fn flush(&self) -> Result<()> {
+        match &self.kind {
+            Kind::Library(l) => l.flush(),
+            Kind::Windows(_) => Ok(()),
+        }
+    }
+
+    /// The text of document `id` (`None`: not held, or no texts kept).
+    ///
+    /// # Errors
+    ///
+    /// A damaged database.
+    pub fn text_of(&self, id: &str) -> Result<Option<String>> {
+        match &self.kind {
+            Kind::Library(l) => l.text_of(id),
+            Kind::Windows(_) => Ok(None),
+        }
+    }
+
+    /// How many documents a library holds (`None` for a window index,
+    /// which counts windows).
+    ///
+    /// # Errors
+    ///
+    /// A damaged database.
+    pub fn documents(&self) -> Result<Option<u64>> {
+        match &self.kind {
+            Kind::Library(l) => l.documents().map(Some),
+            Kind::Windows(_) => Ok(None),
+        }
     }
 
     /// The report of `text` (named `name`) against these passages: the

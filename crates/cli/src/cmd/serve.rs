@@ -48,10 +48,12 @@ pub fn run(args: ServeArgs) -> Result<ExitCode> {
         max_bodies_bytes: args.max_bodies.0,
         ..Settings::default()
     };
-    // The passages the data directory keeps (index build --passages -o DIR).
-    // Checked whole first, as `neardup report --against` does: damage is
-    // an error naming the file, not a report that is silently wrong.
-    let passages = Passages::open(&args.data, !args.no_verify)?.map(|p| p.named("this server's passages"));
+    // The passages the data directory keeps (index build --passages -o DIR),
+    // open to write (POST /v1/passages). Checked whole first, as `neardup
+    // report --against` does: damage is an error naming the file, not a
+    // report that is silently wrong.
+    let passages =
+        Passages::open_writable(&args.data, !args.no_verify)?.map(|p| p.named("this server's passages"));
     let state = Arc::new(
         AppState::new(data.engine.clone(), settings)
             .map_err(|e| UsageError(format!("{}: {e}", args.data.display())))?
@@ -61,7 +63,12 @@ pub fn run(args: ServeArgs) -> Result<ExitCode> {
         Near::Within(k) => format!("k = {k}"),
         near => data.engine.rule_of(near),
     };
-    serve_until_stopped(&args, &data, state, &rule)?;
+    serve_until_stopped(&args, &data, state.clone(), &rule)?;
+    state
+        .close()
+        .with_context(|| format!("{}: cannot write the passage library out", args.data.display()))?;
+    // The last holder of the engine but `data`, which closes it cleanly.
+    drop(state);
     note!("neardup: stopped; every acknowledged write is on disk");
     data.close();
     Ok(ExitCode::SUCCESS)

@@ -30,19 +30,15 @@ pub fn settings(pipeline: &PipelineArgs, passages: PassageConfig) -> Result<Libr
 pub fn fill(lib: &PassageLibrary, input: &InputArgs) -> Result<u64> {
     let errors = ErrorPolicy::new(input.on_error);
     let pb = crate::progress::bar(|| crate::input::total_bytes(input), "keying passages");
-    let keys = lib.settings().keys;
     let mut added = 0u64;
     let total = batches(input, &errors, &pb, |batch| {
         let mut docs = Vec::with_capacity(batch.len());
         for r in batch.drain(..) {
-            if !input.allow_empty && keys.of(&r.text).is_empty() {
+            if let Some(why) = lib.too_short(&r.text).filter(|_| !input.allow_empty) {
                 errors.bad(&BadRecord {
                     rest_lost: false,
                     origin: r.origin.clone(),
-                    message: format!(
-                        "too short to find passages in (fewer than {} words): pass --allow-empty to keep it",
-                        keys.seed_words
-                    ),
+                    message: format!("{why}: pass --allow-empty to keep it"),
                 })?;
                 continue;
             }

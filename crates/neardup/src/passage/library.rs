@@ -40,14 +40,6 @@ pub trait Library: Sync {
     ///
     /// A damaged library.
     fn text(&self, seq: u64) -> Result<Option<String>>;
-
-    /// How many documents it holds.
-    fn len(&self) -> u64;
-
-    /// Whether it holds none.
-    fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
 }
 
 /// A library document some of a text's keys were found in.
