@@ -3,7 +3,7 @@
 
 The library: ../shared/data's texts (docs and pairs, both languages) cut
 into N documents of about 500 bytes at line ends, built with `index build
---passages -o DIR --keep-texts` (time and peak memory by /usr/bin/time). The
+--passages -o DIR` (time and peak memory by /usr/bin/time). The
 paper: about 52 KB of English documents that are not in the library, with
 10 indexed blocks pasted in at paragraph breaks (bench/page.py's paper).
 Measured, median of --runs: `neardup report PAPER --against DIR --no-verify`
@@ -69,15 +69,15 @@ with open(corpus, encoding="utf-8") as f:
         docs.append(json.loads(line))
 
 data = os.path.join(work, "data")
-if not os.path.exists(os.path.join(data, "passages.ndx")):
+built = ""
+if not os.path.exists(os.path.join(data, "passages", "MANIFEST.json")):
     shutil.rmtree(data, ignore_errors=True)
-    os.makedirs(data)
     t = time.time()
     r = subprocess.run(["/usr/bin/time", "-v", args.bin, "index", "build", "--passages", corpus, "-o", data,
-                        "--keep-texts", "--on-error", "skip"], capture_output=True, text=True, check=True)
+                        "--on-error", "skip"], capture_output=True, text=True, check=True)
     peak = re.search(r"Maximum resident set size \(kbytes\): (\d+)", r.stderr).group(1)
-    print(f"built in {time.time() - t:.1f} s, peak {int(peak) / 1024:.0f} MB", file=sys.stderr)
-size = sum(os.path.getsize(os.path.join(data, f)) for f in os.listdir(data))
+    built = f"built in {time.time() - t:.1f} s, peak RSS {int(peak) / 1024:.0f} MB"
+size = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(data) for f in fs)
 
 paras = [x for x in host.split("\n\n") if x.strip()]
 en_docs = [d for d in docs if d["text"].isascii() and len(d["text"]) > 400][:2000]
@@ -110,6 +110,7 @@ for _ in range(args.runs):
     cli.append(time.perf_counter() - t)
 rep = json.loads(out)
 
+t = time.perf_counter()
 serve = subprocess.Popen([args.bin, "serve", "--data", data, "--listen", "127.0.0.1:0", "--no-verify"],
                          stderr=subprocess.PIPE, text=True)
 url = None
@@ -119,6 +120,7 @@ while url is None:
         sys.exit("neardup serve stopped")
     m = re.search(r"http://127\.0\.0\.1:\d+", line)
     url = m and m.group(0)
+opened = time.perf_counter() - t
 api = []
 for _ in range(args.runs):
     req = urllib.request.Request(url + "/v1/report", data=json.dumps({"text": paper, "max_sources": 1000}).encode(),
@@ -132,7 +134,11 @@ hwm = int(re.search(r"VmHWM:\s+(\d+)", status).group(1))
 serve.terminate()
 serve.wait()
 assert [m["a"] for m in body["matches"]] == [m["a"] for m in rep["matches"]], "the API and the CLI differ"
-print(f"library: {args.docs} documents, {size / 1e6:.1f} MB on disk; paper {len(paper.encode()) / 1000:.1f} KB")
+print(f"library: {args.docs} documents, {size / 1e6:.1f} MB on disk ({size / args.docs:.0f} bytes a document); "
+      f"paper {len(paper.encode()) / 1000:.1f} KB")
+if built:
+    print(f"  {built}")
+print(f"  serve: up in {opened:.2f} s (--no-verify)")
 print(f"  report --against (a process, opening included): median {1000 * statistics.median(cli):.0f} ms")
 print(f"  POST /v1/report (server opened once): median {1000 * statistics.median(api):.0f} ms; server VmHWM {hwm / 1024:.0f} MB")
 print(f"  found: {100 * rep['similarity']:.1f}% of the paper, {len(rep['sources'])} sources listed,"
