@@ -65,7 +65,7 @@ if not (data / "passages.ndx").exists():
     shutil.rmtree(data, ignore_errors=True)
     data.mkdir()
     t = time.time()
-    built = subprocess.run([args.bin, "index", "build", "--passages", str(corpus), "-o", str(data), "--keep-texts",
+    built = subprocess.run([args.bin, "index", "build", "--passages", str(corpus), "-o", str(data),
                             "--on-error", "skip"], check=True, capture_output=True, text=True)
     print("\n".join(built.stderr.splitlines()[-2:]), file=sys.stderr)
     print(f"passage directory built in {time.time() - t:.1f} s", file=sys.stderr)

@@ -5,8 +5,8 @@ Plants copied passages of one real document (the source) into another (the
 suspicious document), from ../shared/data, in English and Chinese, and
 measures what `neardup report SUSP SRC` (the pair path) and `neardup report
 SUSP --against LIBRARY` (the library path: a data directory of every source
-and as many other documents, built with `index build --passages
---keep-texts`) find, with PAN's definitions (Potthast et al., "An
+and as many other documents, built with `index build --passages`)
+find, with PAN's definitions (Potthast et al., "An
 Evaluation Framework for Plagiarism Detection", COLING 2010):
 
 - a case s and a detection r are each a span of the suspicious document and
@@ -331,7 +331,7 @@ for lang in args.langs.split(","):
             for d in docs:
                 if d["id"] in srcs or (d["id"] not in hosts and rng.random() < 0.5):
                     f.write(json.dumps({"id": d["id"], "text": d["text"]}, ensure_ascii=False) + "\n")
-        run([args.bin, "index", "build", "--passages", "--keep-texts", corpus, "-o", lib])
+        run([args.bin, "index", "build", "--passages", corpus, "-o", lib])
         against, times, shared_found = [], [], 0
         for n, (susp, src, cases, _) in enumerate(trials):
             pa = os.path.join(work, f"{lang}-{n}-susp.txt")

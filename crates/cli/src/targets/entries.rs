@@ -130,37 +130,17 @@ pub fn from_passages(
     fingerprinter: &Fingerprinter,
     cfg: &PassageConfig,
     first_id: u64,
-    texts: Option<&mut neardup_store::passages::TextsWriter>,
 ) -> Result<Entries> {
     let allow_empty = input.allow_empty;
-    let texts = texts.map(std::cell::RefCell::new);
-    let failed = std::cell::RefCell::new(None);
-    let made = entries_of(input, first_id, "fingerprinting passages", |batch| {
-        let made: Vec<Made<Fingerprint>> = batch
+    entries_of(input, first_id, "fingerprinting passages", |batch| {
+        batch
             .par_iter()
             .map(|r| match PassageIndex::entries(fingerprinter, cfg, &id_text(&r.id), &r.text) {
                 e if e.is_empty() && !allow_empty => Err(neardup::Error::EmptyDocument),
                 e => Ok(e),
             })
-            .collect();
-        // The texts of the documents indexed, beside their windows.
-        if let Some(t) = &texts {
-            let docs: Vec<(String, &str)> = batch
-                .iter()
-                .zip(&made)
-                .filter(|(_, m)| m.is_ok())
-                .map(|(r, _)| (id_text(&r.id), r.text.as_str()))
-                .collect();
-            if let Err(e) = t.borrow_mut().insert(&docs) {
-                failed.borrow_mut().get_or_insert(e);
-            }
-        }
-        made
-    })?;
-    match failed.into_inner() {
-        Some(e) => Err(e.into()),
-        None => Ok(made),
-    }
+            .collect::<Vec<Made<Fingerprint>>>()
+    })
 }
 
 /// Per-record entries: (fingerprint or signature, name, features).

@@ -11,7 +11,6 @@ use neardup::index::file::{IndexFile, Names};
 use neardup::index::{HammingIndex, Match, RuleTables, TableIndex};
 use neardup::meta::IndexMeta;
 use neardup::{Bits, PipelineConfig, Radius, Sketch};
-use neardup_store::passages::{TextsWriter, PASSAGES_FILE, TEXTS_FILE};
 use neardup_store::Near;
 use serde_json::{json, Value};
 
@@ -61,19 +60,6 @@ impl FileTarget {
 }
 
 impl FileTarget {
-    /// The writer of the texts kept beside this passage index
-    /// (`DIR/passages.texts.redb`), if it keeps them: its metadata says so,
-    /// or (files from before it did) the file is there.
-    fn kept_texts(&self) -> Result<Option<TextsWriter>> {
-        let dir = self.path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-        let beside =
-            self.path.file_name().is_some_and(|n| n == PASSAGES_FILE) && dir.join(TEXTS_FILE).exists();
-        if !self.meta.texts && !beside {
-            return Ok(None);
-        }
-        Ok(Some(TextsWriter::extend(dir)?))
-    }
-
     /// Adds entries numbered from the file's count on, and rewrites the
     /// file (a new file renamed over it).
     fn insert(&mut self, made: entries::Entries) -> Result<()> {
@@ -130,18 +116,7 @@ impl Target for FileTarget {
                     .into());
                 };
                 match &self.meta.passages {
-                    Some(cfg) => {
-                        // The new sources' texts join the kept ones, and
-                        // are in place before the index names them.
-                        let mut texts = self.kept_texts()?;
-                        let made =
-                            entries::from_passages(&args.input, fingerprinter, cfg, start, texts.as_mut())?;
-                        if let Some(t) = texts {
-                            t.finish()?;
-                            self.meta.texts = true;
-                        }
-                        made
-                    }
+                    Some(cfg) => entries::from_passages(&args.input, fingerprinter, cfg, start)?,
                     None => entries::from_documents(&args.input, &detector, start)?.into_fingerprints(),
                 }
             }

@@ -13,7 +13,6 @@ use neardup::meta::IndexMeta;
 use neardup::minhash::Method;
 use neardup::passage::PassageConfig;
 use neardup::Sketch;
-use neardup_store::passages::{TextsWriter, PASSAGES_FILE};
 use neardup_store::Near;
 use rayon::prelude::*;
 use serde_json::{json, Value};
@@ -56,12 +55,11 @@ fn build(a: IndexBuildArgs) -> Result<()> {
     let detector = if a.fingerprints.is_none() { Some(Detector::from(a.pipeline.load()?)) } else { None };
     let fingerprinter = detector.as_ref().and_then(Detector::fingerprinter);
     let cfg = a.passages.then(|| a.passage.over(PassageConfig::default()));
-    let (output, mut texts) = output_of(&a)?;
-    let made = entries_of(&a, detector.as_ref(), cfg.as_ref(), texts.as_mut())?;
+    let output = a.output.clone();
+    let made = entries_of(&a, detector.as_ref(), cfg.as_ref())?;
     let meta = IndexMeta {
         pipeline: fingerprinter.as_ref().map(|f| f.config().clone()),
         passages: cfg,
-        texts: texts.is_some(),
         ..IndexMeta::default()
     };
     let bits = match (&fingerprinter, made.entries.first()) {
@@ -106,10 +104,6 @@ fn build(a: IndexBuildArgs) -> Result<()> {
         features: with_features.then(|| made.features.into()),
         meta: meta.to_value(),
     };
-    // The texts first: the index never names texts that are not there.
-    if let Some(t) = texts {
-        t.finish()?;
-    }
     file.write(&output)?;
     note!(
         "neardup: indexed {n} entries into {} ({}); near duplicates by SimHash, {}",
@@ -175,24 +169,14 @@ fn entries_of(
     a: &IndexBuildArgs,
     detector: Option<&Detector>,
     cfg: Option<&PassageConfig>,
-    texts: Option<&mut TextsWriter>,
 ) -> Result<entries::Entries> {
     Ok(match (detector, detector.and_then(Detector::fingerprinter), cfg) {
-        (Some(_), Some(f), Some(cfg)) => entries::from_passages(&a.input, f, cfg, 0, texts)?,
+        (Some(_), Some(f), Some(cfg)) => entries::from_passages(&a.input, f, cfg, 0)?,
         (Some(d), _, _) => entries::from_documents(&a.input, d, 0)?.into_fingerprints(),
         (None, _, _) => {
             entries::from_list(a.fingerprints.as_deref().expect("--fingerprints without a pipeline"), 0)?
         }
     })
-}
-
-/// Where `index build` writes: `-o`, or for passages into a data
-/// directory DIR/passages.ndx, with the texts' writer for --keep-texts.
-fn output_of(a: &IndexBuildArgs) -> Result<(std::path::PathBuf, Option<TextsWriter>)> {
-    let into_dir = a.passages && is_data_dir(&a.output);
-    let output = if into_dir { a.output.join(PASSAGES_FILE) } else { a.output.clone() };
-    let texts = if a.keep_texts { Some(TextsWriter::create(&a.output)?) } else { None };
-    Ok((output, texts))
 }
 
 /// Refuses flags that do not go together, and `-o` naming a data
@@ -201,10 +185,10 @@ fn check_build_args(a: &IndexBuildArgs) -> Result<()> {
     if !a.passages && a.passage.given() {
         return Err(UsageError("--window and --min-chars go with --passages".into()).into());
     }
-    if a.keep_texts && !is_data_dir(&a.output) {
+    if a.keep_texts {
         return Err(UsageError(format!(
-            "--keep-texts keeps the texts in a data directory, and {} is not a directory: give -o DIR \
-             (the passage index goes to DIR/{PASSAGES_FILE})",
+            "--keep-texts: a window index file ({}) keeps no texts; a passage library keeps them always: \
+             give -o DIR (a directory, made if new)",
             a.output.display()
         ))
         .into());
