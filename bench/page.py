@@ -61,7 +61,7 @@ docs = [json.loads(l) for l in open(corpus, encoding="utf-8")]
 assert len(docs) == args.docs, len(docs)
 
 data = work / "data"
-if not (data / "passages.ndx").exists():
+if not (data / "passages" / "MANIFEST.json").exists():
     shutil.rmtree(data, ignore_errors=True)
     data.mkdir()
     t = time.time()
