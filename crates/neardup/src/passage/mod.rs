@@ -49,6 +49,7 @@ mod cluster;
 mod indexed;
 mod keys;
 mod library;
+mod memory;
 mod seeds;
 mod sentences;
 #[cfg(test)]
@@ -63,5 +64,6 @@ pub use indexed::{
 };
 pub use keys::{LibraryKeys, QueryKey, KEYS_VERSION};
 pub use library::{find_in_library, Library, LibraryHit, MAX_KEY_DOCUMENTS};
+pub use memory::{Joined, MemLibrary};
 pub use sentences::sentences;
 pub use windows::{passages, FingerprintedPassage, Passage, PassageDoc};

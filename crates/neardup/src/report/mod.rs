@@ -29,6 +29,7 @@
 //! ```
 
 mod against;
+mod class;
 mod exclude;
 mod html;
 mod text;
@@ -42,6 +43,7 @@ use crate::similarity::round4;
 use crate::Radius;
 
 pub use against::CANDIDATES_PER_PART;
+pub use class::{ClassLibrary, ClassReport, TOP_SOURCES};
 pub use exclude::{quotes, references, Exclusions, Ratios};
 pub use html::CSS;
 
