@@ -49,8 +49,88 @@ pub enum Command {
     Eval(EvalArgs),
     /// Which passages of a document are copied from another (or from an index of passages).
     Report(ReportArgs),
+    /// Check a class of papers against each other and a passage library: a row per paper.
+    Class(ClassArgs),
     /// Run the HTTP service over a durable store: check-and-insert, search, stats.
     Serve(ServeArgs),
+}
+
+/// What a report's ratios leave out (`report`, `class`).
+#[derive(Args, Debug, Clone)]
+pub struct ExclusionArgs {
+    /// A source that is the author's own earlier paper (B's path, an
+    /// indexed id, or a paper of the class): listed, and left out of the "without own" ratio;
+    /// repeatable.
+    #[arg(long, value_name = "ID")]
+    pub own: Vec<String>,
+    /// Ignore matches with fewer characters in A (whitespace not counted);
+    /// 13 is CNKI's rule for Chinese.
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub min_match_chars: usize,
+    /// Count quoted text (“…”, "…", 「…」, 『…』, `>` lines) in the ratio
+    /// without quotes and references.
+    #[arg(long)]
+    pub count_quotes: bool,
+    /// Count the reference list (References, Bibliography, 参考文献, …) in
+    /// the ratio without quotes and references.
+    #[arg(long)]
+    pub count_references: bool,
+}
+
+impl ExclusionArgs {
+    /// The core's exclusions.
+    pub fn exclusions(&self) -> neardup::report::Exclusions {
+        neardup::report::Exclusions {
+            quotes: !self.count_quotes,
+            references: !self.count_references,
+            min_match_chars: self.min_match_chars,
+            own: self.own.clone(),
+        }
+    }
+}
+
+/// Output formats of `neardup class`.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ClassFormat {
+    /// The papers, most copied first, with their top sources.
+    Text,
+    /// The summary table (one row per paper), for a spreadsheet.
+    Csv,
+    /// The summary and every paper's full report.
+    Json,
+}
+
+/// `neardup class`.
+#[derive(Args, Debug)]
+#[command(after_help = "Each paper is checked against every other paper given (itself left out) \
+    and, with --against DIR, against a passage library, as `neardup report PAPER --against DIR` \
+    checks one: per paper its similarity (with and without quoted text, the reference list and \
+    --own sources), its top sources (classmates marked [class]) and its matched passages (--format \
+    json). Papers are read as they come (.docx, .pdf, .html, .md, text, or JSONL/CSV records); a \
+    folder is a class.\n\n\
+    Examples:\n  neardup class theses/ --against library\n  \
+    neardup class theses/ --against library --format csv -o class.csv")]
+pub struct ClassArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// A passage library (a data directory built with `neardup index
+    /// build --passages`) to check the papers against too.
+    #[arg(long, value_name = "DIR")]
+    pub against: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = ClassFormat::Text)]
+    pub format: ClassFormat,
+    /// Write here (atomically) instead of stdout.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// The most sources listed per paper.
+    #[arg(long, default_value_t = 20, value_name = "N")]
+    pub max_sources: usize,
+    /// Skip checking the library's checksums (read whole) on open.
+    #[arg(long, requires = "against")]
+    pub no_verify: bool,
+    #[command(flatten)]
+    pub exclusions: ExclusionArgs,
 }
 
 /// `neardup serve`.
@@ -934,23 +1014,8 @@ pub struct ReportArgs {
     /// The most words between two shared runs of one span.
     #[arg(long, default_value_t = 20, value_name = "N")]
     pub max_gap: u32,
-    /// A source that is the author's own earlier paper (B's path, or an
-    /// indexed id): listed, and left out of the "without own" ratio;
-    /// repeatable.
-    #[arg(long, value_name = "ID")]
-    pub own: Vec<String>,
-    /// Ignore matches with fewer characters in A (whitespace not counted);
-    /// 13 is CNKI's rule for Chinese.
-    #[arg(long, default_value_t = 0, value_name = "N")]
-    pub min_match_chars: usize,
-    /// Count quoted text (“…”, "…", 「…」, 『…』, `>` lines) in the ratio
-    /// without quotes and references.
-    #[arg(long)]
-    pub count_quotes: bool,
-    /// Count the reference list (References, Bibliography, 参考文献, …) in
-    /// the ratio without quotes and references.
-    #[arg(long)]
-    pub count_references: bool,
+    #[command(flatten)]
+    pub exclusions: ExclusionArgs,
     /// With --against a library that keeps its texts: align A with at most
     /// N candidate documents (for each part of A, the 4 found there that
     /// hold most of A; then the others that hold most of A).

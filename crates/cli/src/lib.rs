@@ -148,6 +148,7 @@ pub fn run() -> ExitCode {
         Command::Index(a) => cmd::index::run(a),
         Command::Eval(a) => cmd::eval::run(a),
         Command::Report(a) => cmd::report::run(a),
+        Command::Class(a) => cmd::class::run(a),
         Command::Serve(a) => cmd::serve::run(a),
     };
     match result {

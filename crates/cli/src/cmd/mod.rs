@@ -1,6 +1,7 @@
 //! One module per subcommand.
 
 pub mod boilerplate;
+pub mod class;
 pub mod compare;
 pub mod config;
 pub mod dedup;

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use anyhow::Result;
 use neardup::meta::IndexMeta;
 use neardup::passage::{AlignSettings, Aligner, PassageConfig, PassageIndex};
-use neardup::report::{Against, Exclusions, Report};
+use neardup::report::{Against, Report};
 use neardup::Radius;
 use neardup_store::passages::Passages;
 
@@ -65,7 +65,7 @@ fn pair_report(args: &ReportArgs, b_path: &std::path::Path) -> Result<Report> {
         .passages(args.passage.over(PassageConfig::default()))
         .settings_from(alignment(args));
     let (a_name, b_name) = (args.a.display().to_string(), b_path.display().to_string());
-    Ok(Report::pair(&aligner, (&a_name, a), (&b_name, b), &exclusions(args)))
+    Ok(Report::pair(&aligner, (&a_name, a), (&b_name, b), &args.exclusions.exclusions()))
 }
 
 fn index_report(args: &ReportArgs, path: &std::path::Path) -> Result<Report> {
@@ -83,16 +83,6 @@ fn index_report(args: &ReportArgs, path: &std::path::Path) -> Result<Report> {
     let a = read(&args.a, args.max_doc_bytes.0)?;
     Report::against(&index, &path.display().to_string(), &args.a.display().to_string(), a, &against(args))
         .map_err(in_file)
-}
-
-/// What the ratios leave out.
-fn exclusions(args: &ReportArgs) -> Exclusions {
-    Exclusions {
-        quotes: !args.count_quotes,
-        references: !args.count_references,
-        min_match_chars: args.min_match_chars,
-        own: args.own.clone(),
-    }
 }
 
 /// How A is aligned with a source.
@@ -114,7 +104,7 @@ fn against(args: &ReportArgs) -> Against {
         max_sources: args.max_sources,
         max_candidates: args.max_candidates,
         alignment: alignment(args),
-        exclusions: exclusions(args),
+        exclusions: args.exclusions.exclusions(),
     }
 }
 
