@@ -31,7 +31,11 @@ pub fn run(args: ClassArgs) -> Result<ExitCode> {
         None => Aligner::new(Fingerprinter::preset("default")?),
     };
     let keys = library.map_or_else(LibraryKeys::default, |l| l.keys());
-    let ask = Against { max_sources: args.max_sources, exclusions: args.exclusions.exclusions(), ..Against::default() };
+    let ask = Against {
+        max_sources: args.max_sources,
+        exclusions: args.exclusions.exclusions(),
+        ..Against::default()
+    };
     let pb = crate::progress::count_bar(papers.len() as u64, "checking papers");
     let name = args.against.as_ref().map(|d| d.display().to_string()).unwrap_or_default();
     let with = library.map(|l| ClassLibrary { library: l as &dyn Library, name: &name });
@@ -41,10 +45,7 @@ pub fn run(args: ClassArgs) -> Result<ExitCode> {
     match args.format {
         ClassFormat::Text => class.write_text(out.writer())?,
         ClassFormat::Csv => out.writer().write_all(class.to_csv().as_bytes())?,
-        ClassFormat::Json => {
-            serde_json::to_writer_pretty(&mut *out.writer(), &class.to_json())?;
-            writeln!(out.writer())?;
-        }
+        ClassFormat::Json => class.write_json(out.writer())?,
     }
     out.finish()?;
     Ok(ExitCode::SUCCESS)

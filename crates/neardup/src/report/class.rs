@@ -166,11 +166,38 @@ impl ClassReport {
         Ok(())
     }
 
+    /// [`to_json`](Self::to_json) written report by report (a class's
+    /// reports as one JSON value would take many times their size).
+    ///
+    /// # Errors
+    ///
+    /// The writer's.
+    pub fn write_json(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        let head = json!({"papers": self.reports.len(), "against": self.against, "summary": self.summary()});
+        let head = serde_json::to_string_pretty(&head).map_err(std::io::Error::other)?;
+        // The head without its closing brace, then the reports.
+        write!(out, "{},\n  \"reports\": [", head.trim_end().trim_end_matches('}').trim_end())?;
+        for (i, r) in self.ranked().into_iter().enumerate() {
+            out.write_all(if i == 0 { b"\n    " } else { b",\n    " })?;
+            serde_json::to_writer(&mut *out, &r.to_json()).map_err(std::io::Error::other)?;
+        }
+        writeln!(out, "\n  ]\n}}")
+    }
+
     /// The summary rows and every paper's report (as [`Report::to_json`]),
     /// most copied first.
     pub fn to_json(&self) -> Value {
-        let ranked = self.ranked();
-        let rows: Vec<Value> = ranked
+        json!({
+            "papers": self.reports.len(),
+            "against": self.against,
+            "summary": self.summary(),
+            "reports": self.ranked().iter().map(|r| r.to_json()).collect::<Vec<_>>(),
+        })
+    }
+
+    /// A row per paper, most copied first.
+    fn summary(&self) -> Vec<Value> {
+        self.ranked()
             .iter()
             .map(|r| {
                 let top: Vec<Value> = r
@@ -185,13 +212,7 @@ impl ClassReport {
                     "matches": r.found.len(), "top_sources": top,
                 })
             })
-            .collect();
-        json!({
-            "papers": self.reports.len(),
-            "against": self.against,
-            "summary": rows,
-            "reports": ranked.iter().map(|r| r.to_json()).collect::<Vec<_>>(),
-        })
+            .collect()
     }
 }
 
@@ -258,6 +279,10 @@ mod tests {
         assert_eq!(json["reports"].as_array().unwrap().len(), 4);
         let two = json["summary"].as_array().unwrap().iter().find(|r| r["paper"] == "two.txt").unwrap();
         assert_eq!(two["top_sources"][0]["class"], true);
+        let mut streamed = Vec::new();
+        class.write_json(&mut streamed).unwrap();
+        let streamed: Value = serde_json::from_slice(&streamed).unwrap();
+        assert_eq!(streamed, json);
         // Names must differ.
         let same = vec![("a".to_owned(), COPIED.to_owned()), ("a".to_owned(), COPIED.to_owned())];
         assert!(ClassReport::check(&aligner, keys, same, None, &Against::default(), &|| {}).is_err());
