@@ -115,6 +115,9 @@ pub enum Error {
         /// The pipeline in use.
         wanted: String,
     },
+    /// Input that cannot be used as given (what is wrong and what to do).
+    #[error("{0}")]
+    Input(String),
     /// A temporary file of an out-of-core job could not be written.
     #[error("{dir}: {message}")]
     Spill {

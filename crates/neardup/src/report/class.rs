@@ -60,7 +60,9 @@ impl ClassReport {
         let mut names = HashSet::new();
         for (name, _) in &papers {
             if !names.insert(name.clone()) {
-                return Err(Error::Config(format!("two papers are named {name:?}: names must differ")));
+                return Err(Error::Input(format!(
+                    "two papers are named {name:?}: give each paper once (names must differ)"
+                )));
             }
         }
         let against = match &library {
